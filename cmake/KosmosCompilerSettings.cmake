@@ -1,0 +1,24 @@
+# Compiler settings shared by every Kosmos target.
+set(CMAKE_CXX_STANDARD 20)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+find_program(KOSMOS_CCACHE ccache)
+if(KOSMOS_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${KOSMOS_CCACHE}")
+endif()
+
+# Warnings for our own targets only (third-party headers are SYSTEM includes).
+add_library(kosmos_warnings INTERFACE)
+add_library(Kosmos::warnings ALIAS kosmos_warnings)
+target_compile_options(kosmos_warnings INTERFACE
+    $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>)
+option(KOSMOS_WERROR "Treat warnings as errors" OFF)
+if(KOSMOS_WERROR)
+    target_compile_options(kosmos_warnings INTERFACE -Werror)
+endif()

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "artifacts/PixelDigest.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kosmos {
+
+// What the store holds for one piece of content.
+struct StoredObject
+{
+    std::string sha256;
+    std::int64_t sizeBytes = 0;
+    std::string mediaType;
+    std::optional<PixelDigest> pixels; // set for image media types
+    bool alreadyPresent = false;       // identical content was stored before
+};
+
+// The result of re-checking one stored object against what the ledger says about it.
+struct ObjectCheck
+{
+    enum class Status { Ok, Missing, NotARegularFile, SizeMismatch, HashMismatch, PixelMismatch, Unreadable };
+    Status status = Status::Ok;
+    std::string detail;
+    bool ok() const { return status == Status::Ok; }
+};
+
+// Content-addressed artifact store: objects/ab/cdef... where abcdef... is the SHA-256 of the
+// content. Writes go to objects/tmp/, are fsynced, renamed into place and the directory is
+// fsynced, so an object is either complete under its final name or absent. Paths are built
+// only from validated hashes and opened component by component without following symlinks,
+// so nothing outside objects/ can be read or written through the store.
+class ArtifactStore
+{
+public:
+    explicit ArtifactStore(std::filesystem::path objectsDir);
+
+    // Creates objects/ and objects/tmp/ (and fsyncs the parent) if they do not exist.
+    static void initialize(const std::filesystem::path &objectsDir);
+
+    const std::filesystem::path &directory() const { return m_dir; }
+
+    StoredObject putBytes(std::span<const std::uint8_t> content, std::string_view mediaType);
+    StoredObject putBytes(std::string_view content, std::string_view mediaType);
+    // Streams a file into the store (hashing while copying: one read of the source).
+    StoredObject putFile(const std::filesystem::path &source, std::string_view mediaType);
+
+    // objects/ab/cdef...; throws Error(InvalidInput) unless sha256 is 64 lowercase hex.
+    std::filesystem::path objectPath(std::string_view sha256) const;
+    bool contains(std::string_view sha256) const;
+
+    // Reads an object and checks its hash; throws Error(Corrupt) on a mismatch,
+    // Error(NotFound) when absent.
+    std::vector<std::uint8_t> read(std::string_view sha256) const;
+
+    // Re-hashes an object (and its pixels, when expectedPixelSha256 is given).
+    ObjectCheck check(std::string_view sha256, std::int64_t expectedSize,
+                      const std::optional<std::string> &expectedPixelSha256) const;
+
+    // Temporary files left by writers that died before renaming (harmless; never visible as
+    // artifacts).
+    std::vector<std::filesystem::path> temporaries() const;
+
+private:
+    StoredObject commitTemporary(int tmpFd, const std::string &tmpName, std::string sha256,
+                                 std::int64_t size, std::string_view mediaType);
+
+    std::filesystem::path m_dir;
+};
+
+} // namespace kosmos

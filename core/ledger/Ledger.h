@@ -1,0 +1,141 @@
+#pragma once
+
+#include "artifacts/ArtifactStore.h"
+#include "ledger/LedgerTypes.h"
+#include "ledger/SqliteDb.h"
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace kosmos {
+
+struct SchemaSpec;
+
+enum class OpenMode { ReadWrite, ReadOnly };
+
+struct OpenOptions
+{
+    OpenMode mode = OpenMode::ReadWrite;
+    // The schema to create or migrate to; nullptr: this build's schema. Tests substitute
+    // their own to exercise migrations.
+    const SchemaSpec *schema = nullptr;
+};
+
+// A Kosmos ledger: a bundle directory NAME.kosmos/ with ledger.sqlite and objects/.
+// One Ledger object is one SQLite connection; use one per thread. Any number of processes
+// may open the same bundle: writes are short BEGIN IMMEDIATE transactions with a busy timeout.
+class Ledger
+{
+public:
+    // Creates a new bundle; fails if a ledger already exists there.
+    static Ledger create(const std::filesystem::path &bundle, const OpenOptions &options = {});
+    // Opens a bundle directory or its ledger.sqlite. Migrates an older schema (after a
+    // backup copy); refuses a newer one.
+    static Ledger open(const std::filesystem::path &path, const OpenOptions &options = {});
+    // Resolves NAME.kosmos/ or NAME.kosmos/ledger.sqlite to the bundle directory.
+    static std::filesystem::path bundleDirectory(const std::filesystem::path &path);
+
+    Ledger(Ledger &&) noexcept;
+    Ledger &operator=(Ledger &&) noexcept;
+    ~Ledger();
+
+    const std::filesystem::path &bundle() const { return m_bundle; }
+    std::filesystem::path databasePath() const { return m_bundle / "ledger.sqlite"; }
+    bool isReadOnly() const { return m_db.isReadOnly(); }
+    int schemaVersion() const { return m_schemaVersion; }
+    // The backup copy taken before a migration during open(), if one happened.
+    const std::optional<std::filesystem::path> &migrationBackup() const { return m_backup; }
+
+    ArtifactStore &artifacts() { return m_store; }
+    const ArtifactStore &artifacts() const { return m_store; }
+    sqlite::Database &database() { return m_db; }
+
+    // ---- protocols and identities -----------------------------------------------------
+    // Freezes a protocol (stored as canonical JSON); returns its SHA-256. Idempotent.
+    std::string freezeProtocol(std::string_view name, const nlohmann::json &protocol);
+    std::optional<nlohmann::json> protocol(std::string_view protocolSha256);
+    std::int64_t registerComponent(const ComponentIdentity &identity);
+
+    // ---- runs -------------------------------------------------------------------------
+    // Idempotent: the same inputs return the existing run (created = false).
+    SubmitResult submitRun(const RunSpec &spec);
+    std::optional<RunRecord> run(std::int64_t runId);
+    std::optional<RunRecord> runByKeyPrefix(std::string_view keyPrefix);
+    std::vector<AttemptRecord> attempts(std::int64_t runId);
+
+    // Asks a run to stop. A queued run is cancelled at once; a running one is cancelled by its
+    // worker at its next check. Returns false when the run had already finished.
+    bool requestCancel(std::int64_t runId, std::string_view reason);
+    // Puts a failed run back in the queue for another attempt.
+    void retryRun(std::int64_t runId);
+
+    // ---- leases (worker side) ---------------------------------------------------------
+    // Claims the oldest queued run (or a run whose lease expired, closing the stale attempt
+    // as 'abandoned'). runId restricts the claim to one run. nullopt: nothing to claim.
+    std::optional<Lease> claim(std::string_view workerId, std::int64_t leaseMs,
+                               std::optional<std::int64_t> runId = std::nullopt);
+    // Extends the lease; returns true when a cancel was requested. Throws
+    // Error(LeaseLost) once the lease has expired or the attempt ended.
+    bool heartbeat(Lease &lease, std::int64_t leaseMs);
+    bool cancelRequested(const Lease &lease);
+
+    // Every write below is refused with Error(LeaseLost) unless the lease is current.
+    std::int64_t appendEvent(const Lease &lease, std::string_view type,
+                             const nlohmann::json &payload = nlohmann::json::object());
+    // Appends several events in one transaction; returns the last sequence number.
+    std::int64_t appendEvents(const Lease &lease,
+                              const std::vector<std::pair<std::string, nlohmann::json>> &events);
+    // Records a stored object as an artifact of the attempt; returns its artifact_id.
+    std::int64_t attachArtifact(const Lease &lease, std::string_view role, std::string_view name,
+                                const StoredObject &object);
+    // Stores bytes and attaches them in one call.
+    std::int64_t putArtifact(const Lease &lease, std::string_view role, std::string_view name,
+                             std::span<const std::uint8_t> bytes, std::string_view mediaType);
+    void addProvenance(const Lease &lease, std::int64_t parentArtifactId,
+                       std::int64_t childArtifactId, std::string_view relation,
+                       const nlohmann::json &details = nullptr);
+    std::int64_t recordValidation(const Lease &lease, const ValidationRecord &validation);
+    std::int64_t recordJudgment(const Lease &lease, const JudgmentRecord &judgment);
+    // Ends the attempt (and the run), sealing everything it recorded.
+    void finishAttempt(const Lease &lease, const AttemptOutcome &outcome);
+
+    // ---- labels and annotations --------------------------------------------------------
+    std::int64_t addHumanLabel(const HumanLabelRecord &label);
+    std::int64_t addBookmark(std::int64_t runId, std::optional<std::int64_t> frameIndex,
+                             std::string_view text, std::string_view author);
+
+    // ---- reading ----------------------------------------------------------------------
+    LedgerInfo info();
+    std::vector<EventRecord> events(std::int64_t runId, std::int64_t afterSeq = 0,
+                                    int limit = 1000);
+    // Global feed for followers in other processes: events with event_id > afterEventId.
+    std::vector<EventRecord> eventsSince(std::int64_t afterEventId, int limit = 1000);
+    // Changes whenever another connection commits (PRAGMA data_version): a cheap poll.
+    std::int64_t dataVersion();
+    // The digest over everything a finished attempt recorded (see docs/architecture.md).
+    std::string computeSeal(std::int64_t attemptId);
+
+private:
+    Ledger(std::filesystem::path bundle, sqlite::Database db, int schemaVersion,
+           std::optional<std::filesystem::path> backup);
+    void checkLease(const Lease &lease);
+    std::int64_t insertEvent(std::int64_t runId, std::optional<std::int64_t> attemptId,
+                             std::string_view type, const nlohmann::json &payload,
+                             std::int64_t nowMs);
+    std::int64_t upsertComponent(const ComponentIdentity &identity, std::int64_t nowMs);
+    void closeAttempt(std::int64_t attemptId, std::int64_t runId, std::string_view state,
+                      const AttemptOutcome &outcome, std::string_view runStatus,
+                      std::int64_t nowMs);
+    std::int64_t insertArtifactRow(const StoredObject &object, std::int64_t nowMs);
+
+    std::filesystem::path m_bundle;
+    sqlite::Database m_db;
+    ArtifactStore m_store;
+    int m_schemaVersion = 0;
+    std::optional<std::filesystem::path> m_backup;
+};
+
+} // namespace kosmos

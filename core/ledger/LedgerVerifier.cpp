@@ -1,0 +1,345 @@
+#include "ledger/LedgerVerifier.h"
+
+#include "ledger/Ledger.h"
+#include "ledger/Schema.h"
+#include "util/CanonicalJson.h"
+#include "util/Error.h"
+#include "util/Sha256.h"
+
+#include <map>
+#include <set>
+
+namespace kosmos {
+
+using sqlite::Statement;
+
+namespace {
+
+class Verifier
+{
+public:
+    Verifier(Ledger &ledger, const VerifyProgress &progress)
+        : m_ledger(ledger), m_db(ledger.database()), m_progress(progress)
+    {
+    }
+
+    VerifyReport run()
+    {
+        // One read transaction: a consistent snapshot even while other processes write.
+        m_db.exec("BEGIN");
+        try {
+            runChecks();
+            m_db.exec("COMMIT");
+        } catch (...) {
+            m_db.exec("ROLLBACK");
+            throw;
+        }
+        return std::move(m_report);
+    }
+
+private:
+    void runChecks()
+    {
+        checkSqlite();
+        checkTriggers();
+        checkProtocols();
+        checkComponents();
+        checkRuns();
+        checkEventSequences();
+        checkAttempts();
+        checkJudgeSamples();
+        checkArtifacts();
+        const auto temporaries = m_ledger.artifacts().temporaries();
+        if (!temporaries.empty())
+            m_report.notes.push_back(std::to_string(temporaries.size()) +
+                                     " unfinished temporary file(s) in objects/tmp (left by a "
+                                     "writer that stopped; never visible as artifacts)");
+    }
+
+    void problem(std::string check, std::string where, std::string message)
+    {
+        m_report.problems.push_back({std::move(check), std::move(where), std::move(message)});
+    }
+    void tick(std::string_view stage, std::int64_t done, std::int64_t total)
+    {
+        if (m_progress)
+            m_progress(stage, done, total);
+    }
+    std::int64_t count(const char *sql)
+    {
+        Statement s(m_db, sql);
+        s.step();
+        return s.int64(0);
+    }
+
+    void checkSqlite()
+    {
+        tick("sqlite", 0, 2);
+        Statement integrity(m_db, "PRAGMA integrity_check");
+        while (integrity.step()) {
+            if (integrity.text(0) != "ok")
+                problem("sqlite_integrity", "ledger.sqlite", integrity.text(0));
+        }
+        tick("sqlite", 1, 2);
+        Statement fk(m_db, "PRAGMA foreign_key_check");
+        while (fk.step())
+            problem("dangling_reference", fk.text(0) + " row " + std::to_string(fk.int64(1)),
+                    "refers to a missing row of " + fk.text(2));
+        tick("sqlite", 2, 2);
+    }
+
+    void checkTriggers()
+    {
+        std::set<std::string> present;
+        Statement s(m_db, "SELECT name FROM sqlite_master WHERE type = 'trigger'");
+        while (s.step())
+            present.insert(s.text(0));
+        for (std::string_view name : requiredTriggers()) {
+            if (!present.count(std::string(name)))
+                problem("schema_trigger", "trigger " + std::string(name),
+                        "an immutability trigger is missing: the schema was edited by hand");
+        }
+    }
+
+    void checkProtocols()
+    {
+        Statement s(m_db, "SELECT protocol_id, protocol_sha256, canonical_json FROM protocols");
+        while (s.step()) {
+            const std::string where = "protocol " + std::to_string(s.int64(0));
+            try {
+                const std::string actual = canonicalHash(nlohmann::json::parse(s.text(2)));
+                if (actual != s.text(1))
+                    problem("protocol_hash", where,
+                            "content hashes to " + actual + ", recorded " + s.text(1));
+            } catch (const std::exception &e) {
+                problem("protocol_hash", where, std::string("content unreadable: ") + e.what());
+            }
+        }
+    }
+
+    void checkComponents()
+    {
+        Statement s(m_db, "SELECT component_id, identity_sha256, identity_json FROM components");
+        while (s.step()) {
+            const std::string where = "component " + std::to_string(s.int64(0));
+            try {
+                const std::string actual = canonicalHash(nlohmann::json::parse(s.text(2)));
+                if (actual != s.text(1))
+                    problem("component_hash", where,
+                            "identity hashes to " + actual + ", recorded " + s.text(1));
+            } catch (const std::exception &e) {
+                problem("component_hash", where, std::string("identity unreadable: ") + e.what());
+            }
+        }
+    }
+
+    void checkRuns()
+    {
+        const std::int64_t total = count("SELECT COUNT(*) FROM runs");
+        Statement s(m_db, "SELECT r.run_id, r.run_key, r.key_json, p.protocol_sha256, "
+                          "r.episode_index FROM runs r JOIN protocols p USING (protocol_id)");
+        std::int64_t done = 0;
+        while (s.step()) {
+            const std::string where = "run " + std::to_string(s.int64(0));
+            try {
+                const auto key = nlohmann::json::parse(s.text(2));
+                const std::string actual = canonicalHash(key);
+                if (actual != s.text(1))
+                    problem("run_key", where, "key hashes to " + actual + ", recorded " + s.text(1));
+                if (key.value("protocol_sha256", "") != s.text(3) ||
+                    key.value("episode_index", std::int64_t{-1}) != s.int64(4))
+                    problem("run_key", where, "the key does not match the run's protocol/episode");
+            } catch (const std::exception &e) {
+                problem("run_key", where, std::string("key unreadable: ") + e.what());
+            }
+            if (++done % 4096 == 0)
+                tick("runs", done, total);
+        }
+        m_report.runsChecked = done;
+        tick("runs", done, total);
+    }
+
+    void checkEventSequences()
+    {
+        Statement s(m_db, "SELECT run_id, COUNT(*), MIN(seq), MAX(seq) FROM events GROUP BY run_id "
+                          "HAVING COUNT(*) <> MAX(seq) OR MIN(seq) <> 1");
+        while (s.step())
+            problem("event_sequence", "run " + std::to_string(s.int64(0)),
+                    "event sequence has gaps: " + std::to_string(s.int64(1)) + " events numbered " +
+                        std::to_string(s.int64(2)) + ".." + std::to_string(s.int64(3)));
+        m_report.eventsChecked = count("SELECT COUNT(*) FROM events");
+    }
+
+    void checkAttempts()
+    {
+        const std::int64_t total = count("SELECT COUNT(*) FROM attempts");
+        // Latest attempt of each run, for the run-status check below.
+        std::map<std::int64_t, std::pair<int, std::string>> latest;
+        Statement s(m_db, "SELECT attempt_id, run_id, attempt_no, state, seal_sha256 FROM attempts "
+                          "ORDER BY attempt_id");
+        Statement events(m_db, "SELECT type, payload_json FROM events WHERE attempt_id = ? "
+                               "ORDER BY seq");
+        std::int64_t done = 0;
+        while (s.step()) {
+            const std::int64_t attemptId = s.int64(0);
+            const std::int64_t runId = s.int64(1);
+            const int attemptNo = static_cast<int>(s.int64(2));
+            const std::string state = s.text(3);
+            const std::string where = "attempt " + std::to_string(attemptId) + " (run " +
+                                      std::to_string(runId) + ", attempt " +
+                                      std::to_string(attemptNo) + ")";
+            auto &slot = latest[runId];
+            if (attemptNo > slot.first)
+                slot = {attemptNo, state};
+            else if (state == "running")
+                problem("attempt_state", where, "an older attempt is still running");
+
+            events.reset();
+            events.bind(1, attemptId);
+            int terminalEvents = 0;
+            std::string firstType;
+            std::string lastType;
+            std::string terminalState;
+            while (events.step()) {
+                const std::string type = events.text(0);
+                if (firstType.empty())
+                    firstType = type;
+                lastType = type;
+                if (type == "attempt_finished" || type == "attempt_abandoned") {
+                    ++terminalEvents;
+                    try {
+                        terminalState =
+                            nlohmann::json::parse(events.text(1)).value("state", std::string());
+                    } catch (const std::exception &) {
+                        terminalState = "?";
+                    }
+                }
+            }
+            if (firstType != "attempt_started")
+                problem("attempt_events", where, "its first event is not attempt_started");
+            if (state == "running") {
+                if (terminalEvents != 0)
+                    problem("attempt_events", where,
+                            "state is running but an event says it finished");
+            } else {
+                if (terminalEvents != 1)
+                    problem("attempt_events", where,
+                            "state is " + state + " but it has " + std::to_string(terminalEvents) +
+                                " finishing events (expected 1)");
+                else if (terminalState != state)
+                    problem("attempt_events", where,
+                            "state is " + state + " but its finishing event says " + terminalState);
+                else if (lastType != "attempt_finished" && lastType != "attempt_abandoned")
+                    problem("attempt_events", where, "events were added after it finished");
+                const std::string seal = m_ledger.computeSeal(attemptId);
+                if (s.isNull(4) || seal != s.text(4))
+                    problem("attempt_seal", where,
+                            "what the attempt recorded no longer matches its seal (recorded " +
+                                s.optText(4).value_or("none") + ", now " + seal +
+                                "): a row was changed after it finished");
+            }
+            if (++done % 1024 == 0)
+                tick("attempts", done, total);
+        }
+        m_report.attemptsChecked = done;
+        tick("attempts", done, total);
+
+        Statement runs(m_db, "SELECT run_id, status FROM runs");
+        while (runs.step()) {
+            const std::int64_t runId = runs.int64(0);
+            const std::string status = runs.text(1);
+            const auto it = latest.find(runId);
+            const std::string last = it == latest.end() ? std::string() : it->second.second;
+            bool ok = true;
+            if (status == "queued")
+                ok = last.empty() || last == "abandoned" || last == "failed";
+            else if (status == "running")
+                ok = last == "running";
+            else if (status == "cancelled")
+                ok = last.empty() || last == "cancelled" || last == "abandoned";
+            else
+                ok = last == status; // completed, failed
+            if (!ok)
+                problem("run_status", "run " + std::to_string(runId),
+                        "status is " + status + " but its latest attempt is " +
+                            (last.empty() ? std::string("absent") : last));
+        }
+    }
+
+    void checkJudgeSamples()
+    {
+        Statement s(m_db, "SELECT sample_id, judgment_id, sample_index, try_index, seed, raw_text, "
+                          "format_class, parse_error, parsed_json, generated_tokens, decode_ms, "
+                          "row_sha256 FROM judge_samples");
+        while (s.step()) {
+            JudgeSampleRecord r;
+            r.sampleIndex = static_cast<int>(s.int64(2));
+            r.tryIndex = static_cast<int>(s.int64(3));
+            r.seed = s.optInt64(4);
+            r.rawText = s.optText(5);
+            r.formatClass = s.text(6);
+            r.parseError = s.optText(7);
+            const std::string where = "judge sample " + std::to_string(s.int64(0)) +
+                                      " (judgment " + std::to_string(s.int64(1)) + ", sample " +
+                                      std::to_string(r.sampleIndex) + ")";
+            try {
+                if (auto parsed = s.optText(8))
+                    r.parsed = nlohmann::json::parse(*parsed);
+            } catch (const std::exception &e) {
+                problem("judge_sample_hash", where, std::string("parsed JSON unreadable: ") + e.what());
+                continue;
+            }
+            r.generatedTokens = s.optInt64(9);
+            r.decodeMs = s.optInt64(10);
+            const std::string actual = r.rowSha256(s.int64(1));
+            if (actual != s.text(11))
+                problem("judge_sample_hash", where,
+                        "the stored sample hashes to " + actual + ", recorded " + s.text(11) +
+                            ": it was edited after it was written");
+            ++m_report.judgeSamplesChecked;
+        }
+    }
+
+    void checkArtifacts()
+    {
+        const std::int64_t total = count("SELECT COUNT(*) FROM artifacts");
+        Statement s(m_db, "SELECT artifact_id, sha256, size_bytes, pixel_sha256 FROM artifacts "
+                          "ORDER BY artifact_id");
+        std::int64_t done = 0;
+        tick("artifacts", 0, total);
+        while (s.step()) {
+            const std::string sha = s.text(1);
+            const ObjectCheck check =
+                m_ledger.artifacts().check(sha, s.int64(2), s.optText(3));
+            if (!check.ok()) {
+                static constexpr const char *kNames[] = {"ok", "artifact_missing", "artifact_not_a_file",
+                                                         "artifact_size", "artifact_hash",
+                                                         "artifact_pixels", "artifact_unreadable"};
+                std::string where = "artifact " + std::to_string(s.int64(0));
+                try {
+                    where += " (" + m_ledger.artifacts().objectPath(sha).string() + ")";
+                } catch (const Error &) {
+                    where += " (invalid hash '" + sha + "')";
+                }
+                problem(kNames[static_cast<int>(check.status)], where, check.detail);
+            }
+            ++done;
+            tick("artifacts", done, total);
+        }
+        m_report.artifactsChecked = done;
+    }
+
+    Ledger &m_ledger;
+    sqlite::Database &m_db;
+    const VerifyProgress &m_progress;
+    VerifyReport m_report;
+};
+
+} // namespace
+
+VerifyReport verifyLedger(Ledger &ledger, const VerifyProgress &progress)
+{
+    return Verifier(ledger, progress).run();
+}
+
+} // namespace kosmos

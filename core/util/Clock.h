@@ -1,0 +1,16 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace kosmos {
+
+// Wall-clock time in milliseconds since the Unix epoch (UTC). Every *_ms timestamp in the
+// ledger uses it.
+inline std::int64_t nowMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+} // namespace kosmos
