@@ -133,10 +133,9 @@ int runVerify(const std::string &bundle, bool json)
     try {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
         TerminalProgress progress;
-        const VerifyReport result = verifyLedger(
-            ledger, [&](std::string_view stage, std::int64_t done, std::int64_t total) {
-                progress.update(stage, done, total);
-            });
+        const VerifyReport result =
+            verifyLedger(ledger, [&](std::string_view stage, std::int64_t done,
+                                     std::int64_t total) { progress.update(stage, done, total); });
         progress.finish();
         if (json) {
             nlohmann::json out = {{"bundle", ledger.bundle().string()},

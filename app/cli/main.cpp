@@ -47,14 +47,16 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QString::fromUtf8(kDescription));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("init, info, verify or events"));
+    parser.addPositionalArgument(QStringLiteral("command"),
+                                 QStringLiteral("init, info, verify or events"));
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QStringLiteral("Machine-readable JSON output."));
     const QCommandLineOption followOption(
         QStringLiteral("follow"), QStringLiteral("events: keep following until the run finishes."));
     const QCommandLineOption intervalOption(
-        QStringLiteral("interval-ms"), QStringLiteral("events --follow: poll interval (default 100)."),
-        QStringLiteral("ms"), QStringLiteral("100"));
+        QStringLiteral("interval-ms"),
+        QStringLiteral("events --follow: poll interval (default 100)."), QStringLiteral("ms"),
+        QStringLiteral("100"));
     parser.addOptions({jsonOption, followOption, intervalOption});
 
     if (!parser.parse(QCoreApplication::arguments()))

@@ -96,7 +96,9 @@ void ArtifactStore::initialize(const std::filesystem::path &objectsDir)
     for (const auto &dir : {objectsDir, objectsDir / "tmp"}) {
         if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
             throwIo("cannot create " + dir.string(), errno);
-        struct stat st {};
+        struct stat st
+        {
+        };
         if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
             throw Error(ErrorCode::Io, dir.string() + " is not a directory");
         Fd parent(::open(dir.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -113,8 +115,9 @@ std::filesystem::path ArtifactStore::objectPath(std::string_view sha256) const
 
 StoredObject ArtifactStore::putBytes(std::string_view content, std::string_view mediaType)
 {
-    return putBytes(std::span(reinterpret_cast<const std::uint8_t *>(content.data()), content.size()),
-                    mediaType);
+    return putBytes(
+        std::span(reinterpret_cast<const std::uint8_t *>(content.data()), content.size()),
+        mediaType);
 }
 
 StoredObject ArtifactStore::putBytes(std::span<const std::uint8_t> content,
@@ -150,7 +153,9 @@ StoredObject ArtifactStore::putFile(const std::filesystem::path &source, std::st
     Fd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
     if (in.get() < 0)
         throwIo("cannot read " + source.string(), errno);
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::fstat(in.get(), &st) != 0 || !S_ISREG(st.st_mode))
         throw Error(ErrorCode::InvalidInput, source.string() + " is not a regular file");
 
@@ -237,7 +242,9 @@ StoredObject ArtifactStore::commitTemporary(int tmpFdRaw, const std::string &tmp
     object.sizeBytes = size;
     object.mediaType = std::string(mediaType);
 
-    struct stat existing {};
+    struct stat existing
+    {
+    };
     if (::fstatat(sub.get(), rest.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISREG(existing.st_mode) && existing.st_size == size) {
         // Identical content is stored once. (A same-size corrupt copy is found by verify.)
@@ -263,7 +270,9 @@ StoredObject ArtifactStore::commitTemporary(int tmpFdRaw, const std::string &tmp
 
 bool ArtifactStore::contains(std::string_view sha256) const
 {
-    struct stat st {};
+    struct stat st
+    {
+    };
     return ::lstat(objectPath(sha256).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -295,7 +304,9 @@ std::vector<std::uint8_t> ArtifactStore::read(std::string_view sha256) const
                         "artifact " + std::string(sha256) + " is missing from " + m_dir.string());
         throwIo("cannot open artifact " + objectPath(sha256).string(), err);
     }
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         throw Error(ErrorCode::Corrupt, objectPath(sha256).string() + " is not a regular file");
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
@@ -334,12 +345,14 @@ ObjectCheck ArtifactStore::check(std::string_view sha256, std::int64_t expectedS
             return {S::NotARegularFile, "path is a symlink or not a file"};
         return {S::Unreadable, std::strerror(err)};
     }
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         return {S::NotARegularFile, "not a regular file"};
     if (st.st_size != expectedSize)
-        return {S::SizeMismatch, "size is " + std::to_string(st.st_size) + " bytes, the ledger says " +
-                                     std::to_string(expectedSize)};
+        return {S::SizeMismatch, "size is " + std::to_string(st.st_size) +
+                                     " bytes, the ledger says " + std::to_string(expectedSize)};
     const bool needPixels = expectedPixelSha256.has_value();
     std::vector<std::uint8_t> all;
     if (needPixels)

@@ -25,7 +25,16 @@ struct StoredObject
 // The result of re-checking one stored object against what the ledger says about it.
 struct ObjectCheck
 {
-    enum class Status { Ok, Missing, NotARegularFile, SizeMismatch, HashMismatch, PixelMismatch, Unreadable };
+    enum class Status
+    {
+        Ok,
+        Missing,
+        NotARegularFile,
+        SizeMismatch,
+        HashMismatch,
+        PixelMismatch,
+        Unreadable
+    };
     Status status = Status::Ok;
     std::string detail;
     bool ok() const { return status == Status::Ok; }

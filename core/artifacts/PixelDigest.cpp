@@ -28,7 +28,8 @@ PixelDigest digestOfMat(const cv::Mat &rgb)
 bool isImageMediaType(std::string_view mediaType)
 {
     static constexpr std::array<std::string_view, 6> kTypes = {
-        "image/png", "image/jpeg", "image/webp", "image/bmp", "image/tiff", "image/x-portable-anymap"};
+        "image/png", "image/jpeg", "image/webp",
+        "image/bmp", "image/tiff", "image/x-portable-anymap"};
     for (auto type : kTypes) {
         if (mediaType == type)
             return true;
@@ -50,9 +51,9 @@ PixelDigest pixelDigestOfEncoded(std::span<const std::uint8_t> encoded)
                     std::string("image artifact does not decode: ") + e.what());
     }
     if (image.empty())
-        throw Error(ErrorCode::InvalidInput,
-                    "image artifact does not decode (" + std::to_string(encoded.size()) +
-                        " bytes, not a PNG/JPEG/WebP/BMP/TIFF/PNM image)");
+        throw Error(ErrorCode::InvalidInput, "image artifact does not decode (" +
+                                                 std::to_string(encoded.size()) +
+                                                 " bytes, not a PNG/JPEG/WebP/BMP/TIFF/PNM image)");
     cv::Mat rgb;
     switch (image.channels()) {
     case 1:

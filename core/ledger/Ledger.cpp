@@ -61,9 +61,9 @@ fs::path backupDatabase(sqlite::Database &db, const fs::path &bundle, int fromVe
     if (fs::exists(target))
         target += "." + std::to_string(nowMs());
     sqlite3 *out = nullptr;
-    int rc = sqlite3_open_v2(target.c_str(), &out,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+    int rc =
+        sqlite3_open_v2(target.c_str(), &out,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc == SQLITE_OK) {
         sqlite3_backup *backup = sqlite3_backup_init(out, "main", db.handle(), "main");
         if (backup) {
@@ -75,9 +75,9 @@ fs::path backupDatabase(sqlite::Database &db, const fs::path &bundle, int fromVe
     const std::string message = out ? sqlite3_errmsg(out) : sqlite3_errstr(rc);
     sqlite3_close_v2(out);
     if (rc != SQLITE_OK)
-        throw Error(ErrorCode::MigrationFailed,
-                    "cannot take a backup copy at " + target.string() + " before migrating: " +
-                        message + "; the ledger was not changed");
+        throw Error(ErrorCode::MigrationFailed, "cannot take a backup copy at " + target.string() +
+                                                    " before migrating: " + message +
+                                                    "; the ledger was not changed");
     const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ::fsync(fd);
@@ -184,24 +184,27 @@ std::string sealOf(sqlite::Database &db, const AttemptRecord &a)
     }
     auto &artifacts = doc["artifacts"] = nlohmann::json::array();
     {
+        // LEFT JOIN: a link to a missing artifact row still changes the seal.
         Statement s(db, "SELECT aa.role, aa.name, x.sha256, x.size_bytes, x.media_type, "
                         "x.pixel_sha256 FROM attempt_artifacts aa "
-                        "JOIN artifacts x ON x.artifact_id = aa.artifact_id "
+                        "LEFT JOIN artifacts x ON x.artifact_id = aa.artifact_id "
                         "WHERE aa.attempt_id = ? ORDER BY aa.role, aa.name");
         s.bind(1, a.attemptId);
         while (s.step())
-            artifacts.push_back({s.text(0), s.text(1), s.text(2), s.int64(3), s.text(4),
+            artifacts.push_back({s.text(0), s.text(1), optJson(s.optText(2)),
+                                 optJson(s.optInt64(3)), optJson(s.optText(4)),
                                  optJson(s.optText(5))});
     }
     auto &provenance = doc["provenance"] = nlohmann::json::array();
     {
         Statement s(db, "SELECT p.sha256, c.sha256, e.relation, e.details_json FROM provenance e "
-                        "JOIN artifacts p ON p.artifact_id = e.parent_artifact_id "
-                        "JOIN artifacts c ON c.artifact_id = e.child_artifact_id "
+                        "LEFT JOIN artifacts p ON p.artifact_id = e.parent_artifact_id "
+                        "LEFT JOIN artifacts c ON c.artifact_id = e.child_artifact_id "
                         "WHERE e.attempt_id = ? ORDER BY e.edge_id");
         s.bind(1, a.attemptId);
         while (s.step())
-            provenance.push_back({s.text(0), s.text(1), s.text(2), optJson(s.optText(3))});
+            provenance.push_back(
+                {optJson(s.optText(0)), optJson(s.optText(1)), s.text(2), optJson(s.optText(3))});
     }
     auto &validations = doc["validations"] = nlohmann::json::array();
     {
@@ -228,10 +231,9 @@ std::string sealOf(sqlite::Database &db, const AttemptRecord &a)
             rows.bind(1, s.int64(0));
             while (rows.step())
                 samples.push_back(rows.text(0));
-            judgments.push_back({optJson(s.optText(1)), s.text(2), s.text(3),
-                                 optJson(s.optText(4)), optJson(s.optInt64(5)),
-                                 optJson(s.optInt64(6)), optJson(s.optText(7)),
-                                 optJson(s.optText(8)), samples});
+            judgments.push_back({optJson(s.optText(1)), s.text(2), s.text(3), optJson(s.optText(4)),
+                                 optJson(s.optInt64(5)), optJson(s.optInt64(6)),
+                                 optJson(s.optText(7)), optJson(s.optText(8)), samples});
         }
     }
     return canonicalHash(doc);
@@ -328,10 +330,10 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
                         e.what() + ")");
     }
     if (appId != kLedgerApplicationId)
-        throw Error(ErrorCode::NotALedger,
-                    dbPath.string() + " is an SQLite database but not a Kosmos ledger "
-                                      "(application_id " +
-                        std::to_string(appId) + ")");
+        throw Error(ErrorCode::NotALedger, dbPath.string() +
+                                               " is an SQLite database but not a Kosmos ledger "
+                                               "(application_id " +
+                                               std::to_string(appId) + ")");
     if (version > schema.version)
         throw Error(ErrorCode::NewerSchema,
                     dbPath.string() + " was written by a newer Kosmos (schema version " +
@@ -351,23 +353,23 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
         int current = static_cast<int>(version);
         try {
             Transaction tx(db);
-            current = static_cast<int>(db.pragmaInt("user_version")); // another process may have won
+            current =
+                static_cast<int>(db.pragmaInt("user_version")); // another process may have won
             for (const Migration &migration : schema.migrations) {
                 if (migration.toVersion <= current)
                     continue;
                 if (migration.toVersion != current + 1)
-                    throw Error(ErrorCode::MigrationFailed,
-                                "no migration from schema version " + std::to_string(current) +
-                                    " to " + std::to_string(current + 1));
+                    throw Error(ErrorCode::MigrationFailed, "no migration from schema version " +
+                                                                std::to_string(current) + " to " +
+                                                                std::to_string(current + 1));
                 db.exec(migration.sql);
                 db.exec("PRAGMA user_version = " + std::to_string(migration.toVersion));
                 current = migration.toVersion;
             }
             if (current != schema.version)
-                throw Error(ErrorCode::MigrationFailed,
-                            "no migration reaches schema version " +
-                                std::to_string(schema.version) + " from " +
-                                std::to_string(current));
+                throw Error(ErrorCode::MigrationFailed, "no migration reaches schema version " +
+                                                            std::to_string(schema.version) +
+                                                            " from " + std::to_string(current));
             tx.commit();
         } catch (const Error &e) {
             throw Error(ErrorCode::MigrationFailed,
@@ -389,8 +391,9 @@ std::string Ledger::freezeProtocol(std::string_view name, const nlohmann::json &
     const std::string text = canonicalJson(protocol);
     const std::string sha = Sha256::hex(text);
     Transaction tx(m_db);
-    Statement s(m_db, "INSERT INTO protocols (protocol_sha256, name, canonical_json, created_at_ms) "
-                      "VALUES (?, ?, ?, ?) ON CONFLICT (protocol_sha256) DO NOTHING");
+    Statement s(m_db,
+                "INSERT INTO protocols (protocol_sha256, name, canonical_json, created_at_ms) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (protocol_sha256) DO NOTHING");
     s.bind(1, sha).bind(2, name).bind(3, text).bind(4, nowMs()).run();
     tx.commit();
     return sha;
@@ -415,10 +418,10 @@ std::int64_t Ledger::upsertComponent(const ComponentIdentity &identity, std::int
     const nlohmann::json doc = identity.toJson();
     const std::string text = canonicalJson(doc);
     const std::string sha = Sha256::hex(text);
-    Statement insert(m_db,
-                     "INSERT INTO components (identity_sha256, family, adapter_id, adapter_version, "
-                     "config_sha256, weights_sha256, identity_json, created_at_ms) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (identity_sha256) DO NOTHING");
+    Statement insert(
+        m_db, "INSERT INTO components (identity_sha256, family, adapter_id, adapter_version, "
+              "config_sha256, weights_sha256, identity_json, created_at_ms) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (identity_sha256) DO NOTHING");
     insert.bind(1, sha)
         .bind(2, familyName(identity.family))
         .bind(3, identity.adapterId)
@@ -447,7 +450,8 @@ std::int64_t Ledger::registerComponent(const ComponentIdentity &identity)
 SubmitResult Ledger::submitRun(const RunSpec &spec)
 {
     if (!Sha256::isValidHex(spec.protocolSha256))
-        throw Error(ErrorCode::InvalidInput, "run spec: protocol hash is not 64 lowercase hex digits");
+        throw Error(ErrorCode::InvalidInput,
+                    "run spec: protocol hash is not 64 lowercase hex digits");
     if (spec.episodeIndex < 0)
         throw Error(ErrorCode::InvalidInput, "run spec: episode index is negative (" +
                                                  std::to_string(spec.episodeIndex) + ")");
@@ -483,9 +487,10 @@ SubmitResult Ledger::submitRun(const RunSpec &spec)
     const auto worldModelId = component(spec.worldModel);
     const auto judgeId = component(spec.judge);
 
-    Statement insert(m_db, "INSERT INTO runs (run_key, key_json, protocol_id, episode_index, task, "
-                           "instruction, policy_id, world_model_id, judge_id, status, created_at_ms) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)");
+    Statement insert(m_db,
+                     "INSERT INTO runs (run_key, key_json, protocol_id, episode_index, task, "
+                     "instruction, policy_id, world_model_id, judge_id, status, created_at_ms) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)");
     insert.bind(1, result.runKey)
         .bind(2, keyText)
         .bind(3, protocolId)
@@ -552,8 +557,8 @@ bool Ledger::requestCancel(std::int64_t runId, std::string_view reason)
     Statement s(m_db, "SELECT status, cancel_requested_at_ms FROM runs WHERE run_id = ?");
     s.bind(1, runId);
     if (!s.step())
-        throw Error(ErrorCode::NotFound, "run " + std::to_string(runId) + " does not exist in " +
-                                             m_bundle.string());
+        throw Error(ErrorCode::NotFound,
+                    "run " + std::to_string(runId) + " does not exist in " + m_bundle.string());
     const std::string status = s.text(0);
     if (status == "completed" || status == "failed" || status == "cancelled")
         return false;
@@ -779,9 +784,10 @@ std::int64_t Ledger::appendEvents(const Lease &lease,
 
 std::int64_t Ledger::insertArtifactRow(const StoredObject &object, std::int64_t now)
 {
-    Statement insert(m_db, "INSERT INTO artifacts (sha256, size_bytes, media_type, pixel_sha256, "
-                           "width, height, channels, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                           "ON CONFLICT (sha256) DO NOTHING");
+    Statement insert(m_db,
+                     "INSERT INTO artifacts (sha256, size_bytes, media_type, pixel_sha256, "
+                     "width, height, channels, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                     "ON CONFLICT (sha256) DO NOTHING");
     insert.bind(1, object.sha256).bind(2, object.sizeBytes).bind(3, object.mediaType);
     if (object.pixels) {
         insert.bind(4, object.pixels->sha256)
@@ -994,7 +1000,8 @@ std::string Ledger::computeSeal(std::int64_t attemptId)
                              " FROM attempts WHERE attempt_id = ?");
     read.bind(1, attemptId);
     if (!read.step())
-        throw Error(ErrorCode::NotFound, "attempt " + std::to_string(attemptId) + " does not exist");
+        throw Error(ErrorCode::NotFound,
+                    "attempt " + std::to_string(attemptId) + " does not exist");
     return sealOf(m_db, readAttempt(read));
 }
 
@@ -1009,7 +1016,8 @@ std::int64_t Ledger::addHumanLabel(const HumanLabelRecord &label)
     if (label.completion == "met" && label.progress && *label.progress != 5)
         throw Error(ErrorCode::InvalidInput, "a label with completion 'met' needs progress 5");
     if (label.completion == "not_met" && label.progress && *label.progress == 5)
-        throw Error(ErrorCode::InvalidInput, "a label with completion 'not_met' needs progress 0-4");
+        throw Error(ErrorCode::InvalidInput,
+                    "a label with completion 'not_met' needs progress 0-4");
     Transaction tx(m_db);
     if (!run(label.runId))
         throw Error(ErrorCode::NotFound, "run " + std::to_string(label.runId) + " does not exist");
@@ -1122,7 +1130,8 @@ constexpr const char *kEventSelect =
 
 std::vector<EventRecord> Ledger::events(std::int64_t runId, std::int64_t afterSeq, int limit)
 {
-    Statement s(m_db, std::string(kEventSelect) + "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    Statement s(m_db,
+                std::string(kEventSelect) + "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
     s.bind(1, runId).bind(2, afterSeq).bind(3, limit);
     std::vector<EventRecord> out;
     while (s.step())

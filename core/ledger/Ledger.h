@@ -14,7 +14,11 @@ namespace kosmos {
 
 struct SchemaSpec;
 
-enum class OpenMode { ReadWrite, ReadOnly };
+enum class OpenMode
+{
+    ReadWrite,
+    ReadOnly
+};
 
 struct OpenOptions
 {

@@ -62,9 +62,7 @@ std::string RunSpec::runKey() const
 
 std::string JudgeSampleRecord::rowSha256(std::int64_t judgmentId) const
 {
-    auto opt = [](const auto &value) {
-        return value ? nlohmann::json(*value) : nlohmann::json();
-    };
+    auto opt = [](const auto &value) { return value ? nlohmann::json(*value) : nlohmann::json(); };
     return canonicalHash({
         {"judgment_id", judgmentId},
         {"sample_index", sampleIndex},

@@ -9,7 +9,12 @@
 
 namespace kosmos {
 
-enum class ComponentFamily { Policy, WorldModel, Judge };
+enum class ComponentFamily
+{
+    Policy,
+    WorldModel,
+    Judge
+};
 std::string familyName(ComponentFamily family);
 
 // Who produced something: an adapter, its version, its configuration and its weights.
@@ -19,8 +24,8 @@ struct ComponentIdentity
     ComponentFamily family = ComponentFamily::Policy;
     std::string adapterId;
     std::string adapterVersion;
-    nlohmann::json config = nlohmann::json::object();  // settings that change behaviour
-    std::optional<std::string> weightsSha256;           // nullopt: unknown or no weights
+    nlohmann::json config = nlohmann::json::object(); // settings that change behaviour
+    std::optional<std::string> weightsSha256;         // nullopt: unknown or no weights
 
     nlohmann::json toJson() const;    // includes config_sha256
     std::string configSha256() const; // canonical hash of config
@@ -63,7 +68,12 @@ struct Lease
     std::int64_t expiresAtMs = 0;
 };
 
-enum class AttemptEnd { Completed, Failed, Cancelled };
+enum class AttemptEnd
+{
+    Completed,
+    Failed,
+    Cancelled
+};
 
 struct AttemptOutcome
 {
@@ -71,6 +81,17 @@ struct AttemptOutcome
     std::optional<std::string> errorCode;
     std::optional<std::string> errorMessage;
     std::optional<int> exitSignal;
+
+    static AttemptOutcome completed() { return {}; }
+    static AttemptOutcome failed(std::string code, std::string message,
+                                 std::optional<int> exitSignal = std::nullopt)
+    {
+        return {AttemptEnd::Failed, std::move(code), std::move(message), exitSignal};
+    }
+    static AttemptOutcome cancelled(std::string reason)
+    {
+        return {AttemptEnd::Cancelled, std::string("cancelled"), std::move(reason), std::nullopt};
+    }
 };
 
 struct EventRecord

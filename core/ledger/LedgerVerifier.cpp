@@ -145,7 +145,8 @@ private:
                 const auto key = nlohmann::json::parse(s.text(2));
                 const std::string actual = canonicalHash(key);
                 if (actual != s.text(1))
-                    problem("run_key", where, "key hashes to " + actual + ", recorded " + s.text(1));
+                    problem("run_key", where,
+                            "key hashes to " + actual + ", recorded " + s.text(1));
                 if (key.value("protocol_sha256", "") != s.text(3) ||
                     key.value("episode_index", std::int64_t{-1}) != s.int64(4))
                     problem("run_key", where, "the key does not match the run's protocol/episode");
@@ -279,14 +280,15 @@ private:
             r.rawText = s.optText(5);
             r.formatClass = s.text(6);
             r.parseError = s.optText(7);
-            const std::string where = "judge sample " + std::to_string(s.int64(0)) +
-                                      " (judgment " + std::to_string(s.int64(1)) + ", sample " +
+            const std::string where = "judge sample " + std::to_string(s.int64(0)) + " (judgment " +
+                                      std::to_string(s.int64(1)) + ", sample " +
                                       std::to_string(r.sampleIndex) + ")";
             try {
                 if (auto parsed = s.optText(8))
                     r.parsed = nlohmann::json::parse(*parsed);
             } catch (const std::exception &e) {
-                problem("judge_sample_hash", where, std::string("parsed JSON unreadable: ") + e.what());
+                problem("judge_sample_hash", where,
+                        std::string("parsed JSON unreadable: ") + e.what());
                 continue;
             }
             r.generatedTokens = s.optInt64(9);
@@ -309,12 +311,15 @@ private:
         tick("artifacts", 0, total);
         while (s.step()) {
             const std::string sha = s.text(1);
-            const ObjectCheck check =
-                m_ledger.artifacts().check(sha, s.int64(2), s.optText(3));
+            const ObjectCheck check = m_ledger.artifacts().check(sha, s.int64(2), s.optText(3));
             if (!check.ok()) {
-                static constexpr const char *kNames[] = {"ok", "artifact_missing", "artifact_not_a_file",
-                                                         "artifact_size", "artifact_hash",
-                                                         "artifact_pixels", "artifact_unreadable"};
+                static constexpr const char *kNames[] = {"ok",
+                                                         "artifact_missing",
+                                                         "artifact_not_a_file",
+                                                         "artifact_size",
+                                                         "artifact_hash",
+                                                         "artifact_pixels",
+                                                         "artifact_unreadable"};
                 std::string where = "artifact " + std::to_string(s.int64(0));
                 try {
                     where += " (" + m_ledger.artifacts().objectPath(sha).string() + ")";

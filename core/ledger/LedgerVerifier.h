@@ -30,7 +30,8 @@ struct VerifyReport
 };
 
 // Called as work proceeds: stage name, items done, items in the stage.
-using VerifyProgress = std::function<void(std::string_view stage, std::int64_t done, std::int64_t total)>;
+using VerifyProgress =
+    std::function<void(std::string_view stage, std::int64_t done, std::int64_t total)>;
 
 // Checks everything a ledger promises: SQLite integrity and foreign keys, the schema's
 // immutability triggers, every content hash (protocols, components, run keys, artifacts and

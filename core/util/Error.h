@@ -8,7 +8,8 @@ namespace kosmos {
 
 // Every failure Kosmos reports carries a stable code (for programs and exit statuses) and a
 // message that names what was wrong and where (for people).
-enum class ErrorCode {
+enum class ErrorCode
+{
     InvalidInput,    // a caller passed something malformed; nothing was written
     NotALedger,      // the file is not a Kosmos ledger (or not SQLite at all)
     NewerSchema,     // made by a newer Kosmos; this build refuses to touch it
@@ -27,10 +28,7 @@ std::string_view errorCodeName(ErrorCode code);
 class Error : public std::runtime_error
 {
 public:
-    Error(ErrorCode code, const std::string &message)
-        : std::runtime_error(message), m_code(code)
-    {
-    }
+    Error(ErrorCode code, const std::string &message) : std::runtime_error(message), m_code(code) {}
     ErrorCode code() const { return m_code; }
 
 private:

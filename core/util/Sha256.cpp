@@ -72,8 +72,7 @@ std::string Sha256::fileHex(const std::filesystem::path &path)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        throw Error(ErrorCode::Io,
-                    "cannot read " + path.string() + ": " + std::strerror(errno));
+        throw Error(ErrorCode::Io, "cannot read " + path.string() + ": " + std::strerror(errno));
     Sha256 h;
     std::vector<char> buffer(1 << 20);
     for (;;) {
@@ -83,8 +82,7 @@ std::string Sha256::fileHex(const std::filesystem::path &path)
                 continue;
             const int err = errno;
             ::close(fd);
-            throw Error(ErrorCode::Io,
-                        "cannot read " + path.string() + ": " + std::strerror(err));
+            throw Error(ErrorCode::Io, "cannot read " + path.string() + ": " + std::strerror(err));
         }
         if (n == 0)
             break;

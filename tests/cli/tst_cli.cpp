@@ -1,0 +1,154 @@
+// kosmos-cli end to end: every verb, its output and its exit codes.
+#include "ledger/Ledger.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+using namespace kosmos;
+using kosmos::test::runProcess;
+using kosmos::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A ledger with one completed run (3 events + 2 artifacts) and one queued run.
+fs::path makeLedger(const TempDir &dir, StoredObject *blobOut = nullptr)
+{
+    const fs::path bundle = dir / "cli.kosmos";
+    Ledger ledger = Ledger::create(bundle);
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    ledger.submitRun(test::testRunSpec(protocol, 0));
+    ledger.submitRun(test::testRunSpec(protocol, 1));
+    auto lease = ledger.claim("w", 30000);
+    const auto blob =
+        ledger.artifacts().putBytes(test::randomBytes(2048, 1), "application/octet-stream");
+    ledger.attachArtifact(*lease, "blob", "b.bin", blob);
+    ledger.putArtifact(*lease, "frame", "f.png", test::testImage(8, 8, 1), "image/png");
+    ledger.finishAttempt(*lease, AttemptOutcome::completed());
+    if (blobOut)
+        *blobOut = blob;
+    return bundle;
+}
+
+} // namespace
+
+TEST(Cli, InitCreatesALedgerAndRefusesToOverwriteIt)
+{
+    TempDir dir;
+    const auto bundle = (dir / "new.kosmos").string();
+    auto r = runProcess({test::cliPath(), "init", bundle});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.output.find("created ledger"), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(dir / "new.kosmos" / "ledger.sqlite"));
+    r = runProcess({test::cliPath(), "init", bundle});
+    EXPECT_EQ(r.exitCode, 4);
+}
+
+TEST(Cli, InfoShowsSchemaCountsAndSize)
+{
+    TempDir dir;
+    const auto bundle = makeLedger(dir);
+    auto r = runProcess({test::cliPath(), "info", bundle.string()});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.output.find("schema version 1"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("completed    1"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("queued       1"), std::string::npos) << r.output;
+
+    r = runProcess({test::cliPath(), "info", (bundle / "ledger.sqlite").string(), "--json"});
+    ASSERT_EQ(r.exitCode, 0);
+    const auto info = nlohmann::json::parse(r.output);
+    EXPECT_EQ(info["runs"], 2);
+    EXPECT_EQ(info["runs_by_status"]["completed"], 1);
+    EXPECT_EQ(info["artifacts"], 2);
+    EXPECT_GT(info["database_bytes"].get<std::int64_t>(), 0);
+}
+
+TEST(Cli, VerifyExitsZeroWhenCleanAndOneWithEachProblemListed)
+{
+    TempDir dir;
+    StoredObject blob;
+    const auto bundle = makeLedger(dir, &blob);
+    auto r = runProcess({test::cliPath(), "verify", bundle.string()});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("clean"), std::string::npos);
+
+    fs::resize_file(bundle / "objects" / blob.sha256.substr(0, 2) / blob.sha256.substr(2), 10);
+    r = runProcess({test::cliPath(), "verify", bundle.string()});
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_NE(r.output.find("PROBLEM [artifact_size]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(blob.sha256.substr(2, 16)), std::string::npos) << "names the file";
+
+    r = runProcess({test::cliPath(), "verify", bundle.string(), "--json"});
+    EXPECT_EQ(r.exitCode, 1);
+    const auto report = nlohmann::json::parse(r.output);
+    EXPECT_FALSE(report["clean"].get<bool>());
+    EXPECT_EQ(report["problems"].size(), 1u);
+}
+
+TEST(Cli, EventsPrintsARunsEventsByIdOrKeyPrefix)
+{
+    TempDir dir;
+    const auto bundle = makeLedger(dir);
+    auto r = runProcess({test::cliPath(), "events", bundle.string(), "1"});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.output.find("run_submitted"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("attempt_finished"), std::string::npos) << r.output;
+
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const std::string prefix = ledger.run(1)->runKey.substr(0, 12);
+    r = runProcess({test::cliPath(), "events", bundle.string(), prefix, "--json"});
+    EXPECT_EQ(r.exitCode, 0);
+    std::istringstream lines(r.output);
+    std::string line;
+    int n = 0;
+    while (std::getline(lines, line)) {
+        const auto e = nlohmann::json::parse(line);
+        EXPECT_EQ(e["seq"], ++n);
+    }
+    EXPECT_EQ(n, 3);
+
+    r = runProcess({test::cliPath(), "events", bundle.string(), "99"});
+    EXPECT_EQ(r.exitCode, 4);
+}
+
+TEST(Cli, EventsFollowSeesAnotherProcessWriteAndStopsWhenTheRunEnds)
+{
+    TempDir dir;
+    const auto bundle = makeLedger(dir); // run 2 is queued
+    const auto out = dir / "follow.out";
+    const pid_t follower = test::startProcess(
+        {test::cliPath(), "events", bundle.string(), "2", "--follow", "--interval-ms", "20"}, out);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const auto writer = test::runProcess({test::toolPath(), "emit", bundle.string(), "5", "30"});
+    ASSERT_EQ(writer.exitCode, 0);
+    const auto result = test::waitProcess(follower);
+    EXPECT_EQ(result.exitCode, 0);
+    const std::string text = test::readFile(out);
+    int ticks = 0;
+    for (std::size_t pos = text.find("\ttick\t"); pos != std::string::npos;
+         pos = text.find("\ttick\t", pos + 1))
+        ++ticks;
+    EXPECT_EQ(ticks, 5) << text;
+    EXPECT_NE(text.find("attempt_finished"), std::string::npos) << text;
+}
+
+TEST(Cli, BadInputGetsAClearMessageAndDocumentedExitCode)
+{
+    TempDir dir;
+    EXPECT_EQ(runProcess({test::cliPath()}).exitCode, 2);
+    EXPECT_EQ(runProcess({test::cliPath(), "frobnicate", "x"}).exitCode, 2);
+    EXPECT_EQ(runProcess({test::cliPath(), "info"}).exitCode, 2);
+    EXPECT_EQ(runProcess({test::cliPath(), "events", "a", "b", "--interval-ms", "0"}).exitCode, 2);
+    EXPECT_EQ(runProcess({test::cliPath(), "info", (dir / "missing.kosmos").string()}).exitCode, 3);
+    std::ofstream(dir / "ledger.sqlite")
+        << "not sqlite, just text, long enough to be read as a header";
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", (dir / "ledger.sqlite").string()}).exitCode,
+              3);
+    const auto help = runProcess({test::cliPath(), "--help"});
+    EXPECT_EQ(help.exitCode, 0);
+    EXPECT_NE(help.output.find("Exit codes"), std::string::npos);
+}

@@ -1,0 +1,201 @@
+#include "ledger/Ledger.h"
+#include "ledger/Schema.h"
+#include "util/Error.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+using namespace kosmos;
+using kosmos::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+void expectError(ErrorCode code, const std::function<void()> &fn, const std::string &mentions = {})
+{
+    try {
+        fn();
+        FAIL() << "no error thrown";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), code) << e.what();
+        if (!mentions.empty()) {
+            EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
+        }
+    }
+}
+
+std::string fileBytes(const fs::path &p)
+{
+    return test::readFile(p);
+}
+
+} // namespace
+
+TEST(LedgerOpen, CreateMakesABundleWithDatabaseAndObjects)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "demo.kosmos";
+    Ledger ledger = Ledger::create(bundle);
+    EXPECT_TRUE(fs::is_regular_file(bundle / "ledger.sqlite"));
+    EXPECT_TRUE(fs::is_directory(bundle / "objects"));
+    EXPECT_TRUE(fs::is_directory(bundle / "objects" / "tmp"));
+    EXPECT_EQ(ledger.schemaVersion(), currentSchema().version);
+    auto &db = ledger.database();
+    sqlite::Statement mode(db, "PRAGMA journal_mode");
+    ASSERT_TRUE(mode.step());
+    EXPECT_EQ(mode.text(0), "wal");
+    EXPECT_EQ(db.pragmaInt("synchronous"), 2) << "synchronous must be FULL";
+    EXPECT_EQ(db.pragmaInt("foreign_keys"), 1);
+    EXPECT_EQ(db.pragmaInt("application_id"), kLedgerApplicationId);
+}
+
+TEST(LedgerOpen, BundleAndDatabasePathOpenTheSameLedger)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "same.kosmos";
+    {
+        Ledger ledger = Ledger::create(bundle);
+        ledger.freezeProtocol("p", test::testProtocol());
+    }
+    Ledger byBundle = Ledger::open(bundle);
+    Ledger byFile = Ledger::open(bundle / "ledger.sqlite");
+    EXPECT_EQ(byBundle.bundle(), byFile.bundle());
+    EXPECT_EQ(byBundle.info().protocols, 1);
+    EXPECT_EQ(byFile.info().protocols, 1);
+}
+
+TEST(LedgerOpen, CreateRefusesAnExistingLedgerAndABadName)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "x.kosmos";
+    {
+        Ledger::create(bundle);
+    }
+    const std::string before = fileBytes(bundle / "ledger.sqlite");
+    expectError(
+        ErrorCode::InvalidInput, [&] { Ledger::create(bundle); }, "already exists");
+    EXPECT_EQ(fileBytes(bundle / "ledger.sqlite"), before);
+    expectError(
+        ErrorCode::InvalidInput, [&] { Ledger::create(dir / "noext"); }, ".kosmos");
+}
+
+TEST(LedgerOpen, MissingLedgerAndForeignFilesGetClearErrors)
+{
+    TempDir dir;
+    expectError(
+        ErrorCode::NotFound, [&] { Ledger::open(dir / "nothing.kosmos/ledger.sqlite"); },
+        "kosmos-cli init");
+    fs::create_directories(dir / "empty.kosmos");
+    expectError(
+        ErrorCode::NotFound, [&] { Ledger::open(dir / "empty.kosmos"); }, "no ledger");
+
+    fs::create_directories(dir / "junk.kosmos");
+    {
+        std::ofstream out(dir / "junk.kosmos" / "ledger.sqlite");
+        out << "this is not a database at all, just some text that is long enough......";
+    }
+    expectError(
+        ErrorCode::NotALedger, [&] { Ledger::open(dir / "junk.kosmos"); }, "not a Kosmos ledger");
+
+    // A real SQLite database that some other program made.
+    fs::create_directories(dir / "other.kosmos");
+    sqlite3 *db = nullptr;
+    sqlite3_open((dir / "other.kosmos" / "ledger.sqlite").c_str(), &db);
+    sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (1);", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    expectError(
+        ErrorCode::NotALedger, [&] { Ledger::open(dir / "other.kosmos"); }, "application_id");
+}
+
+TEST(LedgerOpen, NewerSchemaIsRefusedAndLeftUntouched)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "future.kosmos";
+    const SchemaSpec &current = currentSchema();
+    const std::string newerSql = std::string(current.createSql) + "\nCREATE TABLE future (x);\n"
+                                                                  "PRAGMA user_version = 99;\n";
+    const SchemaSpec newer{99, newerSql, {}};
+    {
+        Ledger::create(bundle, {OpenMode::ReadWrite, &newer});
+    }
+    const std::string before = fileBytes(bundle / "ledger.sqlite");
+    expectError(
+        ErrorCode::NewerSchema, [&] { Ledger::open(bundle); }, "newer Kosmos");
+    EXPECT_EQ(fileBytes(bundle / "ledger.sqlite"), before);
+}
+
+TEST(LedgerOpen, OlderSchemaIsMigratedAfterABackup)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "old.kosmos";
+    std::int64_t runId = 0;
+    {
+        Ledger ledger = Ledger::create(bundle); // current schema plays "the old version"
+        const auto sha = ledger.freezeProtocol("p", test::testProtocol());
+        runId = ledger.submitRun(test::testRunSpec(sha, 0)).runId;
+    }
+    const int from = currentSchema().version;
+    const SchemaSpec next{from + 1,
+                          currentSchema().createSql,
+                          {{from + 1, "ALTER TABLE runs ADD COLUMN priority INTEGER;"}}};
+    Ledger migrated = Ledger::open(bundle, {OpenMode::ReadWrite, &next});
+    EXPECT_EQ(migrated.schemaVersion(), from + 1);
+    EXPECT_EQ(migrated.database().pragmaInt("user_version"), from + 1);
+    ASSERT_TRUE(migrated.migrationBackup().has_value());
+    EXPECT_TRUE(fs::exists(*migrated.migrationBackup()));
+    EXPECT_TRUE(migrated.run(runId).has_value()) << "the run survived the migration";
+    sqlite::Statement column(migrated.database(), "SELECT priority FROM runs WHERE run_id = ?");
+    column.bind(1, runId);
+    ASSERT_TRUE(column.step());
+    EXPECT_TRUE(column.isNull(0)) << "the new column is NULL (unknown), never 0";
+
+    // The backup is the old ledger, openable by the old schema.
+    fs::create_directories(dir / "backup.kosmos");
+    fs::copy_file(*migrated.migrationBackup(), dir / "backup.kosmos" / "ledger.sqlite");
+    Ledger backup = Ledger::open(dir / "backup.kosmos", {OpenMode::ReadOnly});
+    EXPECT_EQ(backup.schemaVersion(), from);
+    EXPECT_TRUE(backup.run(runId).has_value());
+}
+
+TEST(LedgerOpen, FailedMigrationLeavesTheLedgerAsItWas)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "old.kosmos";
+    {
+        Ledger::create(bundle);
+    }
+    const int from = currentSchema().version;
+    const SchemaSpec broken{
+        from + 1,
+        currentSchema().createSql,
+        {{from + 1, "ALTER TABLE runs ADD COLUMN a INTEGER; THIS IS NOT SQL;"}}};
+    expectError(
+        ErrorCode::MigrationFailed,
+        [&] {
+            Ledger::open(bundle, {OpenMode::ReadWrite, &broken});
+        },
+        "unchanged");
+    Ledger again = Ledger::open(bundle);
+    EXPECT_EQ(again.schemaVersion(), from);
+    sqlite::Statement s(again.database(),
+                        "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'a'");
+    s.step();
+    EXPECT_EQ(s.int64(0), 0) << "half a migration was left behind";
+}
+
+TEST(LedgerOpen, ReadOnlyOpenRefusesWrites)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "ro.kosmos";
+    {
+        Ledger::create(bundle);
+    }
+    Ledger ro = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_TRUE(ro.isReadOnly());
+    expectError(ErrorCode::ReadOnly, [&] { ro.freezeProtocol("p", test::testProtocol()); });
+    EXPECT_EQ(ro.info().protocols, 0);
+}

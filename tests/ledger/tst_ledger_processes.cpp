@@ -1,0 +1,191 @@
+// Tests with real child processes: crash safety under SIGKILL, concurrent submission and
+// lease takeover. The child is tests/tools/LedgerTool.cpp.
+#include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
+#include "util/Clock.h"
+#include "util/Error.h"
+#include "util/Sha256.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace kosmos;
+using kosmos::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string dump(const VerifyReport &r)
+{
+    std::string out;
+    for (const auto &p : r.problems)
+        out += p.check + " | " + p.where + " | " + p.message + "\n";
+    return out;
+}
+
+// Every file under objects/ (outside tmp/) must hold exactly the content its name says.
+void expectNoPartialObjects(const fs::path &objects)
+{
+    for (const auto &entry : fs::recursive_directory_iterator(objects)) {
+        if (!entry.is_regular_file() || entry.path().parent_path().filename() == "tmp")
+            continue;
+        const std::string name =
+            entry.path().parent_path().filename().string() + entry.path().filename().string();
+        EXPECT_EQ(Sha256::fileHex(entry.path()), name)
+            << "partial object visible: " << entry.path();
+    }
+}
+
+} // namespace
+
+TEST(LedgerProcesses, SurvivesSigkillAtAHundredRandomMoments)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "crash.kosmos";
+    {
+        Ledger::create(bundle);
+    }
+    std::mt19937 rng(20261202);
+    // The child needs ~150 ms to start (OpenCV's codecs pull in ~140 shared libraries), so the
+    // kill lands anywhere in its first ~300 ms of writing.
+    std::uniform_int_distribution<int> delayMs(150, 450);
+    std::size_t committedTotal = 0;
+
+    for (int round = 0; round < 100; ++round) {
+        const fs::path log = dir / ("committed-" + std::to_string(round) + ".log");
+        const pid_t pid = test::startProcess(
+            {test::toolPath(), "write", bundle.string(), log.string(), std::to_string(round)});
+        std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(rng)));
+        ::kill(pid, SIGKILL);
+        const auto result = test::waitProcess(pid);
+        ASSERT_TRUE(result.signal == SIGKILL || result.exitCode == 0)
+            << "round " << round << ": writer failed on its own (exit " << result.exitCode << ")";
+
+        Ledger ledger = Ledger::open(bundle);
+        const VerifyReport report = verifyLedger(ledger);
+        ASSERT_TRUE(report.clean()) << "round " << round << ":\n" << dump(report);
+
+        // Every attempt the child reported as committed is intact: finished, sealed, its
+        // artifacts present and verified.
+        std::istringstream lines(test::readFile(log));
+        std::string word;
+        std::int64_t attemptId = 0;
+        std::int64_t runId = 0;
+        while (lines >> word >> attemptId >> runId) {
+            ASSERT_EQ(word, "committed");
+            const auto attempts = ledger.attempts(runId);
+            const auto it =
+                std::find_if(attempts.begin(), attempts.end(),
+                             [&](const AttemptRecord &a) { return a.attemptId == attemptId; });
+            ASSERT_NE(it, attempts.end()) << "committed attempt " << attemptId << " is gone";
+            EXPECT_EQ(it->state, "completed");
+            ASSERT_TRUE(it->sealSha256);
+            EXPECT_EQ(*it->sealSha256, ledger.computeSeal(attemptId));
+            ++committedTotal;
+        }
+        if (round % 10 == 9)
+            expectNoPartialObjects(bundle / "objects");
+    }
+    expectNoPartialObjects(bundle / "objects");
+    Ledger ledger = Ledger::open(bundle);
+    const auto info = ledger.info();
+    EXPECT_GT(committedTotal, 20u) << "the writer hardly committed anything; the test is too weak";
+    EXPECT_GT(info.artifacts, 20);
+    std::cout << "[ crash ] " << committedTotal << " committed attempts, " << info.runs << " runs, "
+              << info.attempts << " attempts, " << info.events << " events, " << info.artifacts
+              << " artifacts survived 100 SIGKILLs\n";
+}
+
+TEST(LedgerProcesses, TwoProcessesSubmittingTheSameRunGetOneRun)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "race.kosmos";
+    std::string protocol;
+    {
+        Ledger ledger = Ledger::create(bundle);
+        protocol = ledger.freezeProtocol("p", test::testProtocol());
+    }
+    for (int episode = 0; episode < 5; ++episode) {
+        const std::int64_t startAt = nowMs() + 300;
+        const fs::path outA = dir / "a.out";
+        const fs::path outB = dir / "b.out";
+        const std::vector<std::string> common = {test::toolPath(),        "submit",
+                                                 bundle.string(),         protocol,
+                                                 std::to_string(episode), std::to_string(startAt)};
+        const pid_t a = test::startProcess(common, outA);
+        const pid_t b = test::startProcess(common, outB);
+        ASSERT_EQ(test::waitProcess(a).exitCode, 0);
+        ASSERT_EQ(test::waitProcess(b).exitCode, 0);
+        std::int64_t runA = 0, runB = 0;
+        int createdA = 0, createdB = 0;
+        std::istringstream(test::readFile(outA)) >> runA >> createdA;
+        std::istringstream(test::readFile(outB)) >> runB >> createdB;
+        EXPECT_GT(runA, 0);
+        EXPECT_EQ(runA, runB) << "episode " << episode;
+        EXPECT_EQ(createdA + createdB, 1) << "exactly one process creates the run";
+    }
+    Ledger ledger = Ledger::open(bundle);
+    EXPECT_EQ(ledger.info().runs, 5);
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(LedgerProcesses, AnExpiredLeaseIsTakenOverByAnotherProcessAndLateWritesAreRefused)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "lease.kosmos";
+    Ledger ledger = Ledger::create(bundle);
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    const auto run = ledger.submitRun(test::testRunSpec(protocol, 0));
+
+    auto mine = ledger.claim("worker-a", 2000);
+    ASSERT_TRUE(mine);
+    ledger.appendEvent(*mine, "progress", {{"step", 1}});
+    ledger.putArtifact(*mine, "frame", "f0.png", test::testImage(8, 8, 1), "image/png");
+
+    // While the lease is alive, another process cannot take the run.
+    auto early = test::runProcess({test::toolPath(), "claim", bundle.string(), "worker-b", "5000"});
+    EXPECT_EQ(early.exitCode, 3) << early.output;
+
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200)); // worker-a stalls
+    auto taken = test::runProcess({test::toolPath(), "claim", bundle.string(), "worker-b", "5000"});
+    ASSERT_EQ(taken.exitCode, 0) << taken.output;
+    std::int64_t runId = 0, attemptId = 0;
+    int attemptNo = 0;
+    std::istringstream(taken.output) >> runId >> attemptId >> attemptNo;
+    EXPECT_EQ(runId, run.runId);
+    EXPECT_EQ(attemptNo, 2);
+
+    // worker-a wakes up: every write is refused.
+    for (const auto &write : std::vector<std::function<void()>>{
+             [&] { ledger.appendEvent(*mine, "late"); }, [&] { ledger.heartbeat(*mine, 1000); },
+             [&] {
+                 ledger.putArtifact(*mine, "frame", "f1.png", test::testImage(8, 8, 2),
+                                    "image/png");
+             },
+             [&] { ledger.finishAttempt(*mine, AttemptOutcome::completed()); }}) {
+        try {
+            write();
+            ADD_FAILURE() << "a late write under the lost lease was accepted";
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::LeaseLost) << e.what();
+        }
+    }
+    const auto attempts = ledger.attempts(run.runId);
+    ASSERT_EQ(attempts.size(), 2u);
+    EXPECT_EQ(attempts[0].state, "abandoned");
+    EXPECT_EQ(attempts[1].state, "running");
+    EXPECT_EQ(attempts[1].workerId, "worker-b");
+    // The abandoned attempt keeps its events and artifacts.
+    int kept = 0;
+    for (const auto &e : ledger.events(run.runId))
+        kept += e.attemptId == attempts[0].attemptId;
+    EXPECT_EQ(kept, 3) << "attempt_started, progress, attempt_abandoned";
+    EXPECT_EQ(ledger.info().artifacts, 1);
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}

@@ -1,0 +1,209 @@
+#include "TestSupport.h"
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <random>
+#include <spawn.h>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace kosmos::test {
+
+TempDir::TempDir()
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "kosmos-test-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+        throw std::runtime_error("mkdtemp failed");
+    m_path = pattern;
+}
+
+TempDir::~TempDir()
+{
+    std::error_code ec;
+    std::filesystem::permissions(m_path, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(m_path, ec);
+}
+
+std::vector<std::uint8_t> testImage(int width, int height, int seed, const std::string &ext)
+{
+    cv::Mat image(height, width, CV_8UC3);
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x)
+            image.at<cv::Vec3b>(y, x) = cv::Vec3b(static_cast<uchar>((x * 7 + seed) & 0xff),
+                                                  static_cast<uchar>((y * 13 + seed * 3) & 0xff),
+                                                  static_cast<uchar>((x * y + seed * 5) & 0xff));
+    }
+    std::vector<std::uint8_t> out;
+    cv::imencode(ext, image, out);
+    return out;
+}
+
+std::vector<std::uint8_t> randomBytes(std::size_t size, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::uint8_t> out(size);
+    for (auto &b : out)
+        b = static_cast<std::uint8_t>(rng());
+    return out;
+}
+
+ComponentIdentity testPolicy(const std::string &variant)
+{
+    ComponentIdentity c;
+    c.family = ComponentFamily::Policy;
+    c.adapterId = "synthetic.policy";
+    c.adapterVersion = "1.0.0";
+    c.config = {{"variant", variant}, {"action_scale", 0.5}};
+    return c;
+}
+
+ComponentIdentity testWorldModel()
+{
+    ComponentIdentity c;
+    c.family = ComponentFamily::WorldModel;
+    c.adapterId = "synthetic.world_model";
+    c.adapterVersion = "1.0.0";
+    c.config = {{"frames_per_chunk", 4}};
+    return c;
+}
+
+ComponentIdentity testJudge()
+{
+    ComponentIdentity c;
+    c.family = ComponentFamily::Judge;
+    c.adapterId = "synthetic.judge";
+    c.adapterVersion = "1.0.0";
+    c.config = {{"samples", 5}, {"quorum", 3}, {"temperature", 0.7}};
+    return c;
+}
+
+nlohmann::json testProtocol()
+{
+    return {{"name", "bridge-pick-v1"},
+            {"tasks", {{{"id", "pick_carrot"}, {"instruction", "put the carrot on the plate"}}}},
+            {"horizon", 60},
+            {"episodes", 100}};
+}
+
+RunSpec testRunSpec(const std::string &protocolSha256, std::int64_t episode)
+{
+    RunSpec spec;
+    spec.protocolSha256 = protocolSha256;
+    spec.episodeIndex = episode;
+    spec.policy = testPolicy();
+    spec.worldModel = testWorldModel();
+    spec.judge = testJudge();
+    spec.seeds = {{"policy", 7}, {"world_model", 11}};
+    spec.task = "pick_carrot";
+    spec.instruction = "put the carrot on the plate";
+    return spec;
+}
+
+JudgmentRecord testJudgment()
+{
+    JudgmentRecord j;
+    j.settings = {{"samples", 5}, {"quorum", 3}, {"temperature", 0.7}, {"top_p", 1.0}};
+    j.outcome = "success";
+    j.progress = 5;
+    j.decisiveVotes = 5;
+    j.frameIndices = nlohmann::json::array();
+    for (int i = 0; i < 16; ++i)
+        j.frameIndices.push_back(i * 4);
+    for (int i = 0; i < 5; ++i) {
+        JudgeSampleRecord s;
+        s.sampleIndex = i;
+        s.seed = 1000 + i;
+        s.parsed = {{"integrity", "intact"},
+                    {"collision", "none_visible"},
+                    {"progress", 5},
+                    {"completion_evidence", "met"},
+                    {"evidence_frame_indices", {14, 15}},
+                    {"observable_reasons", "the carrot rests on the plate"}};
+        s.rawText = s.parsed.dump();
+        s.formatClass = "bare_json";
+        s.generatedTokens = 60 + i;
+        s.decodeMs = 900 + i;
+        j.samples.push_back(s);
+    }
+    return j;
+}
+
+namespace {
+std::vector<char *> argv(const std::vector<std::string> &args)
+{
+    std::vector<char *> out;
+    for (const auto &a : args)
+        out.push_back(const_cast<char *>(a.c_str()));
+    out.push_back(nullptr);
+    return out;
+}
+} // namespace
+
+pid_t startProcess(const std::vector<std::string> &args,
+                   const std::optional<std::filesystem::path> &stdoutFile)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string out = stdoutFile ? stdoutFile->string() : std::string("/dev/null");
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    auto av = argv(args);
+    const int rc = posix_spawn(&pid, av[0], &actions, nullptr, av.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0)
+        throw std::runtime_error("cannot start " + args[0]);
+    return pid;
+}
+
+ProcessResult waitProcess(pid_t pid)
+{
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            throw std::runtime_error("waitpid failed");
+    }
+    ProcessResult r;
+    if (WIFEXITED(status))
+        r.exitCode = WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        r.signal = WTERMSIG(status);
+    return r;
+}
+
+ProcessResult runProcess(const std::vector<std::string> &args)
+{
+    TempDir dir;
+    const auto out = dir / "stdout";
+    ProcessResult r = waitProcess(startProcess(args, out));
+    r.output = readFile(out);
+    return r;
+}
+
+std::string readFile(const std::filesystem::path &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string cliPath()
+{
+    return KOSMOS_CLI_PATH;
+}
+
+std::string toolPath()
+{
+    return KOSMOS_TEST_TOOL_PATH;
+}
+
+} // namespace kosmos::test

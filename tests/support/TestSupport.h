@@ -1,0 +1,63 @@
+#pragma once
+
+#include "ledger/Ledger.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace kosmos::test {
+
+// A fresh directory under the system temp dir, removed when the object dies.
+class TempDir
+{
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+    const std::filesystem::path &path() const { return m_path; }
+    std::filesystem::path operator/(const std::string &name) const { return m_path / name; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// A small deterministic RGB test image, PNG-encoded (or in another lossless format: ".bmp").
+std::vector<std::uint8_t> testImage(int width, int height, int seed,
+                                    const std::string &ext = ".png");
+std::vector<std::uint8_t> randomBytes(std::size_t size, std::uint32_t seed);
+
+ComponentIdentity testPolicy(const std::string &variant = "a");
+ComponentIdentity testWorldModel();
+ComponentIdentity testJudge();
+nlohmann::json testProtocol();
+RunSpec testRunSpec(const std::string &protocolSha256, std::int64_t episode);
+// A judgment with five well-formed samples.
+JudgmentRecord testJudgment();
+
+struct ProcessResult
+{
+    int exitCode = -1;  // -1 when killed by a signal
+    int signal = 0;     // the signal that ended it, if any
+    std::string output; // stdout
+};
+
+// Runs a program to completion and captures its stdout.
+ProcessResult runProcess(const std::vector<std::string> &args);
+// Starts a program with stdout to the given file (or /dev/null); returns its pid.
+pid_t startProcess(const std::vector<std::string> &args,
+                   const std::optional<std::filesystem::path> &stdoutFile = std::nullopt);
+ProcessResult waitProcess(pid_t pid);
+
+std::string readFile(const std::filesystem::path &path);
+
+// Paths of the binaries under test (set by CMake).
+std::string cliPath();
+std::string toolPath();
+
+} // namespace kosmos::test
