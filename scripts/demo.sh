@@ -11,8 +11,9 @@ if [ ! -d "$demo" ]; then
     build/bin/kosmos-cli init "$demo"
 fi
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-    echo "demo: no display found; showing the demo ledger in the CLI."
+    echo "demo: no display found; showing the demo ledger in the command-line twin."
+else
+    echo "demo: the desktop GUI is not built yet; showing the demo ledger in the command-line twin."
 fi
-echo "demo: the GUI is not built yet; showing the demo ledger in the CLI."
 build/bin/kosmos-cli info "$demo"
 build/bin/kosmos-cli verify "$demo"
