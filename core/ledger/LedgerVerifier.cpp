@@ -42,8 +42,10 @@ private:
     {
         checkSqlite();
         checkTriggers();
-        checkProtocols();
-        checkComponents();
+        checkContentHashes("protocol_hash", "protocol",
+                           "SELECT protocol_id, protocol_sha256, canonical_json FROM protocols");
+        checkContentHashes("component_hash", "component",
+                           "SELECT component_id, identity_sha256, identity_json FROM components");
         checkRuns();
         checkEventSequences();
         checkAttempts();
@@ -101,34 +103,19 @@ private:
         }
     }
 
-    void checkProtocols()
+    // Rows whose content (canonical JSON, column 2) must hash to their key (column 1).
+    void checkContentHashes(const char *check, const char *label, const char *sql)
     {
-        Statement s(m_db, "SELECT protocol_id, protocol_sha256, canonical_json FROM protocols");
+        Statement s(m_db, sql);
         while (s.step()) {
-            const std::string where = "protocol " + std::to_string(s.int64(0));
+            const std::string where = std::string(label) + " " + std::to_string(s.int64(0));
             try {
                 const std::string actual = canonicalHash(nlohmann::json::parse(s.text(2)));
                 if (actual != s.text(1))
-                    problem("protocol_hash", where,
+                    problem(check, where,
                             "content hashes to " + actual + ", recorded " + s.text(1));
             } catch (const std::exception &e) {
-                problem("protocol_hash", where, std::string("content unreadable: ") + e.what());
-            }
-        }
-    }
-
-    void checkComponents()
-    {
-        Statement s(m_db, "SELECT component_id, identity_sha256, identity_json FROM components");
-        while (s.step()) {
-            const std::string where = "component " + std::to_string(s.int64(0));
-            try {
-                const std::string actual = canonicalHash(nlohmann::json::parse(s.text(2)));
-                if (actual != s.text(1))
-                    problem("component_hash", where,
-                            "identity hashes to " + actual + ", recorded " + s.text(1));
-            } catch (const std::exception &e) {
-                problem("component_hash", where, std::string("identity unreadable: ") + e.what());
+                problem(check, where, std::string("content unreadable: ") + e.what());
             }
         }
     }

@@ -102,6 +102,64 @@ TEST(LedgerProcesses, SurvivesSigkillAtAHundredRandomMoments)
               << " artifacts survived 100 SIGKILLs\n";
 }
 
+TEST(LedgerProcesses, TwoWritersAndAFollowerLoseNothing)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "busy.kosmos";
+    {
+        Ledger::create(bundle);
+    }
+    Ledger follower = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const pid_t a = test::startProcess(
+        {test::toolPath(), "write", bundle.string(), (dir / "a.log").string(), "1"});
+    const pid_t b = test::startProcess(
+        {test::toolPath(), "write", bundle.string(), (dir / "b.log").string(), "2"});
+
+    // Follow the global event stream while both write.
+    std::int64_t last = 0;
+    std::int64_t seen = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+    while (std::chrono::steady_clock::now() < until) {
+        for (const auto &e : follower.eventsSince(last)) {
+            ASSERT_GT(e.eventId, last) << "event ids went backwards";
+            last = e.eventId;
+            ++seen;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(a, SIGKILL);
+    ::kill(b, SIGKILL);
+    test::waitProcess(a);
+    test::waitProcess(b);
+    for (const auto &e : follower.eventsSince(last)) {
+        ASSERT_GT(e.eventId, last);
+        last = e.eventId;
+        ++seen;
+    }
+
+    Ledger ledger = Ledger::open(bundle);
+    const auto info = ledger.info();
+    EXPECT_EQ(seen, info.events) << "the follower missed events";
+    std::size_t committed = 0;
+    for (const char *log : {"a.log", "b.log"}) {
+        std::istringstream lines(test::readFile(dir / log));
+        std::string word;
+        std::int64_t attemptId = 0, runId = 0;
+        while (lines >> word >> attemptId >> runId) {
+            const auto attempts = ledger.attempts(runId);
+            const bool found =
+                std::any_of(attempts.begin(), attempts.end(), [&](const AttemptRecord &x) {
+                    return x.attemptId == attemptId && x.state == "completed";
+                });
+            EXPECT_TRUE(found) << "committed attempt " << attemptId << " lost";
+            ++committed;
+        }
+    }
+    EXPECT_GT(committed, 10u);
+    const auto report = verifyLedger(ledger);
+    EXPECT_TRUE(report.clean()) << dump(report);
+}
+
 TEST(LedgerProcesses, TwoProcessesSubmittingTheSameRunGetOneRun)
 {
     TempDir dir;

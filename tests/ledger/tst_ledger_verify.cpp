@@ -170,6 +170,17 @@ TEST_F(VerifyTest, ReportsAForgedRunKey)
     EXPECT_TRUE(has(r, "run_key", "run 2")) << dump(r);
 }
 
+TEST_F(VerifyTest, ReportsAnEditedProtocolAndComponent)
+{
+    rawSql("DROP TRIGGER protocols_no_update; DROP TRIGGER components_no_update; "
+           "UPDATE protocols SET canonical_json = replace(canonical_json, '60', '61'); "
+           "UPDATE components SET identity_json = replace(identity_json, '1.0.0', '1.0.1') "
+           "WHERE component_id = 1;");
+    const auto r = verify();
+    EXPECT_TRUE(has(r, "protocol_hash", "protocol 1")) << dump(r);
+    EXPECT_TRUE(has(r, "component_hash", "component 1")) << dump(r);
+}
+
 TEST_F(VerifyTest, TemporaryLeftoversAreANoteNotAProblem)
 {
     std::ofstream(m_bundle / "objects" / "tmp" / "put-abc123") << "partial";
