@@ -1,0 +1,312 @@
+#include "validation/RolloutValidator.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/video/tracking.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace kosmos {
+
+namespace {
+
+cv::Mat grey(const cv::Mat &frame)
+{
+    cv::Mat g;
+    if (frame.channels() == 1)
+        g = frame;
+    else if (frame.channels() == 4)
+        cv::cvtColor(frame, g, cv::COLOR_RGBA2GRAY);
+    else
+        cv::cvtColor(frame, g, cv::COLOR_RGB2GRAY);
+    if (g.depth() != CV_8U)
+        g.convertTo(g, CV_8U, 255.0);
+    return g;
+}
+
+double meanAbsDiff(const cv::Mat &a, const cv::Mat &b)
+{
+    if (a.size() != b.size())
+        return 255.0;
+    cv::Mat d;
+    cv::absdiff(a, b, d);
+    return cv::mean(d)[0];
+}
+
+double pearson(const std::vector<double> &x, const std::vector<double> &y)
+{
+    const double n = static_cast<double>(x.size());
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= n;
+    my /= n;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    if (sxx <= 0 || syy <= 0)
+        return std::nan("");
+    return sxy / std::sqrt(sxx * syy);
+}
+
+double translation(const Action &a)
+{
+    double s = 0;
+    for (std::size_t i = 0; i < 3 && i < a.size(); ++i)
+        s += a[i] * a[i];
+    return std::sqrt(s);
+}
+
+CheckOutcome fromContract(const std::string &name, const ContractCheck &check,
+                          nlohmann::json measured)
+{
+    CheckOutcome out{name, check.ok() ? "pass" : "fail", std::move(measured), {}, check.summary()};
+    for (const auto &v : check.violations) {
+        if (std::find(out.reasons.begin(), out.reasons.end(), v.reason) == out.reasons.end())
+            out.reasons.push_back(v.reason);
+    }
+    return out;
+}
+
+} // namespace
+
+nlohmann::json ValidationThresholds::toJson() const
+{
+    return {{"black_mean_max", blackMeanMax},
+            {"constant_std_max", constantStdMax},
+            {"identical_diff_max", identicalDiffMax},
+            {"frozen_run_min", frozenRunMin},
+            {"commanded_motion_min", commandedMotionMin},
+            {"discontinuity_diff_min", discontinuityDiffMin},
+            {"motion_correlation_min", motionCorrelationMin},
+            {"motion_min_samples", motionMinSamples},
+            {"flow_width", flowWidth}};
+}
+
+ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThresholds &t)
+{
+    ValidationReport report;
+    report.thresholds = t;
+    auto &checks = report.checks;
+    const int nActions = static_cast<int>(e.actions.size());
+    bool requiredMissing = false;
+
+    // 1. Decodability.
+    checks.push_back({"decodable",
+                      e.undecodableFrames == 0 ? "pass" : "fail",
+                      {{"undecodable_frames", e.undecodableFrames}},
+                      e.undecodableFrames == 0 ? std::vector<Reason>{}
+                                               : std::vector<Reason>{Reason::FrameUndecodable},
+                      ""});
+
+    // 2. Frame count, geometry, dtype, finite values, order (the frame contract).
+    const ContractCheck frames = e.frameContract.checkResult(e.frames, nActions, e.timestamps);
+    checks.push_back(
+        fromContract("frame_contract", frames,
+                     {{"frames", e.frames.size()},
+                      {"expected_frames", e.frameContract.expectedFrameCount(nActions)},
+                      {"timestamps_checked", !e.timestamps.empty()}}));
+
+    // 3. Actions: dimension, finite, bounds, gripper convention.
+    const ContractCheck actions = e.actionContract.checkChunk(e.actions, false);
+    checks.push_back(fromContract("action_contract", actions, {{"actions", nActions}}));
+
+    // Per-frame statistics (usable frames only).
+    std::vector<cv::Mat> greys;
+    for (const auto &f : e.frames) {
+        if (!f.empty())
+            greys.push_back(grey(f));
+    }
+    {
+        std::vector<int> black;
+        std::vector<int> constant;
+        nlohmann::json means = nlohmann::json::array();
+        nlohmann::json stds = nlohmann::json::array();
+        for (std::size_t i = 0; i < greys.size(); ++i) {
+            cv::Scalar mean, stddev;
+            cv::meanStdDev(greys[i], mean, stddev);
+            means.push_back(std::round(mean[0] * 100) / 100);
+            stds.push_back(std::round(stddev[0] * 100) / 100);
+            if (mean[0] <= t.blackMeanMax)
+                black.push_back(static_cast<int>(i));
+            else if (stddev[0] <= t.constantStdMax)
+                constant.push_back(static_cast<int>(i));
+        }
+        CheckOutcome c{"black_or_constant", "pass", {{"mean", means}, {"std", stds}}, {}, ""};
+        if (greys.empty()) {
+            c.status = "not_applicable";
+            requiredMissing = true;
+        }
+        if (!black.empty()) {
+            c.status = "fail";
+            c.reasons.push_back(Reason::FrameBlack);
+            c.measured["black_frames"] = black;
+        }
+        if (!constant.empty()) {
+            c.status = "fail";
+            c.reasons.push_back(Reason::FrameConstant);
+            c.measured["constant_frames"] = constant;
+        }
+        checks.push_back(std::move(c));
+    }
+
+    // Differences between consecutive frames: frozen runs and discontinuities.
+    std::vector<double> diffs;
+    for (std::size_t i = 1; i < greys.size(); ++i)
+        diffs.push_back(meanAbsDiff(greys[i - 1], greys[i]));
+    const int perAction = std::max(1, e.frameContract.framesPerAction);
+    const int offset =
+        e.frameContract.resultIncludesConditioning ? e.frameContract.conditioningFrames : 0;
+    // The action that produced transition i -> i+1 (frame i+1), if any.
+    auto actionOfTransition = [&](std::size_t i) -> const Action * {
+        const int frame = static_cast<int>(i) + 1 - offset;
+        if (frame < 0)
+            return nullptr;
+        const int a = frame / perAction;
+        return a < nActions ? &e.actions[static_cast<std::size_t>(a)] : nullptr;
+    };
+    {
+        int run = 0;
+        int longest = 0;
+        for (std::size_t i = 0; i < diffs.size(); ++i) {
+            const Action *a = actionOfTransition(i);
+            const bool commanded = a && translation(*a) > t.commandedMotionMin;
+            if (!commanded)
+                continue; // a still world is expected when nothing moves
+            run = diffs[i] <= t.identicalDiffMax ? run + 1 : 0;
+            longest = std::max(longest, run);
+        }
+        CheckOutcome c{"frozen_sequence", "pass", {{"longest_frozen_run", longest}}, {}, ""};
+        if (diffs.empty()) {
+            c.status = "not_applicable";
+            requiredMissing = true;
+        } else if (longest >= t.frozenRunMin) {
+            c.status = "fail";
+            c.reasons.push_back(Reason::FrozenSequence);
+            c.detail = std::to_string(longest) +
+                       " identical transitions in a row while motion was commanded";
+        }
+        checks.push_back(std::move(c));
+    }
+    {
+        std::vector<int> jumps;
+        double maxDiff = 0;
+        for (std::size_t i = 0; i < diffs.size(); ++i) {
+            maxDiff = std::max(maxDiff, diffs[i]);
+            if (diffs[i] >= t.discontinuityDiffMin)
+                jumps.push_back(static_cast<int>(i + 1));
+        }
+        CheckOutcome c{"discontinuity",
+                       "pass",
+                       {{"max_mean_abs_diff", std::round(maxDiff * 100) / 100}},
+                       {},
+                       ""};
+        if (diffs.empty())
+            c.status = "not_applicable";
+        else if (!jumps.empty()) {
+            c.status = "fail";
+            c.reasons.push_back(Reason::FrameDiscontinuity);
+            c.measured["jump_frames"] = jumps;
+        }
+        checks.push_back(std::move(c));
+    }
+
+    // Commanded vs observed motion (dense optical flow, Farneback).
+    {
+        std::vector<double> commanded;
+        std::vector<double> observed;
+        for (std::size_t i = 0; i < diffs.size(); ++i) {
+            const Action *a = actionOfTransition(i);
+            if (!a || a->size() < 3 || !std::isfinite(translation(*a)) ||
+                greys[i].size() != greys[i + 1].size())
+                continue;
+            const double scale = static_cast<double>(t.flowWidth) / greys[i].cols;
+            cv::Mat a0, a1, flow;
+            cv::resize(greys[i], a0, cv::Size(), scale, scale, cv::INTER_AREA);
+            cv::resize(greys[i + 1], a1, cv::Size(), scale, scale, cv::INTER_AREA);
+            cv::calcOpticalFlowFarneback(a0, a1, flow, 0.5, 3, 15, 3, 5, 1.2, 0);
+            std::vector<cv::Mat> parts;
+            cv::split(flow, parts);
+            cv::Mat magnitude;
+            cv::magnitude(parts[0], parts[1], magnitude);
+            // Observed motion: the mean of the top 1% flow magnitudes (the moving gripper or
+            // object covers a small part of a fixed camera's view).
+            std::vector<float> values(magnitude.begin<float>(), magnitude.end<float>());
+            const std::size_t top = std::max<std::size_t>(1, values.size() / 100);
+            std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(top),
+                             values.end(), std::greater<>());
+            double sum = 0;
+            for (std::size_t k = 0; k < top; ++k)
+                sum += values[k];
+            commanded.push_back(translation(*a));
+            observed.push_back(sum / static_cast<double>(top) / scale);
+        }
+        int moving = 0;
+        for (double c : commanded)
+            moving += c > t.commandedMotionMin;
+        CheckOutcome c{"commanded_vs_observed_motion",
+                       "pass",
+                       {{"samples", commanded.size()}, {"moving_samples", moving}},
+                       {},
+                       ""};
+        if (moving < t.motionMinSamples) {
+            c.status = "not_applicable";
+            c.detail = "fewer than " + std::to_string(t.motionMinSamples) +
+                       " transitions with commanded motion";
+        } else {
+            const double r = pearson(commanded, observed);
+            c.measured["pearson_r"] =
+                std::isfinite(r) ? nlohmann::json(std::round(r * 1000) / 1000) : nlohmann::json();
+            if (!std::isfinite(r) || r < t.motionCorrelationMin) {
+                c.status = "fail";
+                c.reasons.push_back(Reason::MotionMismatch);
+                c.detail = "commanded translation and observed optical flow do not agree";
+            }
+        }
+        checks.push_back(std::move(c));
+    }
+
+    for (const auto &c : checks) {
+        for (Reason r : c.reasons) {
+            if (std::find(report.reasons.begin(), report.reasons.end(), r) == report.reasons.end())
+                report.reasons.push_back(r);
+        }
+    }
+    if (!report.reasons.empty())
+        report.verdict = "invalid";
+    else if (requiredMissing) {
+        report.verdict = "unknown";
+        report.reasons.push_back(Reason::NotEnoughFrames);
+    } else
+        report.verdict = "valid";
+    return report;
+}
+
+nlohmann::json ValidationReport::toJson() const
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto &c : checks)
+        list.push_back({{"name", c.name},
+                        {"status", c.status},
+                        {"measured", c.measured},
+                        {"reasons", reasonNames(c.reasons)},
+                        {"detail", c.detail}});
+    return {{"verdict", verdict},
+            {"reasons", reasonNames(reasons)},
+            {"checks", list},
+            {"thresholds", thresholds.toJson()}};
+}
+
+ValidationRecord ValidationReport::toRecord() const
+{
+    return {kValidatorId, kValidatorVersion, verdict, reasonNames(reasons), toJson()};
+}
+
+} // namespace kosmos

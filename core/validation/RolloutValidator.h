@@ -1,0 +1,75 @@
+#pragma once
+
+#include "contracts/ActionContract.h"
+#include "contracts/FrameContract.h"
+#include "ledger/LedgerTypes.h"
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core/mat.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+// Thresholds of the deterministic checks. They are part of the validator's identity: the
+// values used are stored with every result.
+struct ValidationThresholds
+{
+    double blackMeanMax = 8.0;          // mean intensity (0-255) at or below: a black frame
+    double constantStdMax = 2.0;        // intensity std dev at or below: a constant frame
+    double identicalDiffMax = 0.25;     // mean |difference| at or below: two identical frames
+    int frozenRunMin = 3;               // identical transitions in a row while motion was commanded
+    double commandedMotionMin = 0.002;  // |dxyz| (m) above which an action commands motion
+    double discontinuityDiffMin = 40.0; // mean |difference| at or above: a jump
+    double motionCorrelationMin = 0.2;  // Pearson r (commanded vs observed motion) below: mismatch
+    int motionMinSamples = 6;           // transitions with commanded motion needed for that check
+    int flowWidth = 128;                // optical flow runs on frames resized to this width
+
+    nlohmann::json toJson() const;
+};
+
+// What the validator looks at: the decoded frames (RGB uint8 or float32), their timestamps,
+// how many stored frames did not decode, and the actions in the world model's space.
+struct RolloutEvidence
+{
+    std::vector<cv::Mat> frames;
+    std::vector<double> timestamps; // seconds; empty: not checked
+    int undecodableFrames = 0;
+    ActionChunk actions;
+    ActionContract actionContract;
+    FrameContract frameContract;
+};
+
+// One check: its status, the value it measured and the reasons it failed.
+struct CheckOutcome
+{
+    std::string name;
+    std::string status; // pass | fail | not_applicable
+    nlohmann::json measured;
+    std::vector<Reason> reasons;
+    std::string detail;
+};
+
+struct ValidationReport
+{
+    std::string verdict; // valid | invalid | unknown
+    std::vector<Reason> reasons;
+    std::vector<CheckOutcome> checks;
+    ValidationThresholds thresholds;
+
+    nlohmann::json toJson() const;
+    // The ledger record (validator "kosmos.stage_a", its version, reasons, every measurement).
+    ValidationRecord toRecord() const;
+};
+
+inline constexpr const char *kValidatorId = "kosmos.stage_a";
+inline constexpr const char *kValidatorVersion = "1";
+
+// Runs every deterministic check of domain.md section 3 on a rollout. Verdict: invalid when any
+// check failed; unknown when none failed but a required check could not run (too few frames);
+// valid otherwise.
+ValidationReport validateRollout(const RolloutEvidence &evidence,
+                                 const ValidationThresholds &thresholds = {});
+
+} // namespace kosmos
