@@ -1,0 +1,295 @@
+#include "judge/JudgeSchema.h"
+
+#include "util/Error.h"
+#include "util/JsonFields.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace kosmos {
+
+std::string formatClassName(FormatClass format)
+{
+    switch (format) {
+    case FormatClass::BareJson:
+        return "bare_json";
+    case FormatClass::FencedJson:
+        return "fenced_json";
+    case FormatClass::Invalid:
+        return "invalid";
+    case FormatClass::Refusal:
+        return "refusal";
+    case FormatClass::RequestFailed:
+        return "request_failed";
+    }
+    return "invalid";
+}
+
+bool ParsedAnswer::decisive() const
+{
+    if (!schemaValid())
+        return false;
+    const std::string completion = value.value("completion_evidence", "");
+    return value.value("integrity", "") == "intact" && value["progress"].is_number_integer() &&
+           (completion == "met" || completion == "not_met");
+}
+
+std::vector<std::string> judgmentSchemaErrors(const nlohmann::json &j)
+{
+    std::vector<std::string> errors;
+    if (!j.is_object())
+        return {"the answer is not a JSON object"};
+    static const std::set<std::string> kKeys = {"integrity",
+                                                "collision",
+                                                "progress",
+                                                "completion_evidence",
+                                                "evidence_frame_indices",
+                                                "observable_reasons"};
+    for (const auto &[key, value] : j.items()) {
+        if (!kKeys.count(key))
+            errors.push_back("unexpected field '" + key + "'");
+    }
+    for (const auto &key : kKeys) {
+        if (!j.contains(key))
+            errors.push_back("missing field '" + key + "'");
+    }
+    if (!errors.empty())
+        return errors;
+    auto oneOf = [&](const char *key, std::initializer_list<const char *> allowed) {
+        const auto &v = j[key];
+        if (v.is_string()) {
+            for (const char *a : allowed) {
+                if (v.get<std::string>() == a)
+                    return;
+            }
+        }
+        errors.push_back(std::string(key) + " must be one of the allowed values, got " + v.dump());
+    };
+    oneOf("integrity", {"intact", "artifact", "uncertain"});
+    oneOf("collision", {"none_visible", "visible", "uncertain"});
+    oneOf("completion_evidence", {"met", "not_met", "uncertain"});
+    const auto &progress = j["progress"];
+    if (!progress.is_null() &&
+        (!progress.is_number_integer() || progress.get<int>() < 0 || progress.get<int>() > 5))
+        errors.push_back("progress must be an integer 0-5 or null, got " + progress.dump());
+    const std::string completion =
+        j["completion_evidence"].is_string() ? j["completion_evidence"].get<std::string>() : "";
+    if (completion == "met" && !(progress.is_number_integer() && progress.get<int>() == 5))
+        errors.push_back("completion_evidence 'met' requires progress 5");
+    if (completion == "not_met" &&
+        !(progress.is_number_integer() && progress.get<int>() >= 0 && progress.get<int>() <= 4))
+        errors.push_back("completion_evidence 'not_met' requires progress 0-4");
+    const auto &indices = j["evidence_frame_indices"];
+    if (!indices.is_array() || indices.empty())
+        errors.push_back("evidence_frame_indices must be a non-empty list");
+    else {
+        for (const auto &i : indices) {
+            if (!i.is_number_integer() || i.get<int>() < 0 || i.get<int>() > 15) {
+                errors.push_back("evidence_frame_indices must hold integers 0-15, got " + i.dump());
+                break;
+            }
+        }
+    }
+    const auto &reasons = j["observable_reasons"];
+    if (!reasons.is_string())
+        errors.push_back("observable_reasons must be a string");
+    else if (reasons.get<std::string>().size() > 1200)
+        errors.push_back("observable_reasons is longer than 1,200 characters (" +
+                         std::to_string(reasons.get<std::string>().size()) + ")");
+    return errors;
+}
+
+namespace {
+
+std::string trim(const std::string &s)
+{
+    const auto begin = s.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos)
+        return {};
+    const auto end = s.find_last_not_of(" \t\r\n");
+    return s.substr(begin, end - begin + 1);
+}
+
+bool looksLikeRefusal(const std::string &text)
+{
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    for (const char *phrase : {"i cannot", "i can't", "i can not", "i am unable", "i'm unable",
+                               "i won't", "i will not", "as an ai"}) {
+        if (lower.find(phrase) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+ParsedAnswer classify(const std::string &json, FormatClass format)
+{
+    ParsedAnswer answer;
+    nlohmann::json value;
+    try {
+        value = nlohmann::json::parse(json);
+    } catch (const nlohmann::json::exception &e) {
+        answer.format = FormatClass::Invalid;
+        answer.error = std::string("not valid JSON: ") + e.what();
+        return answer;
+    }
+    const auto errors = judgmentSchemaErrors(value);
+    if (!errors.empty()) {
+        answer.format = FormatClass::Invalid;
+        for (const auto &e : errors)
+            answer.error += (answer.error.empty() ? "" : "; ") + e;
+        return answer;
+    }
+    answer.format = format;
+    answer.value = std::move(value);
+    return answer;
+}
+
+} // namespace
+
+ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw)
+{
+    if (!raw)
+        return {FormatClass::RequestFailed, nullptr, "no answer (the request failed)"};
+    const std::string text = trim(*raw);
+    if (text.empty())
+        return {FormatClass::Invalid, nullptr, "empty answer"};
+    if (text.front() == '{' && text.back() == '}')
+        return classify(text, FormatClass::BareJson);
+
+    // JSON in exactly one fenced block (```json ... ``` or ``` ... ```).
+    std::vector<std::string> blocks;
+    std::size_t pos = 0;
+    while ((pos = text.find("```", pos)) != std::string::npos) {
+        const std::size_t lineEnd = text.find('\n', pos);
+        const std::size_t close =
+            lineEnd == std::string::npos ? std::string::npos : text.find("```", lineEnd);
+        if (close == std::string::npos)
+            break;
+        blocks.push_back(text.substr(lineEnd + 1, close - lineEnd - 1));
+        pos = close + 3;
+    }
+    if (blocks.size() == 1) {
+        const std::string inner = trim(blocks[0]);
+        if (!inner.empty() && inner.front() == '{')
+            return classify(inner, FormatClass::FencedJson);
+    }
+    if (blocks.size() > 1)
+        return {FormatClass::Invalid, nullptr,
+                std::to_string(blocks.size()) + " fenced blocks (exactly one is allowed)"};
+    if (looksLikeRefusal(text))
+        return {FormatClass::Refusal, nullptr, "the judge declined to answer"};
+    return {FormatClass::Invalid, nullptr, "neither bare JSON nor one fenced JSON block"};
+}
+
+nlohmann::json QuorumSettings::toJson() const
+{
+    return {{"samples", samples},
+            {"quorum", quorum},
+            {"temperature", temperature},
+            {"top_p", topP},
+            {"max_new_tokens", maxNewTokens},
+            {"seeds", seeds}};
+}
+
+QuorumSettings QuorumSettings::fromJson(const nlohmann::json &j, const std::string &where)
+{
+    QuorumSettings s;
+    if (auto v = json::optInt(j, "samples", where, 1, 64))
+        s.samples = static_cast<int>(*v);
+    if (auto v = json::optInt(j, "quorum", where, 1, 64))
+        s.quorum = static_cast<int>(*v);
+    if (s.quorum > s.samples)
+        json::fail(where + ".quorum", "cannot exceed samples (" + std::to_string(s.samples) + ")");
+    if (auto v = json::optNumber(j, "temperature", where))
+        s.temperature = *v;
+    if (auto v = json::optNumber(j, "top_p", where))
+        s.topP = *v;
+    if (auto v = json::optInt(j, "max_new_tokens", where, 1, 32768))
+        s.maxNewTokens = static_cast<int>(*v);
+    if (j.contains("seeds")) {
+        s.seeds.clear();
+        for (const auto &seed : json::requireArray(j, "seeds", where)) {
+            if (!seed.is_number_integer())
+                json::fail(where + ".seeds", "expected integers");
+            s.seeds.push_back(seed.get<std::int64_t>());
+        }
+    } else {
+        s.seeds.clear();
+        for (int i = 0; i < s.samples; ++i)
+            s.seeds.push_back(1000003LL * (i + 1) + 17);
+    }
+    if (static_cast<int>(s.seeds.size()) != s.samples)
+        json::fail(where + ".seeds",
+                   "needs exactly one seed per sample (" + std::to_string(s.samples) + ")");
+    std::set<std::int64_t> distinct(s.seeds.begin(), s.seeds.end());
+    if (distinct.size() != s.seeds.size())
+        json::fail(where + ".seeds", "seeds must be distinct");
+    return s;
+}
+
+QuorumOutcome computeQuorum(const std::vector<ParsedAnswer> &answers,
+                            const QuorumSettings &settings)
+{
+    QuorumOutcome out;
+    std::vector<int> successProgress;
+    std::vector<int> failureProgress;
+    int parsed = 0;
+    int refusals = 0;
+    for (const auto &a : answers) {
+        parsed += a.schemaValid();
+        refusals += a.format == FormatClass::Refusal;
+        if (!a.decisive())
+            continue;
+        ++out.decisiveVotes;
+        const int progress = a.value["progress"].get<int>();
+        if (a.value["completion_evidence"] == "met")
+            successProgress.push_back(progress);
+        else
+            failureProgress.push_back(progress);
+    }
+    out.successVotes = static_cast<int>(successProgress.size());
+    out.failureVotes = static_cast<int>(failureProgress.size());
+    auto lowerMedian = [](std::vector<int> v) {
+        std::sort(v.begin(), v.end());
+        return v[(v.size() - 1) / 2];
+    };
+    if (static_cast<int>(answers.size()) == settings.samples) {
+        if (out.successVotes >= settings.quorum) {
+            out.outcome = "success";
+            out.progress = lowerMedian(successProgress);
+            return out;
+        }
+        if (out.failureVotes >= settings.quorum) {
+            out.outcome = "failure";
+            out.progress = lowerMedian(failureProgress);
+            return out;
+        }
+    }
+    out.outcome = "unknown";
+    if (parsed == 0)
+        out.unknownReason = refusals > 0 ? "judge_refusal" : "judge_sample_failure";
+    else if (out.decisiveVotes == 0)
+        out.unknownReason = "judge_uncertain";
+    else if (out.successVotes > 0 && out.failureVotes > 0)
+        out.unknownReason = "judge_disagreement";
+    else
+        out.unknownReason = "judge_insufficient_quorum";
+    return out;
+}
+
+std::vector<int> selectJudgeFrames(int frameCount)
+{
+    if (frameCount < 16)
+        throw Error(ErrorCode::InvalidInput,
+                    "the judge needs at least 16 frames, the rollout has " +
+                        std::to_string(frameCount));
+    std::vector<int> out;
+    for (int i = 0; i < 16; ++i)
+        out.push_back(static_cast<int>(std::lround(i * (frameCount - 1) / 15.0)));
+    return out;
+}
+
+} // namespace kosmos

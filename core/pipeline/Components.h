@@ -1,0 +1,112 @@
+#pragma once
+
+#include "contracts/ActionContract.h"
+#include "contracts/FrameContract.h"
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core/mat.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+// The run-time faces of the three component families. Plugins (adapters/) create them; the
+// rollout engine (core/pipeline) drives them. Frames are RGB, 8 bits per channel, unless a
+// frame contract says otherwise.
+
+// Whether a component can run here, and if not, why (no weights configured, no CUDA, endpoint
+// unset ...). Never faked: an unavailable adapter is shown as unavailable.
+struct Availability
+{
+    bool available = true;
+    std::string reason;
+    static Availability yes() { return {}; }
+    static Availability no(std::string why) { return {false, std::move(why)}; }
+};
+
+struct Observation
+{
+    cv::Mat image; // what the policy sees (closed loop: the latest predicted frame)
+    std::string instruction;
+    int step = 0;
+    std::vector<double> proprio; // end-effector state when the world model reports one
+};
+
+class Policy
+{
+public:
+    virtual ~Policy() = default;
+    virtual ActionContract actionContract() const = 0;
+    virtual void reset(std::uint64_t seed, const std::string &instruction) = 0;
+    // One chunk of physical actions in the policy's own contract.
+    virtual ActionChunk act(const Observation &observation) = 0;
+};
+
+// Where an episode starts: a start state (for simulators) and/or a start frame.
+struct WorldStart
+{
+    nlohmann::json startState = nlohmann::json::object();
+    cv::Mat startFrame;
+    std::uint64_t seed = 0;
+    std::string instruction;
+};
+
+// What a world that knows its true state can report (synthetic backends). Recorded as the
+// "synthetic_reference" label source, never mixed with judge output or human labels.
+struct GroundTruth
+{
+    bool success = false;
+    int progress = 0; // 0-5, the judge's scale
+    nlohmann::json details = nlohmann::json::object();
+};
+
+class WorldModel
+{
+public:
+    virtual ~WorldModel() = default;
+    virtual ActionContract actionContract() const = 0;
+    virtual FrameContract frameContract() const = 0;
+    // Starts an episode; returns the conditioning frames.
+    virtual std::vector<cv::Mat> reset(const WorldStart &start) = 0;
+    // Advances by a chunk of actions in the world model's own space; returns the new frames
+    // (framesPerAction per action, without the conditioning frames).
+    virtual std::vector<cv::Mat> step(const ActionChunk &actions) = 0;
+    virtual std::vector<double> proprio() const { return {}; }
+    virtual std::optional<GroundTruth> groundTruth() const { return std::nullopt; }
+};
+
+// One sampled judgment request. The judge is blinded: no policy, no actions, no world model.
+struct JudgeRequest
+{
+    std::vector<cv::Mat> frames; // exactly 16
+    std::vector<int> frameIndices;
+    std::string taskId;
+    std::string instruction;
+    std::string prompt;
+    int sampleIndex = 0;
+    int tryIndex = 0;
+    std::int64_t seed = 0;
+    double temperature = 0.7;
+    double topP = 1.0;
+    int maxNewTokens = 512;
+};
+
+struct JudgeAnswer
+{
+    std::optional<std::string> rawText; // nullopt: the request failed
+    std::string error;                  // why it failed
+    std::optional<std::int64_t> generatedTokens;
+    std::optional<std::int64_t> decodeMs;
+};
+
+class Judge
+{
+public:
+    virtual ~Judge() = default;
+    virtual JudgeAnswer sample(const JudgeRequest &request) = 0;
+};
+
+} // namespace kosmos

@@ -1,0 +1,136 @@
+#include "judge/JudgeSchema.h"
+#include "util/Error.h"
+
+#include <gtest/gtest.h>
+
+using namespace kosmos;
+using nlohmann::json;
+
+namespace {
+
+json answer(const std::string &integrity, const std::string &completion, json progress)
+{
+    return {{"integrity", integrity},
+            {"collision", "none_visible"},
+            {"progress", progress},
+            {"completion_evidence", completion},
+            {"evidence_frame_indices", {13, 15}},
+            {"observable_reasons", "the block sits inside the square"}};
+}
+
+ParsedAnswer parsed(const json &j)
+{
+    return parseJudgeAnswer(j.dump());
+}
+
+} // namespace
+
+TEST(JudgeSchema, ClassifiesBareFencedRefusalAndInvalid)
+{
+    const json good = answer("intact", "met", 5);
+    EXPECT_EQ(parseJudgeAnswer(good.dump()).format, FormatClass::BareJson);
+    EXPECT_EQ(parseJudgeAnswer("  \n" + good.dump(2) + "\n").format, FormatClass::BareJson);
+    EXPECT_EQ(parseJudgeAnswer("Here you go:\n```json\n" + good.dump() + "\n```\n").format,
+              FormatClass::FencedJson);
+    const auto two =
+        parseJudgeAnswer("```json\n" + good.dump() + "\n```\n```json\n" + good.dump() + "\n```");
+    EXPECT_EQ(two.format, FormatClass::Invalid);
+    EXPECT_NE(two.error.find("2 fenced blocks"), std::string::npos) << two.error;
+    EXPECT_EQ(parseJudgeAnswer("I cannot evaluate robot videos.").format, FormatClass::Refusal);
+    EXPECT_EQ(parseJudgeAnswer("The robot succeeded.").format, FormatClass::Invalid);
+    EXPECT_EQ(parseJudgeAnswer(std::nullopt).format, FormatClass::RequestFailed);
+    EXPECT_EQ(parseJudgeAnswer("{\"integrity\": ").format, FormatClass::Invalid);
+}
+
+TEST(JudgeSchema, EnforcesEveryCrossFieldRule)
+{
+    EXPECT_TRUE(judgmentSchemaErrors(answer("intact", "met", 5)).empty());
+    EXPECT_TRUE(judgmentSchemaErrors(answer("uncertain", "uncertain", nullptr)).empty());
+    EXPECT_FALSE(judgmentSchemaErrors(answer("intact", "met", 4)).empty()) << "met needs 5";
+    EXPECT_FALSE(judgmentSchemaErrors(answer("intact", "not_met", 5)).empty())
+        << "not_met needs 0-4";
+    EXPECT_FALSE(judgmentSchemaErrors(answer("intact", "not_met", nullptr)).empty());
+    EXPECT_FALSE(judgmentSchemaErrors(answer("great", "met", 5)).empty());
+    auto j = answer("intact", "met", 5);
+    j["evidence_frame_indices"] = json::array({16});
+    EXPECT_FALSE(judgmentSchemaErrors(j).empty());
+    j["evidence_frame_indices"] = json::array();
+    EXPECT_FALSE(judgmentSchemaErrors(j).empty());
+    j = answer("intact", "met", 5);
+    j["observable_reasons"] = std::string(1201, 'x');
+    EXPECT_FALSE(judgmentSchemaErrors(j).empty());
+    j = answer("intact", "met", 5);
+    j["policy"] = "openvla";
+    EXPECT_FALSE(judgmentSchemaErrors(j).empty()) << "unexpected fields are refused";
+    j = answer("intact", "met", 5);
+    j.erase("collision");
+    EXPECT_FALSE(judgmentSchemaErrors(j).empty());
+}
+
+TEST(JudgeQuorum, SuccessWithLowerMedianProgress)
+{
+    QuorumSettings s;
+    std::vector<ParsedAnswer> a = {
+        parsed(answer("intact", "met", 5)), parsed(answer("intact", "met", 5)),
+        parsed(answer("intact", "met", 5)), parsed(answer("intact", "not_met", 2)),
+        parseJudgeAnswer("junk")};
+    const auto q = computeQuorum(a, s);
+    EXPECT_EQ(q.outcome, "success");
+    EXPECT_EQ(q.progress, 5);
+    EXPECT_EQ(q.decisiveVotes, 4);
+    a = {parsed(answer("intact", "not_met", 1)), parsed(answer("intact", "not_met", 4)),
+         parsed(answer("intact", "not_met", 3)), parsed(answer("intact", "not_met", 2)),
+         parsed(answer("intact", "met", 5))};
+    const auto f = computeQuorum(a, s);
+    EXPECT_EQ(f.outcome, "failure");
+    EXPECT_EQ(f.progress, 2) << "lower median of {1,2,3,4}";
+}
+
+TEST(JudgeQuorum, UnknownReasonsInTheOriginalOrder)
+{
+    QuorumSettings s;
+    const auto refusal = parseJudgeAnswer("I cannot help with that.");
+    const auto failed = parseJudgeAnswer(std::nullopt);
+    const auto invalid = parseJudgeAnswer("nope");
+    EXPECT_EQ(computeQuorum({refusal, failed, invalid, invalid, invalid}, s).unknownReason,
+              "judge_refusal");
+    EXPECT_EQ(computeQuorum({failed, failed, invalid, invalid, invalid}, s).unknownReason,
+              "judge_sample_failure");
+    const auto uncertain = parsed(answer("uncertain", "uncertain", nullptr));
+    const auto artifact = parsed(answer("artifact", "met", 5));
+    EXPECT_EQ(computeQuorum({uncertain, artifact, uncertain, invalid, invalid}, s).unknownReason,
+              "judge_uncertain");
+    const auto met = parsed(answer("intact", "met", 5));
+    const auto notMet = parsed(answer("intact", "not_met", 1));
+    EXPECT_EQ(computeQuorum({met, met, notMet, notMet, uncertain}, s).unknownReason,
+              "judge_disagreement");
+    EXPECT_EQ(computeQuorum({met, met, uncertain, uncertain, invalid}, s).unknownReason,
+              "judge_insufficient_quorum");
+    EXPECT_EQ(computeQuorum({met, met, met}, s).outcome, "unknown") << "fewer samples than frozen";
+}
+
+TEST(JudgeQuorum, SettingsAreValidated)
+{
+    const auto s = QuorumSettings::fromJson(json::object(), "judge");
+    EXPECT_EQ(s.samples, 5);
+    EXPECT_EQ(s.seeds.size(), 5u);
+    EXPECT_THROW(QuorumSettings::fromJson({{"samples", 3}, {"quorum", 4}}, "judge"), Error);
+    EXPECT_THROW(
+        QuorumSettings::fromJson({{"samples", 2}, {"seeds", {1, 1}}, {"quorum", 1}}, "judge"),
+        Error);
+    EXPECT_THROW(QuorumSettings::fromJson({{"samples", 2}, {"seeds", {1}}, {"quorum", 1}}, "judge"),
+                 Error);
+}
+
+TEST(JudgeFrames, SixteenStrictlyIncreasingFromStartToEnd)
+{
+    for (int n : {16, 17, 41, 100}) {
+        const auto idx = selectJudgeFrames(n);
+        ASSERT_EQ(idx.size(), 16u);
+        EXPECT_EQ(idx.front(), 0);
+        EXPECT_EQ(idx.back(), n - 1);
+        for (std::size_t i = 1; i < idx.size(); ++i)
+            EXPECT_LT(idx[i - 1], idx[i]) << n;
+    }
+    EXPECT_THROW(selectJudgeFrames(15), Error);
+}
