@@ -10,11 +10,16 @@ constexpr int ProblemsFound = 1; // verify: problems were found (each is listed)
 constexpr int Usage = 2;         // bad command line
 constexpr int CannotOpen = 3;    // no ledger there, not a ledger, newer schema, migration failed
 constexpr int Failed = 4;        // anything else went wrong (I/O, database, invalid input)
+constexpr int RunsFailed = 5;    // run/demo: some runs failed (each is recorded in the ledger)
 constexpr int Interrupted = 130; // events --follow stopped by Ctrl-C / SIGTERM
 } // namespace ExitCode
 
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);
+int runPlugins(const std::string &executableDir, bool json);
+int runProtocol(const std::string &executableDir, const std::string &protocolPath,
+                const std::string &bundle, int workers, bool json);
+int runDemo(const std::string &executableDir, const std::string &bundle, int workers);
 int runEvents(const std::string &bundle, const std::string &run, bool follow, bool json,
               int pollIntervalMs);

@@ -17,6 +17,12 @@ const char *const kDescription =
     "  verify BUNDLE            check integrity, every artifact hash, references, seals\n"
     "  events BUNDLE RUN        print a run's events (RUN: run id or run-key prefix);\n"
     "                           --follow keeps printing as other processes write\n"
+    "  plugins                  every plugin found: id, family, version, API version,\n"
+    "                           available or unavailable with the reason\n"
+    "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
+    "                           running it again resumes (finished runs are skipped)\n"
+    "  demo [--ledger L]        build a demo ledger with the synthetic backends\n"
+    "                           (default L: demo.kosmos)\n"
     "\n"
     "BUNDLE may also be the bundle's ledger.sqlite.\n"
     "\n"
@@ -26,7 +32,10 @@ const char *const kDescription =
     "  2    bad command line\n"
     "  3    cannot open the ledger: missing, not a ledger, newer schema, failed migration\n"
     "  4    any other failure (I/O, database, invalid input)\n"
-    "  130  events --follow interrupted";
+    "  5    run/demo: some runs failed (each is recorded in the ledger)\n"
+    "  130  interrupted (events --follow, run, demo: Ctrl-C cancels cleanly)\n"
+    "\n"
+    "Plugins are searched in <bin>/../lib/kosmos/plugins, then in KOSMOS_PLUGIN_PATH.";
 
 int usage(const QCommandLineParser &parser, const QString &message)
 {
@@ -57,7 +66,13 @@ int main(int argc, char *argv[])
         QStringLiteral("interval-ms"),
         QStringLiteral("events --follow: poll interval (default 100)."), QStringLiteral("ms"),
         QStringLiteral("100"));
-    parser.addOptions({jsonOption, followOption, intervalOption});
+    const QCommandLineOption ledgerOption(QStringLiteral("ledger"),
+                                          QStringLiteral("run, demo: the ledger bundle to write."),
+                                          QStringLiteral("bundle"));
+    const QCommandLineOption workersOption(QStringLiteral("workers"),
+                                           QStringLiteral("run, demo: worker threads (default 1)."),
+                                           QStringLiteral("n"), QStringLiteral("1"));
+    parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -98,6 +113,32 @@ int main(int argc, char *argv[])
             return usage(parser, QStringLiteral("--interval-ms needs a number from 1 to 60000"));
         return runEvents(args[1].toStdString(), args[2].toStdString(), parser.isSet(followOption),
                          json, interval);
+    }
+    const std::string exeDir = QCoreApplication::applicationDirPath().toStdString();
+    bool workersOk = false;
+    const int workers = parser.value(workersOption).toInt(&workersOk);
+    if (!workersOk || workers < 1 || workers > 64)
+        return usage(parser, QStringLiteral("--workers needs a number from 1 to 64"));
+    if (command == QLatin1String("plugins")) {
+        if (!expectArgs(1))
+            return usage(parser, QStringLiteral("usage: kosmos-cli plugins [--json]"));
+        return runPlugins(exeDir, json);
+    }
+    if (command == QLatin1String("run")) {
+        if (!expectArgs(2) || !parser.isSet(ledgerOption))
+            return usage(
+                parser,
+                QStringLiteral("usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N]"));
+        return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
+                           workers, json);
+    }
+    if (command == QLatin1String("demo")) {
+        if (!expectArgs(1))
+            return usage(parser,
+                         QStringLiteral("usage: kosmos-cli demo [--ledger BUNDLE] [--workers N]"));
+        const QString bundle =
+            parser.isSet(ledgerOption) ? parser.value(ledgerOption) : QStringLiteral("demo.kosmos");
+        return runDemo(exeDir, bundle.toStdString(), workers);
     }
     return usage(parser, QStringLiteral("unknown command '%1'").arg(command));
 }

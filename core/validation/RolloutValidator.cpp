@@ -81,7 +81,8 @@ nlohmann::json ValidationThresholds::toJson() const
 {
     return {{"black_mean_max", blackMeanMax},
             {"constant_std_max", constantStdMax},
-            {"identical_diff_max", identicalDiffMax},
+            {"changed_pixel_delta", changedPixelDelta},
+            {"identical_changed_max", identicalChangedMax},
             {"frozen_run_min", frozenRunMin},
             {"commanded_motion_min", commandedMotionMin},
             {"discontinuity_diff_min", discontinuityDiffMin},
@@ -158,9 +159,18 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
     }
 
     // Differences between consecutive frames: frozen runs and discontinuities.
-    std::vector<double> diffs;
-    for (std::size_t i = 1; i < greys.size(); ++i)
+    std::vector<double> diffs;   // mean |difference|
+    std::vector<double> changed; // fraction of pixels that changed by more than the delta
+    for (std::size_t i = 1; i < greys.size(); ++i) {
         diffs.push_back(meanAbsDiff(greys[i - 1], greys[i]));
+        double fraction = 1.0;
+        if (greys[i - 1].size() == greys[i].size()) {
+            cv::Mat d;
+            cv::absdiff(greys[i - 1], greys[i], d);
+            fraction = cv::countNonZero(d > t.changedPixelDelta) / static_cast<double>(d.total());
+        }
+        changed.push_back(fraction);
+    }
     const int perAction = std::max(1, e.frameContract.framesPerAction);
     const int offset =
         e.frameContract.resultIncludesConditioning ? e.frameContract.conditioningFrames : 0;
@@ -180,7 +190,7 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
             const bool commanded = a && translation(*a) > t.commandedMotionMin;
             if (!commanded)
                 continue; // a still world is expected when nothing moves
-            run = diffs[i] <= t.identicalDiffMax ? run + 1 : 0;
+            run = changed[i] <= t.identicalChangedMax ? run + 1 : 0;
             longest = std::max(longest, run);
         }
         CheckOutcome c{"frozen_sequence", "pass", {{"longest_frozen_run", longest}}, {}, ""};

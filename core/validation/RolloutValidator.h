@@ -18,9 +18,10 @@ struct ValidationThresholds
 {
     double blackMeanMax = 8.0;          // mean intensity (0-255) at or below: a black frame
     double constantStdMax = 2.0;        // intensity std dev at or below: a constant frame
-    double identicalDiffMax = 0.25;     // mean |difference| at or below: two identical frames
+    int changedPixelDelta = 12;         // a pixel changed when its grey value moved more than this
+    double identicalChangedMax = 0.0005; // changed-pixel fraction at or below: identical frames
     int frozenRunMin = 3;               // identical transitions in a row while motion was commanded
-    double commandedMotionMin = 0.002;  // |dxyz| (m) above which an action commands motion
+    double commandedMotionMin = 0.005;  // |dxyz| (m) above which an action commands visible motion
     double discontinuityDiffMin = 40.0; // mean |difference| at or above: a jump
     double motionCorrelationMin = 0.2;  // Pearson r (commanded vs observed motion) below: mismatch
     int motionMinSamples = 6;           // transitions with commanded motion needed for that check

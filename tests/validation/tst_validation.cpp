@@ -138,7 +138,7 @@ TEST(Validation, CommandedMotionThatTheFramesDoNotShow)
     auto e = movingSquare(15);
     // Command large motions exactly where the frames stand still, small ones where they move.
     for (auto &a : e.actions)
-        a[0] = a[0] == 0.0 ? 0.014 : 0.003;
+        a[0] = a[0] == 0.0 ? 0.014 : 0.006;
     const auto r = validateRollout(e);
     EXPECT_TRUE(hasReason(r, Reason::MotionMismatch)) << r.toJson()["checks"].dump(2);
 }

@@ -1,0 +1,61 @@
+#pragma once
+
+// The plugin boundary: one interface per component family. A plugin library implements
+// exactly one of them and carries JSON metadata (Q_PLUGIN_METADATA(IID ... FILE ...)) that the
+// host reads before instantiating anything:
+//
+//   {"id": "synthetic.scripted_policy", "family": "policy", "version": "1.0.0",
+//    "api_version": 1, "description": "...",
+//    "requires": {"libtorch": false, "cuda": false, "network": false, "model_files": false},
+//    "settings_schema": {JSON Schema of the settings object}}
+//
+// The API major version is part of the IID; a plugin built for another major version is
+// listed as incompatible and never instantiated.
+
+#include "pipeline/Components.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtPlugin>
+
+#include <memory>
+
+namespace kosmos {
+
+inline constexpr int kAdapterApiVersion = 1;
+
+class PolicyPlugin
+{
+public:
+    virtual ~PolicyPlugin() = default;
+    // Whether this adapter can run here with these settings, and why not.
+    virtual Availability availability(const nlohmann::json &settings) const = 0;
+    // Throws kosmos::Error(InvalidInput) naming the bad setting.
+    virtual std::unique_ptr<Policy> createPolicy(const nlohmann::json &settings) = 0;
+};
+
+class WorldModelPlugin
+{
+public:
+    virtual ~WorldModelPlugin() = default;
+    virtual Availability availability(const nlohmann::json &settings) const = 0;
+    virtual std::unique_ptr<WorldModel> createWorldModel(const nlohmann::json &settings) = 0;
+};
+
+class JudgePlugin
+{
+public:
+    virtual ~JudgePlugin() = default;
+    virtual Availability availability(const nlohmann::json &settings) const = 0;
+    virtual std::unique_ptr<Judge> createJudge(const nlohmann::json &settings) = 0;
+};
+
+} // namespace kosmos
+
+#define KOSMOS_POLICY_PLUGIN_IID "org.kosmos-workstation.PolicyPlugin/1"
+#define KOSMOS_WORLD_MODEL_PLUGIN_IID "org.kosmos-workstation.WorldModelPlugin/1"
+#define KOSMOS_JUDGE_PLUGIN_IID "org.kosmos-workstation.JudgePlugin/1"
+
+Q_DECLARE_INTERFACE(kosmos::PolicyPlugin, KOSMOS_POLICY_PLUGIN_IID)
+Q_DECLARE_INTERFACE(kosmos::WorldModelPlugin, KOSMOS_WORLD_MODEL_PLUGIN_IID)
+Q_DECLARE_INTERFACE(kosmos::JudgePlugin, KOSMOS_JUDGE_PLUGIN_IID)

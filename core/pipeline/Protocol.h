@@ -1,0 +1,72 @@
+#pragma once
+
+#include "judge/JudgeSchema.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+// A component named by plugin id, with its settings.
+struct ComponentSpec
+{
+    std::string plugin;
+    nlohmann::json settings = nlohmann::json::object();
+};
+
+struct TaskSpec
+{
+    std::string id;
+    std::string instruction;
+    nlohmann::json startState = nlohmann::json::object();
+};
+
+// Does the policy see the world model's predicted frames (closed loop) or only the start frame
+// (open loop)? Recorded with every run.
+enum class FeedbackMode
+{
+    ClosedLoop,
+    OpenLoop
+};
+
+// An evaluation protocol (docs/pipeline.md): frozen (canonical JSON, SHA-256) in the ledger
+// before anything runs. Runs = policies x tasks x episodes.
+struct Protocol
+{
+    std::string name;
+    std::int64_t seed = 0;
+    int horizon = 40;
+    int episodesPerTask = 1;
+    FeedbackMode feedback = FeedbackMode::ClosedLoop;
+    std::vector<TaskSpec> tasks;
+    std::vector<ComponentSpec> policies;
+    ComponentSpec worldModel;
+    std::optional<ComponentSpec> judge;
+    QuorumSettings quorum;
+    nlohmann::json document; // the protocol as given (what is frozen)
+
+    // Throws Error(InvalidInput) naming the field, e.g. "protocol.tasks[1].instruction:
+    // missing required field".
+    static Protocol fromJson(const nlohmann::json &document);
+    static Protocol fromFile(const std::string &path);
+};
+
+std::string feedbackModeName(FeedbackMode mode);
+
+// One run of a protocol: which policy, task and episode, and its derived seed.
+struct RunPlan
+{
+    int policyIndex = 0;
+    int taskIndex = 0;
+    int episode = 0;
+    std::int64_t episodeIndex = 0; // the ledger's episode index: task * episodesPerTask + episode
+    std::uint64_t seed = 0;        // derived from (protocol seed, task id, episode)
+};
+
+std::vector<RunPlan> expandRuns(const Protocol &protocol);
+
+} // namespace kosmos

@@ -1,0 +1,647 @@
+#include "pipeline/RolloutEngine.h"
+
+#include "judge/JudgeSchema.h"
+#include "util/CanonicalJson.h"
+#include "util/Clock.h"
+#include "util/Error.h"
+#include "util/Sha256.h"
+#include "validation/RolloutValidator.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <sys/resource.h>
+#include <thread>
+#include <typeinfo>
+#include <unistd.h>
+
+namespace kosmos {
+
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+double msSince(Steady::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(Steady::now() - t).count();
+}
+
+std::int64_t peakRssKib()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+std::vector<std::uint8_t> encodePng(const cv::Mat &rgb)
+{
+    cv::Mat bgr;
+    if (rgb.channels() == 3)
+        cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    else
+        bgr = rgb;
+    std::vector<std::uint8_t> out;
+    cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, 3});
+    return out;
+}
+
+std::string frameName(int index)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "frame_%05d.png", index);
+    return buffer;
+}
+
+// A failure of the pipeline at a named stage, with a reason code (a contract reason or an
+// error class) that becomes the attempt's error_code.
+struct StageFailure
+{
+    std::string stage;
+    std::string code;
+    std::string message;
+};
+
+class Cancelled
+{
+};
+
+} // namespace
+
+std::string judgePromptTemplate()
+{
+    return "You are shown 16 frames, in time order, from a camera watching a robot arm at a "
+           "table.\n"
+           "Frame 0 is the start; frame 15 is the end of the episode.\n"
+           "Task: {instruction}\n"
+           "Judge only what is visible. Answer with exactly one JSON object with these fields:\n"
+           "integrity: \"intact\" | \"artifact\" | \"uncertain\" (are the frames a coherent "
+           "scene?)\n"
+           "collision: \"none_visible\" | \"visible\" | \"uncertain\"\n"
+           "progress: integer 0-5, or null\n"
+           "completion_evidence: \"met\" (requires progress 5) | \"not_met\" (requires progress "
+           "0-4) | "
+           "\"uncertain\"\n"
+           "evidence_frame_indices: non-empty list of frame numbers 0-15\n"
+           "observable_reasons: at most 1200 characters\n";
+}
+
+std::string renderJudgePrompt(const std::string &instruction)
+{
+    std::string prompt = judgePromptTemplate();
+    const std::string key = "{instruction}";
+    prompt.replace(prompt.find(key), key.size(), instruction);
+    return prompt;
+}
+
+RolloutEngine::RolloutEngine(std::filesystem::path bundle, ComponentFactory &factory,
+                             EngineOptions options)
+    : m_bundle(std::move(bundle)), m_factory(factory), m_options(std::move(options))
+{
+    if (m_options.workers < 1)
+        throw Error(ErrorCode::InvalidInput, "--workers must be at least 1");
+}
+
+ComponentIdentity RolloutEngine::policyIdentity(const Protocol &p, int policyIndex)
+{
+    const auto &spec = p.policies.at(static_cast<std::size_t>(policyIndex));
+    ComponentIdentity id;
+    id.family = ComponentFamily::Policy;
+    id.adapterId = spec.plugin;
+    id.adapterVersion = m_factory.version(spec.plugin);
+    id.config = spec.settings;
+    return id;
+}
+
+ComponentIdentity RolloutEngine::worldModelIdentity(const Protocol &p)
+{
+    ComponentIdentity id;
+    id.family = ComponentFamily::WorldModel;
+    id.adapterId = p.worldModel.plugin;
+    id.adapterVersion = m_factory.version(p.worldModel.plugin);
+    id.config = {{"settings", p.worldModel.settings},
+                 {"feedback_mode", feedbackModeName(p.feedback)}};
+    return id;
+}
+
+std::optional<ComponentIdentity> RolloutEngine::judgeIdentity(const Protocol &p)
+{
+    if (!p.judge)
+        return std::nullopt;
+    ComponentIdentity id;
+    id.family = ComponentFamily::Judge;
+    id.adapterId = p.judge->plugin;
+    id.adapterVersion = m_factory.version(p.judge->plugin);
+    id.config = {{"settings", p.judge->settings},
+                 {"quorum", p.quorum.toJson()},
+                 {"prompt_sha256", Sha256::hex(judgePromptTemplate())}};
+    return id;
+}
+
+SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
+{
+    Ledger ledger = Ledger::open(m_bundle);
+    SubmittedBatch batch;
+    batch.protocolSha256 = ledger.freezeProtocol(protocol.name, protocol.document);
+    batch.plans = expandRuns(protocol);
+    std::vector<ComponentIdentity> policies;
+    for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
+        policies.push_back(policyIdentity(protocol, i));
+    const auto world = worldModelIdentity(protocol);
+    const auto judge = judgeIdentity(protocol);
+    for (const RunPlan &plan : batch.plans) {
+        RunSpec spec;
+        spec.protocolSha256 = batch.protocolSha256;
+        spec.episodeIndex = plan.episodeIndex;
+        spec.policy = policies[static_cast<std::size_t>(plan.policyIndex)];
+        spec.worldModel = world;
+        spec.judge = judge;
+        spec.seeds = {{"episode", plan.seed}};
+        const auto &task = protocol.tasks[static_cast<std::size_t>(plan.taskIndex)];
+        spec.task = task.id;
+        spec.instruction = task.instruction;
+        const SubmitResult r = ledger.submitRun(spec);
+        batch.runIds.push_back(r.runId);
+        (r.created ? batch.created : batch.existing)++;
+    }
+    return batch;
+}
+
+namespace {
+
+// Executes one leased run end to end.
+class RunExecutor
+{
+public:
+    RunExecutor(Ledger &ledger, Lease &lease, const Protocol &protocol, const RunPlan &plan,
+                ComponentFactory &factory, const EngineOptions &options,
+                const std::atomic<bool> &stop, const ProgressFn &progress,
+                const std::optional<ComponentIdentity> &judgeIdentity)
+        : m_ledger(ledger), m_lease(lease), m_protocol(protocol), m_plan(plan), m_factory(factory),
+          m_options(options), m_stop(stop), m_progress(progress), m_judgeIdentity(judgeIdentity),
+          m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
+    {
+    }
+
+    // Returns the attempt's end state.
+    std::string execute()
+    {
+        const auto start = Steady::now();
+        try {
+            runPipeline();
+            flushEvents();
+            recordTimings(start);
+            m_ledger.finishAttempt(m_lease, AttemptOutcome::completed());
+            return "completed";
+        } catch (const Cancelled &) {
+            flushEvents();
+            recordTimings(start);
+            m_ledger.finishAttempt(
+                m_lease, AttemptOutcome::cancelled(m_stop ? "the batch was stopped (interrupt)"
+                                                          : "cancel requested"));
+            return "cancelled";
+        } catch (const StageFailure &f) {
+            return fail(f, start);
+        } catch (const Error &e) {
+            if (e.code() == ErrorCode::LeaseLost)
+                throw;
+            return fail({m_stage, std::string(errorCodeName(e.code())), e.what()}, start);
+        } catch (const std::exception &e) {
+            return fail({m_stage, "exception", std::string(typeid(e).name()) + ": " + e.what()},
+                        start);
+        }
+    }
+
+private:
+    std::string fail(const StageFailure &f, Steady::time_point start)
+    {
+        m_pendingEvents.emplace_back(
+            "stage_failed",
+            nlohmann::json{{"stage", f.stage}, {"code", f.code}, {"message", f.message}});
+        flushEvents();
+        recordTimings(start);
+        m_ledger.finishAttempt(
+            m_lease, AttemptOutcome::failed(f.code, "run " + std::to_string(m_lease.runId) +
+                                                        ", stage " + f.stage + ": " + f.message));
+        m_failure = f.code + ": " + f.message;
+        return "failed";
+    }
+
+    void stage(const std::string &name)
+    {
+        m_stage = name;
+        m_pendingEvents.emplace_back("stage", nlohmann::json{{"stage", name}});
+    }
+
+    void flushEvents()
+    {
+        if (m_pendingEvents.empty())
+            return;
+        m_ledger.appendEvents(m_lease, m_pendingEvents);
+        m_pendingEvents.clear();
+    }
+
+    void checkCancel()
+    {
+        const auto now = Steady::now();
+        if (std::chrono::duration_cast<std::chrono::milliseconds>(now - m_lastHeartbeat).count() >=
+            m_options.heartbeatEveryMs) {
+            m_lastHeartbeat = now;
+            if (m_ledger.heartbeat(m_lease, m_options.leaseMs))
+                throw Cancelled{};
+        } else if (m_ledger.cancelRequested(m_lease)) {
+            throw Cancelled{};
+        }
+        if (m_stop) {
+            m_ledger.requestCancel(m_lease.runId, "the batch was stopped (interrupt)");
+            throw Cancelled{};
+        }
+    }
+
+    std::int64_t storeFrame(const cv::Mat &frame, int index)
+    {
+        const auto t = Steady::now();
+        const auto png = encodePng(frame);
+        const std::int64_t id =
+            m_ledger.putArtifact(m_lease, "frame", frameName(index), png, "image/png");
+        if (m_lastFrameArtifact && *m_lastFrameArtifact != id) // an unchanged frame is the same object
+            m_ledger.addProvenance(m_lease, *m_lastFrameArtifact, id, "predicted_from",
+                                   {{"step", index}});
+        m_lastFrameArtifact = id;
+        m_storeMs += msSince(t);
+        return id;
+    }
+
+    void runPipeline()
+    {
+        m_lastHeartbeat = Steady::now();
+        stage("setup");
+        const auto &policySpec = m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)];
+        std::unique_ptr<Policy> policy;
+        std::unique_ptr<WorldModel> world;
+        try {
+            policy = m_factory.createPolicy(policySpec);
+            world = m_factory.createWorldModel(m_protocol.worldModel);
+        } catch (const Error &e) {
+            throw StageFailure{"setup", "component_unavailable", e.what()};
+        }
+        const ActionContract policyContract = policy->actionContract();
+        const ActionContract worldContract = world->actionContract();
+        const FrameContract frameContract = world->frameContract();
+        const ActionConversion conversion =
+            ActionConversion::identity(policyContract, worldContract);
+        for (const auto &[who, check] :
+             {std::pair{"policy_contract", policyContract.checkSelf()},
+              std::pair{"world_contract", worldContract.checkSelf()},
+              std::pair{"conversion", conversion.checkAgainst(policyContract, worldContract)}}) {
+            if (!check.ok())
+                throw StageFailure{"setup", std::string(reasonName(check.violations[0].reason)),
+                                   std::string(who) + ": " + check.summary()};
+        }
+        const nlohmann::json contracts = {{"policy_action_contract", policyContract.toJson()},
+                                          {"world_action_contract", worldContract.toJson()},
+                                          {"frame_contract", frameContract.toJson()},
+                                          {"conversion", conversion.toJson()},
+                                          {"feedback_mode", feedbackModeName(m_protocol.feedback)},
+                                          {"seed", m_plan.seed},
+                                          {"task", m_task.id},
+                                          {"instruction", m_task.instruction}};
+        const std::string contractsText = contracts.dump(2);
+        m_ledger.putArtifact(m_lease, "contracts", "contracts.json",
+                             std::span(reinterpret_cast<const std::uint8_t *>(contractsText.data()),
+                                       contractsText.size()),
+                             "application/json");
+
+        // World reset and conditioning frames.
+        stage("world_model");
+        auto t = Steady::now();
+        WorldStart startSpec{m_task.startState, cv::Mat(), m_plan.seed, m_task.instruction};
+        std::vector<cv::Mat> frames = world->reset(startSpec);
+        m_worldMs += msSince(t);
+        if (static_cast<int>(frames.size()) != frameContract.conditioningFrames)
+            throw StageFailure{"world_model", std::string(reasonName(Reason::FrameCountMismatch)),
+                               "reset returned " + std::to_string(frames.size()) +
+                                   " conditioning frames, the contract " +
+                                   std::to_string(frameContract.conditioningFrames)};
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            const auto check = frameContract.checkFrame(frames[i], static_cast<int>(i));
+            if (!check.ok())
+                throw StageFailure{"world_model",
+                                   std::string(reasonName(check.violations[0].reason)),
+                                   check.summary()};
+            storeFrame(frames[i], static_cast<int>(i));
+        }
+        policy->reset(m_plan.seed ^ 0x5bd1e995ULL, m_task.instruction);
+
+        ActionChunk policyActions;
+        ActionChunk worldActions;
+        std::vector<double> timestamps{0.0};
+        const cv::Mat startFrame = frames.back();
+        const double dt = 1.0 / worldContract.controlRateHz;
+        int step = 0;
+        while (step < m_protocol.horizon) {
+            checkCancel();
+            // Policy.
+            m_stage = "policy";
+            Observation obs;
+            obs.image =
+                m_protocol.feedback == FeedbackMode::ClosedLoop ? frames.back() : startFrame;
+            obs.instruction = m_task.instruction;
+            obs.step = step;
+            obs.proprio = world->proprio();
+            t = Steady::now();
+            ActionChunk chunk = policy->act(obs);
+            m_policyMs += msSince(t);
+            const auto policyCheck = policyContract.checkChunk(chunk);
+            if (!policyCheck.ok())
+                throw StageFailure{"policy",
+                                   std::string(reasonName(policyCheck.violations[0].reason)),
+                                   "step " + std::to_string(step) + ": " + policyCheck.summary()};
+            if (static_cast<int>(chunk.size()) > m_protocol.horizon - step)
+                chunk.resize(static_cast<std::size_t>(m_protocol.horizon - step));
+            // Conversion to the world model's space, and its contract.
+            m_stage = "conversion";
+            ActionChunk converted;
+            for (const auto &a : chunk)
+                converted.push_back(conversion.apply(a));
+            const auto worldCheck = worldContract.checkChunk(converted, false);
+            const auto lengthCheck =
+                frameContract.checkChunkLength(static_cast<int>(converted.size()));
+            if (!worldCheck.ok() || !lengthCheck.ok()) {
+                const auto &v = worldCheck.ok() ? lengthCheck : worldCheck;
+                throw StageFailure{"conversion", std::string(reasonName(v.violations[0].reason)),
+                                   "step " + std::to_string(step) + ": " + v.summary()};
+            }
+            // World model.
+            m_stage = "world_model";
+            t = Steady::now();
+            const std::vector<cv::Mat> produced = world->step(converted);
+            m_worldMs += msSince(t);
+            const int expected = static_cast<int>(converted.size()) * frameContract.framesPerAction;
+            if (static_cast<int>(produced.size()) != expected)
+                throw StageFailure{
+                    "world_model", std::string(reasonName(Reason::FrameCountMismatch)),
+                    "step " + std::to_string(step) + ": " + std::to_string(converted.size()) +
+                        " actions need " + std::to_string(expected) +
+                        " new frames, the world model returned " + std::to_string(produced.size())};
+            for (const auto &frame : produced) {
+                const int index = static_cast<int>(frames.size());
+                const auto check = frameContract.checkFrame(frame, index);
+                if (!check.ok())
+                    throw StageFailure{"world_model",
+                                       std::string(reasonName(check.violations[0].reason)),
+                                       check.summary()};
+                frames.push_back(frame);
+                storeFrame(frame, index);
+            }
+            for (std::size_t i = 0; i < chunk.size(); ++i) {
+                policyActions.push_back(chunk[i]);
+                worldActions.push_back(converted[i]);
+                timestamps.push_back(static_cast<double>(policyActions.size()) * dt);
+            }
+            step += static_cast<int>(chunk.size());
+            m_pendingEvents.emplace_back("step",
+                                         nlohmann::json{{"step", step}, {"frames", frames.size()}});
+            if (m_pendingEvents.size() >= 10)
+                flushEvents();
+            if (m_progress)
+                m_progress(
+                    {EngineProgress::Kind::Step, m_lease.runId, step, m_protocol.horizon, "", ""});
+        }
+
+        // Actions, as executed, with their timestamps.
+        const nlohmann::json actions = {{"policy_actions", policyActions},
+                                        {"world_actions", worldActions},
+                                        {"timestamps_s", timestamps},
+                                        {"control_rate_hz", worldContract.controlRateHz},
+                                        {"dimension_names", [&] {
+                                             nlohmann::json names = nlohmann::json::array();
+                                             for (const auto &d : policyContract.dimensions)
+                                                 names.push_back(d.name + " [" + d.unit + "]");
+                                             return names;
+                                         }()}};
+        const std::string actionsText = actions.dump();
+        m_ledger.putArtifact(m_lease, "actions", "actions.json",
+                             std::span(reinterpret_cast<const std::uint8_t *>(actionsText.data()),
+                                       actionsText.size()),
+                             "application/json");
+
+        // Deterministic validation.
+        stage("validation");
+        t = Steady::now();
+        RolloutEvidence evidence{frames, timestamps, 0, worldActions, worldContract, frameContract};
+        const ValidationReport validation = validateRollout(evidence);
+        m_validationMs += msSince(t);
+        m_ledger.recordValidation(m_lease, validation.toRecord());
+
+        // Judge (blinded), unless the rollout is invalid.
+        if (m_protocol.judge) {
+            stage("judge");
+            if (validation.verdict == "invalid") {
+                m_pendingEvents.emplace_back(
+                    "judge_skipped", nlohmann::json{{"reason", "the rollout failed validation"}});
+            } else {
+                t = Steady::now();
+                judge(frames);
+                m_judgeMs += msSince(t);
+            }
+        }
+
+        // Ground truth from a world that knows it: its own label source.
+        if (const auto truth = world->groundTruth()) {
+            HumanLabelRecord label;
+            label.runId = m_lease.runId;
+            label.annotatorId = m_protocol.worldModel.plugin;
+            label.source = "synthetic_reference";
+            label.progress = truth->progress;
+            label.completion = truth->success ? "met" : "not_met";
+            label.integrity = "intact";
+            label.notes = truth->details.dump();
+            m_ledger.addHumanLabel(label);
+        }
+    }
+
+    void judge(const std::vector<cv::Mat> &frames)
+    {
+        std::unique_ptr<Judge> judge;
+        try {
+            judge = m_factory.createJudge(*m_protocol.judge);
+        } catch (const Error &e) {
+            throw StageFailure{"judge", "component_unavailable", e.what()};
+        }
+        const std::vector<int> indices = selectJudgeFrames(static_cast<int>(frames.size()));
+        JudgeRequest request;
+        for (int i : indices)
+            request.frames.push_back(frames[static_cast<std::size_t>(i)]);
+        request.frameIndices = indices;
+        request.taskId = m_task.id;
+        request.instruction = m_task.instruction;
+        request.prompt = renderJudgePrompt(m_task.instruction);
+        request.temperature = m_protocol.quorum.temperature;
+        request.topP = m_protocol.quorum.topP;
+        request.maxNewTokens = m_protocol.quorum.maxNewTokens;
+
+        JudgmentRecord record;
+        record.settings = m_protocol.quorum.toJson();
+        record.frameIndices = indices;
+        record.promptSha256 = Sha256::hex(judgePromptTemplate());
+        std::vector<ParsedAnswer> finals;
+        for (int s = 0; s < m_protocol.quorum.samples; ++s) {
+            checkCancel();
+            ParsedAnswer parsed;
+            for (int tryIndex = 0; tryIndex < 2; ++tryIndex) {
+                request.sampleIndex = s;
+                request.tryIndex = tryIndex;
+                request.seed = m_protocol.quorum.seeds[static_cast<std::size_t>(s)];
+                JudgeAnswer answer;
+                try {
+                    answer = judge->sample(request);
+                } catch (const std::exception &e) {
+                    answer.error = e.what();
+                }
+                parsed = parseJudgeAnswer(answer.rawText);
+                JudgeSampleRecord sample;
+                sample.sampleIndex = s;
+                sample.tryIndex = tryIndex;
+                sample.seed = request.seed;
+                sample.rawText = answer.rawText;
+                sample.formatClass = formatClassName(parsed.format);
+                if (!parsed.error.empty())
+                    sample.parseError = answer.rawText ? parsed.error : answer.error;
+                sample.parsed = parsed.value;
+                sample.generatedTokens = answer.generatedTokens;
+                sample.decodeMs = answer.decodeMs;
+                record.samples.push_back(sample);
+                if (parsed.format != FormatClass::Invalid)
+                    break; // only a format failure earns the one retry
+            }
+            finals.push_back(parsed);
+        }
+        const QuorumOutcome q = computeQuorum(finals, m_protocol.quorum);
+        record.outcome = q.outcome;
+        record.unknownReason = q.unknownReason;
+        record.progress = q.progress;
+        record.decisiveVotes = q.decisiveVotes;
+        if (m_judgeIdentity)
+            record.judgeComponentId = m_ledger.registerComponent(*m_judgeIdentity);
+        m_ledger.recordJudgment(m_lease, record);
+    }
+
+    void recordTimings(Steady::time_point start)
+    {
+        const double total = msSince(start);
+        const double adapters = m_policyMs + m_worldMs + m_judgeMs;
+        nlohmann::json timings = {{"total_ms", total},
+                                  {"stage_ms",
+                                   {{"policy", m_policyMs},
+                                    {"world_model", m_worldMs},
+                                    {"encode_and_store", m_storeMs},
+                                    {"validation", m_validationMs},
+                                    {"judge", m_judgeMs}}},
+                                  {"orchestration_ms", total - adapters},
+                                  {"device", "cpu"},
+                                  {"peak_rss_kib", peakRssKib()}};
+        try {
+            m_pendingEvents.emplace_back("timings", timings);
+            flushEvents();
+        } catch (const Error &e) {
+            if (e.code() == ErrorCode::LeaseLost)
+                throw;
+        }
+    }
+
+    Ledger &m_ledger;
+    Lease &m_lease;
+    const Protocol &m_protocol;
+    const RunPlan &m_plan;
+    ComponentFactory &m_factory;
+    const EngineOptions &m_options;
+    const std::atomic<bool> &m_stop;
+    const ProgressFn &m_progress;
+    const std::optional<ComponentIdentity> &m_judgeIdentity;
+    const TaskSpec &m_task;
+    std::string m_stage = "setup";
+    std::vector<std::pair<std::string, nlohmann::json>> m_pendingEvents;
+    std::optional<std::int64_t> m_lastFrameArtifact;
+    Steady::time_point m_lastHeartbeat;
+    double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
+
+public:
+    std::string m_failure;
+};
+
+} // namespace
+
+BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &batch,
+                               const std::atomic<bool> &stop, const ProgressFn &progress)
+{
+    BatchResult result;
+    std::mutex mutex;
+    std::atomic<std::size_t> next{0};
+    const auto judge = judgeIdentity(protocol);
+    ProgressFn report = [&](const EngineProgress &p) {
+        if (progress) {
+            std::lock_guard lock(mutex);
+            progress(p);
+        }
+    };
+    auto worker = [&](int index) {
+        Ledger ledger = Ledger::open(m_bundle);
+        const std::string workerId =
+            m_options.workerName + "-" + std::to_string(::getpid()) + "-" + std::to_string(index);
+        while (!stop) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= batch.runIds.size())
+                break;
+            const std::int64_t runId = batch.runIds[i];
+            const auto run = ledger.run(runId);
+            if (!run || run->finishedAtMs) {
+                std::lock_guard lock(mutex);
+                ++result.skipped;
+                if (progress)
+                    progress({EngineProgress::Kind::RunSkipped, runId, 0, protocol.horizon,
+                              run ? run->status : "", ""});
+                continue;
+            }
+            auto lease = ledger.claim(workerId, m_options.leaseMs, runId);
+            if (!lease) {
+                std::lock_guard lock(mutex);
+                ++result.skipped; // another worker (process) holds it
+                continue;
+            }
+            report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
+            RunExecutor executor(ledger, *lease, protocol, batch.plans[i], m_factory, m_options,
+                                 stop, report, judge);
+            std::string state;
+            try {
+                state = executor.execute();
+            } catch (const Error &e) {
+                state = "lease_lost";
+            }
+            {
+                std::lock_guard lock(mutex);
+                if (state == "completed")
+                    ++result.completed;
+                else if (state == "failed")
+                    ++result.failed;
+                else if (state == "cancelled")
+                    ++result.cancelled;
+                else
+                    ++result.leaseLost;
+            }
+            report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
+                    state, executor.m_failure});
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int w = 1; w < m_options.workers; ++w)
+        threads.emplace_back(worker, w);
+    worker(0);
+    for (auto &t : threads)
+        t.join();
+    return result;
+}
+
+} // namespace kosmos

@@ -1,0 +1,104 @@
+#pragma once
+
+#include "ledger/Ledger.h"
+#include "pipeline/Components.h"
+#include "pipeline/Protocol.h"
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+// Creates components by plugin id; implemented by the application (plugin registry) or by
+// tests. Must be callable from several worker threads at once.
+class ComponentFactory
+{
+public:
+    virtual ~ComponentFactory() = default;
+    // The plugin's version, for the component identity. Throws Error(NotFound) for an unknown id.
+    virtual std::string version(const std::string &pluginId) = 0;
+    virtual std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) = 0;
+    virtual std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &spec) = 0;
+    virtual std::unique_ptr<Judge> createJudge(const ComponentSpec &spec) = 0;
+};
+
+struct EngineOptions
+{
+    int workers = 1;
+    std::int64_t leaseMs = 30000;
+    std::int64_t heartbeatEveryMs = 5000;
+    std::string workerName = "kosmos"; // worker ids: <name>-<pid>-<thread>
+};
+
+struct EngineProgress
+{
+    enum class Kind
+    {
+        RunStarted,
+        Step,
+        RunFinished,
+        RunSkipped
+    };
+    Kind kind = Kind::Step;
+    std::int64_t runId = 0;
+    int step = 0;
+    int horizon = 0;
+    std::string state;  // RunFinished: completed | failed | cancelled
+    std::string detail; // failure reason
+};
+using ProgressFn = std::function<void(const EngineProgress &)>;
+
+struct SubmittedBatch
+{
+    std::string protocolSha256;
+    std::vector<std::int64_t> runIds; // parallel to plans
+    std::vector<RunPlan> plans;
+    int created = 0;
+    int existing = 0;
+};
+
+struct BatchResult
+{
+    int completed = 0;
+    int failed = 0;
+    int cancelled = 0;
+    int skipped = 0; // already finished before this call (resume)
+    int leaseLost = 0;
+};
+
+// The pipeline: policy -> action contract -> conversion -> world model -> frame contract ->
+// ledger, then deterministic validation, then judge samples and the quorum outcome. See
+// docs/architecture.md, "The rollout engine".
+class RolloutEngine
+{
+public:
+    RolloutEngine(std::filesystem::path bundle, ComponentFactory &factory,
+                  EngineOptions options = {});
+
+    // Freezes the protocol and submits its runs (idempotent: existing runs are returned).
+    SubmittedBatch submit(const Protocol &protocol);
+    // Runs every run of the batch that is not finished, with the configured workers. `stop`
+    // (e.g. Ctrl-C) cancels cleanly between steps.
+    BatchResult run(const Protocol &protocol, const SubmittedBatch &batch,
+                    const std::atomic<bool> &stop, const ProgressFn &progress = {});
+
+    // The identities that go into run keys.
+    ComponentIdentity policyIdentity(const Protocol &protocol, int policyIndex);
+    ComponentIdentity worldModelIdentity(const Protocol &protocol);
+    std::optional<ComponentIdentity> judgeIdentity(const Protocol &protocol);
+
+private:
+    std::filesystem::path m_bundle;
+    ComponentFactory &m_factory;
+    EngineOptions m_options;
+};
+
+// The judge prompt template (version 1). Blinded: it names only the task.
+std::string judgePromptTemplate();
+std::string renderJudgePrompt(const std::string &instruction);
+
+} // namespace kosmos

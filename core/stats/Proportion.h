@@ -1,0 +1,20 @@
+#pragma once
+
+#include <optional>
+
+namespace kosmos {
+
+// A rate with its n and interval: never shown without both. A rate over n = 0 has no value.
+struct Proportion
+{
+    int successes = 0;
+    int n = 0;
+    std::optional<double> rate;  // successes / n; nullopt when n == 0
+    std::optional<double> lower; // Wilson score interval
+    std::optional<double> upper;
+};
+
+// Wilson score interval for successes out of n at the given z (1.96: 95 %).
+Proportion wilson(int successes, int n, double z = 1.959963984540054);
+
+} // namespace kosmos
