@@ -140,7 +140,9 @@ int runPlugins(const std::string &executableDir, bool json)
                            {"family", p.family},
                            {"version", p.version},
                            {"api_version", p.apiVersion},
-                           {"requires", p.metadata.value("requires", nlohmann::json::object())},
+                           {"requires", p.metadata.is_object()
+                                            ? p.metadata.value("requires", nlohmann::json::object())
+                                            : nlohmann::json::object()},
                            {"available", a.available},
                            {"reason", a.reason}});
             continue;

@@ -142,15 +142,16 @@ std::optional<ComponentIdentity> RolloutEngine::judgeIdentity(const Protocol &p)
 
 SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
 {
-    Ledger ledger = Ledger::open(m_bundle);
-    SubmittedBatch batch;
-    batch.protocolSha256 = ledger.freezeProtocol(protocol.name, protocol.document);
-    batch.plans = expandRuns(protocol);
+    // Resolve every plugin first: an unknown id changes nothing in the ledger.
     std::vector<ComponentIdentity> policies;
     for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
         policies.push_back(policyIdentity(protocol, i));
     const auto world = worldModelIdentity(protocol);
     const auto judge = judgeIdentity(protocol);
+    Ledger ledger = Ledger::open(m_bundle);
+    SubmittedBatch batch;
+    batch.protocolSha256 = ledger.freezeProtocol(protocol.name, protocol.document);
+    batch.plans = expandRuns(protocol);
     for (const RunPlan &plan : batch.plans) {
         RunSpec spec;
         spec.protocolSha256 = batch.protocolSha256;

@@ -152,3 +152,59 @@ TEST(Cli, BadInputGetsAClearMessageAndDocumentedExitCode)
     EXPECT_EQ(help.exitCode, 0);
     EXPECT_NE(help.output.find("Exit codes"), std::string::npos);
 }
+
+TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
+{
+    auto r = runProcess({test::cliPath(), "plugins"});
+    EXPECT_EQ(r.exitCode, 0);
+    for (const char *id : {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"})
+        EXPECT_NE(r.output.find(std::string("available    ") + id), std::string::npos) << r.output;
+
+    ::setenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR, 1);
+    r = runProcess({test::cliPath(), "plugins", "--json"});
+    ::unsetenv("KOSMOS_PLUGIN_PATH");
+    ASSERT_EQ(r.exitCode, 0);
+    const auto list = nlohmann::json::parse(r.output);
+    EXPECT_EQ(list.size(), 9u);
+    int unavailable = 0;
+    for (const auto &p : list) {
+        if (!p["available"].get<bool>()) {
+            ++unavailable;
+            EXPECT_FALSE(p["reason"].get<std::string>().empty()) << p.dump();
+        }
+    }
+    EXPECT_EQ(unavailable, 5) << "wrong API, no metadata, garbage, unloadable, needs weights";
+}
+
+TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
+{
+    TempDir dir;
+    const auto bundle = (dir / "run.kosmos").string();
+    nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "cli-run"},
+        {"seed", 3},
+        {"horizon", 20},
+        {"episodes_per_task", 2},
+        {"tasks", {{{"id", "blue"}, {"instruction", "put the blue block in the purple square"}}}},
+        {"policies", {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"world_model", {{"plugin", "synthetic.tabletop"}}},
+        {"judge", {{"plugin", "synthetic.frame_judge"}}}};
+    std::ofstream(dir / "p.json") << protocol.dump(2);
+    EXPECT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    auto r = runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("completed 2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("95% CI"), std::string::npos) << "every rate carries its interval";
+    EXPECT_NE(r.output.find("not evidence of real robot-task success"), std::string::npos);
+    r = runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.output.find("already finished 2"), std::string::npos) << r.output;
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+
+    protocol["tasks"][0].erase("instruction");
+    std::ofstream(dir / "bad.json") << protocol.dump(2);
+    r = runProcess({test::cliPath(), "run", (dir / "bad.json").string(), "--ledger", bundle});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string()}).exitCode, 2) << "--ledger is required";
+}

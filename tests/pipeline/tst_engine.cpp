@@ -1,0 +1,359 @@
+#include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
+#include "pipeline/BatchSummary.h"
+#include "pipeline/RolloutEngine.h"
+#include "synthetic/FrameJudge.h"
+#include "synthetic/ScriptedPolicy.h"
+#include "synthetic/TabletopWorldModel.h"
+#include "util/Error.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <limits>
+
+using namespace kosmos;
+using kosmos::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Policies that break their contract on purpose.
+class FaultyPolicy : public synthetic::ScriptedPolicy
+{
+public:
+    FaultyPolicy(std::string mode)
+        : ScriptedPolicy(synthetic::PolicySkill::byName("expert")), m_mode(std::move(mode))
+    {
+    }
+    ActionChunk act(const Observation &obs) override
+    {
+        ActionChunk chunk = ScriptedPolicy::act(obs);
+        if (obs.step == 3 && m_mode == "six_numbers")
+            chunk[0].pop_back();
+        if (obs.step == 3 && m_mode == "nan")
+            chunk[0][1] = std::numeric_limits<double>::quiet_NaN();
+        if (obs.step == 3 && m_mode == "throws")
+            throw std::runtime_error("CUDA error: out of memory");
+        return chunk;
+    }
+
+private:
+    std::string m_mode;
+};
+
+class ShortWorld : public synthetic::TabletopWorldModel
+{
+public:
+    std::vector<cv::Mat> step(const ActionChunk &actions) override
+    {
+        auto frames = TabletopWorldModel::step(actions);
+        if (++m_steps == 5)
+            frames.clear(); // the wrong number of frames
+        return frames;
+    }
+
+private:
+    int m_steps = 0;
+};
+
+class TestFactory : public ComponentFactory
+{
+public:
+    std::string version(const std::string &id) override
+    {
+        if (id.rfind("test.", 0) != 0)
+            throw Error(ErrorCode::NotFound, "unknown plugin id '" + id + "'");
+        return "1.0.0";
+    }
+    std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
+    {
+        const std::string mode = spec.settings.value("mode", "expert");
+        if (mode == "expert" || mode == "noisy" || mode == "confused")
+            return std::make_unique<synthetic::ScriptedPolicy>(
+                synthetic::PolicySkill::byName(mode));
+        return std::make_unique<FaultyPolicy>(mode);
+    }
+    std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &spec) override
+    {
+        if (spec.settings.value("mode", "") == "short")
+            return std::make_unique<ShortWorld>();
+        return std::make_unique<synthetic::TabletopWorldModel>();
+    }
+    std::unique_ptr<Judge> createJudge(const ComponentSpec &) override
+    {
+        return std::make_unique<synthetic::FrameJudge>(0.1);
+    }
+};
+
+nlohmann::json protocolJson(const std::string &policyMode = "expert", int episodes = 2)
+{
+    return {{"kosmos_protocol", 1},
+            {"name", "engine-test"},
+            {"seed", 42},
+            {"horizon", 30},
+            {"episodes_per_task", episodes},
+            {"tasks",
+             {{{"id", "red_to_green"},
+               {"instruction", "put the red block in the green square"},
+               {"start_state", {{"randomize_m", 0.02}}}}}},
+            {"policies", {{{"plugin", "test.policy"}, {"settings", {{"mode", policyMode}}}}}},
+            {"world_model", {{"plugin", "test.world"}, {"settings", nlohmann::json::object()}}},
+            {"judge", {{"plugin", "test.judge"}}}};
+}
+
+struct Fixture
+{
+    TempDir dir;
+    fs::path bundle = dir / "engine.kosmos";
+    TestFactory factory;
+    Fixture() { Ledger::create(bundle); }
+};
+
+std::vector<std::string> artifactHashes(Ledger &ledger, std::int64_t runId, const std::string &role)
+{
+    sqlite::Statement s(
+        ledger.database(),
+        "SELECT x.sha256 FROM attempt_artifacts aa JOIN artifacts x USING (artifact_id) "
+        "JOIN attempts a USING (attempt_id) WHERE a.run_id = ? AND aa.role = ? ORDER BY aa.name");
+    s.bind(1, runId).bind(2, role);
+    std::vector<std::string> out;
+    while (s.step())
+        out.push_back(s.text(0));
+    return out;
+}
+
+void expectClean(const fs::path &bundle)
+{
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const auto report = verifyLedger(ledger);
+    for (const auto &p : report.problems)
+        ADD_FAILURE() << p.check << " " << p.where << ": " << p.message;
+}
+
+} // namespace
+
+TEST(Engine, RunsEndToEndAndRecordsEveryStage)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson());
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    EXPECT_EQ(batch.created, 2);
+    std::atomic<bool> stop{false};
+    const auto result = engine.run(protocol, batch, stop);
+    EXPECT_EQ(result.completed, 2);
+
+    Ledger ledger = Ledger::open(f.bundle);
+    const std::int64_t run = batch.runIds[0];
+    EXPECT_EQ(ledger.run(run)->status, "completed");
+    EXPECT_EQ(artifactHashes(ledger, run, "frame").size(), 31u) << "N + 1 frames";
+    EXPECT_EQ(artifactHashes(ledger, run, "actions").size(), 1u);
+    EXPECT_EQ(artifactHashes(ledger, run, "contracts").size(), 1u);
+    sqlite::Statement v(ledger.database(), "SELECT COUNT(*) FROM validation_results");
+    v.step();
+    EXPECT_EQ(v.int64(0), 2);
+    sqlite::Statement j(ledger.database(),
+                        "SELECT COUNT(*), MIN(frame_indices_json) FROM judgments");
+    j.step();
+    EXPECT_EQ(j.int64(0), 2);
+    EXPECT_EQ(nlohmann::json::parse(j.text(1)).size(), 16u);
+    sqlite::Statement labels(
+        ledger.database(),
+        "SELECT COUNT(*) FROM human_labels WHERE source = 'synthetic_reference'");
+    labels.step();
+    EXPECT_EQ(labels.int64(0), 2) << "ground truth is its own label source";
+    bool timings = false;
+    for (const auto &e : ledger.events(run))
+        timings |= e.type == "timings" && nlohmann::json::parse(e.payloadJson).contains("stage_ms");
+    EXPECT_TRUE(timings);
+    expectClean(f.bundle);
+}
+
+TEST(Engine, SameProtocolAndSeedsGiveByteIdenticalFramesAndActions)
+{
+    Fixture a;
+    Fixture b;
+    const Protocol protocol = Protocol::fromJson(protocolJson("noisy"));
+    std::atomic<bool> stop{false};
+    RolloutEngine ea(a.bundle, a.factory);
+    RolloutEngine eb(b.bundle, b.factory, EngineOptions{2, 30000, 5000, "other"});
+    const auto ba = ea.submit(protocol);
+    const auto bb = eb.submit(protocol);
+    ea.run(protocol, ba, stop);
+    eb.run(protocol, bb, stop);
+    Ledger la = Ledger::open(a.bundle);
+    Ledger lb = Ledger::open(b.bundle);
+    for (std::size_t i = 0; i < ba.runIds.size(); ++i) {
+        EXPECT_EQ(la.run(ba.runIds[i])->runKey, lb.run(bb.runIds[i])->runKey);
+        EXPECT_EQ(artifactHashes(la, ba.runIds[i], "frame"),
+                  artifactHashes(lb, bb.runIds[i], "frame"));
+        EXPECT_EQ(artifactHashes(la, ba.runIds[i], "actions"),
+                  artifactHashes(lb, bb.runIds[i], "actions"));
+    }
+}
+
+TEST(Engine, ContractViolationsFailTheAttemptWithTheirReasonAndKeepItsArtifacts)
+{
+    for (const auto &[mode, code] : std::vector<std::pair<std::string, std::string>>{
+             {"six_numbers", "action_dimension_mismatch"},
+             {"nan", "action_non_finite"},
+             {"throws", "exception"}}) {
+        Fixture f;
+        const Protocol protocol = Protocol::fromJson(protocolJson(mode, 1));
+        RolloutEngine engine(f.bundle, f.factory);
+        const auto batch = engine.submit(protocol);
+        std::atomic<bool> stop{false};
+        const auto result = engine.run(protocol, batch, stop);
+        EXPECT_EQ(result.failed, 1) << mode;
+        Ledger ledger = Ledger::open(f.bundle);
+        const auto attempts = ledger.attempts(batch.runIds[0]);
+        ASSERT_EQ(attempts.size(), 1u);
+        EXPECT_EQ(attempts[0].state, "failed");
+        EXPECT_EQ(attempts[0].errorCode, code) << mode;
+        EXPECT_NE(attempts[0].errorMessage->find("stage policy"), std::string::npos)
+            << *attempts[0].errorMessage;
+        EXPECT_NE(attempts[0].errorMessage->find("run " + std::to_string(batch.runIds[0])),
+                  std::string::npos);
+        EXPECT_EQ(artifactHashes(ledger, batch.runIds[0], "frame").size(), 4u)
+            << "frames 0-3 are kept";
+        expectClean(f.bundle);
+    }
+}
+
+TEST(Engine, AWorldModelReturningTheWrongNumberOfFramesFails)
+{
+    Fixture f;
+    auto doc = protocolJson("expert", 1);
+    doc["world_model"]["settings"] = {{"mode", "short"}};
+    const Protocol protocol = Protocol::fromJson(doc);
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    engine.run(protocol, batch, stop);
+    Ledger ledger = Ledger::open(f.bundle);
+    const auto attempt = ledger.attempts(batch.runIds[0]).at(0);
+    EXPECT_EQ(attempt.errorCode, "frame_count_mismatch");
+    EXPECT_NE(attempt.errorMessage->find("returned 0"), std::string::npos) << *attempt.errorMessage;
+}
+
+TEST(Engine, CancellationMidRunKeepsWhatWasProducedAndResumeFinishesTheRest)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 3));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    const auto first = engine.run(protocol, batch, stop, [&](const EngineProgress &p) {
+        if (p.kind == EngineProgress::Kind::Step && p.runId == batch.runIds[1] && p.step == 10)
+            stop = true; // Ctrl-C in the middle of the second run
+    });
+    EXPECT_EQ(first.completed, 1);
+    EXPECT_EQ(first.cancelled, 1);
+    Ledger ledger = Ledger::open(f.bundle);
+    EXPECT_EQ(ledger.run(batch.runIds[1])->status, "cancelled");
+    EXPECT_EQ(ledger.attempts(batch.runIds[1]).at(0).state, "cancelled");
+    EXPECT_GE(artifactHashes(ledger, batch.runIds[1], "frame").size(), 10u)
+        << "the cancelled attempt keeps its frames";
+    EXPECT_EQ(ledger.run(batch.runIds[2])->status, "queued");
+
+    // Running again resumes: finished runs are skipped, the queued one runs.
+    stop = false;
+    const auto again = engine.submit(protocol);
+    EXPECT_EQ(again.created, 0);
+    EXPECT_EQ(again.runIds, batch.runIds);
+    const auto second = engine.run(protocol, again, stop);
+    EXPECT_EQ(second.skipped, 2);
+    EXPECT_EQ(second.completed, 1);
+    expectClean(f.bundle);
+}
+
+TEST(Engine, ACancelRequestFromAnotherConnectionStopsTheRun)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 1));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    Ledger gui = Ledger::open(f.bundle);
+    engine.run(protocol, batch, stop, [&](const EngineProgress &p) {
+        if (p.kind == EngineProgress::Kind::Step && p.step == 5)
+            gui.requestCancel(p.runId, "user pressed cancel");
+    });
+    EXPECT_EQ(gui.run(batch.runIds[0])->status, "cancelled");
+}
+
+TEST(Engine, BadProtocolsNameTheFieldAndChangeNothing)
+{
+    Fixture f;
+    auto expectError = [&](nlohmann::json doc, const std::string &mentions) {
+        try {
+            const Protocol p = Protocol::fromJson(doc);
+            RolloutEngine engine(f.bundle, f.factory);
+            engine.submit(p);
+            ADD_FAILURE() << "accepted: " << mentions;
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
+        }
+    };
+    auto doc = protocolJson();
+    doc["tasks"][0].erase("instruction");
+    expectError(doc, "protocol.tasks[0].instruction: missing required field");
+    doc = protocolJson();
+    doc.erase("horizon");
+    expectError(doc, "protocol.horizon");
+    doc = protocolJson();
+    doc["policies"][0]["plugin"] = "openvla.gpu";
+    expectError(doc, "unknown plugin id 'openvla.gpu'");
+    doc = protocolJson();
+    doc["horizon"] = 5;
+    expectError(doc, "the judge needs at least 16 frames");
+    doc = protocolJson();
+    doc["judge"]["quorum"] = {{"samples", 3}, {"quorum", 4}};
+    expectError(doc, "protocol.judge.quorum.quorum");
+    Ledger ledger = Ledger::open(f.bundle);
+    EXPECT_EQ(ledger.info().runs, 0);
+    EXPECT_EQ(ledger.info().protocols, 0);
+}
+
+TEST(Engine, TheDemoProtocolRecoversTheDesignedRanking)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "demo.kosmos";
+    Ledger::create(bundle);
+    std::ifstream in(std::string(KOSMOS_EXAMPLES_DIR) + "/tabletop-demo.json");
+    const Protocol protocol = Protocol::fromJson(nlohmann::json::parse(in));
+    class DemoFactory : public TestFactory
+    {
+    public:
+        std::string version(const std::string &) override { return "1.0.0"; }
+        std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
+        {
+            return std::make_unique<synthetic::ScriptedPolicy>(
+                synthetic::PolicySkill::byName(spec.settings.at("skill")));
+        }
+    } factory;
+    RolloutEngine engine(bundle, factory, EngineOptions{2, 30000, 5000, "demo"});
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    const auto result = engine.run(protocol, batch, stop);
+    EXPECT_EQ(result.completed, 60);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const auto rows = summarizeProtocol(ledger, batch.protocolSha256);
+    ASSERT_EQ(rows.size(), 3u);
+    const double expert = *rows[0].reference.rate;
+    const double noisy = *rows[1].reference.rate;
+    const double confused = *rows[2].reference.rate;
+    EXPECT_GT(expert, noisy);
+    EXPECT_GT(noisy, confused);
+    for (const auto &row : rows) {
+        EXPECT_EQ(row.reference.n, 20);
+        EXPECT_TRUE(row.reference.lower && row.reference.upper)
+            << "a rate always carries its interval";
+        std::cout << "[ demo ] " << row.policy << ": reference " << row.reference.successes << "/"
+                  << row.reference.n << ", judge " << row.judge.successes << "/" << row.judge.n
+                  << " (unknown " << row.judgeUnknown << ")\n";
+    }
+}
