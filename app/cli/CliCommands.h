@@ -21,5 +21,6 @@ int runPlugins(const std::string &executableDir, bool json);
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json);
 int runDemo(const std::string &executableDir, const std::string &bundle, int workers);
+int runImport(const std::string &directory, const std::string &bundle);
 int runEvents(const std::string &bundle, const std::string &run, bool follow, bool json,
               int pollIntervalMs);

@@ -8,6 +8,7 @@
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
 #include "pipeline/BatchSummary.h"
+#include "pipeline/Importer.h"
 #include "pipeline/RolloutEngine.h"
 #include "util/Error.h"
 
@@ -188,6 +189,29 @@ int runDemo(const std::string &executableDir, const std::string &bundle, int wor
             std::cout << "created ledger " << bundle << "\n";
         }
         return execute(executableDir, protocol, bundle, workers);
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runImport(const std::string &directory, const std::string &bundle)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle);
+        const ImportResult r = importDirectory(ledger, directory);
+        if (r.state == "already_finished") {
+            std::cout << "already imported as run " << r.runId << " (nothing changed)\n";
+            return ExitCode::Ok;
+        }
+        if (r.state == "failed") {
+            std::cerr << "kosmos-cli: import of " << directory << " failed [" << r.errorCode
+                      << "]: " << r.error << "\nrecorded as run " << r.runId
+                      << " (a failed attempt that keeps what was imported)\n";
+            return ExitCode::RunsFailed;
+        }
+        std::cout << "imported " << directory << " as run " << r.runId << ": " << r.frames
+                  << " frames, " << r.actions << " actions (provenance: imported)\n";
+        return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);
     }

@@ -21,6 +21,8 @@ const char *const kDescription =
     "                           available or unavailable with the reason\n"
     "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
     "                           running it again resumes (finished runs are skipped)\n"
+    "  import DIR --ledger L    import saved frames/video + actions (+ judge samples)\n"
+    "                           as a run (layout: docs/import.md)\n"
     "  demo [--ledger L]        build a demo ledger with the synthetic backends\n"
     "                           (default L: demo.kosmos)\n"
     "\n"
@@ -32,7 +34,7 @@ const char *const kDescription =
     "  2    bad command line\n"
     "  3    cannot open the ledger: missing, not a ledger, newer schema, failed migration\n"
     "  4    any other failure (I/O, database, invalid input)\n"
-    "  5    run/demo: some runs failed (each is recorded in the ledger)\n"
+    "  5    run/demo/import: runs failed (each is recorded in the ledger)\n"
     "  130  interrupted (events --follow, run, demo: Ctrl-C cancels cleanly)\n"
     "\n"
     "Plugins are searched in <bin>/../lib/kosmos/plugins, then in KOSMOS_PLUGIN_PATH.";
@@ -131,6 +133,11 @@ int main(int argc, char *argv[])
                 QStringLiteral("usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N]"));
         return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
                            workers, json);
+    }
+    if (command == QLatin1String("import")) {
+        if (!expectArgs(2) || !parser.isSet(ledgerOption))
+            return usage(parser, QStringLiteral("usage: kosmos-cli import DIR --ledger BUNDLE"));
+        return runImport(args[1].toStdString(), parser.value(ledgerOption).toStdString());
     }
     if (command == QLatin1String("demo")) {
         if (!expectArgs(1))

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "contracts/ActionContract.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+struct ActionTable
+{
+    ActionChunk rows;
+    std::vector<std::string> columnNames; // from a CSV header or a JSON object; may be empty
+};
+
+// Reads N x D actions from .csv (optional header row), .json (an array of rows, or
+// {"actions": [...], "names": [...]}) or .npy (little-endian float32/float64/int32/int64,
+// C order, 2-D). Throws Error(InvalidInput) naming the file, the line/row and the problem
+// (ragged rows, non-numbers, an unsupported dtype).
+ActionTable readActions(const std::filesystem::path &path);
+
+} // namespace kosmos

@@ -1,0 +1,397 @@
+#include "pipeline/Importer.h"
+
+#include "contracts/FrameContract.h"
+#include "judge/JudgeSchema.h"
+#include "ledger/Ledger.h"
+#include "media/ActionFiles.h"
+#include "media/VideoDecoder.h"
+#include "util/CanonicalJson.h"
+#include "util/Error.h"
+#include "util/JsonFields.h"
+#include "util/Sha256.h"
+#include "validation/RolloutValidator.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace kosmos {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::uint8_t> readBytes(const fs::path &p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string mediaTypeOf(const fs::path &p)
+{
+    std::string ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (ext == ".png")
+        return "image/png";
+    if (ext == ".jpg" || ext == ".jpeg")
+        return "image/jpeg";
+    if (ext == ".mp4" || ext == ".mov")
+        return "video/mp4";
+    if (ext == ".mkv")
+        return "video/x-matroska";
+    if (ext == ".webm")
+        return "video/webm";
+    if (ext == ".avi")
+        return "video/x-msvideo";
+    if (ext == ".csv")
+        return "text/csv";
+    if (ext == ".json")
+        return "application/json";
+    if (ext == ".npy")
+        return "application/x-npy";
+    return "application/octet-stream";
+}
+
+std::optional<ComponentIdentity> identityFrom(const nlohmann::json &manifest, const char *key,
+                                              ComponentFamily family)
+{
+    if (!manifest.contains(key) || manifest[key].is_null())
+        return std::nullopt;
+    const std::string where = std::string("import.json.") + key;
+    const auto &j = json::requireObject(manifest, key, "import.json");
+    ComponentIdentity id;
+    id.family = family;
+    id.adapterId = json::requireString(j, "adapter_id", where);
+    id.adapterVersion = json::requireString(j, "adapter_version", where);
+    if (j.contains("config"))
+        id.config = j["config"];
+    if (auto w = json::optString(j, "weights_sha256", where))
+        id.weightsSha256 = *w;
+    return id;
+}
+
+struct Inputs
+{
+    nlohmann::json manifest;
+    std::vector<fs::path> frameFiles;
+    std::optional<fs::path> video;
+    fs::path actions;
+    std::optional<fs::path> judgeSamples;
+};
+
+Inputs locate(const fs::path &dir)
+{
+    Inputs in;
+    const fs::path manifestPath = dir / "import.json";
+    if (!fs::is_regular_file(manifestPath))
+        throw Error(ErrorCode::InvalidInput,
+                    "import " + dir.string() + ": missing import.json (see docs/import.md)");
+    try {
+        std::ifstream f(manifestPath);
+        in.manifest = nlohmann::json::parse(f);
+    } catch (const nlohmann::json::exception &e) {
+        throw Error(ErrorCode::InvalidInput,
+                    manifestPath.string() + ": not valid JSON (" + e.what() + ")");
+    }
+    json::requireString(in.manifest, "task", "import.json");
+    json::requireString(in.manifest, "instruction", "import.json");
+    if (json::requireNumber(in.manifest, "fps", "import.json") <= 0)
+        json::fail("import.json.fps", "must be positive");
+    if (fs::is_directory(dir / "frames")) {
+        for (const auto &e : fs::directory_iterator(dir / "frames")) {
+            const std::string type = mediaTypeOf(e.path());
+            if (e.is_regular_file() && (type == "image/png" || type == "image/jpeg"))
+                in.frameFiles.push_back(e.path());
+        }
+        std::sort(in.frameFiles.begin(), in.frameFiles.end());
+    }
+    for (const char *name : {"video.mp4", "video.mkv", "video.webm", "video.avi", "video.mov"}) {
+        if (fs::is_regular_file(dir / name)) {
+            if (in.video)
+                throw Error(ErrorCode::InvalidInput,
+                            "import " + dir.string() + ": more than one video.* file");
+            in.video = dir / name;
+        }
+    }
+    if (in.frameFiles.empty() && !in.video)
+        throw Error(ErrorCode::InvalidInput,
+                    "import " + dir.string() +
+                        ": no frames (need frames/*.png|*.jpg or a video.mp4/.mkv/.webm/.avi)");
+    if (!in.frameFiles.empty() && in.video)
+        throw Error(ErrorCode::InvalidInput,
+                    "import " + dir.string() + ": both frames/ and a video; keep one");
+    int found = 0;
+    for (const char *name : {"actions.csv", "actions.json", "actions.npy"}) {
+        if (fs::is_regular_file(dir / name)) {
+            in.actions = dir / name;
+            ++found;
+        }
+    }
+    if (found == 0)
+        throw Error(ErrorCode::InvalidInput,
+                    "import " + dir.string() + ": no actions.csv, actions.json or actions.npy");
+    if (found > 1)
+        throw Error(ErrorCode::InvalidInput,
+                    "import " + dir.string() + ": more than one actions.* file");
+    if (fs::is_regular_file(dir / "judge_samples.json"))
+        in.judgeSamples = dir / "judge_samples.json";
+    return in;
+}
+
+struct ImportFailure
+{
+    std::string code;
+    std::string message;
+};
+
+} // namespace
+
+ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
+{
+    const fs::path dir = fs::absolute(directory).lexically_normal();
+    Inputs in = locate(dir);
+    const auto &m = in.manifest;
+
+    // Everything that determines the run: the manifest and the hash of every input file.
+    nlohmann::json files = nlohmann::json::object();
+    std::vector<fs::path> all = in.frameFiles;
+    if (in.video)
+        all.push_back(*in.video);
+    all.push_back(in.actions);
+    if (in.judgeSamples)
+        all.push_back(*in.judgeSamples);
+    for (const auto &p : all)
+        files[fs::relative(p, dir).string()] = Sha256::fileHex(p);
+    const nlohmann::json protocol = {{"kosmos_import", 1},
+                                     {"name", "import:" + dir.filename().string()},
+                                     {"manifest", m},
+                                     {"inputs", files}};
+    RunSpec spec;
+    spec.episodeIndex =
+        json::optInt(m, "episode", "import.json", 0, std::int64_t{1} << 40).value_or(0);
+    spec.policy = identityFrom(m, "policy", ComponentFamily::Policy);
+    spec.worldModel = identityFrom(m, "world_model", ComponentFamily::WorldModel);
+    spec.seeds = nlohmann::json::object();
+    spec.task = m["task"].get<std::string>();
+    spec.instruction = m["instruction"].get<std::string>();
+    canonicalJson(protocol); // refuse NaN etc. before writing anything
+    spec.protocolSha256 = ledger.freezeProtocol("import:" + dir.filename().string(), protocol);
+
+    ImportResult result;
+    const SubmitResult submitted = ledger.submitRun(spec);
+    result.runId = submitted.runId;
+    result.created = submitted.created;
+    if (ledger.run(submitted.runId)->finishedAtMs) {
+        result.state = "already_finished";
+        return result;
+    }
+    auto lease = ledger.claim("kosmos-import", 10 * 60 * 1000, submitted.runId);
+    if (!lease)
+        throw Error(ErrorCode::InvalidInput, "run " + std::to_string(submitted.runId) +
+                                                 " is being imported by another process right now");
+    try {
+        // The inputs, as given.
+        const auto manifestBytes = readBytes(dir / "import.json");
+        const std::int64_t manifestId = ledger.putArtifact(*lease, "import_manifest", "import.json",
+                                                           manifestBytes, "application/json");
+        ledger.appendEvent(*lease, "imported",
+                           {{"source_directory", dir.string()}, {"inputs", files}});
+        std::vector<cv::Mat> frames;
+        std::vector<double> timestamps;
+        const double fps = m["fps"].get<double>();
+        if (!in.frameFiles.empty()) {
+            for (std::size_t i = 0; i < in.frameFiles.size(); ++i) {
+                const auto bytes = readBytes(in.frameFiles[i]);
+                std::int64_t id = 0;
+                try {
+                    id = ledger.putArtifact(*lease, "frame", in.frameFiles[i].filename().string(),
+                                            bytes, mediaTypeOf(in.frameFiles[i]));
+                } catch (const Error &e) {
+                    if (e.code() == ErrorCode::LeaseLost)
+                        throw;
+                    throw ImportFailure{"frame_undecodable",
+                                        in.frameFiles[i].string() + ": " + e.what()};
+                }
+                ledger.addProvenance(*lease, manifestId, id, "imported_with");
+                cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+                cv::Mat rgb;
+                cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+                frames.push_back(rgb);
+                timestamps.push_back(static_cast<double>(i) / fps);
+            }
+        } else {
+            const auto videoBytes = readBytes(*in.video);
+            const std::int64_t videoId = ledger.putArtifact(
+                *lease, "video", in.video->filename().string(), videoBytes, mediaTypeOf(*in.video));
+            ledger.addProvenance(*lease, manifestId, videoId, "imported_with");
+            DecodedVideo video;
+            try {
+                video = decodeVideo(*in.video);
+            } catch (const Error &e) {
+                throw ImportFailure{"frame_undecodable", e.what()};
+            }
+            for (std::size_t i = 0; i < video.frames.size(); ++i) {
+                cv::Mat bgr;
+                cv::cvtColor(video.frames[i], bgr, cv::COLOR_RGB2BGR);
+                std::vector<std::uint8_t> png;
+                cv::imencode(".png", bgr, png);
+                char name[32];
+                std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+                const std::int64_t id = ledger.putArtifact(*lease, "frame", name, png, "image/png");
+                ledger.addProvenance(
+                    *lease, videoId, id, "decoded_from",
+                    {{"frame_index", i}, {"pts_s", video.timestamps[i]}, {"codec", video.codec}});
+            }
+            frames = std::move(video.frames);
+            timestamps = std::move(video.timestamps);
+        }
+        result.frames = static_cast<int>(frames.size());
+
+        const auto actionBytes = readBytes(in.actions);
+        const std::int64_t actionsFileId =
+            ledger.putArtifact(*lease, "actions_source", in.actions.filename().string(),
+                               actionBytes, mediaTypeOf(in.actions));
+        ledger.addProvenance(*lease, manifestId, actionsFileId, "imported_with");
+        ActionTable table;
+        try {
+            table = readActions(in.actions);
+        } catch (const Error &e) {
+            throw ImportFailure{"actions_unreadable", e.what()};
+        }
+        result.actions = static_cast<int>(table.rows.size());
+        const nlohmann::json actionsDoc = {{"policy_actions", table.rows},
+                                           {"world_actions", table.rows},
+                                           {"column_names", table.columnNames},
+                                           {"control_rate_hz", fps}};
+        const std::string actionsText = actionsDoc.dump();
+        const std::int64_t actionsId =
+            ledger.putArtifact(*lease, "actions", "actions.json",
+                               std::span(reinterpret_cast<const std::uint8_t *>(actionsText.data()),
+                                         actionsText.size()),
+                               "application/json");
+        ledger.addProvenance(*lease, actionsFileId, actionsId, "parsed_from");
+
+        // Contracts: as declared, else inferred (and recorded as inferred).
+        ActionContract actionContract;
+        const int dim = static_cast<int>(table.rows[0].size());
+        if (m.contains("action_contract")) {
+            actionContract =
+                ActionContract::fromJson(m["action_contract"], "import.json.action_contract");
+        } else if (dim == 7) {
+            actionContract = ActionContract::bridgeEndEffector();
+        } else {
+            for (int i = 0; i < dim; ++i)
+                actionContract.dimensions.push_back({"a" + std::to_string(i), "1", -1e9, 1e9});
+        }
+        actionContract.controlRateHz = fps;
+        FrameContract frameContract;
+        if (m.contains("frame_contract")) {
+            frameContract =
+                FrameContract::fromJson(m["frame_contract"], "import.json.frame_contract");
+        } else {
+            frameContract.width = frames[0].cols;
+            frameContract.height = frames[0].rows;
+            frameContract.fps = fps;
+        }
+        const nlohmann::json contracts = {{"action_contract", actionContract.toJson()},
+                                          {"frame_contract", frameContract.toJson()},
+                                          {"inferred", !m.contains("action_contract")},
+                                          {"feedback_mode", "unknown (imported)"}};
+        const std::string contractsText = contracts.dump(2);
+        ledger.putArtifact(*lease, "contracts", "contracts.json",
+                           std::span(reinterpret_cast<const std::uint8_t *>(contractsText.data()),
+                                     contractsText.size()),
+                           "application/json");
+
+        const int expected = frameContract.expectedFrameCount(static_cast<int>(table.rows.size()));
+        if (static_cast<int>(frames.size()) != expected)
+            throw ImportFailure{std::string(reasonName(Reason::FrameCountMismatch)),
+                                std::to_string(frames.size()) + " frames and " +
+                                    std::to_string(table.rows.size()) +
+                                    " actions: " + std::to_string(table.rows.size()) +
+                                    " actions need " + std::to_string(expected) + " frames"};
+        const ContractCheck dimensionCheck = actionContract.checkChunk(table.rows, false);
+        if (dimensionCheck.has(Reason::ActionDimensionMismatch))
+            throw ImportFailure{std::string(reasonName(Reason::ActionDimensionMismatch)),
+                                dimensionCheck.summary()};
+
+        RolloutEvidence evidence{frames, timestamps, 0, table.rows, actionContract, frameContract};
+        ledger.recordValidation(*lease, validateRollout(evidence).toRecord());
+
+        if (in.judgeSamples) {
+            nlohmann::json doc;
+            try {
+                std::ifstream f(*in.judgeSamples);
+                doc = nlohmann::json::parse(f);
+            } catch (const nlohmann::json::exception &e) {
+                throw ImportFailure{"judge_samples_unreadable",
+                                    in.judgeSamples->string() + ": " + e.what()};
+            }
+            const std::string where = "judge_samples.json";
+            const QuorumSettings settings = QuorumSettings::fromJson(
+                doc.value("settings", nlohmann::json::object()), where + ".settings");
+            JudgmentRecord record;
+            record.settings = settings.toJson();
+            if (doc.contains("frame_indices"))
+                record.frameIndices = doc["frame_indices"];
+            std::map<int, ParsedAnswer> finals;
+            for (const auto &s : json::requireArray(doc, "samples", where)) {
+                JudgeSampleRecord sample;
+                sample.sampleIndex = static_cast<int>(
+                    json::requireInt(s, "sample_index", where + ".samples", 0, 63));
+                sample.tryIndex = static_cast<int>(
+                    json::optInt(s, "try_index", where + ".samples", 0, 1).value_or(0));
+                sample.seed = json::optInt(s, "seed", where + ".samples", INT64_MIN, INT64_MAX);
+                if (s.contains("raw_text") && s["raw_text"].is_string())
+                    sample.rawText = s["raw_text"].get<std::string>();
+                const ParsedAnswer parsed = parseJudgeAnswer(sample.rawText);
+                sample.formatClass = formatClassName(parsed.format);
+                if (!parsed.error.empty())
+                    sample.parseError = parsed.error;
+                sample.parsed = parsed.value;
+                sample.generatedTokens =
+                    json::optInt(s, "generated_tokens", where + ".samples", 0, INT64_MAX);
+                sample.decodeMs = json::optInt(s, "decode_ms", where + ".samples", 0, INT64_MAX);
+                record.samples.push_back(sample);
+                finals[sample.sampleIndex] = parsed; // the retry, when present, comes last
+            }
+            std::vector<ParsedAnswer> answers;
+            for (const auto &[index, answer] : finals)
+                answers.push_back(answer);
+            const QuorumOutcome q = computeQuorum(answers, settings);
+            record.outcome = q.outcome;
+            record.unknownReason = q.unknownReason;
+            record.progress = q.progress;
+            record.decisiveVotes = q.decisiveVotes;
+            ledger.recordJudgment(*lease, record);
+        }
+        ledger.finishAttempt(*lease, AttemptOutcome::completed());
+        result.state = "completed";
+    } catch (const ImportFailure &f) {
+        ledger.finishAttempt(*lease,
+                             AttemptOutcome::failed(f.code, "run " + std::to_string(result.runId) +
+                                                                ", import " + dir.string() + ": " +
+                                                                f.message));
+        result.state = "failed";
+        result.errorCode = f.code;
+        result.error = f.message;
+    } catch (const Error &e) {
+        if (e.code() == ErrorCode::LeaseLost)
+            throw;
+        ledger.finishAttempt(*lease, AttemptOutcome::failed(std::string(errorCodeName(e.code())),
+                                                            "run " + std::to_string(result.runId) +
+                                                                ", import " + dir.string() + ": " +
+                                                                e.what()));
+        result.state = "failed";
+        result.errorCode = errorCodeName(e.code());
+        result.error = e.what();
+    }
+    return result;
+}
+
+} // namespace kosmos

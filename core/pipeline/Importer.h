@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace kosmos {
+
+class Ledger;
+
+struct ImportResult
+{
+    std::int64_t runId = 0;
+    bool created = false;
+    std::string state; // completed | failed | already_finished
+    std::string errorCode;
+    std::string error;
+    int frames = 0;
+    int actions = 0;
+};
+
+// The saved-artifact path (docs/import.md): a directory with import.json, frames/ (PNG/JPEG)
+// or a video (decoded with FFmpeg), actions (.csv/.json/.npy) and optionally
+// judge_samples.json becomes a run whose attempt holds every input file as an artifact with
+// provenance, the decoded frames, the parsed actions, a validation result and (if given) the
+// recomputed judgment. A directory whose inputs disagree (10 frames, 12 actions) still becomes
+// a run: its attempt fails with the reason code and keeps what was imported.
+// Throws Error(InvalidInput) naming the file and field when the directory cannot become a run
+// at all (no import.json, no frames, no actions); nothing is written then.
+ImportResult importDirectory(Ledger &ledger, const std::filesystem::path &directory);
+
+} // namespace kosmos

@@ -1,0 +1,263 @@
+#include "artifacts/PixelDigest.h"
+#include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
+#include "media/ActionFiles.h"
+#include "media/VideoDecoder.h"
+#include "pipeline/Importer.h"
+#include "synthetic/TabletopScene.h"
+#include "util/Error.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <fstream>
+
+using namespace kosmos;
+using kosmos::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A rollout of the synthetic tabletop: frames and the actions that made them.
+std::pair<std::vector<cv::Mat>, ActionChunk> rollout(int steps)
+{
+    synthetic::TabletopScene scene;
+    scene.reset({{"randomize_m", 0.0}}, 1);
+    std::vector<cv::Mat> frames{scene.render()};
+    ActionChunk actions;
+    for (int i = 0; i < steps; ++i) {
+        const Action a{0.01, 0.005 * (i % 3), 0, 0, 0, 0, 1.0};
+        scene.step(a);
+        frames.push_back(scene.render());
+        actions.push_back(a);
+    }
+    return {frames, actions};
+}
+
+void writeManifest(const fs::path &dir)
+{
+    std::ofstream(dir / "import.json") << nlohmann::json{
+        {"task", "red_to_green"},
+        {"instruction", "put the red block in the green square"},
+        {"fps", 5},
+        {"source", "unit test"}}.dump(2);
+}
+
+void writeFrames(const fs::path &dir, const std::vector<cv::Mat> &frames)
+{
+    fs::create_directories(dir / "frames");
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        cv::Mat bgr;
+        cv::cvtColor(frames[i], bgr, cv::COLOR_RGB2BGR);
+        char name[32];
+        std::snprintf(name, sizeof name, "%04zu.png", i);
+        cv::imwrite((dir / "frames" / name).string(), bgr);
+    }
+}
+
+void writeCsv(const fs::path &path, const ActionChunk &actions)
+{
+    std::ofstream out(path);
+    out << "dx,dy,dz,droll,dpitch,dyaw,gripper\n";
+    for (const auto &a : actions) {
+        for (std::size_t i = 0; i < a.size(); ++i)
+            out << (i ? "," : "") << a[i];
+        out << "\n";
+    }
+}
+
+void writeNpy(const fs::path &path, const ActionChunk &actions)
+{
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" +
+                         std::to_string(actions.size()) + ", " + std::to_string(actions[0].size()) +
+                         "), }";
+    while ((10 + header.size() + 1) % 64 != 0)
+        header += ' ';
+    header += '\n';
+    std::ofstream out(path, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    const std::uint16_t len = static_cast<std::uint16_t>(header.size());
+    out.put(static_cast<char>(len & 0xff));
+    out.put(static_cast<char>(len >> 8));
+    out << header;
+    for (const auto &a : actions)
+        out.write(reinterpret_cast<const char *>(a.data()),
+                  static_cast<std::streamsize>(a.size() * sizeof(double)));
+}
+
+std::size_t count(Ledger &ledger, const std::string &sql)
+{
+    sqlite::Statement s(ledger.database(), sql);
+    s.step();
+    return static_cast<std::size_t>(s.int64(0));
+}
+
+} // namespace
+
+TEST(ActionFiles, CsvJsonAndNpyReadTheSameNumbers)
+{
+    TempDir dir;
+    const auto [frames, actions] = rollout(5);
+    writeCsv(dir / "a.csv", actions);
+    writeNpy(dir / "a.npy", actions);
+    std::ofstream(dir / "a.json") << nlohmann::json{{"actions", actions}, {"names", {"dx"}}}.dump();
+    const auto csv = readActions(dir / "a.csv");
+    EXPECT_EQ(csv.columnNames.size(), 7u);
+    EXPECT_EQ(csv.columnNames[6], "gripper");
+    EXPECT_EQ(csv.rows, actions);
+    EXPECT_EQ(readActions(dir / "a.npy").rows, actions);
+    EXPECT_EQ(readActions(dir / "a.json").rows, actions);
+
+    std::ofstream(dir / "ragged.csv") << "1,2,3\n4,5\n";
+    try {
+        readActions(dir / "ragged.csv");
+        FAIL();
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("row 1 has 2 values"), std::string::npos) << e.what();
+    }
+    std::ofstream(dir / "text.csv") << "1,2\n3,x\n";
+    EXPECT_THROW(readActions(dir / "text.csv"), Error);
+    std::ofstream(dir / "a.txt") << "1";
+    EXPECT_THROW(readActions(dir / "a.txt"), Error);
+}
+
+TEST(Video, FfmpegRoundTripKeepsEveryFrameExactly)
+{
+    TempDir dir;
+    const auto [frames, actions] = rollout(12);
+    encodeVideo(dir / "v.mkv", frames, 5); // FFV1: lossless
+    const DecodedVideo lossless = decodeVideo(dir / "v.mkv");
+    ASSERT_EQ(lossless.frames.size(), frames.size());
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        const auto a = pixelDigestOfRaw(std::span(frames[i].data, frames[i].total() * 3),
+                                        frames[i].cols, frames[i].rows, 3);
+        const auto b =
+            pixelDigestOfRaw(std::span(lossless.frames[i].data, lossless.frames[i].total() * 3),
+                             lossless.frames[i].cols, lossless.frames[i].rows, 3);
+        EXPECT_EQ(a.sha256, b.sha256) << "frame " << i;
+    }
+    for (std::size_t i = 1; i < lossless.timestamps.size(); ++i)
+        EXPECT_GT(lossless.timestamps[i], lossless.timestamps[i - 1]);
+
+    encodeVideo(dir / "v.mp4", frames, 5); // MPEG-4: lossy, but no frame may be lost (pitfall 6)
+    EXPECT_EQ(decodeVideo(dir / "v.mp4").frames.size(), frames.size());
+
+    std::ofstream(dir / "junk.mp4") << "not a video";
+    EXPECT_THROW(decodeVideo(dir / "junk.mp4"), Error);
+}
+
+TEST(Import, FramesAndCsvBecomeARunWithProvenance)
+{
+    TempDir dir;
+    const fs::path src = dir / "episode-1";
+    fs::create_directories(src);
+    const auto [frames, actions] = rollout(16);
+    writeManifest(src);
+    writeFrames(src, frames);
+    writeCsv(src / "actions.csv", actions);
+    Ledger ledger = Ledger::create(dir / "i.kosmos");
+    const auto r = importDirectory(ledger, src);
+    EXPECT_EQ(r.state, "completed") << r.error;
+    EXPECT_EQ(r.frames, 17);
+    EXPECT_EQ(r.actions, 16);
+    EXPECT_EQ(ledger.run(r.runId)->status, "completed");
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM attempt_artifacts WHERE role = 'frame'"), 17u);
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM provenance WHERE relation = 'imported_with'"),
+              18u);
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM provenance WHERE relation = 'parsed_from'"), 1u);
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM validation_results"), 1u);
+    // Importing the same directory again changes nothing.
+    const auto again = importDirectory(ledger, src);
+    EXPECT_EQ(again.state, "already_finished");
+    EXPECT_EQ(again.runId, r.runId);
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(Import, AVideoIsDecodedWithFfmpegAndItsFramesLinkedToIt)
+{
+    TempDir dir;
+    const fs::path src = dir / "video-episode";
+    fs::create_directories(src);
+    const auto [frames, actions] = rollout(16);
+    writeManifest(src);
+    encodeVideo(src / "video.mkv", frames, 5);
+    writeNpy(src / "actions.npy", actions);
+    nlohmann::json samples = {{"frame_indices", nlohmann::json::array()},
+                              {"samples", nlohmann::json::array()}};
+    for (int i = 0; i < 16; ++i)
+        samples["frame_indices"].push_back(i);
+    for (int i = 0; i < 5; ++i)
+        samples["samples"].push_back(
+            {{"sample_index", i},
+             {"seed", 100 + i},
+             {"raw_text", nlohmann::json{{"integrity", "intact"},
+                                         {"collision", "none_visible"},
+                                         {"progress", 2},
+                                         {"completion_evidence", "not_met"},
+                                         {"evidence_frame_indices", {15}},
+                                         {"observable_reasons", "the block never moved"}}
+                              .dump()}});
+    std::ofstream(src / "judge_samples.json") << samples.dump();
+    Ledger ledger = Ledger::create(dir / "v.kosmos");
+    const auto r = importDirectory(ledger, src);
+    ASSERT_EQ(r.state, "completed") << r.error;
+    EXPECT_EQ(r.frames, 17);
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM provenance WHERE relation = 'decoded_from'"),
+              17u);
+    sqlite::Statement j(ledger.database(), "SELECT outcome, progress FROM judgments");
+    ASSERT_TRUE(j.step());
+    EXPECT_EQ(j.text(0), "failure");
+    EXPECT_EQ(j.int64(1), 2);
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(Import, TenFramesAndTwelveActionsFailWithTheReasonAndKeepTheArtifacts)
+{
+    TempDir dir;
+    const fs::path src = dir / "bad-episode";
+    fs::create_directories(src);
+    auto [frames, actions] = rollout(12);
+    frames.resize(10);
+    writeManifest(src);
+    writeFrames(src, frames);
+    writeCsv(src / "actions.csv", actions);
+    Ledger ledger = Ledger::create(dir / "b.kosmos");
+    const auto r = importDirectory(ledger, src);
+    EXPECT_EQ(r.state, "failed");
+    EXPECT_EQ(r.errorCode, "frame_count_mismatch");
+    EXPECT_NE(r.error.find("10 frames and 12 actions"), std::string::npos) << r.error;
+    const auto attempt = ledger.attempts(r.runId).at(0);
+    EXPECT_EQ(attempt.state, "failed");
+    EXPECT_NE(attempt.errorMessage->find("run " + std::to_string(r.runId)), std::string::npos);
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM attempt_artifacts WHERE role = 'frame'"), 10u)
+        << "kept";
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(Import, ADirectoryThatCannotBecomeARunWritesNothing)
+{
+    TempDir dir;
+    Ledger ledger = Ledger::create(dir / "n.kosmos");
+    fs::create_directories(dir / "empty");
+    try {
+        importDirectory(ledger, dir / "empty");
+        FAIL();
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("missing import.json"), std::string::npos) << e.what();
+    }
+    writeManifest(dir / "empty");
+    EXPECT_THROW(importDirectory(ledger, dir / "empty"), Error) << "no frames";
+    std::ofstream(dir / "empty" / "import.json") << R"({"task": "t", "fps": 5})";
+    try {
+        importDirectory(ledger, dir / "empty");
+        FAIL();
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("import.json.instruction"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(ledger.info().runs, 0);
+    EXPECT_EQ(ledger.info().protocols, 0);
+}
