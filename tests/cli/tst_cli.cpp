@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <thread>
 
@@ -157,7 +158,8 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
 {
     auto r = runProcess({test::cliPath(), "plugins"});
     EXPECT_EQ(r.exitCode, 0);
-    for (const char *id : {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"})
+    for (const char *id :
+         {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"})
         EXPECT_NE(r.output.find(std::string("available    ") + id), std::string::npos) << r.output;
 
     ::setenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR, 1);
@@ -187,7 +189,8 @@ TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
         {"horizon", 20},
         {"episodes_per_task", 2},
         {"tasks", {{{"id", "blue"}, {"instruction", "put the blue block in the purple square"}}}},
-        {"policies", {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"policies",
+         {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
         {"world_model", {{"plugin", "synthetic.tabletop"}}},
         {"judge", {{"plugin", "synthetic.frame_judge"}}}};
     std::ofstream(dir / "p.json") << protocol.dump(2);
@@ -206,5 +209,70 @@ TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
     std::ofstream(dir / "bad.json") << protocol.dump(2);
     r = runProcess({test::cliPath(), "run", (dir / "bad.json").string(), "--ledger", bundle});
     EXPECT_EQ(r.exitCode, 4);
-    EXPECT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string()}).exitCode, 2) << "--ledger is required";
+    EXPECT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string()}).exitCode, 2)
+        << "--ledger is required";
+}
+
+namespace {
+nlohmann::json smallProtocol(int episodes, int horizon)
+{
+    return {{"kosmos_protocol", 1},
+            {"name", "cli-multi"},
+            {"seed", 5},
+            {"horizon", horizon},
+            {"episodes_per_task", episodes},
+            {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
+            {"policies",
+             {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "noisy"}}}}}},
+            {"world_model", {{"plugin", "synthetic.tabletop"}}},
+            {"judge", {{"plugin", "synthetic.frame_judge"}}}};
+}
+} // namespace
+
+TEST(Cli, TwoProcessesRunningOneProtocolShareTheWorkThroughLeases)
+{
+    TempDir dir;
+    const auto bundle = (dir / "multi.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(8, 20).dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const std::vector<std::string> args = {test::cliPath(), "run", (dir / "p.json").string(),
+                                           "--ledger", bundle};
+    const pid_t a = test::startProcess(args, dir / "a.out");
+    const pid_t b = test::startProcess(args, dir / "b.out");
+    EXPECT_EQ(test::waitProcess(a).exitCode, 0) << test::readFile(dir / "a.out");
+    EXPECT_EQ(test::waitProcess(b).exitCode, 0) << test::readFile(dir / "b.out");
+    Ledger ledger = Ledger::open(bundle);
+    const auto info = ledger.info();
+    EXPECT_EQ(info.runs, 8);
+    EXPECT_EQ(info.attempts, 8) << "no run was executed twice";
+    EXPECT_EQ(info.runsByStatus[2].second, 8) << "all completed";
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
+
+TEST(Cli, InterruptCancelsTheRunningRunCleanlyAndRunResumes)
+{
+    TempDir dir;
+    const auto bundle = (dir / "int.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(6, 40).dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const std::vector<std::string> args = {test::cliPath(), "run", (dir / "p.json").string(),
+                                           "--ledger", bundle};
+    const pid_t pid = test::startProcess(args, dir / "out");
+    {
+        Ledger watcher = Ledger::open(bundle, {OpenMode::ReadOnly});
+        for (int i = 0; i < 400 && watcher.info().runsByStatus[2].second < 1; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(25)); // until one run completed
+    }
+    ::kill(pid, SIGINT);
+    const auto result = test::waitProcess(pid);
+    EXPECT_EQ(result.exitCode, 130) << test::readFile(dir / "out");
+    Ledger ledger = Ledger::open(bundle);
+    const auto info = ledger.info();
+    EXPECT_EQ(info.runsByStatus[1].second, 0) << "nothing is left running";
+    EXPECT_GE(info.runsByStatus[4].second, 1) << "the interrupted run is cancelled";
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+    // Cancelled runs are final; the queued ones still run.
+    const auto again = runProcess(args);
+    EXPECT_EQ(again.exitCode, 0) << again.output;
+    EXPECT_EQ(Ledger::open(bundle).info().runsByStatus[0].second, 0) << "no run left queued";
 }
