@@ -145,6 +145,7 @@ int runVerify(const std::string &bundle, bool json)
                                   {"events_checked", result.eventsChecked},
                                   {"artifacts_checked", result.artifactsChecked},
                                   {"judge_samples_checked", result.judgeSamplesChecked},
+                                  {"judgments_rechecked", result.judgmentsRechecked},
                                   {"notes", result.notes},
                                   {"problems", nlohmann::json::array()}};
             for (const auto &p : result.problems)
@@ -160,8 +161,9 @@ int runVerify(const std::string &bundle, bool json)
                       << " problem(s); checked " << result.runsChecked << " runs, "
                       << result.attemptsChecked << " attempts, " << result.eventsChecked
                       << " events, " << result.artifactsChecked << " artifacts, "
-                      << result.judgeSamplesChecked << " judge samples in "
-                      << ledger.bundle().string() << "\n";
+                      << result.judgeSamplesChecked << " judge samples, rechecked "
+                      << result.judgmentsRechecked << " judgments in " << ledger.bundle().string()
+                      << "\n";
         }
         return result.clean() ? ExitCode::Ok : ExitCode::ProblemsFound;
     } catch (const Error &e) {

@@ -1,5 +1,7 @@
 #include "ledger/LedgerVerifier.h"
 
+#include "judge/JudgmentRecheck.h"
+
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
 #include "util/CanonicalJson.h"
@@ -50,6 +52,8 @@ private:
         checkEventSequences();
         checkAttempts();
         checkJudgeSamples();
+        for (const auto &p : recheckJudgments(m_ledger, &m_report.judgmentsRechecked))
+            problem("judgment_recheck", "judgment " + std::to_string(p.judgmentId), p.message);
         checkArtifacts();
         const auto temporaries = m_ledger.artifacts().temporaries();
         if (!temporaries.empty())

@@ -26,6 +26,7 @@ struct VerifyReport
     std::int64_t eventsChecked = 0;
     std::int64_t artifactsChecked = 0;
     std::int64_t judgeSamplesChecked = 0;
+    std::int64_t judgmentsRechecked = 0;
     bool clean() const { return problems.empty(); }
 };
 

@@ -361,8 +361,19 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
                 finals[sample.sampleIndex] = parsed; // the retry, when present, comes last
             }
             std::vector<ParsedAnswer> answers;
-            for (const auto &[index, answer] : finals)
+            int expectedIndex = 0;
+            for (const auto &[index, answer] : finals) {
+                if (index != expectedIndex++)
+                    throw ImportFailure{"judge_samples_incomplete",
+                                        "sample indices must be 0.." +
+                                            std::to_string(settings.samples - 1)};
                 answers.push_back(answer);
+            }
+            if (static_cast<int>(answers.size()) != settings.samples)
+                throw ImportFailure{"judge_samples_incomplete",
+                                    std::to_string(answers.size()) +
+                                        " samples; the settings freeze " +
+                                        std::to_string(settings.samples)};
             const QuorumOutcome q = computeQuorum(answers, settings);
             record.outcome = q.outcome;
             record.unknownReason = q.unknownReason;

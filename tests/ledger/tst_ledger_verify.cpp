@@ -139,6 +139,27 @@ TEST_F(VerifyTest, ReportsAHandEditedJudgeSample)
     EXPECT_TRUE(has(r, "schema_trigger", "judge_samples_no_update")) << dump(r);
 }
 
+TEST_F(VerifyTest, RecheckCatchesAForgedJudgmentSummary)
+{
+    EXPECT_EQ(verify().judgmentsRechecked, 3);
+    rawSql("DROP TRIGGER judgments_no_update; "
+           "UPDATE judgments SET outcome = 'failure', progress = 2 WHERE judgment_id = 2;");
+    const auto r = verify();
+    EXPECT_TRUE(has(r, "judgment_recheck", "judgment 2")) << dump(r);
+    bool named = false;
+    for (const auto &p : r.problems)
+        named |= p.message.find("forged or corrupted summary") != std::string::npos;
+    EXPECT_TRUE(named) << dump(r);
+}
+
+TEST_F(VerifyTest, RecheckCatchesARawAnswerThatNoLongerParsesAsStored)
+{
+    rawSql("DROP TRIGGER judge_samples_no_update; "
+           "UPDATE judge_samples SET raw_text = 'I cannot judge this.' WHERE sample_id = 4;");
+    const auto r = verify();
+    EXPECT_TRUE(has(r, "judgment_recheck", "judgment 1")) << dump(r);
+}
+
 TEST_F(VerifyTest, ReportsAnEditedAttemptThroughItsSeal)
 {
     rawSql("DROP TRIGGER attempts_finished_frozen; "
