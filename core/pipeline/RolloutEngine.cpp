@@ -1,5 +1,6 @@
 #include "pipeline/RolloutEngine.h"
 
+#include "judge/JudgePrompt.h"
 #include "judge/JudgeSchema.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
@@ -70,32 +71,6 @@ class Cancelled
 
 } // namespace
 
-std::string judgePromptTemplate()
-{
-    return "You are shown 16 frames, in time order, from a camera watching a robot arm at a "
-           "table.\n"
-           "Frame 0 is the start; frame 15 is the end of the episode.\n"
-           "Task: {instruction}\n"
-           "Judge only what is visible. Answer with exactly one JSON object with these fields:\n"
-           "integrity: \"intact\" | \"artifact\" | \"uncertain\" (are the frames a coherent "
-           "scene?)\n"
-           "collision: \"none_visible\" | \"visible\" | \"uncertain\"\n"
-           "progress: integer 0-5, or null\n"
-           "completion_evidence: \"met\" (requires progress 5) | \"not_met\" (requires progress "
-           "0-4) | "
-           "\"uncertain\"\n"
-           "evidence_frame_indices: non-empty list of frame numbers 0-15\n"
-           "observable_reasons: at most 1200 characters\n";
-}
-
-std::string renderJudgePrompt(const std::string &instruction)
-{
-    std::string prompt = judgePromptTemplate();
-    const std::string key = "{instruction}";
-    prompt.replace(prompt.find(key), key.size(), instruction);
-    return prompt;
-}
-
 RolloutEngine::RolloutEngine(std::filesystem::path bundle, ComponentFactory &factory,
                              EngineOptions options)
     : m_bundle(std::move(bundle)), m_factory(factory), m_options(std::move(options))
@@ -136,7 +111,8 @@ std::optional<ComponentIdentity> RolloutEngine::judgeIdentity(const Protocol &p)
     id.adapterVersion = m_factory.version(p.judge->plugin);
     id.config = {{"settings", p.judge->settings},
                  {"quorum", p.quorum.toJson()},
-                 {"prompt_sha256", Sha256::hex(judgePromptTemplate())}};
+                 {"prompt", defaultPromptTemplate().id},
+                 {"prompt_sha256", defaultPromptTemplate().sha256}};
     return id;
 }
 
@@ -267,7 +243,8 @@ private:
         const auto png = encodePng(frame);
         const std::int64_t id =
             m_ledger.putArtifact(m_lease, "frame", frameName(index), png, "image/png");
-        if (m_lastFrameArtifact && *m_lastFrameArtifact != id) // an unchanged frame is the same object
+        if (m_lastFrameArtifact &&
+            *m_lastFrameArtifact != id) // an unchanged frame is the same object
             m_ledger.addProvenance(m_lease, *m_lastFrameArtifact, id, "predicted_from",
                                    {{"step", index}});
         m_lastFrameArtifact = id;
@@ -479,7 +456,15 @@ private:
         request.frameIndices = indices;
         request.taskId = m_task.id;
         request.instruction = m_task.instruction;
-        request.prompt = renderJudgePrompt(m_task.instruction);
+        try {
+            // Blinded: the rendered text may not name this run's policy or world model.
+            request.prompt = renderPrompt(
+                defaultPromptTemplate(), m_task.instruction,
+                {m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)].plugin,
+                 m_protocol.worldModel.plugin});
+        } catch (const Error &e) {
+            throw StageFailure{"judge", "prompt_not_blinded", e.what()};
+        }
         request.temperature = m_protocol.quorum.temperature;
         request.topP = m_protocol.quorum.topP;
         request.maxNewTokens = m_protocol.quorum.maxNewTokens;
@@ -487,7 +472,7 @@ private:
         JudgmentRecord record;
         record.settings = m_protocol.quorum.toJson();
         record.frameIndices = indices;
-        record.promptSha256 = Sha256::hex(judgePromptTemplate());
+        record.promptSha256 = defaultPromptTemplate().sha256;
         std::vector<ParsedAnswer> finals;
         for (int s = 0; s < m_protocol.quorum.samples; ++s) {
             checkCancel();

@@ -97,8 +97,4 @@ private:
     EngineOptions m_options;
 };
 
-// The judge prompt template (version 1). Blinded: it names only the task.
-std::string judgePromptTemplate();
-std::string renderJudgePrompt(const std::string &instruction);
-
 } // namespace kosmos

@@ -134,3 +134,33 @@ TEST(JudgeFrames, SixteenStrictlyIncreasingFromStartToEnd)
     }
     EXPECT_THROW(selectJudgeFrames(15), Error);
 }
+
+#include "judge/JudgePrompt.h"
+
+TEST(JudgePrompt, TheDefaultTemplateIsVersionedHashedAndBlinded)
+{
+    const auto &p = defaultPromptTemplate();
+    EXPECT_EQ(p.id, "kosmos.judge.prompt/1");
+    EXPECT_EQ(p.sha256.size(), 64u);
+    EXPECT_NE(p.text.find("{instruction}"), std::string::npos);
+    EXPECT_NO_THROW(checkPromptBlinding(p.text));
+    const std::string rendered = renderPrompt(p, "put the red block in the green square");
+    EXPECT_NE(rendered.find("Task: put the red block in the green square"), std::string::npos);
+}
+
+TEST(JudgePrompt, ATemplateThatWouldLeakIsRefused)
+{
+    try {
+        checkPromptBlinding("This OpenVLA policy has a success rate of 80 % on {instruction}.");
+        FAIL() << "a leaking template was accepted";
+    } catch (const Error &e) {
+        const std::string what = e.what();
+        for (const char *leak : {"percentage", "'openvla'", "'policy'", "'success rate'"})
+            EXPECT_NE(what.find(leak), std::string::npos) << leak << " in " << what;
+    }
+    EXPECT_THROW(checkPromptBlinding("frames from the Cosmos rollout"), Error);
+    EXPECT_NO_THROW(checkPromptBlinding("Task: {instruction}", {"acme.vla"}));
+    EXPECT_THROW(
+        renderPrompt(defaultPromptTemplate(), "stack the cups like acme.vla does", {"acme.vla"}),
+        Error);
+}

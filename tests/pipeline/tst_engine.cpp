@@ -318,6 +318,26 @@ TEST(Engine, BadProtocolsNameTheFieldAndChangeNothing)
     EXPECT_EQ(ledger.info().protocols, 0);
 }
 
+TEST(Engine, AnInstructionThatNamesThePolicyIsNotSentToTheJudge)
+{
+    Fixture f;
+    auto doc = protocolJson("expert", 1);
+    doc["tasks"][0]["instruction"] = "put the red block in the green square as test.policy does";
+    const Protocol protocol = Protocol::fromJson(doc);
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    engine.run(protocol, batch, stop);
+    Ledger ledger = Ledger::open(f.bundle);
+    const auto attempt = ledger.attempts(batch.runIds[0]).at(0);
+    EXPECT_EQ(attempt.errorCode, "prompt_not_blinded");
+    EXPECT_NE(attempt.errorMessage->find("'test.policy'"), std::string::npos)
+        << *attempt.errorMessage;
+    sqlite::Statement s(ledger.database(), "SELECT COUNT(*) FROM judge_samples");
+    s.step();
+    EXPECT_EQ(s.int64(0), 0) << "nothing reached the judge";
+}
+
 TEST(Engine, TheDemoProtocolRecoversTheDesignedRanking)
 {
     TempDir dir;
