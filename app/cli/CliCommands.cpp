@@ -176,13 +176,7 @@ int runEvents(const std::string &bundle, const std::string &runText, bool follow
 {
     try {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-        std::optional<RunRecord> run;
-        const bool numeric =
-            !runText.empty() && runText.find_first_not_of("0123456789") == std::string::npos;
-        if (numeric && runText.size() < 6)
-            run = ledger.run(std::stoll(runText));
-        else
-            run = ledger.runByKeyPrefix(runText);
+        const std::optional<RunRecord> run = ledger.resolveRun(runText);
         if (!run) {
             std::cerr << "kosmos-cli: error [not_found]: no run '" << runText << "' in "
                       << ledger.bundle().string() << "\n";

@@ -22,5 +22,8 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
                 const std::string &bundle, int workers, bool json);
 int runDemo(const std::string &executableDir, const std::string &bundle, int workers);
 int runImport(const std::string &directory, const std::string &bundle);
+int runJudge(const std::string &executableDir, const std::string &bundle, const std::string &run,
+             const std::string &configPath);
+int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runEvents(const std::string &bundle, const std::string &run, bool follow, bool json,
               int pollIntervalMs);

@@ -5,12 +5,17 @@
 
 #include "host/PluginComponentFactory.h"
 #include "host/PluginRegistry.h"
+#include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
 #include "pipeline/BatchSummary.h"
 #include "pipeline/Importer.h"
+#include "pipeline/Rejudge.h"
+#include "util/JsonFields.h"
+
 #include "pipeline/RolloutEngine.h"
 #include "util/Error.h"
+#include <fstream>
 
 #include <atomic>
 #include <csignal>
@@ -211,6 +216,124 @@ int runImport(const std::string &directory, const std::string &bundle)
         }
         std::cout << "imported " << directory << " as run " << r.runId << ": " << r.frames
                   << " frames, " << r.actions << " actions (provenance: imported)\n";
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runJudge(const std::string &executableDir, const std::string &bundle,
+             const std::string &runText, const std::string &configPath)
+{
+    try {
+        std::ifstream in(configPath);
+        if (!in)
+            throw Error(ErrorCode::InvalidInput, "cannot read judge configuration " + configPath);
+        nlohmann::json config;
+        try {
+            config = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception &e) {
+            throw Error(ErrorCode::InvalidInput,
+                        configPath + ": not valid JSON (" + e.what() + ")");
+        }
+        ComponentSpec spec;
+        spec.plugin = json::requireString(config, "plugin", configPath);
+        if (config.contains("settings"))
+            spec.settings = json::requireObject(config, "settings", configPath);
+        const QuorumSettings quorum = QuorumSettings::fromJson(
+            config.value("quorum", nlohmann::json::object()), configPath + ".quorum");
+        PluginRegistry registry;
+        scan(registry, executableDir);
+        PluginComponentFactory factory(registry);
+        Ledger ledger = Ledger::open(bundle);
+        std::vector<std::int64_t> runs;
+        if (runText == "--all") {
+            runs = judgeableRuns(ledger);
+        } else {
+            const auto run = ledger.resolveRun(runText);
+            if (!run)
+                throw Error(ErrorCode::NotFound, "no run '" + runText + "' in " + bundle);
+            runs.push_back(run->runId);
+        }
+        std::signal(SIGINT, onInterrupt);
+        const auto outcomes = rejudgeRuns(ledger, factory, spec, quorum, runs, g_stop);
+        int failed = 0;
+        for (const auto &o : outcomes) {
+            std::cout << "run " << o.sourceRunId << ": " << o.state;
+            if (o.runId)
+                std::cout << " (judgment recorded in run " << o.runId << ")";
+            std::cout << (o.detail.empty() ? "" : " - " + o.detail) << "\n";
+            failed += o.state == "failed";
+        }
+        if (g_stop)
+            return ExitCode::Interrupted;
+        return failed ? ExitCode::RunsFailed : ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runJudgments(const std::string &bundle, const std::string &runText, bool json)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        const auto run = ledger.resolveRun(runText);
+        if (!run)
+            throw Error(ErrorCode::NotFound, "no run '" + runText + "' in " + bundle);
+        const auto judgments = judgmentsOfRun(ledger, run->runId);
+        if (json) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto &j : judgments) {
+                nlohmann::json samples = nlohmann::json::array();
+                for (const auto &s : j.samples)
+                    samples.push_back(
+                        {{"sample_index", s.sampleIndex},
+                         {"try_index", s.tryIndex},
+                         {"seed", s.seed ? nlohmann::json(*s.seed) : nlohmann::json()},
+                         {"format_class", s.formatClass},
+                         {"raw_text", s.rawText ? nlohmann::json(*s.rawText) : nlohmann::json()},
+                         {"parse_error",
+                          s.parseError ? nlohmann::json(*s.parseError) : nlohmann::json()}});
+                out.push_back(
+                    {{"judgment_id", j.judgmentId},
+                     {"run_id", j.runId},
+                     {"rejudged", j.rejudged},
+                     {"judge", j.judge},
+                     {"outcome", j.outcome},
+                     {"unknown_reason",
+                      j.unknownReason ? nlohmann::json(*j.unknownReason) : nlohmann::json()},
+                     {"progress", j.progress ? nlohmann::json(*j.progress) : nlohmann::json()},
+                     {"settings", j.settings},
+                     {"frame_indices", j.frameIndices},
+                     {"samples", samples}});
+            }
+            std::cout << out.dump(2) << "\n";
+            return ExitCode::Ok;
+        }
+        std::cout << "run " << run->runId << " (" << run->task.value_or("?")
+                  << "): " << judgments.size() << " judgment(s)\n";
+        for (const auto &j : judgments) {
+            std::cout << "\njudgment " << j.judgmentId
+                      << (j.rejudged ? " [re-judged in run " + std::to_string(j.runId) + "]" : "")
+                      << "  judge " << j.judge << "\n  outcome " << j.outcome
+                      << (j.unknownReason ? " (" + *j.unknownReason + ")" : "") << "  progress "
+                      << (j.progress ? std::to_string(*j.progress) : std::string("null"))
+                      << "  decisive votes "
+                      << (j.decisiveVotes ? std::to_string(*j.decisiveVotes) : std::string("?"))
+                      << "\n  settings " << j.settings.dump() << "\n  frames "
+                      << j.frameIndices.dump() << "\n";
+            for (const auto &s : j.samples) {
+                std::string raw = s.rawText.value_or("(no answer)");
+                for (auto &c : raw)
+                    c = c == '\n' ? ' ' : c;
+                if (raw.size() > 160)
+                    raw = raw.substr(0, 157) + "...";
+                std::cout << "  sample " << s.sampleIndex << (s.tryIndex ? " retry" : "      ")
+                          << " seed " << (s.seed ? std::to_string(*s.seed) : std::string("?"))
+                          << "  " << s.formatClass << "  " << raw
+                          << (s.parseError ? "  [" + *s.parseError + "]" : "") << "\n";
+            }
+        }
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);

@@ -21,6 +21,10 @@ const char *const kDescription =
     "                           available or unavailable with the reason\n"
     "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
     "                           running it again resumes (finished runs are skipped)\n"
+    "  judge RUN|--all --ledger L --judge CONFIG\n"
+    "                           re-judge finished rollouts with another judge\n"
+    "                           configuration (new judgments beside the old ones)\n"
+    "  judgments BUNDLE RUN     a run's judgments: samples, formats, outcome\n"
     "  import DIR --ledger L    import saved frames/video + actions (+ judge samples)\n"
     "                           as a run (layout: docs/import.md)\n"
     "  demo [--ledger L]        build a demo ledger with the synthetic backends\n"
@@ -74,7 +78,14 @@ int main(int argc, char *argv[])
     const QCommandLineOption workersOption(QStringLiteral("workers"),
                                            QStringLiteral("run, demo: worker threads (default 1)."),
                                            QStringLiteral("n"), QStringLiteral("1"));
-    parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption});
+    const QCommandLineOption judgeOption(
+        QStringLiteral("judge"),
+        QStringLiteral("judge: the judge configuration (JSON: plugin, settings, quorum)."),
+        QStringLiteral("config"));
+    const QCommandLineOption allOption(QStringLiteral("all"),
+                                       QStringLiteral("judge: every completed rollout."));
+    parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
+                       judgeOption, allOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -133,6 +144,23 @@ int main(int argc, char *argv[])
                 QStringLiteral("usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N]"));
         return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
                            workers, json);
+    }
+    if (command == QLatin1String("judge")) {
+        const bool all = parser.isSet(allOption);
+        if (!parser.isSet(ledgerOption) || !parser.isSet(judgeOption) ||
+            (all ? !expectArgs(1) : !expectArgs(2)))
+            return usage(
+                parser,
+                QStringLiteral(
+                    "usage: kosmos-cli judge RUN|--all --ledger BUNDLE --judge CONFIG.json"));
+        return runJudge(exeDir, parser.value(ledgerOption).toStdString(),
+                        all ? std::string("--all") : args[1].toStdString(),
+                        parser.value(judgeOption).toStdString());
+    }
+    if (command == QLatin1String("judgments")) {
+        if (!expectArgs(3))
+            return usage(parser, QStringLiteral("usage: kosmos-cli judgments BUNDLE RUN [--json]"));
+        return runJudgments(args[1].toStdString(), args[2].toStdString(), json);
     }
     if (command == QLatin1String("import")) {
         if (!expectArgs(2) || !parser.isSet(ledgerOption))

@@ -539,6 +539,15 @@ std::optional<RunRecord> Ledger::runByKeyPrefix(std::string_view keyPrefix)
     return run;
 }
 
+std::optional<RunRecord> Ledger::resolveRun(std::string_view text)
+{
+    const bool numeric =
+        !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+    if (numeric && text.size() < 6)
+        return run(std::stoll(std::string(text)));
+    return runByKeyPrefix(text);
+}
+
 std::vector<AttemptRecord> Ledger::attempts(std::int64_t runId)
 {
     Statement s(m_db, std::string("SELECT ") + kAttemptColumns +

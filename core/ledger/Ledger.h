@@ -68,6 +68,8 @@ public:
     SubmitResult submitRun(const RunSpec &spec);
     std::optional<RunRecord> run(std::int64_t runId);
     std::optional<RunRecord> runByKeyPrefix(std::string_view keyPrefix);
+    // A run id (up to 5 digits) or a run-key prefix (6 to 64 hex digits), as users type them.
+    std::optional<RunRecord> resolveRun(std::string_view idOrKeyPrefix);
     std::vector<AttemptRecord> attempts(std::int64_t runId);
 
     // Asks a run to stop. A queued run is cancelled at once; a running one is cancelled by its

@@ -23,6 +23,7 @@ std::vector<PolicySummary> summarizeProtocol(Ledger &ledger, const std::string &
           JOIN protocols p ON p.protocol_id = r.protocol_id
           LEFT JOIN components c ON c.component_id = r.policy_id
          WHERE p.protocol_sha256 = ?
+           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL -- re-judgments are not new rollouts
          ORDER BY r.run_id)sql");
     s.bind(1, protocolSha256);
     std::map<std::string, PolicySummary> rows;

@@ -1,6 +1,7 @@
 #include "pipeline/RolloutEngine.h"
 
 #include "judge/JudgePrompt.h"
+#include "judge/JudgeRunner.h"
 #include "judge/JudgeSchema.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
@@ -101,19 +102,25 @@ ComponentIdentity RolloutEngine::worldModelIdentity(const Protocol &p)
     return id;
 }
 
+ComponentIdentity makeJudgeIdentity(const std::string &version, const ComponentSpec &judge,
+                                    const QuorumSettings &quorum)
+{
+    ComponentIdentity id;
+    id.family = ComponentFamily::Judge;
+    id.adapterId = judge.plugin;
+    id.adapterVersion = version;
+    id.config = {{"settings", judge.settings},
+                 {"quorum", quorum.toJson()},
+                 {"prompt", defaultPromptTemplate().id},
+                 {"prompt_sha256", defaultPromptTemplate().sha256}};
+    return id;
+}
+
 std::optional<ComponentIdentity> RolloutEngine::judgeIdentity(const Protocol &p)
 {
     if (!p.judge)
         return std::nullopt;
-    ComponentIdentity id;
-    id.family = ComponentFamily::Judge;
-    id.adapterId = p.judge->plugin;
-    id.adapterVersion = m_factory.version(p.judge->plugin);
-    id.config = {{"settings", p.judge->settings},
-                 {"quorum", p.quorum.toJson()},
-                 {"prompt", defaultPromptTemplate().id},
-                 {"prompt_sha256", defaultPromptTemplate().sha256}};
-    return id;
+    return makeJudgeIdentity(m_factory.version(p.judge->plugin), *p.judge, p.quorum);
 }
 
 SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
@@ -449,67 +456,22 @@ private:
         } catch (const Error &e) {
             throw StageFailure{"judge", "component_unavailable", e.what()};
         }
-        const std::vector<int> indices = selectJudgeFrames(static_cast<int>(frames.size()));
-        JudgeRequest request;
-        for (int i : indices)
-            request.frames.push_back(frames[static_cast<std::size_t>(i)]);
-        request.frameIndices = indices;
-        request.taskId = m_task.id;
-        request.instruction = m_task.instruction;
-        try {
-            // Blinded: the rendered text may not name this run's policy or world model.
-            request.prompt = renderPrompt(
-                defaultPromptTemplate(), m_task.instruction,
-                {m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)].plugin,
-                 m_protocol.worldModel.plugin});
-        } catch (const Error &e) {
-            throw StageFailure{"judge", "prompt_not_blinded", e.what()};
-        }
-        request.temperature = m_protocol.quorum.temperature;
-        request.topP = m_protocol.quorum.topP;
-        request.maxNewTokens = m_protocol.quorum.maxNewTokens;
-
         JudgmentRecord record;
-        record.settings = m_protocol.quorum.toJson();
-        record.frameIndices = indices;
-        record.promptSha256 = defaultPromptTemplate().sha256;
-        std::vector<ParsedAnswer> finals;
-        for (int s = 0; s < m_protocol.quorum.samples; ++s) {
-            checkCancel();
-            ParsedAnswer parsed;
-            for (int tryIndex = 0; tryIndex < 2; ++tryIndex) {
-                request.sampleIndex = s;
-                request.tryIndex = tryIndex;
-                request.seed = m_protocol.quorum.seeds[static_cast<std::size_t>(s)];
-                JudgeAnswer answer;
-                try {
-                    answer = judge->sample(request);
-                } catch (const std::exception &e) {
-                    answer.error = e.what();
-                }
-                parsed = parseJudgeAnswer(answer.rawText);
-                JudgeSampleRecord sample;
-                sample.sampleIndex = s;
-                sample.tryIndex = tryIndex;
-                sample.seed = request.seed;
-                sample.rawText = answer.rawText;
-                sample.formatClass = formatClassName(parsed.format);
-                if (!parsed.error.empty())
-                    sample.parseError = answer.rawText ? parsed.error : answer.error;
-                sample.parsed = parsed.value;
-                sample.generatedTokens = answer.generatedTokens;
-                sample.decodeMs = answer.decodeMs;
-                record.samples.push_back(sample);
-                if (parsed.format != FormatClass::Invalid)
-                    break; // only a format failure earns the one retry
-            }
-            finals.push_back(parsed);
+        try {
+            // Blinded: the prompt may not name this run's policy or world model.
+            record =
+                runJudge(*judge, frames, m_task.id, m_task.instruction, m_protocol.quorum,
+                         {m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)].plugin,
+                          m_protocol.worldModel.plugin},
+                         [this] { checkCancel(); });
+        } catch (const Error &e) {
+            if (e.code() == ErrorCode::LeaseLost)
+                throw;
+            const bool leak = std::string(e.what()).find("would leak") != std::string::npos;
+            throw StageFailure{"judge",
+                               leak ? "prompt_not_blinded" : std::string(errorCodeName(e.code())),
+                               e.what()};
         }
-        const QuorumOutcome q = computeQuorum(finals, m_protocol.quorum);
-        record.outcome = q.outcome;
-        record.unknownReason = q.unknownReason;
-        record.progress = q.progress;
-        record.decisiveVotes = q.decisiveVotes;
         if (m_judgeIdentity)
             record.judgeComponentId = m_ledger.registerComponent(*m_judgeIdentity);
         m_ledger.recordJudgment(m_lease, record);

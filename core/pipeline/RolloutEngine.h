@@ -70,6 +70,11 @@ struct BatchResult
     int leaseLost = 0;
 };
 
+// A judge's identity: plugin id and version, its settings, the frozen quorum settings and the
+// prompt template's id and hash. Part of every run key.
+ComponentIdentity makeJudgeIdentity(const std::string &version, const ComponentSpec &judge,
+                                    const QuorumSettings &quorum);
+
 // The pipeline: policy -> action contract -> conversion -> world model -> frame contract ->
 // ledger, then deterministic validation, then judge samples and the quorum outcome. See
 // docs/architecture.md, "The rollout engine".

@@ -276,3 +276,42 @@ TEST(Cli, InterruptCancelsTheRunningRunCleanlyAndRunResumes)
     EXPECT_EQ(again.exitCode, 0) << again.output;
     EXPECT_EQ(Ledger::open(bundle).info().runsByStatus[0].second, 0) << "no run left queued";
 }
+
+TEST(Cli, JudgeRejudgesBesideTheOldJudgmentAndJudgmentsShowsBoth)
+{
+    TempDir dir;
+    const auto bundle = (dir / "judge.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(2, 20).dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ASSERT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle})
+                  .exitCode,
+              0);
+    std::ofstream(dir / "j2.json")
+        << R"({"plugin": "synthetic.frame_judge", "settings": {"format_noise": 0.5},
+                                          "quorum": {"samples": 3, "quorum": 2}})";
+    auto r = runProcess({test::cliPath(), "judge", "--all", "--ledger", bundle, "--judge",
+                         (dir / "j2.json").string()});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("run 1: completed (judgment recorded in run 3)"), std::string::npos)
+        << r.output;
+    r = runProcess(
+        {test::cliPath(), "judge", "1", "--ledger", bundle, "--judge", (dir / "j2.json").string()});
+    EXPECT_NE(r.output.find("already judged"), std::string::npos) << r.output;
+
+    r = runProcess({test::cliPath(), "judgments", bundle, "1", "--json"});
+    ASSERT_EQ(r.exitCode, 0);
+    const auto list = nlohmann::json::parse(r.output);
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_FALSE(list[0]["rejudged"].get<bool>());
+    EXPECT_TRUE(list[1]["rejudged"].get<bool>());
+    EXPECT_EQ(list[1]["settings"]["samples"], 3);
+    EXPECT_GE(list[1]["samples"].size(), 3u);
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+
+    std::ofstream(dir / "bad.json") << R"({"plugin": "no.such.judge"})";
+    r = runProcess({test::cliPath(), "judge", "--all", "--ledger", bundle, "--judge",
+                    (dir / "bad.json").string()});
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_EQ(Ledger::open(bundle).info().judgments, 4)
+        << "nothing written by a failed configuration";
+}

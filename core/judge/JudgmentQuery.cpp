@@ -1,0 +1,66 @@
+#include "judge/JudgmentQuery.h"
+
+#include "ledger/Ledger.h"
+
+namespace kosmos {
+
+std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
+{
+    auto &db = ledger.database();
+    std::vector<StoredJudgment> out;
+    const auto run = ledger.run(runId);
+    if (!run)
+        return out;
+    sqlite::Statement s(db, R"sql(
+        SELECT j.judgment_id, a.run_id, j.attempt_id, r.run_id <> ?1,
+               COALESCE(c.adapter_id || ' ' || c.adapter_version, '(unknown)'),
+               j.settings_json, j.outcome, j.unknown_reason, j.progress, j.decisive_votes,
+               j.frame_indices_json, j.prompt_sha256
+          FROM judgments j
+          JOIN attempts a ON a.attempt_id = j.attempt_id
+          JOIN runs r ON r.run_id = a.run_id
+          LEFT JOIN components c ON c.component_id = j.judge_id
+         WHERE r.run_id = ?1 OR json_extract(r.key_json, '$.seeds.rejudge_of') = ?2
+         ORDER BY j.judgment_id)sql");
+    s.bind(1, runId).bind(2, run->runKey);
+    sqlite::Statement samples(
+        db, "SELECT sample_index, try_index, seed, raw_text, format_class, parse_error, "
+            "generated_tokens, decode_ms FROM judge_samples WHERE judgment_id = ? "
+            "ORDER BY sample_index, try_index");
+    while (s.step()) {
+        StoredJudgment j;
+        j.judgmentId = s.int64(0);
+        j.runId = s.int64(1);
+        j.attemptId = s.int64(2);
+        j.rejudged = s.int64(3) != 0;
+        j.judge = s.text(4);
+        j.settings = nlohmann::json::parse(s.text(5));
+        j.outcome = s.text(6);
+        j.unknownReason = s.optText(7);
+        if (auto p = s.optInt64(8))
+            j.progress = static_cast<int>(*p);
+        if (auto v = s.optInt64(9))
+            j.decisiveVotes = static_cast<int>(*v);
+        if (auto f = s.optText(10))
+            j.frameIndices = nlohmann::json::parse(*f);
+        j.promptSha256 = s.optText(11);
+        samples.reset();
+        samples.bind(1, j.judgmentId);
+        while (samples.step()) {
+            StoredJudgeSample x;
+            x.sampleIndex = static_cast<int>(samples.int64(0));
+            x.tryIndex = static_cast<int>(samples.int64(1));
+            x.seed = samples.optInt64(2);
+            x.rawText = samples.optText(3);
+            x.formatClass = samples.text(4);
+            x.parseError = samples.optText(5);
+            x.generatedTokens = samples.optInt64(6);
+            x.decodeMs = samples.optInt64(7);
+            j.samples.push_back(std::move(x));
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+} // namespace kosmos

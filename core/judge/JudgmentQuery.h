@@ -1,0 +1,46 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+class Ledger;
+
+struct StoredJudgeSample
+{
+    int sampleIndex = 0;
+    int tryIndex = 0;
+    std::optional<std::int64_t> seed;
+    std::optional<std::string> rawText;
+    std::string formatClass;
+    std::optional<std::string> parseError;
+    std::optional<std::int64_t> generatedTokens;
+    std::optional<std::int64_t> decodeMs;
+};
+
+struct StoredJudgment
+{
+    std::int64_t judgmentId = 0;
+    std::int64_t runId = 0; // the run that holds it (the rollout's own run, or a re-judging run)
+    std::int64_t attemptId = 0;
+    bool rejudged = false; // recorded by `kosmos-cli judge` beside the original
+    std::string judge;     // adapter id + version, or "(unknown)"
+    nlohmann::json settings;
+    std::string outcome;
+    std::optional<std::string> unknownReason;
+    std::optional<int> progress;
+    std::optional<int> decisiveVotes;
+    nlohmann::json frameIndices;
+    std::optional<std::string> promptSha256;
+    std::vector<StoredJudgeSample> samples;
+};
+
+// Every judgment of a run's rollout: its own and those of runs that re-judged it, oldest first.
+std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId);
+
+} // namespace kosmos

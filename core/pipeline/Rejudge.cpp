@@ -1,0 +1,184 @@
+#include "pipeline/Rejudge.h"
+
+#include "judge/JudgeRunner.h"
+#include "util/Error.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace kosmos {
+
+namespace {
+
+std::optional<ComponentIdentity> identityOf(Ledger &ledger, std::optional<std::int64_t> componentId)
+{
+    if (!componentId)
+        return std::nullopt;
+    sqlite::Statement s(ledger.database(),
+                        "SELECT identity_json FROM components WHERE component_id = ?");
+    s.bind(1, *componentId);
+    if (!s.step())
+        return std::nullopt;
+    const auto j = nlohmann::json::parse(s.text(0));
+    ComponentIdentity id;
+    const std::string family = j.at("family");
+    id.family = family == "policy"        ? ComponentFamily::Policy
+                : family == "world_model" ? ComponentFamily::WorldModel
+                                          : ComponentFamily::Judge;
+    id.adapterId = j.at("adapter_id");
+    id.adapterVersion = j.at("adapter_version");
+    id.config = j.at("config");
+    if (j.contains("weights_sha256") && j["weights_sha256"].is_string())
+        id.weightsSha256 = j["weights_sha256"].get<std::string>();
+    return id;
+}
+
+class Stop
+{
+};
+
+} // namespace
+
+std::vector<std::int64_t> judgeableRuns(Ledger &ledger)
+{
+    sqlite::Statement s(ledger.database(), R"sql(
+        SELECT r.run_id FROM runs r
+         WHERE r.status = 'completed'
+           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+           AND EXISTS (SELECT 1 FROM attempts a JOIN attempt_artifacts aa USING (attempt_id)
+                        WHERE a.run_id = r.run_id AND a.state = 'completed' AND aa.role = 'frame')
+         ORDER BY r.run_id)sql");
+    std::vector<std::int64_t> out;
+    while (s.step())
+        out.push_back(s.int64(0));
+    return out;
+}
+
+std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factory,
+                                        const ComponentSpec &judgeSpec,
+                                        const QuorumSettings &quorum,
+                                        const std::vector<std::int64_t> &runIds,
+                                        const std::atomic<bool> &stop)
+{
+    const ComponentIdentity judgeIdentity =
+        makeJudgeIdentity(factory.version(judgeSpec.plugin), judgeSpec, quorum);
+    std::vector<RejudgeOutcome> out;
+    for (const std::int64_t sourceId : runIds) {
+        if (stop)
+            break;
+        RejudgeOutcome o;
+        o.sourceRunId = sourceId;
+        const auto source = ledger.run(sourceId);
+        if (!source)
+            throw Error(ErrorCode::NotFound, "run " + std::to_string(sourceId) + " does not exist");
+        sqlite::Statement attempt(
+            ledger.database(),
+            "SELECT attempt_id FROM attempts WHERE run_id = ? AND state = 'completed' "
+            "ORDER BY attempt_no DESC LIMIT 1");
+        attempt.bind(1, sourceId);
+        if (source->status != "completed" || !attempt.step()) {
+            o.state = "skipped";
+            o.detail = "run " + std::to_string(sourceId) + " is " + source->status +
+                       "; only completed rollouts are judged";
+            out.push_back(o);
+            continue;
+        }
+        const std::int64_t sourceAttempt = attempt.int64(0);
+        sqlite::Statement ids(ledger.database(),
+                              "SELECT policy_id, world_model_id FROM runs WHERE run_id = ?");
+        ids.bind(1, sourceId);
+        ids.step();
+        const auto key = nlohmann::json::parse(source->keyJson);
+        if (key.contains("seeds") && key["seeds"].contains("rejudge_of")) {
+            o.state = "skipped";
+            o.detail = "run " + std::to_string(sourceId) +
+                       " is itself a re-judgment; judge its source run";
+            out.push_back(o);
+            continue;
+        }
+        RunSpec spec;
+        spec.protocolSha256 = source->protocolSha256;
+        spec.episodeIndex = source->episodeIndex;
+        spec.policy = identityOf(ledger, ids.optInt64(0));
+        spec.worldModel = identityOf(ledger, ids.optInt64(1));
+        spec.judge = judgeIdentity;
+        spec.seeds = key.value("seeds", nlohmann::json::object());
+        spec.seeds["rejudge_of"] = source->runKey;
+        spec.task = source->task;
+        spec.instruction = source->instruction;
+        const auto submitted = ledger.submitRun(spec);
+        o.runId = submitted.runId;
+        if (ledger.run(submitted.runId)->finishedAtMs) {
+            o.state = "skipped";
+            o.detail = "already judged with this configuration (run " +
+                       std::to_string(submitted.runId) + ")";
+            out.push_back(o);
+            continue;
+        }
+        auto lease = ledger.claim("kosmos-judge", 10 * 60 * 1000, submitted.runId);
+        if (!lease) {
+            o.state = "skipped";
+            o.detail = "another process is judging it";
+            out.push_back(o);
+            continue;
+        }
+        try {
+            ledger.appendEvent(*lease, "rejudge_of",
+                               {{"source_run_id", sourceId},
+                                {"source_attempt_id", sourceAttempt},
+                                {"source_run_key", source->runKey}});
+            sqlite::Statement frames(
+                ledger.database(),
+                "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM attempt_artifacts aa "
+                "JOIN artifacts x USING (artifact_id) WHERE aa.attempt_id = ? AND aa.role = "
+                "'frame' "
+                "ORDER BY aa.name");
+            frames.bind(1, sourceAttempt);
+            std::vector<cv::Mat> decoded;
+            while (frames.step()) {
+                StoredObject object{frames.text(1), frames.int64(2), frames.text(3), std::nullopt,
+                                    true};
+                ledger.attachArtifact(*lease, "frame", frames.text(0), object);
+                const auto bytes = ledger.artifacts().read(object.sha256); // hash-checked
+                cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+                cv::Mat rgb;
+                cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+                decoded.push_back(rgb);
+            }
+            std::unique_ptr<Judge> judge = factory.createJudge(judgeSpec);
+            std::vector<std::string> forbidden;
+            for (const auto &component : {spec.policy, spec.worldModel}) {
+                if (component)
+                    forbidden.push_back(component->adapterId);
+            }
+            JudgmentRecord record =
+                runJudge(*judge, decoded, source->task.value_or(""),
+                         source->instruction.value_or(""), quorum, forbidden, [&] {
+                             if (stop || ledger.cancelRequested(*lease))
+                                 throw Stop{};
+                         });
+            record.judgeComponentId = ledger.registerComponent(judgeIdentity);
+            ledger.recordJudgment(*lease, record);
+            ledger.finishAttempt(*lease, AttemptOutcome::completed());
+            o.state = "completed";
+            o.detail =
+                record.outcome + (record.unknownReason ? " (" + *record.unknownReason + ")" : "");
+        } catch (const Stop &) {
+            ledger.finishAttempt(*lease, AttemptOutcome::cancelled("stopped"));
+            o.state = "cancelled";
+        } catch (const Error &e) {
+            if (e.code() == ErrorCode::LeaseLost)
+                throw;
+            ledger.finishAttempt(*lease,
+                                 AttemptOutcome::failed(std::string(errorCodeName(e.code())),
+                                                        "run " + std::to_string(o.runId) +
+                                                            ", stage judge: " + e.what()));
+            o.state = "failed";
+            o.detail = e.what();
+        }
+        out.push_back(o);
+    }
+    return out;
+}
+
+} // namespace kosmos
