@@ -32,6 +32,7 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
         ParsedAnswer parsed;
         for (int tryIndex = 0; tryIndex < 2; ++tryIndex) {
             request.sampleIndex = s;
+            request.sampleCount = settings.samples;
             request.tryIndex = tryIndex;
             request.seed = settings.seeds[static_cast<std::size_t>(s)];
             JudgeAnswer answer;
@@ -45,9 +46,11 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
             JudgeSampleRecord sample;
             sample.sampleIndex = s;
             sample.tryIndex = tryIndex;
-            sample.seed = request.seed;
+            sample.seed = answer.seedUsed ? *answer.seedUsed : request.seed;
             sample.rawText = answer.rawText;
             sample.formatClass = formatClassName(parsed.format);
+            if (answer.finishReason && *answer.finishReason == "length" && !parsed.schemaValid())
+                parsed.error += " (the answer was cut off at max_new_tokens)";
             if (!parsed.error.empty())
                 sample.parseError = answer.rawText
                                         ? parsed.error

@@ -87,6 +87,7 @@ struct JudgeRequest
     std::string instruction;
     std::string prompt;
     int sampleIndex = 0;
+    int sampleCount = 1; // the frozen number of samples of this judgment
     int tryIndex = 0;
     std::int64_t seed = 0;
     double temperature = 0.7;
@@ -100,6 +101,8 @@ struct JudgeAnswer
     std::string error;                  // why it failed
     std::optional<std::int64_t> generatedTokens;
     std::optional<std::int64_t> decodeMs;
+    std::optional<std::int64_t> seedUsed;    // when the adapter sent another seed than asked
+    std::optional<std::string> finishReason; // e.g. "stop", "length"
 };
 
 class Judge

@@ -167,7 +167,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 9u);
+    EXPECT_EQ(list.size(), 10u);
     int unavailable = 0;
     for (const auto &p : list) {
         if (!p["available"].get<bool>()) {
@@ -175,7 +175,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
             EXPECT_FALSE(p["reason"].get<std::string>().empty()) << p.dump();
         }
     }
-    EXPECT_EQ(unavailable, 5) << "wrong API, no metadata, garbage, unloadable, needs weights";
+    EXPECT_EQ(unavailable, 6) << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge unset";
 }
 
 TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)

@@ -24,7 +24,7 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
 {
     PluginRegistry registry;
     registry.scan({KOSMOS_PLUGIN_DIR});
-    ASSERT_EQ(registry.plugins().size(), 3u);
+    ASSERT_EQ(registry.plugins().size(), 4u);
     for (const char *id :
          {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"}) {
         const PluginInfo *p = registry.find(id);
@@ -36,6 +36,10 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
         EXPECT_TRUE(registry.availability(id, nlohmann::json::object()).available);
     }
     EXPECT_EQ(registry.find("synthetic.scripted_policy")->family, "policy");
+    // The HTTP judge is found, and says why it cannot run until it is configured.
+    const Availability http = registry.availability("openai.chat_judge", nlohmann::json::object());
+    EXPECT_FALSE(http.available);
+    EXPECT_NE(http.reason.find("endpoint unset"), std::string::npos) << http.reason;
     auto policy = registry.createPolicy("synthetic.scripted_policy", {{"skill", "noisy"}});
     ASSERT_NE(policy, nullptr);
     EXPECT_EQ(policy->actionContract().dimension(), 7);

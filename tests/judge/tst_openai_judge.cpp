@@ -1,0 +1,182 @@
+// The OpenAI-compatible judge against a real local HTTP server that misbehaves on request.
+#include "FakeChatServer.h"
+#include "TestSupport.h"
+
+#include "judge/JudgeRunner.h"
+#include "ledger/Ledger.h"
+#include "openai/OpenAiJudge.h"
+#include "util/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+
+using namespace kosmos;
+using B = kosmos::test::FakeChatServer::Behaviour;
+
+namespace {
+
+std::vector<cv::Mat> frames()
+{
+    std::vector<cv::Mat> out;
+    for (int i = 0; i < 20; ++i)
+        out.push_back(cv::Mat(64, 80, CV_8UC3, cv::Scalar(10 * i, 100, 200)));
+    return out;
+}
+
+openai::OpenAiJudge judgeFor(const test::FakeChatServer &server,
+                             nlohmann::json extra = nlohmann::json::object())
+{
+    nlohmann::json settings = {{"base_url", server.baseUrl()},
+                               {"model", "qwen2.5-vl"},
+                               {"timeout_s", 0.5},
+                               {"max_retries", 1},
+                               {"backoff_s", 0.01}};
+    settings.update(extra);
+    return openai::OpenAiJudge(openai::JudgeSettings::fromJson(settings));
+}
+
+JudgmentRecord judgeOnce(openai::OpenAiJudge &judge, int samples = 5)
+{
+    QuorumSettings q;
+    q.samples = samples;
+    q.quorum = std::min(3, samples);
+    q.seeds.resize(static_cast<std::size_t>(samples));
+    for (int i = 0; i < samples; ++i)
+        q.seeds[static_cast<std::size_t>(i)] = 100 + i;
+    return runJudge(judge, frames(), "task", "put the red block in the green square", q, {});
+}
+
+} // namespace
+
+TEST(OpenAiJudge, SendsTheChatCompletionsSubsetAndRecordsEverySample)
+{
+    test::FakeChatServer server;
+    auto judge = judgeFor(server);
+    const JudgmentRecord r = judgeOnce(judge);
+    EXPECT_EQ(r.outcome, "success");
+    ASSERT_EQ(r.samples.size(), 5u);
+    EXPECT_EQ(r.samples[0].formatClass, "bare_json");
+    EXPECT_EQ(r.samples[0].generatedTokens, 42);
+    EXPECT_TRUE(r.samples[0].decodeMs.has_value());
+    const auto requests = server.requests();
+    ASSERT_EQ(requests.size(), 5u) << "one request per sample, each with its own seed";
+    const auto body = nlohmann::json::parse(requests[2].substr(requests[2].find("\r\n\r\n") + 4));
+    EXPECT_EQ(body["model"], "qwen2.5-vl");
+    EXPECT_EQ(body["seed"], 102);
+    EXPECT_EQ(body["temperature"], 0.7);
+    EXPECT_EQ(body["max_tokens"], 512);
+    EXPECT_EQ(body["response_format"]["type"], "json_schema");
+    const auto &content = body["messages"][0]["content"];
+    ASSERT_EQ(content.size(), 17u) << "the prompt and 16 frames";
+    EXPECT_EQ(content[1]["image_url"]["url"].get<std::string>().rfind("data:image/png;base64,", 0),
+              0u);
+    EXPECT_EQ(content[0]["text"].get<std::string>().find("OpenVLA"), std::string::npos);
+    EXPECT_NE(requests[0].find("POST /v1/chat/completions"), std::string::npos);
+}
+
+TEST(OpenAiJudge, EveryMisbehaviourBecomesARecordedFailureNeverAVerdict)
+{
+    for (const B b : {B::Status500, B::NotJson, B::Truncated, B::Huge, B::Slow}) {
+        test::FakeChatServer server;
+        server.setBehaviours({b});
+        auto judge = judgeFor(server, {{"max_body_bytes", 1 << 20}, {"max_retries", 0}});
+        const JudgmentRecord r = judgeOnce(judge, 3);
+        EXPECT_EQ(r.outcome, "unknown") << static_cast<int>(b);
+        EXPECT_EQ(r.unknownReason, "judge_sample_failure") << static_cast<int>(b);
+        for (const auto &s : r.samples) {
+            EXPECT_EQ(s.formatClass, "request_failed") << static_cast<int>(b);
+            EXPECT_FALSE(s.rawText.has_value());
+            EXPECT_TRUE(s.parseError.has_value() && !s.parseError->empty());
+        }
+    }
+}
+
+TEST(OpenAiJudge, RetriesWithBackoffOn429And5xx)
+{
+    test::FakeChatServer server;
+    server.setBehaviours({B::Status429, B::Status500, B::Ok});
+    auto judge = judgeFor(server, {{"max_retries", 2}});
+    const JudgmentRecord r = judgeOnce(judge, 1);
+    EXPECT_EQ(r.samples.at(0).formatClass, "bare_json");
+    EXPECT_EQ(server.requests().size(), 3u);
+}
+
+TEST(OpenAiJudge, AnEndpointThatIsDownIsReportedNotFaked)
+{
+    int port = 0;
+    {
+        test::FakeChatServer server;
+        port = server.port();
+    } // closed: nothing listens there now
+    const nlohmann::json settings = {{"base_url", "http://127.0.0.1:" + std::to_string(port)},
+                                     {"model", "m"},
+                                     {"max_retries", 0}};
+    const Availability a = openai::checkAvailability(settings, true);
+    EXPECT_FALSE(a.available);
+    EXPECT_NE(a.reason.find("unreachable"), std::string::npos) << a.reason;
+    openai::OpenAiJudge judge(openai::JudgeSettings::fromJson(settings));
+    const JudgmentRecord r = judgeOnce(judge, 2);
+    EXPECT_EQ(r.unknownReason, "judge_sample_failure");
+    EXPECT_FALSE(openai::checkAvailability(nlohmann::json::object(), false).available);
+    EXPECT_THROW(openai::JudgeSettings::fromJson({{"base_url", "ftp://x"}, {"model", "m"}}), Error);
+    EXPECT_THROW(openai::JudgeSettings::fromJson(
+                     {{"base_url", "http://x"}, {"model", "m"}, {"api_key", "sk"}}),
+                 Error)
+        << "a key is never a setting";
+}
+
+TEST(OpenAiJudge, ProseEarnsOneFormatRetryAndNFewerThanAskedFailsTheMissingSamples)
+{
+    test::FakeChatServer server;
+    server.setBehaviours({B::Prose, B::Ok});
+    auto judge = judgeFor(server);
+    const JudgmentRecord r = judgeOnce(judge, 1);
+    ASSERT_EQ(r.samples.size(), 2u);
+    EXPECT_EQ(r.samples[0].formatClass, "invalid");
+    EXPECT_EQ(r.samples[1].tryIndex, 1);
+    EXPECT_EQ(r.samples[1].formatClass, "bare_json");
+
+    test::FakeChatServer batch;
+    batch.setBehaviours({B::FewerChoices});
+    auto batched = judgeFor(batch, {{"use_n", true}});
+    const JudgmentRecord b = judgeOnce(batched, 5);
+    EXPECT_EQ(batch.requests().size(), 1u) << "one request with n = 5";
+    ASSERT_EQ(b.samples.size(), 5u);
+    EXPECT_EQ(b.samples[1].formatClass, "bare_json");
+    for (int i = 2; i < 5; ++i) {
+        EXPECT_EQ(b.samples[static_cast<std::size_t>(i)].formatClass, "request_failed");
+        EXPECT_NE(b.samples[static_cast<std::size_t>(i)].parseError->find("returned 2 of 5"),
+                  std::string::npos);
+    }
+    EXPECT_EQ(b.outcome, "unknown");
+    EXPECT_EQ(b.unknownReason, "judge_insufficient_quorum");
+}
+
+TEST(OpenAiJudge, TheKeyIsSentButNeverWrittenToTheLedger)
+{
+    test::TempDir dir;
+    ::setenv("KOSMOS_TEST_JUDGE_KEY", "sk-test-SECRET-4242", 1);
+    test::FakeChatServer server;
+    auto judge = judgeFor(server, {{"api_key_env", "KOSMOS_TEST_JUDGE_KEY"}});
+    Ledger ledger = Ledger::create(dir / "k.kosmos");
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    ledger.submitRun(test::testRunSpec(protocol, 0));
+    auto lease = ledger.claim("w", 30000);
+    ledger.recordJudgment(*lease, judgeOnce(judge, 3));
+    ledger.finishAttempt(*lease, AttemptOutcome::completed());
+    ::unsetenv("KOSMOS_TEST_JUDGE_KEY");
+    EXPECT_NE(server.requests().at(0).find("Authorization: Bearer sk-test-SECRET-4242"),
+              std::string::npos);
+    for (const char *file : {"ledger.sqlite", "ledger.sqlite-wal"}) {
+        const std::string bytes = test::readFile(dir / "k.kosmos" / file);
+        EXPECT_EQ(bytes.find("SECRET-4242"), std::string::npos) << file;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
