@@ -167,7 +167,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 10u);
+    EXPECT_EQ(list.size(), 11u);
     int unavailable = 0;
     for (const auto &p : list) {
         if (!p["available"].get<bool>()) {
@@ -175,7 +175,8 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
             EXPECT_FALSE(p["reason"].get<std::string>().empty()) << p.dump();
         }
     }
-    EXPECT_EQ(unavailable, 6) << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge unset";
+    EXPECT_EQ(unavailable, 7) << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge and "
+                                 "replay judge unconfigured";
 }
 
 TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)

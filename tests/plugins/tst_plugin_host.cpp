@@ -24,7 +24,7 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
 {
     PluginRegistry registry;
     registry.scan({KOSMOS_PLUGIN_DIR});
-    ASSERT_EQ(registry.plugins().size(), 4u);
+    ASSERT_EQ(registry.plugins().size(), 5u);
     for (const char *id :
          {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"}) {
         const PluginInfo *p = registry.find(id);
