@@ -58,6 +58,7 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
             sample.parsed = parsed.value;
             sample.generatedTokens = answer.generatedTokens;
             sample.decodeMs = answer.decodeMs;
+            sample.finishReason = answer.finishReason;
             record.samples.push_back(sample);
             if (parsed.format != FormatClass::Invalid)
                 break; // only a format failure earns the one retry

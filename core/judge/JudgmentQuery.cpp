@@ -25,7 +25,7 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
     s.bind(1, runId).bind(2, run->runKey);
     sqlite::Statement samples(
         db, "SELECT sample_index, try_index, seed, raw_text, format_class, parse_error, "
-            "generated_tokens, decode_ms FROM judge_samples WHERE judgment_id = ? "
+            "generated_tokens, decode_ms, finish_reason FROM judge_samples WHERE judgment_id = ? "
             "ORDER BY sample_index, try_index");
     while (s.step()) {
         StoredJudgment j;
@@ -56,6 +56,7 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
             x.parseError = samples.optText(5);
             x.generatedTokens = samples.optInt64(6);
             x.decodeMs = samples.optInt64(7);
+            x.finishReason = samples.optText(8);
             j.samples.push_back(std::move(x));
         }
         out.push_back(std::move(j));

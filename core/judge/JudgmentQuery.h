@@ -21,6 +21,7 @@ struct StoredJudgeSample
     std::optional<std::string> parseError;
     std::optional<std::int64_t> generatedTokens;
     std::optional<std::int64_t> decodeMs;
+    std::optional<std::string> finishReason;
 };
 
 struct StoredJudgment

@@ -922,8 +922,8 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
     const std::int64_t judgmentId = m_db.lastInsertRowId();
     Statement sample(m_db, "INSERT INTO judge_samples (judgment_id, sample_index, try_index, seed, "
                            "raw_text, format_class, parse_error, parsed_json, generated_tokens, "
-                           "decode_ms, row_sha256, created_at_ms) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                           "decode_ms, finish_reason, row_sha256, created_at_ms) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const JudgeSampleRecord &js : judgment.samples) {
         sample.reset();
         sample.bind(1, judgmentId)
@@ -939,8 +939,9 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
             sample.bind(8, canonicalJson(js.parsed));
         sample.bind(9, js.generatedTokens)
             .bind(10, js.decodeMs)
-            .bind(11, js.rowSha256(judgmentId))
-            .bind(12, now)
+            .bind(11, js.finishReason)
+            .bind(12, js.rowSha256(judgmentId))
+            .bind(13, now)
             .run();
     }
     tx.commit();

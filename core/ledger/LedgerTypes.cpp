@@ -74,6 +74,7 @@ std::string JudgeSampleRecord::rowSha256(std::int64_t judgmentId) const
         {"parsed", parsed},
         {"generated_tokens", opt(generatedTokens)},
         {"decode_ms", opt(decodeMs)},
+        {"finish_reason", opt(finishReason)},
     });
 }
 

@@ -156,6 +156,7 @@ struct JudgeSampleRecord
     nlohmann::json parsed; // null when unparsed
     std::optional<std::int64_t> generatedTokens;
     std::optional<std::int64_t> decodeMs;
+    std::optional<std::string> finishReason;
 
     // Canonical hash of the fields above (stored as row_sha256).
     std::string rowSha256(std::int64_t judgmentId) const;

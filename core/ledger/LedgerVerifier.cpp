@@ -262,7 +262,7 @@ private:
     {
         Statement s(m_db, "SELECT sample_id, judgment_id, sample_index, try_index, seed, raw_text, "
                           "format_class, parse_error, parsed_json, generated_tokens, decode_ms, "
-                          "row_sha256 FROM judge_samples");
+                          "row_sha256, finish_reason FROM judge_samples");
         while (s.step()) {
             JudgeSampleRecord r;
             r.sampleIndex = static_cast<int>(s.int64(2));
@@ -284,6 +284,7 @@ private:
             }
             r.generatedTokens = s.optInt64(9);
             r.decodeMs = s.optInt64(10);
+            r.finishReason = s.optText(12);
             const std::string actual = r.rowSha256(s.int64(1));
             if (actual != s.text(11))
                 problem("judge_sample_hash", where,

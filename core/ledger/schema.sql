@@ -212,6 +212,7 @@ CREATE TABLE judge_samples (
     parsed_json      TEXT CHECK (parsed_json IS NULL OR json_valid(parsed_json)),
     generated_tokens INTEGER,
     decode_ms        INTEGER,
+    finish_reason    TEXT,  -- as the server reported it ("stop", "length" ...); NULL: unknown
     row_sha256       TEXT NOT NULL,
     created_at_ms    INTEGER NOT NULL,
     UNIQUE (judgment_id, sample_index, try_index)

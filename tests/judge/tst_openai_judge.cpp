@@ -58,6 +58,7 @@ TEST(OpenAiJudge, SendsTheChatCompletionsSubsetAndRecordsEverySample)
     ASSERT_EQ(r.samples.size(), 5u);
     EXPECT_EQ(r.samples[0].formatClass, "bare_json");
     EXPECT_EQ(r.samples[0].generatedTokens, 42);
+    EXPECT_EQ(r.samples[0].finishReason, "stop");
     EXPECT_TRUE(r.samples[0].decodeMs.has_value());
     const auto requests = server.requests();
     ASSERT_EQ(requests.size(), 5u) << "one request per sample, each with its own seed";
