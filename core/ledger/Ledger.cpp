@@ -264,6 +264,8 @@ fs::path Ledger::bundleDirectory(const fs::path &path)
         return path;
     if (path.filename() == kDatabaseName)
         return path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (!fs::exists(path, ec))
+        throw Error(ErrorCode::NotFound, "no ledger at " + path.string() + " (it does not exist)");
     throw Error(ErrorCode::NotALedger,
                 path.string() + " is not a Kosmos ledger (expected a NAME.kosmos/ directory or "
                                 "its ledger.sqlite)");

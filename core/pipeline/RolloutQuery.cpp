@@ -1,0 +1,85 @@
+#include "pipeline/RolloutQuery.h"
+
+#include "ledger/Ledger.h"
+
+namespace kosmos {
+
+RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
+{
+    RolloutView view;
+    view.runId = runId;
+    auto &db = ledger.database();
+    sqlite::Statement attempt(db, R"sql(
+        SELECT a.attempt_id, a.state FROM attempts a
+         WHERE a.run_id = ? AND EXISTS (SELECT 1 FROM attempt_artifacts aa
+                                         WHERE aa.attempt_id = a.attempt_id AND aa.role = 'frame')
+         ORDER BY a.attempt_no DESC LIMIT 1)sql");
+    attempt.bind(1, runId);
+    if (!attempt.step())
+        return view;
+    view.attemptId = attempt.int64(0);
+    view.attemptState = attempt.text(1);
+    sqlite::Statement artifacts(
+        db, "SELECT aa.role, aa.name, x.sha256 FROM attempt_artifacts aa "
+            "JOIN artifacts x USING (artifact_id) WHERE aa.attempt_id = ? ORDER BY aa.name");
+    artifacts.bind(1, *view.attemptId);
+    std::optional<std::string> actionsSha;
+    std::optional<std::string> contractsSha;
+    while (artifacts.step()) {
+        const std::string role = artifacts.text(0);
+        if (role == "frame")
+            view.frames.push_back({artifacts.text(1), artifacts.text(2)});
+        else if (role == "actions")
+            actionsSha = artifacts.text(2);
+        else if (role == "contracts")
+            contractsSha = artifacts.text(2);
+    }
+    auto readJson = [&](const std::optional<std::string> &sha) -> nlohmann::json {
+        if (!sha)
+            return nullptr;
+        try {
+            const auto bytes = ledger.artifacts().read(*sha);
+            return nlohmann::json::parse(bytes.begin(), bytes.end());
+        } catch (const std::exception &) {
+            return nullptr; // missing or corrupt: shown as absent, reported by verify
+        }
+    };
+    const nlohmann::json actions = readJson(actionsSha);
+    if (actions.is_object()) {
+        for (const auto &row : actions.value("policy_actions", nlohmann::json::array()))
+            view.actions.push_back(row.get<std::vector<double>>());
+        for (const auto &name : actions.value("dimension_names", nlohmann::json::array()))
+            view.dimensionNames.push_back(name.get<std::string>());
+        view.controlRateHz = actions.value("control_rate_hz", 5.0);
+    }
+    const nlohmann::json contracts = readJson(contractsSha);
+    if (contracts.is_object()) {
+        const auto &ac = contracts.contains("policy_action_contract")
+                             ? contracts["policy_action_contract"]
+                             : contracts.value("action_contract", nlohmann::json());
+        if (ac.is_object() && ac.contains("gripper_index") &&
+            ac["gripper_index"].is_number_integer())
+            view.gripperIndex = ac["gripper_index"].get<int>();
+        if (view.dimensionNames.empty() && ac.is_object() && ac.contains("dimensions"))
+            for (const auto &d : ac["dimensions"])
+                view.dimensionNames.push_back(d.value("name", "?") + " [" + d.value("unit", "?") +
+                                              "]");
+    }
+    if (!view.actions.empty() && view.dimensionNames.size() != view.actions[0].size()) {
+        view.dimensionNames.clear();
+        for (std::size_t i = 0; i < view.actions[0].size(); ++i)
+            view.dimensionNames.push_back("a" + std::to_string(i));
+    }
+    sqlite::Statement validation(
+        db, "SELECT verdict, details_json FROM validation_results WHERE attempt_id = ? "
+            "ORDER BY validation_id DESC LIMIT 1");
+    validation.bind(1, *view.attemptId);
+    if (validation.step()) {
+        view.validationVerdict = validation.text(0);
+        if (auto details = validation.optText(1))
+            view.validation = nlohmann::json::parse(*details);
+    }
+    return view;
+}
+
+} // namespace kosmos

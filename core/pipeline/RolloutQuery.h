@@ -1,0 +1,40 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+class Ledger;
+
+struct RolloutFrame
+{
+    std::string name;
+    std::string sha256;
+};
+
+// What the workstation shows of one run: its latest attempt that holds frames, the frame
+// artifacts in order, the actions as recorded, the contracts, the validation verdict.
+struct RolloutView
+{
+    std::int64_t runId = 0;
+    std::optional<std::int64_t> attemptId;
+    std::string attemptState;
+    std::vector<RolloutFrame> frames;
+    std::vector<std::vector<double>> actions; // policy actions, one row per step
+    std::vector<std::string> dimensionNames;  // "dx [m]" ...
+    double controlRateHz = 5.0;
+    std::optional<int> gripperIndex;
+    std::optional<std::string> validationVerdict;
+    nlohmann::json validation; // the stored details (checks, measurements)
+};
+
+// Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run
+// without frames.
+RolloutView loadRollout(Ledger &ledger, std::int64_t runId);
+
+} // namespace kosmos

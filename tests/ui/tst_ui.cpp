@@ -1,0 +1,185 @@
+// Qt Test (offscreen): the runs view-model, the player, opening bad ledgers.
+#include "MainWindow.h"
+#include "ledger/Ledger.h"
+#include "ledger/Schema.h"
+#include "models/RunsModel.h"
+#include "pipeline/RolloutQuery.h"
+#include "player/FramePlayer.h"
+#include "player/TracesPlot.h"
+
+#include "TestSupport.h"
+
+#include <QApplication>
+#include <QKeyEvent>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <fstream>
+
+using namespace kosmos;
+
+class TestUi : public QObject
+{
+    Q_OBJECT
+
+private:
+    test::TempDir m_dir;
+    std::filesystem::path m_bundle;
+
+    // 600 runs: every 3rd completed with a judgment, every 7th failed, the rest queued; one run
+    // with 20 frames and actions for the player.
+    void makeLedger()
+    {
+        m_bundle = m_dir / "ui.kosmos";
+        Ledger ledger = Ledger::create(m_bundle);
+        const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+        for (int i = 0; i < 600; ++i) {
+            auto spec = test::testRunSpec(protocol, i);
+            spec.task = i % 2 ? "pick_carrot" : "stack_cups";
+            ledger.submitRun(spec);
+        }
+        for (int i = 0; i < 600; ++i) {
+            if (i % 3 != 0 && i % 7 != 0)
+                continue;
+            auto lease = ledger.claim("w", 30000, i + 1);
+            if (i % 7 == 0) {
+                ledger.finishAttempt(*lease, AttemptOutcome::failed("x", "y"));
+                continue;
+            }
+            if (i == 3) {
+                for (int f = 0; f < 21; ++f)
+                    ledger.putArtifact(*lease, "frame",
+                                       "frame_" + std::to_string(1000 + f) + ".png",
+                                       test::testImage(32, 24, f), "image/png");
+                nlohmann::json actions = {{"policy_actions", nlohmann::json::array()},
+                                          {"dimension_names", {"dx [m]", "gripper [1]"}},
+                                          {"control_rate_hz", 5.0}};
+                for (int t = 0; t < 20; ++t)
+                    actions["policy_actions"].push_back({0.01 * t, t < 10 ? 1.0 : 0.0});
+                const std::string text = actions.dump();
+                ledger.putArtifact(
+                    *lease, "actions", "actions.json",
+                    std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()),
+                    "application/json");
+            }
+            ledger.recordJudgment(*lease, test::testJudgment());
+            ledger.finishAttempt(*lease, AttemptOutcome::completed());
+        }
+    }
+
+private slots:
+    void initTestCase() { makeLedger(); }
+
+    void runsModelFetchesLazily()
+    {
+        ui::RunsModel model;
+        QVERIFY2(model.open(QString::fromStdString((m_bundle / "ledger.sqlite").string())),
+                 qPrintable(model.errorString()));
+        QCOMPARE(model.matchingCount(), 600);
+        QCOMPARE(model.rowCount(), ui::RunsModel::kPageSize);
+        QVERIFY(model.canFetchMore());
+        model.fetchMore();
+        QCOMPARE(model.rowCount(), 2 * ui::RunsModel::kPageSize);
+        model.fetchMore();
+        QCOMPARE(model.rowCount(), 600);
+        QVERIFY(!model.canFetchMore());
+        QCOMPARE(model.data(model.index(0, ui::RunsModel::Run)).toLongLong(), 1LL);
+    }
+
+    void runsModelFiltersAndSorts()
+    {
+        ui::RunsModel model;
+        QVERIFY(model.open(QString::fromStdString((m_bundle / "ledger.sqlite").string())));
+        ui::RunsFilter f;
+        f.status = QStringLiteral("failed");
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 86); // i % 7 == 0 for i in 0..599
+        f = {};
+        f.judgeOutcome = QStringLiteral("success");
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 200 - 29); // i % 3 == 0 and not i % 7 == 0
+        f.text = QStringLiteral("CUPS");
+        model.setFilter(f);
+        QVERIFY(model.matchingCount() > 0);
+        for (int r = 0; r < model.rowCount(); ++r)
+            QCOMPARE(model.data(model.index(r, ui::RunsModel::Task)).toString(),
+                     QStringLiteral("stack_cups"));
+        model.setFilter({});
+        model.sort(ui::RunsModel::Run, Qt::DescendingOrder);
+        QCOMPARE(model.runIdAt(0), 600LL);
+        model.sort(ui::RunsModel::Status, Qt::AscendingOrder);
+        QCOMPARE(model.data(model.index(0, ui::RunsModel::Status)).toString(),
+                 QStringLiteral("completed"));
+    }
+
+    void playerSeeksStepsAndFollowsTheCursor()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(QString::fromStdString(m_bundle.string())));
+        window.selectRun(4); // i == 3
+        auto *player = window.player();
+        QCOMPARE(player->frameCount(), 21);
+        QCOMPARE(window.traces()->trackCount(), 2);
+        QSignalSpy moved(player, &ui::FramePlayer::positionChanged);
+        player->step(1);
+        QCOMPARE(player->position(), 1);
+        QTest::keyClick(player, Qt::Key_Right, Qt::ShiftModifier);
+        QCOMPARE(player->position(), 11);
+        QTest::keyClick(player, Qt::Key_End);
+        QCOMPARE(player->position(), 20);
+        QTest::keyClick(player, Qt::Key_Home);
+        QCOMPARE(player->position(), 0);
+        player->seek(500);
+        QCOMPARE(player->position(), 20); // seeking past the end clamps
+        QVERIFY(moved.count() >= 4);
+        QVERIFY(!player->view()->image().isNull());
+        QCOMPARE(player->view()->image().width(), 32);
+        QTest::keyClick(player, Qt::Key_Space);
+        QVERIFY(player->isPlaying());
+        QTest::keyClick(player, Qt::Key_Space);
+        QVERIFY(!player->isPlaying());
+        emit window.traces()->seekRequested(7);
+        QCOMPARE(player->position(), 7);
+    }
+
+    void badLedgersGiveAClearMessageAndNoCrash()
+    {
+        ui::MainWindow window;
+        QVERIFY(!window.openLedger(QString::fromStdString((m_dir / "missing.kosmos").string())));
+        QVERIFY(window.lastError().contains(QStringLiteral("no ledger")));
+        std::filesystem::create_directories(m_dir / "junk.kosmos");
+        std::ofstream(m_dir / "junk.kosmos" / "ledger.sqlite")
+            << "this is not a database at all, long enough text";
+        QVERIFY(!window.openLedger(QString::fromStdString((m_dir / "junk.kosmos").string())));
+        QVERIFY(window.lastError().contains(QStringLiteral("not a Kosmos ledger")));
+        // A newer schema version.
+        const std::string newerSql =
+            std::string(currentSchema().createSql) + "\nPRAGMA user_version = 99;\n";
+        const SchemaSpec newer{99, newerSql, {}};
+        {
+            Ledger::create(m_dir / "future.kosmos", {OpenMode::ReadWrite, &newer});
+        }
+        QVERIFY(!window.openLedger(QString::fromStdString((m_dir / "future.kosmos").string())));
+        QVERIFY(window.lastError().contains(QStringLiteral("newer Kosmos")));
+        // Artifacts missing: the run opens, the frames show as absent.
+        Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
+        const auto rollout = loadRollout(ledger, 4);
+        std::filesystem::rename(m_bundle / "objects", m_dir / "objects.away");
+        QVERIFY(window.openLedger(QString::fromStdString(m_bundle.string())));
+        window.selectRun(4);
+        QVERIFY(window.player()->view()->image().isNull());
+        std::filesystem::rename(m_dir / "objects.away", m_bundle / "objects");
+        QCOMPARE(rollout.frames.size(), std::size_t{21});
+    }
+};
+
+int main(int argc, char **argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-tests"));
+    TestUi test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_ui.moc"

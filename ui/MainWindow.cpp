@@ -1,0 +1,207 @@
+#include "MainWindow.h"
+
+#include "ledger/Ledger.h"
+#include "models/RunsModel.h"
+#include "panels/VerdictPanel.h"
+#include "pipeline/RolloutQuery.h"
+#include "player/FramePlayer.h"
+#include "player/TracesPlot.h"
+#include "util/Error.h"
+#include "views/RunsView.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+
+#include <opencv2/core/version.hpp>
+#include <sqlite3.h>
+
+extern "C" {
+#include <libavformat/version.h>
+}
+
+namespace kosmos::ui {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_runsModel(new RunsModel(this)),
+      m_runsView(new RunsView(m_runsModel, this)), m_player(new FramePlayer(this)),
+      m_traces(new TracesPlot(this)), m_verdicts(new VerdictPanel(this))
+{
+    setWindowTitle(tr("Kosmos Workstation"));
+    setAcceptDrops(true);
+    auto *centre = new QSplitter(Qt::Vertical, this);
+    centre->setObjectName(QStringLiteral("playerSplitter"));
+    centre->addWidget(m_player);
+    centre->addWidget(m_traces);
+    centre->setStretchFactor(0, 3);
+    centre->setStretchFactor(1, 2);
+    setCentralWidget(centre);
+
+    auto *runsDock = new QDockWidget(tr("Runs"), this);
+    runsDock->setObjectName(QStringLiteral("runsDock"));
+    runsDock->setWidget(m_runsView);
+    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+    auto *verdictDock = new QDockWidget(tr("Verdicts"), this);
+    verdictDock->setObjectName(QStringLiteral("verdictDock"));
+    verdictDock->setWidget(m_verdicts);
+    addDockWidget(Qt::RightDockWidgetArea, verdictDock);
+
+    auto *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open ledger..."), QKeySequence::Open, this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Open a ledger bundle (NAME.kosmos)"));
+        if (!dir.isEmpty())
+            openLedger(dir);
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    auto *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(runsDock->toggleViewAction());
+    view->addAction(verdictDock->toggleViewAction());
+    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
+
+    connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
+    connect(m_player, &FramePlayer::positionChanged, m_traces, &TracesPlot::setCursor);
+    connect(m_traces, &TracesPlot::seekRequested, m_player, &FramePlayer::seek);
+    connect(m_verdicts, &VerdictPanel::seekRequested, m_player, &FramePlayer::seek);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    rebuildRecentMenu();
+    statusBar()->showMessage(tr("Open a ledger: File > Open, drag a NAME.kosmos folder here, or "
+                                "pass it on the command line."));
+}
+
+MainWindow::~MainWindow() = default;
+
+bool MainWindow::openLedger(const QString &path)
+{
+    try {
+        auto ledger =
+            std::make_unique<Ledger>(Ledger::open(path.toStdString(), {OpenMode::ReadOnly}));
+        if (!m_runsModel->open(QString::fromStdString(ledger->databasePath().string())))
+            throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
+        m_ledger = std::move(ledger);
+        m_lastError.clear();
+        const auto info = m_ledger->info();
+        setWindowTitle(tr("%1 - Kosmos Workstation")
+                           .arg(QString::fromStdString(m_ledger->bundle().filename().string())));
+        statusBar()->showMessage(
+            tr("%1: %2 runs, %3 artifacts; opened read-only (review never writes to the ledger)")
+                .arg(QString::fromStdString(m_ledger->bundle().string()))
+                .arg(info.runs)
+                .arg(info.artifacts));
+        rememberRecent(path);
+        if (m_runsModel->rowCount() > 0)
+            m_runsView->table()->selectRow(0);
+        return true;
+    } catch (const std::exception &e) {
+        m_lastError = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, m_lastError));
+        if (QGuiApplication::platformName() != QLatin1String("offscreen"))
+            QMessageBox::warning(this, tr("Cannot open ledger"), m_lastError);
+        return false;
+    }
+}
+
+void MainWindow::selectRun(qint64 runId)
+{
+    const int row = m_runsModel->rowOfRun(runId);
+    if (row >= 0)
+        m_runsView->table()->selectRow(row);
+    else
+        showRun(runId);
+}
+
+void MainWindow::showRun(qint64 runId)
+{
+    if (!m_ledger)
+        return;
+    try {
+        const RolloutView rollout = loadRollout(*m_ledger, runId);
+        m_player->setRollout(m_ledger.get(), rollout);
+        m_traces->setRollout(rollout);
+        m_verdicts->showRun(*m_ledger, runId);
+        statusBar()->showMessage(
+            tr("run %1: %2 frames, %3 actions%4")
+                .arg(runId)
+                .arg(rollout.frames.size())
+                .arg(rollout.actions.size())
+                .arg(rollout.validationVerdict
+                         ? tr(", validation %1")
+                               .arg(QString::fromStdString(*rollout.validationVerdict))
+                         : QString()));
+    } catch (const std::exception &e) {
+        // A damaged ledger: show what can be shown, say what could not, never crash.
+        m_lastError = QString::fromUtf8(e.what());
+        statusBar()->showMessage(
+            tr("run %1 cannot be shown completely: %2").arg(runId).arg(m_lastError));
+    }
+}
+
+void MainWindow::rememberRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentLedgers")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 8)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentLedgers"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString &path : QSettings().value(QStringLiteral("recentLedgers")).toStringList())
+        m_recentMenu->addAction(path, this, [this, path] { openLedger(path); });
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Kosmos"),
+                       tr("<b>Kosmos Workstation %1</b><br>Auditable evaluation of robot policies "
+                          "through learned world "
+                          "models.<br><br>Qt %2<br>SQLite %3<br>OpenCV %4<br>FFmpeg libavformat "
+                          "%5<br>libtorch: used "
+                          "only by plugins that need it (none loaded)")
+                           .arg(QStringLiteral(KOSMOS_VERSION), QString::fromLatin1(qVersion()),
+                                QString::fromLatin1(sqlite3_libversion()),
+                                QStringLiteral(CV_VERSION),
+                                QStringLiteral(AV_STRINGIFY(LIBAVFORMAT_VERSION))));
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty())
+        openLedger(urls.first().toLocalFile());
+}
+
+} // namespace kosmos::ui

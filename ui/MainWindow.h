@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+namespace kosmos {
+class Ledger;
+}
+
+namespace kosmos::ui {
+
+class FramePlayer;
+class RunsModel;
+class RunsView;
+class TracesPlot;
+class VerdictPanel;
+
+// Composes the views; owns the read-only ledger connection they read. Computes nothing itself.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a bundle (or its ledger.sqlite) read-only. On failure the window stays usable, shows
+    // why, and lastError() says it.
+    bool openLedger(const QString &path);
+    QString lastError() const { return m_lastError; }
+    void selectRun(qint64 runId);
+
+    RunsModel *runsModel() const { return m_runsModel; }
+    RunsView *runsView() const { return m_runsView; }
+    FramePlayer *player() const { return m_player; }
+    TracesPlot *traces() const { return m_traces; }
+    VerdictPanel *verdicts() const { return m_verdicts; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void showRun(qint64 runId);
+    void rememberRecent(const QString &path);
+    void rebuildRecentMenu();
+    void showAbout();
+
+    std::unique_ptr<Ledger> m_ledger;
+    RunsModel *m_runsModel;
+    RunsView *m_runsView;
+    FramePlayer *m_player;
+    TracesPlot *m_traces;
+    VerdictPanel *m_verdicts;
+    QMenu *m_recentMenu = nullptr;
+    QString m_lastError;
+};
+
+} // namespace kosmos::ui

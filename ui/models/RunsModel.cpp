@@ -1,0 +1,295 @@
+#include "models/RunsModel.h"
+
+#include <QColor>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+
+namespace kosmos::ui {
+
+namespace {
+
+// The latest attempt's judgment / validation and the latest reference and human labels.
+const char *const kSelect = R"sql(
+    SELECT r.run_id, r.task, pc.adapter_id || ' ' || COALESCE(json_extract(pc.identity_json, '$.config'), '') AS policy,
+           wc.adapter_id AS world_model,
+           (SELECT j.outcome || COALESCE(' (' || j.unknown_reason || ')', '') FROM judgments j
+              JOIN attempts a ON a.attempt_id = j.attempt_id
+             WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1) AS judge,
+           (SELECT v.verdict FROM validation_results v JOIN attempts a ON a.attempt_id = v.attempt_id
+             WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, v.validation_id DESC LIMIT 1) AS validation,
+           (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source <> 'human'
+             ORDER BY h.label_id DESC LIMIT 1) AS reference,
+           (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = 'human'
+             ORDER BY h.label_id DESC LIMIT 1) AS human,
+           r.status,
+           CASE WHEN r.finished_at_ms IS NOT NULL THEN
+               (r.finished_at_ms - (SELECT MIN(a.started_at_ms) FROM attempts a WHERE a.run_id = r.run_id)) END AS duration_ms,
+           r.instruction, p.protocol_sha256
+      FROM runs r
+      JOIN protocols p ON p.protocol_id = r.protocol_id
+      LEFT JOIN components pc ON pc.component_id = r.policy_id
+      LEFT JOIN components wc ON wc.component_id = r.world_model_id)sql";
+
+const char *const kSortKeys[RunsModel::ColumnCount] = {
+    "run_id",     "task",      "policy", "world_model", "judge",
+    "validation", "reference", "human",  "status",      "duration_ms"};
+
+} // namespace
+
+RunsModel::RunsModel(QObject *parent)
+    : QAbstractTableModel(parent),
+      m_connection(QStringLiteral("kosmos-runs-") + QUuid::createUuid().toString())
+{
+}
+
+RunsModel::~RunsModel()
+{
+    close();
+}
+
+bool RunsModel::open(const QString &databasePath)
+{
+    close();
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+        db.setDatabaseName(databasePath);
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"));
+        if (!db.open()) {
+            m_error = db.lastError().text();
+            return false;
+        }
+        QSqlQuery probe(db);
+        if (!probe.exec(QStringLiteral("SELECT COUNT(*) FROM runs"))) {
+            m_error = probe.lastError().text();
+            return false;
+        }
+    }
+    reload();
+    return true;
+}
+
+void RunsModel::close()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_matching = 0;
+    endResetModel();
+    if (QSqlDatabase::contains(m_connection)) {
+        QSqlDatabase::database(m_connection, false).close();
+        QSqlDatabase::removeDatabase(m_connection);
+    }
+}
+
+QString RunsModel::whereClause(QVariantList &binds) const
+{
+    QStringList terms;
+    if (!m_filter.status.isEmpty()) {
+        terms << QStringLiteral("status = ?");
+        binds << m_filter.status;
+    }
+    if (!m_filter.policy.isEmpty()) {
+        terms << QStringLiteral("instr(lower(policy), lower(?)) > 0");
+        binds << m_filter.policy;
+    }
+    if (!m_filter.judgeOutcome.isEmpty()) {
+        if (m_filter.judgeOutcome == QLatin1String("none"))
+            terms << QStringLiteral("judge IS NULL");
+        else {
+            terms << QStringLiteral("judge LIKE ?");
+            binds << m_filter.judgeOutcome + QLatin1Char('%');
+        }
+    }
+    if (!m_filter.validation.isEmpty()) {
+        if (m_filter.validation == QLatin1String("none"))
+            terms << QStringLiteral("validation IS NULL");
+        else {
+            terms << QStringLiteral("validation = ?");
+            binds << m_filter.validation;
+        }
+    }
+    if (!m_filter.protocolSha.isEmpty()) {
+        terms << QStringLiteral("protocol_sha256 = ?");
+        binds << m_filter.protocolSha;
+    }
+    if (!m_filter.text.isEmpty()) {
+        terms << QStringLiteral("(instr(lower(COALESCE(task, '')), lower(?)) > 0 OR "
+                                "instr(lower(COALESCE(instruction, '')), lower(?)) > 0)");
+        binds << m_filter.text << m_filter.text;
+    }
+    return terms.isEmpty() ? QString()
+                           : QStringLiteral(" WHERE ") + terms.join(QStringLiteral(" AND "));
+}
+
+void RunsModel::reload()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_matching = 0;
+    if (QSqlDatabase::contains(m_connection)) {
+        QSqlQuery count(QSqlDatabase::database(m_connection));
+        QVariantList binds;
+        const QString where = whereClause(binds);
+        count.prepare(QStringLiteral("SELECT COUNT(*) FROM (") + QString::fromUtf8(kSelect) +
+                      QStringLiteral(") q0") + where);
+        for (const auto &b : binds)
+            count.addBindValue(b);
+        if (count.exec() && count.next())
+            m_matching = count.value(0).toInt();
+        else
+            m_error = count.lastError().text();
+    }
+    endResetModel();
+    fetchMore();
+}
+
+void RunsModel::refresh()
+{
+    reload();
+}
+
+void RunsModel::setFilter(const RunsFilter &filter)
+{
+    m_filter = filter;
+    reload();
+}
+
+bool RunsModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_rows.size() < m_matching;
+}
+
+void RunsModel::fetchMore(const QModelIndex &parent)
+{
+    if (parent.isValid() || !QSqlDatabase::contains(m_connection) || m_rows.size() >= m_matching)
+        return;
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.setForwardOnly(true);
+    QVariantList binds;
+    const QString where = whereClause(binds);
+    const QString order =
+        QString::fromLatin1(kSortKeys[m_sortColumn]) +
+        (m_sortOrder == Qt::AscendingOrder ? QStringLiteral(" ASC") : QStringLiteral(" DESC")) +
+        QStringLiteral(", run_id ASC");
+    q.prepare(QStringLiteral("SELECT * FROM (") + QString::fromUtf8(kSelect) +
+              QStringLiteral(") q0") + where + QStringLiteral(" ORDER BY ") + order +
+              QStringLiteral(" LIMIT ? OFFSET ?"));
+    for (const auto &b : binds)
+        q.addBindValue(b);
+    q.addBindValue(kPageSize);
+    q.addBindValue(m_rows.size());
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return;
+    }
+    QVector<Row> page;
+    while (q.next()) {
+        Row row;
+        row.runId = q.value(0).toLongLong();
+        for (int c = 0; c < ColumnCount; ++c)
+            row.cells[c] = q.value(c);
+        page.push_back(row);
+    }
+    if (page.isEmpty()) {
+        m_matching = m_rows.size(); // the ledger changed under us
+        return;
+    }
+    beginInsertRows({}, m_rows.size(), m_rows.size() + page.size() - 1);
+    m_rows += page;
+    endInsertRows();
+}
+
+void RunsModel::sort(int column, Qt::SortOrder order)
+{
+    if (column < 0 || column >= ColumnCount)
+        return;
+    m_sortColumn = column;
+    m_sortOrder = order;
+    reload();
+}
+
+int RunsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_rows.size();
+}
+
+int RunsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+qint64 RunsModel::runIdAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows[row].runId : 0;
+}
+
+int RunsModel::rowOfRun(qint64 runId) const
+{
+    for (int i = 0; i < m_rows.size(); ++i) {
+        if (m_rows[i].runId == runId)
+            return i;
+    }
+    return -1;
+}
+
+QVariant RunsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_rows.size())
+        return {};
+    const Row &row = m_rows[index.row()];
+    if (role == RunIdRole)
+        return row.runId;
+    const QVariant &v = row.cells[index.column()];
+    if (role == Qt::DisplayRole) {
+        if (index.column() == Duration && !v.isNull())
+            return QString::number(v.toLongLong() / 1000.0, 'f', 1) + QStringLiteral(" s");
+        if (v.isNull())
+            return index.column() == JudgeOutcome || index.column() == Reference ||
+                           index.column() == Human || index.column() == Validation
+                       ? QStringLiteral("—")
+                       : QVariant();
+        return v;
+    }
+    if (role == Qt::ForegroundRole) {
+        const QString s = v.toString();
+        if (index.column() == Status && s == QLatin1String("failed"))
+            return QColor(170, 30, 30);
+        if (index.column() == Validation && s == QLatin1String("invalid"))
+            return QColor(170, 30, 30);
+    }
+    if (role == Qt::ToolTipRole && index.column() == Reference && !v.isNull())
+        return tr("Reference label from a world that knows its true state (synthetic). Not a human "
+                  "label.");
+    return {};
+}
+
+QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Run:
+        return tr("Run");
+    case Task:
+        return tr("Task");
+    case Policy:
+        return tr("Policy");
+    case WorldModel:
+        return tr("World model");
+    case JudgeOutcome:
+        return tr("Judge");
+    case Validation:
+        return tr("Validation");
+    case Reference:
+        return tr("Reference");
+    case Human:
+        return tr("Human");
+    case Status:
+        return tr("Status");
+    case Duration:
+        return tr("Duration");
+    }
+    return {};
+}
+
+} // namespace kosmos::ui

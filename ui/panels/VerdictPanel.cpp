@@ -1,0 +1,115 @@
+#include "panels/VerdictPanel.h"
+
+#include "judge/JudgmentQuery.h"
+#include "ledger/Ledger.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace kosmos::ui {
+
+VerdictPanel::VerdictPanel(QWidget *parent)
+    : QWidget(parent), m_labels(new QLabel(this)), m_tree(new QTreeWidget(this))
+{
+    m_tree->setHeaderLabels({tr("Judgment / sample"), tr("Outcome / format"), tr("Progress"),
+                             tr("Tokens"), tr("Decode ms"), tr("Evidence frames"), tr("Raw text")});
+    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_labels->setWordWrap(true);
+    m_labels->setTextFormat(Qt::RichText);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_labels);
+    layout->addWidget(m_tree, 1);
+    connect(m_tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem *item) {
+        // The judge's evidence indices (0-15) map to rollout frames through the stored selection.
+        const QVariant evidence = item->data(5, Qt::UserRole);
+        const QVariant frames = item->data(5, Qt::UserRole + 1);
+        if (evidence.isValid() && frames.isValid()) {
+            const auto indices = frames.toList();
+            const int first = evidence.toList().value(0).toInt();
+            if (first >= 0 && first < indices.size())
+                emit seekRequested(indices.at(first).toInt());
+        }
+    });
+}
+
+void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
+{
+    m_tree->clear();
+    QStringList labels;
+    sqlite::Statement s(ledger.database(),
+                        "SELECT source, annotator_id, completion, progress FROM human_labels "
+                        "WHERE run_id = ? ORDER BY label_id");
+    s.bind(1, static_cast<std::int64_t>(runId));
+    while (s.step()) {
+        const bool human = s.text(0) == "human";
+        labels << QStringLiteral("<span style='color:%1'><b>%2</b> (%3): %4, progress %5</span>")
+                      .arg(human ? QStringLiteral("#1a5fb4") : QStringLiteral("#8a5a00"),
+                           human ? tr("Human label")
+                                 : tr("Reference label (synthetic ground truth, not a human)"),
+                           QString::fromStdString(s.text(1)),
+                           QString::fromStdString(s.optText(2).value_or("—")),
+                           s.optInt64(3) ? QString::number(*s.optInt64(3)) : QStringLiteral("—"));
+    }
+    m_labels->setText(labels.isEmpty() ? tr("No reference or human label.")
+                                       : labels.join(QStringLiteral("<br>")));
+    for (const StoredJudgment &j : judgmentsOfRun(ledger, runId)) {
+        auto *top = new QTreeWidgetItem(m_tree);
+        top->setText(0, tr("Judgment %1 - %2%3")
+                            .arg(j.judgmentId)
+                            .arg(QString::fromStdString(j.judge))
+                            .arg(j.rejudged ? tr(" (re-judged)") : QString()));
+        top->setText(1, QString::fromStdString(
+                            j.outcome + (j.unknownReason ? " (" + *j.unknownReason + ")" : "")));
+        top->setText(2, j.progress ? QString::number(*j.progress) : QStringLiteral("—"));
+        top->setToolTip(0, QString::fromStdString(j.settings.dump()));
+        QVariantList frames;
+        if (j.frameIndices.is_array())
+            for (const auto &f : j.frameIndices)
+                frames << f.get<int>();
+        for (const auto &sample : j.samples) {
+            auto *item = new QTreeWidgetItem(top);
+            item->setText(
+                0, tr("sample %1%2 (seed %3)")
+                       .arg(sample.sampleIndex)
+                       .arg(sample.tryIndex ? tr(" retry") : QString())
+                       .arg(sample.seed ? QString::number(*sample.seed) : QStringLiteral("?")));
+            item->setText(1, QString::fromStdString(sample.formatClass));
+            item->setText(3, sample.generatedTokens ? QString::number(*sample.generatedTokens)
+                                                    : QStringLiteral("—"));
+            item->setText(4, sample.decodeMs ? QString::number(*sample.decodeMs)
+                                             : QStringLiteral("—"));
+            QString raw =
+                QString::fromStdString(sample.rawText.value_or("(no answer)")).simplified();
+            item->setText(6, raw.left(160));
+            item->setToolTip(
+                6, QString::fromStdString(sample.rawText.value_or(sample.parseError.value_or(""))));
+            try {
+                if (sample.rawText) {
+                    const auto parsed =
+                        nlohmann::json::parse(sample.rawText->substr(sample.rawText->find('{')));
+                    item->setText(2, parsed.value("progress", nlohmann::json()).is_number()
+                                         ? QString::number(parsed["progress"].get<int>())
+                                         : QStringLiteral("—"));
+                    QVariantList evidence;
+                    for (const auto &e :
+                         parsed.value("evidence_frame_indices", nlohmann::json::array()))
+                        evidence << e.get<int>();
+                    QStringList shown;
+                    for (const auto &e : evidence)
+                        shown << e.toString();
+                    item->setText(5, shown.join(QStringLiteral(", ")));
+                    item->setData(5, Qt::UserRole, evidence);
+                    item->setData(5, Qt::UserRole + 1, frames);
+                }
+            } catch (const std::exception &) {
+                // not JSON: the format class says so
+            }
+        }
+        top->setExpanded(true);
+    }
+}
+
+} // namespace kosmos::ui

@@ -1,0 +1,91 @@
+#include "player/TracesPlot.h"
+
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace kosmos::ui {
+
+TracesPlot::TracesPlot(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumHeight(160);
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
+        if (m_plot->axisRectCount() > 0)
+            seekAt(m_plot->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x()));
+    });
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) {
+        if ((e->buttons() & Qt::LeftButton) && m_plot->axisRectCount() > 0)
+            seekAt(m_plot->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x()));
+    });
+}
+
+int TracesPlot::trackCount() const
+{
+    return m_plot->axisRectCount();
+}
+
+void TracesPlot::seekAt(double x)
+{
+    emit seekRequested(static_cast<int>(std::lround(x)));
+}
+
+void TracesPlot::setRollout(const RolloutView &rollout)
+{
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+    m_plot->plotLayout()->clear();
+    m_cursors.clear();
+    const int dims = rollout.actions.empty() ? 0 : static_cast<int>(rollout.actions[0].size());
+    // Action t moves frame t to frame t + 1: it is drawn over [t, t + 1] on the frame axis.
+    for (int d = 0; d < dims; ++d) {
+        auto *rect = new QCPAxisRect(m_plot);
+        m_plot->plotLayout()->addElement(d, 0, rect);
+        rect->setMinimumMargins(QMargins(60, 2, 8, 2));
+        auto *graph = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        QVector<double> x, y;
+        for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
+            x << static_cast<double>(t) << static_cast<double>(t + 1);
+            y << rollout.actions[t][static_cast<std::size_t>(d)]
+              << rollout.actions[t][static_cast<std::size_t>(d)];
+        }
+        graph->setData(x, y, true);
+        const bool gripper = rollout.gripperIndex && *rollout.gripperIndex == d;
+        graph->setPen(QPen(gripper ? QColor(200, 120, 0) : QColor(40, 90, 170), 1.5));
+        rect->axis(QCPAxis::atLeft)
+            ->setLabel(
+                QString::fromStdString(rollout.dimensionNames.at(static_cast<std::size_t>(d))));
+        rect->axis(QCPAxis::atLeft)->setLabelFont(QFont(font().family(), 7));
+        rect->axis(QCPAxis::atLeft)->setTickLabelFont(QFont(font().family(), 7));
+        rect->axis(QCPAxis::atBottom)->setTickLabels(d == dims - 1);
+        rect->axis(QCPAxis::atBottom)
+            ->setRange(0,
+                       std::max<double>(1, rollout.frames.empty() ? 1 : rollout.frames.size() - 1));
+        graph->rescaleValueAxis(false, true);
+        if (rect->axis(QCPAxis::atLeft)->range().size() < 1e-9)
+            rect->axis(QCPAxis::atLeft)
+                ->setRange(rect->axis(QCPAxis::atLeft)->range().center() - 1,
+                           rect->axis(QCPAxis::atLeft)->range().center() + 1);
+        auto *cursor = new QCPItemStraightLine(m_plot);
+        cursor->setClipAxisRect(rect);
+        cursor->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        cursor->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        cursor->setPen(QPen(QColor(220, 40, 40), 1));
+        m_cursors << cursor;
+    }
+    if (dims > 0)
+        m_plot->axisRect(dims - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
+    setCursor(0);
+}
+
+void TracesPlot::setCursor(int frame)
+{
+    for (auto *c : m_cursors) {
+        c->point1->setCoords(frame, 0);
+        c->point2->setCoords(frame, 1);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace kosmos::ui

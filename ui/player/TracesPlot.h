@@ -1,0 +1,37 @@
+#pragma once
+
+#include "pipeline/RolloutQuery.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+class QCPItemStraightLine;
+
+namespace kosmos::ui {
+
+// The action traces under the frames: one track per action dimension (name and unit from the
+// contract), the gripper on its own track, a time cursor shared with the player. Clicking or
+// dragging in a track seeks.
+class TracesPlot : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TracesPlot(QWidget *parent = nullptr);
+    void setRollout(const RolloutView &rollout);
+    int trackCount() const;
+    QCustomPlot *plot() const { return m_plot; }
+
+public slots:
+    void setCursor(int frame);
+
+signals:
+    void seekRequested(int frame);
+
+private:
+    void seekAt(double x);
+
+    QCustomPlot *m_plot;
+    QList<QCPItemStraightLine *> m_cursors;
+};
+
+} // namespace kosmos::ui
