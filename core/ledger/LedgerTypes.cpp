@@ -63,7 +63,7 @@ std::string RunSpec::runKey() const
 std::string JudgeSampleRecord::rowSha256(std::int64_t judgmentId) const
 {
     auto opt = [](const auto &value) { return value ? nlohmann::json(*value) : nlohmann::json(); };
-    return canonicalHash({
+    nlohmann::json row = {
         {"judgment_id", judgmentId},
         {"sample_index", sampleIndex},
         {"try_index", tryIndex},
@@ -74,8 +74,12 @@ std::string JudgeSampleRecord::rowSha256(std::int64_t judgmentId) const
         {"parsed", parsed},
         {"generated_tokens", opt(generatedTokens)},
         {"decode_ms", opt(decodeMs)},
-        {"finish_reason", opt(finishReason)},
-    });
+    };
+    // Fields added in later schema versions enter the hash only when set, so rows written
+    // before them keep their hash.
+    if (finishReason)
+        row["finish_reason"] = *finishReason;
+    return canonicalHash(row);
 }
 
 } // namespace kosmos

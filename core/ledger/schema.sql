@@ -1,9 +1,9 @@
--- Kosmos ledger schema, version 1.
+-- Kosmos ledger schema, version 2.
 --
 -- A ledger is a bundle directory NAME.kosmos/ holding this database (ledger.sqlite) and the
 -- content-addressed artifact store (objects/). This file creates a new ledger at the current
 -- schema version; older ledgers are brought forward by the numbered migrations in
--- core/ledger/Migrations.cpp (none yet: version 1 is the first).
+-- core/ledger/Schema.cpp.in (version 2 added judge_samples.finish_reason).
 --
 -- Conventions
 -- * Every timestamp is an INTEGER *_ms: milliseconds since the Unix epoch, UTC.
@@ -351,4 +351,4 @@ CREATE TRIGGER judge_samples_attempt_open BEFORE INSERT ON judge_samples
           WHERE j.judgment_id = NEW.judgment_id) IS NOT 'running'
 BEGIN SELECT RAISE(ABORT, 'kosmos: the attempt is finished; no judge sample can be added to it'); END;
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

@@ -1,4 +1,5 @@
 #include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
 #include "ledger/Schema.h"
 #include "util/Error.h"
 
@@ -198,4 +199,48 @@ TEST(LedgerOpen, ReadOnlyOpenRefusesWrites)
     EXPECT_TRUE(ro.isReadOnly());
     expectError(ErrorCode::ReadOnly, [&] { ro.freezeProtocol("p", test::testProtocol()); });
     EXPECT_EQ(ro.info().protocols, 0);
+}
+
+TEST(LedgerOpen, RealVersion1LedgersAreMigratedToTheCurrentSchema)
+{
+    // Version 1 is the current schema without judge_samples.finish_reason.
+    std::string v1 = std::string(currentSchema().createSql);
+    const auto column = v1.find("    finish_reason    TEXT,");
+    ASSERT_NE(column, std::string::npos);
+    v1.erase(column, v1.find('\n', column) - column + 1);
+    const auto pragma = v1.find("PRAGMA user_version = 2;");
+    ASSERT_NE(pragma, std::string::npos);
+    v1.replace(pragma, 24, "PRAGMA user_version = 1;");
+    const SchemaSpec version1{1, v1, {}};
+
+    TempDir dir;
+    const fs::path bundle = dir / "v1.kosmos";
+    {
+        Ledger old = Ledger::create(bundle, {OpenMode::ReadWrite, &version1});
+        const auto protocol = old.freezeProtocol("p", test::testProtocol());
+        old.submitRun(test::testRunSpec(protocol, 0));
+        auto lease = old.claim("w", 30000);
+        old.putArtifact(*lease, "frame", "f.png", test::testImage(8, 8, 1), "image/png");
+        old.finishAttempt(*lease, AttemptOutcome::completed());
+    }
+    Ledger migrated = Ledger::open(bundle);
+    EXPECT_EQ(migrated.schemaVersion(), currentSchema().version);
+    ASSERT_TRUE(migrated.migrationBackup());
+    EXPECT_TRUE(fs::exists(*migrated.migrationBackup()));
+    sqlite::Statement s(
+        migrated.database(),
+        "SELECT COUNT(*) FROM pragma_table_info('judge_samples') WHERE name = 'finish_reason'");
+    s.step();
+    EXPECT_EQ(s.int64(0), 1);
+    EXPECT_EQ(migrated.attempts(1).at(0).state, "completed") << "nothing recorded was lost";
+    EXPECT_EQ(*migrated.attempts(1).at(0).sealSha256, migrated.computeSeal(1))
+        << "seals still verify";
+    // The migrated ledger accepts the new field.
+    const auto protocol = migrated.freezeProtocol("p", test::testProtocol());
+    migrated.submitRun(test::testRunSpec(protocol, 1));
+    auto lease = migrated.claim("w", 30000);
+    auto judgment = test::testJudgment();
+    judgment.samples[0].finishReason = "stop";
+    migrated.recordJudgment(*lease, judgment);
+    migrated.finishAttempt(*lease, AttemptOutcome::completed());
 }
