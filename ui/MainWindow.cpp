@@ -2,6 +2,7 @@
 
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
+#include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
@@ -33,7 +34,8 @@ namespace kosmos::ui {
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_runsModel(new RunsModel(this)),
       m_runsView(new RunsView(m_runsModel, this)), m_player(new FramePlayer(this)),
-      m_traces(new TracesPlot(this)), m_verdicts(new VerdictPanel(this))
+      m_traces(new TracesPlot(this)), m_verdicts(new VerdictPanel(this)),
+      m_provenance(new ProvenancePanel(this))
 {
     setWindowTitle(tr("Kosmos Workstation"));
     setAcceptDrops(true);
@@ -53,6 +55,10 @@ MainWindow::MainWindow(QWidget *parent)
     verdictDock->setObjectName(QStringLiteral("verdictDock"));
     verdictDock->setWidget(m_verdicts);
     addDockWidget(Qt::RightDockWidgetArea, verdictDock);
+    auto *provenanceDock = new QDockWidget(tr("Provenance"), this);
+    provenanceDock->setObjectName(QStringLiteral("provenanceDock"));
+    provenanceDock->setWidget(m_provenance);
+    addDockWidget(Qt::RightDockWidgetArea, provenanceDock);
 
     auto *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open ledger..."), QKeySequence::Open, this, [this] {
@@ -67,6 +73,7 @@ MainWindow::MainWindow(QWidget *parent)
     auto *view = menuBar()->addMenu(tr("&View"));
     view->addAction(runsDock->toggleViewAction());
     view->addAction(verdictDock->toggleViewAction());
+    view->addAction(provenanceDock->toggleViewAction());
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
 
     connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
@@ -132,6 +139,7 @@ void MainWindow::showRun(qint64 runId)
         m_player->setRollout(m_ledger.get(), rollout);
         m_traces->setRollout(rollout);
         m_verdicts->showRun(*m_ledger, runId);
+        m_provenance->showRun(*m_ledger, runId);
         statusBar()->showMessage(
             tr("run %1: %2 frames, %3 actions%4")
                 .arg(runId)

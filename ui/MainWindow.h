@@ -11,6 +11,7 @@ class Ledger;
 namespace kosmos::ui {
 
 class FramePlayer;
+class ProvenancePanel;
 class RunsModel;
 class RunsView;
 class TracesPlot;
@@ -35,6 +36,7 @@ public:
     FramePlayer *player() const { return m_player; }
     TracesPlot *traces() const { return m_traces; }
     VerdictPanel *verdicts() const { return m_verdicts; }
+    ProvenancePanel *provenance() const { return m_provenance; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -53,6 +55,7 @@ private:
     FramePlayer *m_player;
     TracesPlot *m_traces;
     VerdictPanel *m_verdicts;
+    ProvenancePanel *m_provenance;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
 };

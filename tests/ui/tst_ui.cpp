@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
 #include "models/RunsModel.h"
+#include "panels/ProvenancePanel.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
@@ -13,6 +14,7 @@
 #include <QKeyEvent>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTreeWidget>
 
 #include <fstream>
 
@@ -140,6 +142,29 @@ private slots:
         QVERIFY(!player->isPlaying());
         emit window.traces()->seekRequested(7);
         QCOMPARE(player->position(), 7);
+    }
+
+    void provenanceShowsWhereEveryByteCameFromAndVerifies()
+    {
+        const auto copy = m_dir / "copy.kosmos";
+        std::filesystem::copy(m_bundle, copy, std::filesystem::copy_options::recursive);
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(QString::fromStdString(copy.string())));
+        window.selectRun(4);
+        QTreeWidget *tree = window.provenance()->tree();
+        QCOMPARE(tree->topLevelItemCount(), 4);           // run, components, attempts, artifacts
+        QCOMPARE(tree->topLevelItem(1)->childCount(), 3); // policy, world model, judge
+        QVERIFY(
+            tree->topLevelItem(3)->text(0).contains(QStringLiteral("(22)"))); // 21 frames + actions
+        QCOMPARE(window.provenance()->verifyArtifacts(), 0);
+        // Tamper with one frame: Verify names it.
+        Ledger ledger = Ledger::open(copy, {OpenMode::ReadOnly});
+        const auto rollout = loadRollout(ledger, 4);
+        const auto path = ledger.artifacts().objectPath(rollout.frames[5].sha256);
+        std::filesystem::permissions(path, std::filesystem::perms::owner_write,
+                                     std::filesystem::perm_options::add);
+        std::ofstream(path, std::ios::binary | std::ios::app) << "x";
+        QCOMPARE(window.provenance()->verifyArtifacts(), 1);
     }
 
     void badLedgersGiveAClearMessageAndNoCrash()
