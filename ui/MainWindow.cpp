@@ -1,7 +1,9 @@
 #include "MainWindow.h"
 
+#include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
+#include "panels/BookmarksPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
 #include "pipeline/RolloutQuery.h"
@@ -14,6 +16,8 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -35,7 +39,7 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_runsModel(new RunsModel(this)),
       m_runsView(new RunsView(m_runsModel, this)), m_player(new FramePlayer(this)),
       m_traces(new TracesPlot(this)), m_verdicts(new VerdictPanel(this)),
-      m_provenance(new ProvenancePanel(this))
+      m_provenance(new ProvenancePanel(this)), m_bookmarks(new BookmarksPanel(this))
 {
     setWindowTitle(tr("Kosmos Workstation"));
     setAcceptDrops(true);
@@ -59,6 +63,30 @@ MainWindow::MainWindow(QWidget *parent)
     provenanceDock->setObjectName(QStringLiteral("provenanceDock"));
     provenanceDock->setWidget(m_provenance);
     addDockWidget(Qt::RightDockWidgetArea, provenanceDock);
+    auto *bookmarksDock = new QDockWidget(tr("Bookmarks"), this);
+    bookmarksDock->setObjectName(QStringLiteral("bookmarksDock"));
+    bookmarksDock->setWidget(m_bookmarks);
+    addDockWidget(Qt::LeftDockWidgetArea, bookmarksDock);
+    auto *bookmark = new QAction(tr("Bookmark this frame"), this);
+    bookmark->setShortcut(QKeySequence(Qt::Key_B));
+    connect(bookmark, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(this, tr("Bookmark"), tr("Name:"),
+                                                   QLineEdit::Normal, QString(), &ok);
+        if (ok)
+            addBookmark(text);
+    });
+    addAction(bookmark);
+    connect(m_bookmarks, &BookmarksPanel::seekRequested, m_player, &FramePlayer::seek);
+    connect(m_bookmarks, &BookmarksPanel::removeRequested, this, [this](qint64 id) {
+        try {
+            if (Ledger *w = writer())
+                w->removeBookmark(id);
+            refreshMarkers();
+        } catch (const std::exception &e) {
+            statusBar()->showMessage(QString::fromUtf8(e.what()));
+        }
+    });
 
     auto *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open ledger..."), QKeySequence::Open, this, [this] {
@@ -74,6 +102,7 @@ MainWindow::MainWindow(QWidget *parent)
     view->addAction(runsDock->toggleViewAction());
     view->addAction(verdictDock->toggleViewAction());
     view->addAction(provenanceDock->toggleViewAction());
+    view->addAction(bookmarksDock->toggleViewAction());
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
 
     connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
@@ -99,6 +128,7 @@ bool MainWindow::openLedger(const QString &path)
         if (!m_runsModel->open(QString::fromStdString(ledger->databasePath().string())))
             throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
         m_ledger = std::move(ledger);
+        m_writer.reset();
         m_lastError.clear();
         const auto info = m_ledger->info();
         setWindowTitle(tr("%1 - Kosmos Workstation")
@@ -140,6 +170,8 @@ void MainWindow::showRun(qint64 runId)
         m_traces->setRollout(rollout);
         m_verdicts->showRun(*m_ledger, runId);
         m_provenance->showRun(*m_ledger, runId);
+        m_currentRun = runId;
+        refreshMarkers();
         statusBar()->showMessage(
             tr("run %1: %2 frames, %3 actions%4")
                 .arg(runId)
@@ -155,6 +187,52 @@ void MainWindow::showRun(qint64 runId)
         statusBar()->showMessage(
             tr("run %1 cannot be shown completely: %2").arg(runId).arg(m_lastError));
     }
+}
+
+Ledger *MainWindow::writer()
+{
+    if (!m_writer && m_ledger)
+        m_writer =
+            std::make_unique<Ledger>(Ledger::open(m_ledger->bundle(), {OpenMode::ReadWrite}));
+    return m_writer.get();
+}
+
+bool MainWindow::addBookmark(const QString &text)
+{
+    if (!m_ledger || m_currentRun == 0)
+        return false;
+    try {
+        writer()->addBookmark(m_currentRun, m_player->position(), text.toStdString(),
+                              qEnvironmentVariable("USER").toStdString());
+        refreshMarkers();
+        return true;
+    } catch (const std::exception &e) {
+        m_lastError = tr("The bookmark was not saved (the ledger cannot be written): %1")
+                          .arg(QString::fromUtf8(e.what()));
+        statusBar()->showMessage(m_lastError);
+        return false;
+    }
+}
+
+void MainWindow::refreshMarkers()
+{
+    if (!m_ledger || m_currentRun == 0)
+        return;
+    QList<BookmarksPanel::Entry> entries;
+    QList<int> bookmarkFrames;
+    // A fresh read: the writer connection may have just added or removed one.
+    for (const BookmarkRecord &b : m_ledger->bookmarks(m_currentRun)) {
+        entries.append({b.annotationId, static_cast<int>(b.frameIndex.value_or(0)),
+                        QString::fromStdString(b.text)});
+        bookmarkFrames << static_cast<int>(b.frameIndex.value_or(0));
+    }
+    m_bookmarks->setEntries(entries);
+    QList<int> judgeFrames;
+    const auto judgments = judgmentsOfRun(*m_ledger, m_currentRun);
+    if (!judgments.empty() && judgments.front().frameIndices.is_array())
+        for (const auto &f : judgments.front().frameIndices)
+            judgeFrames << f.get<int>();
+    m_traces->setMarkers(bookmarkFrames, judgeFrames);
 }
 
 void MainWindow::rememberRecent(const QString &path)

@@ -10,6 +10,7 @@ class Ledger;
 
 namespace kosmos::ui {
 
+class BookmarksPanel;
 class FramePlayer;
 class ProvenancePanel;
 class RunsModel;
@@ -30,6 +31,11 @@ public:
     bool openLedger(const QString &path);
     QString lastError() const { return m_lastError; }
     void selectRun(qint64 runId);
+    // Bookmarks the player's current frame; written through a separate writable connection
+    // (annotations are the only records the workstation writes). False, with lastError(), when
+    // the ledger cannot be written.
+    bool addBookmark(const QString &text);
+    BookmarksPanel *bookmarks() const { return m_bookmarks; }
 
     RunsModel *runsModel() const { return m_runsModel; }
     RunsView *runsView() const { return m_runsView; }
@@ -45,17 +51,22 @@ protected:
 
 private:
     void showRun(qint64 runId);
+    void refreshMarkers();
+    Ledger *writer();
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
     void showAbout();
 
     std::unique_ptr<Ledger> m_ledger;
+    std::unique_ptr<Ledger> m_writer; // opened on the first bookmark
+    qint64 m_currentRun = 0;
     RunsModel *m_runsModel;
     RunsView *m_runsView;
     FramePlayer *m_player;
     TracesPlot *m_traces;
     VerdictPanel *m_verdicts;
     ProvenancePanel *m_provenance;
+    BookmarksPanel *m_bookmarks;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
 };

@@ -1071,6 +1071,30 @@ std::int64_t Ledger::addBookmark(std::int64_t runId, std::optional<std::int64_t>
     return id;
 }
 
+std::vector<BookmarkRecord> Ledger::bookmarks(std::int64_t runId)
+{
+    Statement s(
+        m_db,
+        "SELECT annotation_id, run_id, frame_index, text, author, created_at_ms FROM annotations "
+        "WHERE run_id = ? AND kind = 'bookmark' ORDER BY frame_index, annotation_id");
+    s.bind(1, runId);
+    std::vector<BookmarkRecord> out;
+    while (s.step())
+        out.push_back({s.int64(0), s.int64(1), s.optInt64(2), s.text(3), s.optText(4), s.int64(5)});
+    return out;
+}
+
+void Ledger::removeBookmark(std::int64_t annotationId)
+{
+    Transaction tx(m_db);
+    Statement s(m_db, "DELETE FROM annotations WHERE annotation_id = ? AND kind = 'bookmark'");
+    s.bind(1, annotationId).run();
+    if (m_db.changes() == 0)
+        throw Error(ErrorCode::NotFound,
+                    "bookmark " + std::to_string(annotationId) + " does not exist");
+    tx.commit();
+}
+
 // ---- reading ----------------------------------------------------------------------------------
 
 LedgerInfo Ledger::info()

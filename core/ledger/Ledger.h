@@ -112,6 +112,9 @@ public:
     std::int64_t addHumanLabel(const HumanLabelRecord &label);
     std::int64_t addBookmark(std::int64_t runId, std::optional<std::int64_t> frameIndex,
                              std::string_view text, std::string_view author);
+    std::vector<BookmarkRecord> bookmarks(std::int64_t runId);
+    // Bookmarks are the user's own notes: the only records that may be removed.
+    void removeBookmark(std::int64_t annotationId);
 
     // ---- reading ----------------------------------------------------------------------
     LedgerInfo info();

@@ -189,6 +189,16 @@ struct HumanLabelRecord
     std::optional<std::int64_t> supersedesLabelId;
 };
 
+struct BookmarkRecord
+{
+    std::int64_t annotationId = 0;
+    std::int64_t runId = 0;
+    std::optional<std::int64_t> frameIndex;
+    std::string text;
+    std::optional<std::string> author;
+    std::int64_t createdAtMs = 0;
+};
+
 struct LedgerInfo
 {
     int schemaVersion = 0;

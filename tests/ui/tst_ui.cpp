@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
 #include "models/RunsModel.h"
+#include "panels/BookmarksPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
@@ -12,6 +13,7 @@
 
 #include <QApplication>
 #include <QKeyEvent>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeWidget>
@@ -165,6 +167,36 @@ private slots:
                                      std::filesystem::perm_options::add);
         std::ofstream(path, std::ios::binary | std::ios::app) << "x";
         QCOMPARE(window.provenance()->verifyArtifacts(), 1);
+    }
+
+    void bookmarksPersistInTheLedgerAndMarkTheTimeline()
+    {
+        {
+            ui::MainWindow window;
+            QVERIFY(window.openLedger(QString::fromStdString(m_bundle.string())));
+            window.selectRun(4);
+            window.player()->seek(12);
+            QVERIFY2(window.addBookmark(QStringLiteral("gripper slips")),
+                     qPrintable(window.lastError()));
+            QCOMPARE(window.bookmarks()->list()->count(), 1);
+            // 2 tracks x (16 judge frames + 1 bookmark)
+            QCOMPARE(window.traces()->markerCount(), 2 * 17);
+        }
+        {
+            ui::MainWindow window; // a new session finds it again
+            QVERIFY(window.openLedger(QString::fromStdString(m_bundle.string())));
+            window.selectRun(4);
+            QCOMPARE(window.bookmarks()->list()->count(), 1);
+            QVERIFY(window.bookmarks()->list()->item(0)->text().contains(
+                QStringLiteral("gripper slips")));
+            emit window.bookmarks()->seekRequested(12);
+            QCOMPARE(window.player()->position(), 12);
+            emit window.bookmarks()->removeRequested(
+                window.bookmarks()->list()->item(0)->data(Qt::UserRole).toLongLong());
+            QCOMPARE(window.bookmarks()->list()->count(), 0);
+        }
+        Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
+        QVERIFY(ledger.bookmarks(4).empty());
     }
 
     void badLedgersGiveAClearMessageAndNoCrash()

@@ -37,6 +37,7 @@ void TracesPlot::setRollout(const RolloutView &rollout)
     m_plot->clearItems();
     m_plot->plotLayout()->clear();
     m_cursors.clear();
+    m_markers.clear();
     const int dims = rollout.actions.empty() ? 0 : static_cast<int>(rollout.actions[0].size());
     // Action t moves frame t to frame t + 1: it is drawn over [t, t + 1] on the frame axis.
     for (int d = 0; d < dims; ++d) {
@@ -77,6 +78,31 @@ void TracesPlot::setRollout(const RolloutView &rollout)
     if (dims > 0)
         m_plot->axisRect(dims - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
     setCursor(0);
+}
+
+void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames)
+{
+    for (auto *m : m_markers)
+        m_plot->removeItem(m);
+    m_markers.clear();
+    for (int r = 0; r < m_plot->axisRectCount(); ++r) {
+        QCPAxisRect *rect = m_plot->axisRect(r);
+        auto add = [&](int frame, const QPen &pen) {
+            auto *line = new QCPItemStraightLine(m_plot);
+            line->setClipAxisRect(rect);
+            line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            line->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            line->point1->setCoords(frame, 0);
+            line->point2->setCoords(frame, 1);
+            line->setPen(pen);
+            m_markers << line;
+        };
+        for (int f : judgeFrames)
+            add(f, QPen(QColor(150, 150, 150), 1, Qt::DotLine));
+        for (int f : bookmarks)
+            add(f, QPen(QColor(30, 150, 60), 2, Qt::DashLine));
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TracesPlot::setCursor(int frame)

@@ -21,6 +21,10 @@ public:
     int trackCount() const;
     QCustomPlot *plot() const { return m_plot; }
 
+    // Vertical markers on every track: bookmarks (green), the judge's 16 frames (grey).
+    void setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames);
+    int markerCount() const { return static_cast<int>(m_markers.size()); }
+
 public slots:
     void setCursor(int frame);
 
@@ -32,6 +36,7 @@ private:
 
     QCustomPlot *m_plot;
     QList<QCPItemStraightLine *> m_cursors;
+    QList<QCPItemStraightLine *> m_markers;
 };
 
 } // namespace kosmos::ui
