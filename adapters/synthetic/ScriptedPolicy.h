@@ -31,7 +31,8 @@ struct PolicySkill
     double noiseM = 0.001;          // std dev of added motion noise per step (m)
     double graspToleranceM = 0.004; // how close above the block before descending
     double wrongBlockProbability = 0.0;
-    double gain = 0.6; // share of the remaining distance covered per step (slower: may run out of time)
+    double gain =
+        0.6; // share of the remaining distance covered per step (slower: may run out of time)
 
     static PolicySkill byName(const std::string &name); // throws Error(InvalidInput)
 };

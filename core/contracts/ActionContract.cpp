@@ -185,75 +185,52 @@ ContractCheck ActionContract::checkChunk(const ActionChunk &chunk, bool expectCh
     return check;
 }
 
-Action ActionContract::unnormalize(const Action &a) const
+Action ActionContract::convert(const Action &in, bool toPhysical) const
 {
-    Action out = a;
-    const auto masked = [&](std::size_t i) {
-        return statistics.mask.empty() ? true : statistics.mask[i];
-    };
+    Action out = in;
+    if (normalization == NormalizationScheme::None)
+        return out;
+    // Every scheme reads two statistics per dimension: (q01, q99), (p01, p99) or (mean, std).
+    const auto keys = expectedStatisticsKeys(normalization);
+    const std::vector<double> &first = statistics.values.at(keys[0]);
+    const std::vector<double> &second = statistics.values.at(keys[1]);
     for (std::size_t i = 0; i < out.size() && i < dimensions.size(); ++i) {
+        const double a = first[i];
+        const double b = second[i];
+        const double v = in[i];
+        const bool masked = statistics.mask.empty() || statistics.mask[i];
         switch (normalization) {
         case NormalizationScheme::None:
             break;
         case NormalizationScheme::BoundsQ99:
-        case NormalizationScheme::Bounds: {
-            if (!masked(i))
+        case NormalizationScheme::Bounds:
+            if (!masked)
                 break;
-            const auto &keys = expectedStatisticsKeys(normalization);
-            const double lo = statistics.values.at(keys[0])[i];
-            const double hi = statistics.values.at(keys[1])[i];
-            out[i] = 0.5 * (a[i] + 1.0) * (hi - lo) + lo;
+            // OpenVLA's BOUNDS_Q99: +1e-8 in the denominator, clipped to [-1, 1] when normalizing.
+            out[i] = toPhysical ? 0.5 * (v + 1.0) * (b - a) + a
+                                : std::clamp(2.0 * (v - a) / (b - a + 1e-8) - 1.0, -1.0, 1.0);
             break;
-        }
-        case NormalizationScheme::Normal:
-            if (masked(i))
-                out[i] = a[i] * statistics.values.at("std")[i] + statistics.values.at("mean")[i];
+        case NormalizationScheme::Normal: // a = mean, b = std
+            if (masked)
+                out[i] = toPhysical ? v * b + a : (v - a) / b;
             break;
-        case NormalizationScheme::Quantile: {
-            const double lo = statistics.values.at("q01")[i];
-            const double hi = statistics.values.at("q99")[i];
-            out[i] = (a[i] + 1.0) * (hi - lo + 1e-6) / 2.0 + lo;
+        case NormalizationScheme::Quantile: // openpi: +1e-6, no mask
+            out[i] = toPhysical ? (v + 1.0) * (b - a + 1e-6) / 2.0 + a
+                                : (v - a) / (b - a + 1e-6) * 2.0 - 1.0;
             break;
-        }
         }
     }
     return out;
 }
 
-Action ActionContract::normalize(const Action &x) const
+Action ActionContract::unnormalize(const Action &normalized) const
 {
-    Action out = x;
-    const auto masked = [&](std::size_t i) {
-        return statistics.mask.empty() ? true : statistics.mask[i];
-    };
-    for (std::size_t i = 0; i < out.size() && i < dimensions.size(); ++i) {
-        switch (normalization) {
-        case NormalizationScheme::None:
-            break;
-        case NormalizationScheme::BoundsQ99:
-        case NormalizationScheme::Bounds: {
-            if (!masked(i))
-                break;
-            const auto &keys = expectedStatisticsKeys(normalization);
-            const double lo = statistics.values.at(keys[0])[i];
-            const double hi = statistics.values.at(keys[1])[i];
-            // OpenVLA's BOUNDS_Q99 uses +1e-8 in the denominator and clips to [-1, 1].
-            out[i] = std::clamp(2.0 * (x[i] - lo) / (hi - lo + 1e-8) - 1.0, -1.0, 1.0);
-            break;
-        }
-        case NormalizationScheme::Normal:
-            if (masked(i))
-                out[i] = (x[i] - statistics.values.at("mean")[i]) / statistics.values.at("std")[i];
-            break;
-        case NormalizationScheme::Quantile: {
-            const double lo = statistics.values.at("q01")[i];
-            const double hi = statistics.values.at("q99")[i];
-            out[i] = (x[i] - lo) / (hi - lo + 1e-6) * 2.0 - 1.0;
-            break;
-        }
-        }
-    }
-    return out;
+    return convert(normalized, true);
+}
+
+Action ActionContract::normalize(const Action &physical) const
+{
+    return convert(physical, false);
 }
 
 nlohmann::json ActionContract::toJson() const

@@ -78,6 +78,10 @@ struct ActionContract
     // Throws Error(InvalidInput) naming the field (prefixed with `where`).
     static ActionContract fromJson(const nlohmann::json &json, const std::string &where);
 
+private:
+    Action convert(const Action &in, bool toPhysical) const;
+
+public:
     // The 7-D Bridge end-effector contract: dx dy dz (m), droll dpitch dyaw (rad), gripper
     // (0 closed, 1 open), 5 Hz.
     static ActionContract bridgeEndEffector();

@@ -19,7 +19,7 @@ enum class Reason
     NormalizationKeysMismatch,      // statistics lack the keys the scheme expects (p01 vs q01 ...)
     NormalizationDimensionMismatch, // statistics vectors do not match the action dimension
     GripperMaskMissing,             // a scheme that needs a mask (gripper unnormalized) has none
-    // Frame contract
+                        // Frame contract
     FrameCountMismatch,     // not N+1 frames for N actions (or the declared rule)
     FrameSizeMismatch,      // width/height differ from the contract
     FrameChannelMismatch,   // channel count differs
@@ -29,9 +29,9 @@ enum class Reason
     FrameNonFinite,         // NaN/inf in a float frame
     ChunkLengthUncertified, // a chunk length the world model was not certified for
     PaddingRuleMissing,     // terminal padding needed but no padding rule declared
-    // Conversion
+                        // Conversion
     ConversionDimensionMismatch, // the conversion does not fit the two contracts
-    // Validation (deterministic checks of a rollout)
+                                 // Validation (deterministic checks of a rollout)
     FrameBlack,         // a (nearly) black frame
     FrameConstant,      // a frame with (nearly) no variation
     FrozenSequence,     // consecutive frames identical while motion was commanded

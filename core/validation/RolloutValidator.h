@@ -16,9 +16,9 @@ namespace kosmos {
 // values used are stored with every result.
 struct ValidationThresholds
 {
-    double blackMeanMax = 8.0;          // mean intensity (0-255) at or below: a black frame
-    double constantStdMax = 2.0;        // intensity std dev at or below: a constant frame
-    int changedPixelDelta = 12;         // a pixel changed when its grey value moved more than this
+    double blackMeanMax = 8.0;           // mean intensity (0-255) at or below: a black frame
+    double constantStdMax = 2.0;         // intensity std dev at or below: a constant frame
+    int changedPixelDelta = 12;          // a pixel changed when its grey value moved more than this
     double identicalChangedMax = 0.0005; // changed-pixel fraction at or below: identical frames
     int frozenRunMin = 3;               // identical transitions in a row while motion was commanded
     double commandedMotionMin = 0.005;  // |dxyz| (m) above which an action commands visible motion

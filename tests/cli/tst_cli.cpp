@@ -175,8 +175,9 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
             EXPECT_FALSE(p["reason"].get<std::string>().empty()) << p.dump();
         }
     }
-    EXPECT_EQ(unavailable, 7) << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge and "
-                                 "replay judge unconfigured";
+    EXPECT_EQ(unavailable, 7)
+        << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge and "
+           "replay judge unconfigured";
 }
 
 TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)

@@ -1,7 +1,7 @@
 // kosmos-test-ledger-tool: a child process for the multi-process ledger tests.
 //   write BUNDLE LOG ROUND            write runs, events, artifacts, judgments until killed;
-//                                     after each finished attempt commits, append
-//                                     "committed ATTEMPT_ID RUN_ID" to LOG
+//                                     once the ledger is open, append "ready" to LOG; after
+//                                     each finished attempt commits, "committed ATTEMPT_ID RUN_ID"
 //   submit BUNDLE PROTOCOL EPISODE T  at wall-clock time T (ms) submit the test run spec;
 //                                     print "RUN_ID CREATED(0/1)"
 //   claim BUNDLE WORKER LEASE_MS      claim a run and leave the attempt running;
@@ -29,10 +29,13 @@ int write(const std::string &bundle, const std::string &log, int round)
     const std::string protocol = ledger.freezeProtocol("crash", test::testProtocol());
     const int logFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     const std::string worker = "writer-" + std::to_string(round);
+    const std::string ready = "ready\n"; // the parent starts its kill timer from here
+    if (::write(logFd, ready.data(), ready.size()) < 0)
+        return 4;
     for (int i = 0;; ++i) {
         const auto seed = static_cast<std::uint32_t>(round * 100000 + i);
         ledger.submitRun(test::testRunSpec(protocol, round * 100000 + i));
-        auto lease = ledger.claim(worker, 300); // may take over a run a killed writer left
+        auto lease = ledger.claim(worker, 1000); // may take over a run a killed writer left
         if (!lease)
             continue;
         ledger.appendEvent(*lease, "stage", {{"stage", "policy"}});
