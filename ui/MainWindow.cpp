@@ -4,6 +4,7 @@
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
 #include "panels/BookmarksPanel.h"
+#include "panels/EventsPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
 #include "pipeline/RolloutQuery.h"
@@ -39,7 +40,8 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_runsModel(new RunsModel(this)),
       m_runsView(new RunsView(m_runsModel, this)), m_player(new FramePlayer(this)),
       m_traces(new TracesPlot(this)), m_verdicts(new VerdictPanel(this)),
-      m_provenance(new ProvenancePanel(this)), m_bookmarks(new BookmarksPanel(this))
+      m_provenance(new ProvenancePanel(this)), m_bookmarks(new BookmarksPanel(this)),
+      m_events(new EventsPanel(this))
 {
     setWindowTitle(tr("Kosmos Workstation"));
     setAcceptDrops(true);
@@ -67,6 +69,11 @@ MainWindow::MainWindow(QWidget *parent)
     bookmarksDock->setObjectName(QStringLiteral("bookmarksDock"));
     bookmarksDock->setWidget(m_bookmarks);
     addDockWidget(Qt::LeftDockWidgetArea, bookmarksDock);
+    auto *eventsDock = new QDockWidget(tr("Events"), this);
+    eventsDock->setObjectName(QStringLiteral("eventsDock"));
+    eventsDock->setWidget(m_events);
+    addDockWidget(Qt::BottomDockWidgetArea, eventsDock);
+    tabifyDockWidget(bookmarksDock, eventsDock);
     auto *bookmark = new QAction(tr("Bookmark this frame"), this);
     bookmark->setShortcut(QKeySequence(Qt::Key_B));
     connect(bookmark, &QAction::triggered, this, [this] {
@@ -103,6 +110,7 @@ MainWindow::MainWindow(QWidget *parent)
     view->addAction(verdictDock->toggleViewAction());
     view->addAction(provenanceDock->toggleViewAction());
     view->addAction(bookmarksDock->toggleViewAction());
+    view->addAction(eventsDock->toggleViewAction());
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
 
     connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
@@ -171,6 +179,7 @@ void MainWindow::showRun(qint64 runId)
         m_verdicts->showRun(*m_ledger, runId);
         m_provenance->showRun(*m_ledger, runId);
         m_currentRun = runId;
+        m_events->showRun(m_ledger.get(), runId);
         refreshMarkers();
         statusBar()->showMessage(
             tr("run %1: %2 frames, %3 actions%4")
@@ -232,7 +241,10 @@ void MainWindow::refreshMarkers()
     if (!judgments.empty() && judgments.front().frameIndices.is_array())
         for (const auto &f : judgments.front().frameIndices)
             judgeFrames << f.get<int>();
-    m_traces->setMarkers(bookmarkFrames, judgeFrames);
+    QList<int> failures;
+    for (int f : loadRollout(*m_ledger, m_currentRun).validationFailureFrames)
+        failures << f;
+    m_traces->setMarkers(bookmarkFrames, judgeFrames, failures);
 }
 
 void MainWindow::rememberRecent(const QString &path)

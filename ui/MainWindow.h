@@ -11,6 +11,7 @@ class Ledger;
 namespace kosmos::ui {
 
 class BookmarksPanel;
+class EventsPanel;
 class FramePlayer;
 class ProvenancePanel;
 class RunsModel;
@@ -36,6 +37,7 @@ public:
     // the ledger cannot be written.
     bool addBookmark(const QString &text);
     BookmarksPanel *bookmarks() const { return m_bookmarks; }
+    EventsPanel *events() const { return m_events; }
 
     RunsModel *runsModel() const { return m_runsModel; }
     RunsView *runsView() const { return m_runsView; }
@@ -67,6 +69,7 @@ private:
     VerdictPanel *m_verdicts;
     ProvenancePanel *m_provenance;
     BookmarksPanel *m_bookmarks;
+    EventsPanel *m_events;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
 };

@@ -78,6 +78,14 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
         view.validationVerdict = validation.text(0);
         if (auto details = validation.optText(1))
             view.validation = nlohmann::json::parse(*details);
+        for (const auto &check : view.validation.value("checks", nlohmann::json::array())) {
+            const auto &measured = check.value("measured", nlohmann::json::object());
+            for (const char *key : {"black_frames", "constant_frames", "jump_frames"}) {
+                if (measured.contains(key) && measured[key].is_array())
+                    for (const auto &f : measured[key])
+                        view.validationFailureFrames.push_back(f.get<int>());
+            }
+        }
     }
     return view;
 }

@@ -30,7 +30,8 @@ struct RolloutView
     double controlRateHz = 5.0;
     std::optional<int> gripperIndex;
     std::optional<std::string> validationVerdict;
-    nlohmann::json validation; // the stored details (checks, measurements)
+    nlohmann::json validation;                // the stored details (checks, measurements)
+    std::vector<int> validationFailureFrames; // frames a failed check points at (black, jump ...)
 };
 
 // Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run

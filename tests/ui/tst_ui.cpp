@@ -4,6 +4,7 @@
 #include "ledger/Schema.h"
 #include "models/RunsModel.h"
 #include "panels/BookmarksPanel.h"
+#include "panels/EventsPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
@@ -197,6 +198,24 @@ private slots:
         }
         Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
         QVERIFY(ledger.bookmarks(4).empty());
+    }
+
+    void eventsFollowAnotherWriter()
+    {
+        const auto bundle = m_dir / "live.kosmos";
+        Ledger writer = Ledger::create(bundle);
+        const auto protocol = writer.freezeProtocol("p", test::testProtocol());
+        writer.submitRun(test::testRunSpec(protocol, 0));
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(QString::fromStdString(bundle.string())));
+        window.selectRun(1);
+        QCOMPARE(window.events()->eventCount(), 1); // run_submitted
+        auto lease = writer.claim("w", 30000);      // another connection, as another process would
+        writer.appendEvent(*lease, "stage", {{"stage", "policy"}});
+        window.events()->poll();
+        QCOMPARE(window.events()->eventCount(), 3);
+        writer.finishAttempt(*lease, AttemptOutcome::completed());
+        QTRY_COMPARE(window.events()->eventCount(), 4); // the timer follows by itself
     }
 
     void badLedgersGiveAClearMessageAndNoCrash()

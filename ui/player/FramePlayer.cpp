@@ -54,7 +54,8 @@ void FrameView::paintEvent(QPaintEvent *)
 FramePlayer::FramePlayer(QWidget *parent)
     : QWidget(parent), m_view(new FrameView(this)), m_play(new QToolButton(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_speed(new QComboBox(this)),
-      m_loop(new QCheckBox(tr("Loop"), this)), m_label(new QLabel(this)), m_timer(new QTimer(this))
+      m_loop(new QCheckBox(tr("Loop"), this)), m_fit(new QCheckBox(tr("Fit"), this)),
+      m_label(new QLabel(this)), m_timer(new QTimer(this))
 {
     setFocusPolicy(Qt::StrongFocus);
     m_play->setText(tr("Play"));
@@ -68,6 +69,10 @@ FramePlayer::FramePlayer(QWidget *parent)
     transport->addWidget(m_label);
     transport->addWidget(m_speed);
     transport->addWidget(m_loop);
+    transport->addWidget(m_fit);
+    m_fit->setChecked(true);
+    m_fit->setToolTip(tr("Fit the frame to the view, or show it at its true size"));
+    connect(m_fit, &QCheckBox::toggled, m_view, &FrameView::setFitToView);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view, 1);

@@ -86,6 +86,7 @@ private:
     QSlider *m_slider;
     QComboBox *m_speed;
     QCheckBox *m_loop;
+    QCheckBox *m_fit;
     QLabel *m_label;
     QTimer *m_timer;
 };

@@ -80,7 +80,8 @@ void TracesPlot::setRollout(const RolloutView &rollout)
     setCursor(0);
 }
 
-void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames)
+void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames,
+                            const QList<int> &validationFailures)
 {
     for (auto *m : m_markers)
         m_plot->removeItem(m);
@@ -99,6 +100,8 @@ void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judge
         };
         for (int f : judgeFrames)
             add(f, QPen(QColor(150, 150, 150), 1, Qt::DotLine));
+        for (int f : validationFailures)
+            add(f, QPen(QColor(200, 30, 30), 2));
         for (int f : bookmarks)
             add(f, QPen(QColor(30, 150, 60), 2, Qt::DashLine));
     }

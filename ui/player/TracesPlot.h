@@ -21,8 +21,10 @@ public:
     int trackCount() const;
     QCustomPlot *plot() const { return m_plot; }
 
-    // Vertical markers on every track: bookmarks (green), the judge's 16 frames (grey).
-    void setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames);
+    // Vertical markers on every track: bookmarks (green), the judge's 16 frames (grey dotted),
+    // validation failures at their frame (red).
+    void setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames,
+                    const QList<int> &validationFailures = {});
     int markerCount() const { return static_cast<int>(m_markers.size()); }
 
 public slots:
