@@ -2,6 +2,7 @@
 
 #include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
+#include "media/RolloutExport.h"
 #include "models/RunsModel.h"
 #include "panels/BookmarksPanel.h"
 #include "panels/EventsPanel.h"
@@ -22,6 +23,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -103,6 +105,12 @@ MainWindow::MainWindow(QWidget *parent)
             openLedger(dir);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Export current run..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Export frames, actions and video to"));
+        if (!dir.isEmpty())
+            exportCurrentRun(dir, true);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     auto *view = menuBar()->addMenu(tr("&View"));
@@ -195,6 +203,35 @@ void MainWindow::showRun(qint64 runId)
         m_lastError = QString::fromUtf8(e.what());
         statusBar()->showMessage(
             tr("run %1 cannot be shown completely: %2").arg(runId).arg(m_lastError));
+    }
+}
+
+bool MainWindow::exportCurrentRun(const QString &directory, bool video)
+{
+    if (!m_ledger || m_currentRun == 0)
+        return false;
+    QProgressDialog progress(tr("Exporting run %1...").arg(m_currentRun), tr("Cancel"), 0, 100,
+                             this);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    try {
+        const ExportResult r = exportRollout(*m_ledger, m_currentRun, directory.toStdString(),
+                                             video, true, [&](int done, int total) {
+                                                 progress.setMaximum(total);
+                                                 progress.setValue(done);
+                                                 QCoreApplication::processEvents();
+                                                 return !progress.wasCanceled();
+                                             });
+        statusBar()->showMessage(r.cancelled ? tr("Export cancelled after %1 frames").arg(r.frames)
+                                             : tr("Exported %1 frames and %2 actions to %3")
+                                                   .arg(r.frames)
+                                                   .arg(r.actions)
+                                                   .arg(directory));
+        return !r.cancelled;
+    } catch (const std::exception &e) {
+        m_lastError = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Export failed: %1").arg(m_lastError));
+        return false;
     }
 }
 

@@ -36,6 +36,9 @@ public:
     // (annotations are the only records the workstation writes). False, with lastError(), when
     // the ledger cannot be written.
     bool addBookmark(const QString &text);
+    // Exports the current run's frames (PNG), actions (CSV) and optionally a video with an
+    // overlay, showing progress; false with lastError() on failure.
+    bool exportCurrentRun(const QString &directory, bool video);
     BookmarksPanel *bookmarks() const { return m_bookmarks; }
     EventsPanel *events() const { return m_events; }
 

@@ -26,25 +26,6 @@ void onSignal(int)
     g_interrupted = true;
 }
 
-int exitCodeFor(const Error &e)
-{
-    switch (e.code()) {
-    case ErrorCode::NotALedger:
-    case ErrorCode::NewerSchema:
-    case ErrorCode::MigrationFailed:
-    case ErrorCode::NotFound:
-        return ExitCode::CannotOpen;
-    default:
-        return ExitCode::Failed;
-    }
-}
-
-int report(const Error &e)
-{
-    std::cerr << "kosmos-cli: error [" << errorCodeName(e.code()) << "]: " << e.what() << "\n";
-    return exitCodeFor(e);
-}
-
 std::string isoTime(std::int64_t ms)
 {
     const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
@@ -73,6 +54,20 @@ std::string humanBytes(std::int64_t bytes)
 
 } // namespace
 
+int reportError(const Error &e)
+{
+    std::cerr << "kosmos-cli: error [" << errorCodeName(e.code()) << "]: " << e.what() << "\n";
+    switch (e.code()) {
+    case ErrorCode::NotALedger:
+    case ErrorCode::NewerSchema:
+    case ErrorCode::MigrationFailed:
+    case ErrorCode::NotFound: // the ledger is not there (a missing run is invalid input: 4)
+        return ExitCode::CannotOpen;
+    default:
+        return ExitCode::Failed;
+    }
+}
+
 int runInit(const std::string &bundle)
 {
     try {
@@ -81,7 +76,7 @@ int runInit(const std::string &bundle)
                   << ledger.schemaVersion() << ")\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
-        return report(e);
+        return reportError(e);
     }
 }
 
@@ -124,7 +119,7 @@ int runInfo(const std::string &bundle, bool json)
                   << "database       " << humanBytes(info.databaseBytes) << "\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
-        return report(e);
+        return reportError(e);
     }
 }
 
@@ -167,7 +162,7 @@ int runVerify(const std::string &bundle, bool json)
         }
         return result.clean() ? ExitCode::Ok : ExitCode::ProblemsFound;
     } catch (const Error &e) {
-        return report(e);
+        return reportError(e);
     }
 }
 
@@ -230,7 +225,7 @@ int runEvents(const std::string &bundle, const std::string &runText, bool follow
             }
         }
     } catch (const Error &e) {
-        return report(e);
+        return reportError(e);
     } catch (const std::exception &e) {
         std::cerr << "kosmos-cli: error: " << e.what() << "\n";
         return ExitCode::Failed;

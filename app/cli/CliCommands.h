@@ -14,6 +14,12 @@ constexpr int RunsFailed = 5;    // run/demo: some runs failed (each is recorded
 constexpr int Interrupted = 130; // events --follow stopped by Ctrl-C / SIGTERM
 } // namespace ExitCode
 
+namespace kosmos {
+class Error;
+}
+// Prints "kosmos-cli: error [code]: message" and returns the documented exit code.
+int reportError(const kosmos::Error &e);
+
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);
@@ -25,5 +31,7 @@ int runImport(const std::string &directory, const std::string &bundle);
 int runJudge(const std::string &executableDir, const std::string &bundle, const std::string &run,
              const std::string &configPath);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
+int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
+              bool video);
 int runEvents(const std::string &bundle, const std::string &run, bool follow, bool json,
               int pollIntervalMs);

@@ -8,6 +8,7 @@
 #include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
+#include "media/RolloutExport.h"
 #include "pipeline/BatchSummary.h"
 #include "pipeline/Importer.h"
 #include "pipeline/Rejudge.h"
@@ -114,19 +115,6 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
     if (g_stop)
         return ExitCode::Interrupted;
     return result.failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok;
-}
-
-int reportError(const Error &e)
-{
-    std::cerr << "kosmos-cli: error [" << errorCodeName(e.code()) << "]: " << e.what() << "\n";
-    switch (e.code()) {
-    case ErrorCode::NotALedger:
-    case ErrorCode::NewerSchema:
-    case ErrorCode::MigrationFailed:
-        return ExitCode::CannotOpen;
-    default:
-        return ExitCode::Failed;
-    }
 }
 
 } // namespace
@@ -252,7 +240,7 @@ int runJudge(const std::string &executableDir, const std::string &bundle,
         } else {
             const auto run = ledger.resolveRun(runText);
             if (!run)
-                throw Error(ErrorCode::NotFound, "no run '" + runText + "' in " + bundle);
+                throw Error(ErrorCode::InvalidInput, "no run '" + runText + "' in " + bundle);
             runs.push_back(run->runId);
         }
         std::signal(SIGINT, onInterrupt);
@@ -279,7 +267,7 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
         const auto run = ledger.resolveRun(runText);
         if (!run)
-            throw Error(ErrorCode::NotFound, "no run '" + runText + "' in " + bundle);
+            throw Error(ErrorCode::InvalidInput, "no run '" + runText + "' in " + bundle);
         const auto judgments = judgmentsOfRun(ledger, run->runId);
         if (json) {
             nlohmann::json out = nlohmann::json::array();
@@ -334,6 +322,30 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                           << (s.parseError ? "  [" + *s.parseError + "]" : "") << "\n";
             }
         }
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runExport(const std::string &bundle, const std::string &runText, const std::string &directory,
+              bool video)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        const auto run = ledger.resolveRun(runText);
+        if (!run)
+            throw Error(ErrorCode::InvalidInput, "no run '" + runText + "' in " + bundle);
+        TerminalProgress bar;
+        const auto r =
+            exportRollout(ledger, run->runId, directory, video, true, [&](int done, int total) {
+                bar.update("export", done, total);
+                return !g_stop;
+            });
+        bar.finish();
+        std::cout << "run " << run->runId << ": " << r.frames << " frames to "
+                  << r.framesDir.string() << ", " << r.actions << " actions to " << r.csv.string()
+                  << (r.video.empty() ? std::string() : ", video " + r.video.string()) << "\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);

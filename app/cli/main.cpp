@@ -25,6 +25,8 @@ const char *const kDescription =
     "                           re-judge finished rollouts with another judge\n"
     "                           configuration (new judgments beside the old ones)\n"
     "  judgments BUNDLE RUN     a run's judgments: samples, formats, outcome\n"
+    "  export BUNDLE RUN --to DIR [--video]\n"
+    "                           write a run's frames (PNG), actions (CSV) and a video\n"
     "  import DIR --ledger L    import saved frames/video + actions (+ judge samples)\n"
     "                           as a run (layout: docs/import.md)\n"
     "  demo [--ledger L]        build a demo ledger with the synthetic backends\n"
@@ -63,7 +65,7 @@ int main(int argc, char *argv[])
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("command"),
-                                 QStringLiteral("init, info, verify or events"));
+                                 QStringLiteral("one of the commands above"));
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QStringLiteral("Machine-readable JSON output."));
     const QCommandLineOption followOption(
@@ -84,8 +86,12 @@ int main(int argc, char *argv[])
         QStringLiteral("config"));
     const QCommandLineOption allOption(QStringLiteral("all"),
                                        QStringLiteral("judge: every completed rollout."));
+    const QCommandLineOption toOption(
+        QStringLiteral("to"), QStringLiteral("export: the output folder."), QStringLiteral("dir"));
+    const QCommandLineOption videoOption(
+        QStringLiteral("video"), QStringLiteral("export: also write rollout.mp4 with an overlay."));
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
-                       judgeOption, allOption});
+                       judgeOption, allOption, toOption, videoOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -161,6 +167,13 @@ int main(int argc, char *argv[])
         if (!expectArgs(3))
             return usage(parser, QStringLiteral("usage: kosmos-cli judgments BUNDLE RUN [--json]"));
         return runJudgments(args[1].toStdString(), args[2].toStdString(), json);
+    }
+    if (command == QLatin1String("export")) {
+        if (!expectArgs(3) || !parser.isSet(toOption))
+            return usage(parser,
+                         QStringLiteral("usage: kosmos-cli export BUNDLE RUN --to DIR [--video]"));
+        return runExport(args[1].toStdString(), args[2].toStdString(),
+                         parser.value(toOption).toStdString(), parser.isSet(videoOption));
     }
     if (command == QLatin1String("import")) {
         if (!expectArgs(2) || !parser.isSet(ledgerOption))

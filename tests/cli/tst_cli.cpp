@@ -317,3 +317,17 @@ TEST(Cli, JudgeRejudgesBesideTheOldJudgmentAndJudgmentsShowsBoth)
     EXPECT_EQ(Ledger::open(bundle).info().judgments, 4)
         << "nothing written by a failed configuration";
 }
+
+TEST(Cli, ExportWritesARunsFramesActionsAndVideo)
+{
+    TempDir dir;
+    const auto bundle = makeLedger(dir); // run 1 has one frame
+    auto r = runProcess(
+        {test::cliPath(), "export", bundle.string(), "1", "--to", (dir / "out").string()});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(fs::exists(dir / "out" / "frames" / "frame_00000.png"));
+    EXPECT_TRUE(fs::exists(dir / "out" / "actions.csv"));
+    r = runProcess(
+        {test::cliPath(), "export", bundle.string(), "2", "--to", (dir / "none").string()});
+    EXPECT_EQ(r.exitCode, 4) << "run 2 has no frames: " << r.output;
+}

@@ -2,6 +2,7 @@
 #include "MainWindow.h"
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
+#include "media/VideoDecoder.h"
 #include "models/RunsModel.h"
 #include "panels/BookmarksPanel.h"
 #include "panels/EventsPanel.h"
@@ -198,6 +199,21 @@ private slots:
         }
         Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
         QVERIFY(ledger.bookmarks(4).empty());
+    }
+
+    void exportWritesFramesActionsAndVideo()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(QString::fromStdString(m_bundle.string())));
+        window.selectRun(4);
+        const auto out = m_dir / "export";
+        QVERIFY2(window.exportCurrentRun(QString::fromStdString(out.string()), true),
+                 qPrintable(window.lastError()));
+        QVERIFY(std::filesystem::exists(out / "frames" / "frame_00020.png"));
+        QVERIFY(
+            test::readFile(out / "actions.csv").find("step,time_s,\"dx [m]\",\"gripper [1]\"") ==
+            0);
+        QCOMPARE(decodeVideo(out / "rollout.mp4").frames.size(), std::size_t{21});
     }
 
     void eventsFollowAnotherWriter()

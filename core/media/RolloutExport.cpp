@@ -1,0 +1,92 @@
+#include "media/RolloutExport.h"
+
+#include "ledger/Ledger.h"
+#include "media/VideoDecoder.h"
+#include "pipeline/RolloutQuery.h"
+#include "util/Error.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace kosmos {
+
+ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
+                           const std::filesystem::path &directory, bool video, bool overlay,
+                           const ExportProgress &progress)
+{
+    const RolloutView rollout = loadRollout(ledger, runId);
+    if (rollout.frames.empty())
+        throw Error(ErrorCode::InvalidInput,
+                    "run " + std::to_string(runId) + " has no frames to export");
+    ExportResult result;
+    result.framesDir = directory / "frames";
+    std::error_code ec;
+    std::filesystem::create_directories(result.framesDir, ec);
+    if (ec)
+        throw Error(ErrorCode::Io,
+                    "cannot create " + result.framesDir.string() + ": " + ec.message());
+    const int total = static_cast<int>(rollout.frames.size()) * (video ? 2 : 1);
+    std::vector<cv::Mat> decoded;
+    for (std::size_t i = 0; i < rollout.frames.size(); ++i) {
+        const auto bytes = ledger.artifacts().read(rollout.frames[i].sha256);
+        char name[32];
+        std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+        std::ofstream out(result.framesDir / name, std::ios::binary);
+        out.write(reinterpret_cast<const char *>(bytes.data()),
+                  static_cast<std::streamsize>(bytes.size()));
+        if (!out)
+            throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
+        ++result.frames;
+        if (video) {
+            cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+            cv::Mat rgb;
+            cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+            decoded.push_back(rgb);
+        }
+        if (progress && !progress(result.frames, total)) {
+            result.cancelled = true;
+            return result;
+        }
+    }
+    result.csv = directory / "actions.csv";
+    std::ofstream csv(result.csv);
+    csv << "step,time_s";
+    for (const auto &name : rollout.dimensionNames)
+        csv << ",\"" << name << "\"";
+    csv << "\n";
+    for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
+        csv << t << "," << static_cast<double>(t) / rollout.controlRateHz;
+        for (double v : rollout.actions[t])
+            csv << "," << v;
+        csv << "\n";
+    }
+    if (!csv)
+        throw Error(ErrorCode::Io, "cannot write " + result.csv.string());
+    result.actions = static_cast<int>(rollout.actions.size());
+    if (video) {
+        for (std::size_t i = 0; overlay && i < decoded.size(); ++i) {
+            cv::Mat &f = decoded[i];
+            std::string text = "step " + std::to_string(i);
+            if (i > 0 && i - 1 < rollout.actions.size()) {
+                char buffer[64];
+                const auto &a = rollout.actions[i - 1];
+                std::snprintf(buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
+                              a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
+                              a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
+                text += buffer;
+            }
+            cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255},
+                        1, cv::LINE_AA);
+        }
+        result.video = directory / "rollout.mp4";
+        encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)));
+        if (progress)
+            progress(total, total);
+    }
+    return result;
+}
+
+} // namespace kosmos

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+
+namespace kosmos {
+
+class Ledger;
+
+// Called with (done, total); return false to cancel (what was written so far stays).
+using ExportProgress = std::function<bool(int done, int total)>;
+
+struct ExportResult
+{
+    int frames = 0;
+    int actions = 0;
+    bool cancelled = false;
+    std::filesystem::path video; // empty when not written
+    std::filesystem::path csv;
+    std::filesystem::path framesDir;
+};
+
+// Writes a run's rollout out of the ledger: the frames as PNG (bytes as stored, hash-checked on
+// read), the actions as CSV (step, time, one column per named dimension), and optionally a
+// video (MP4: MPEG-4; MKV: lossless FFV1) with an overlay of the step index and the actions.
+// Throws Error(InvalidInput) for a run without frames, Error(Io) when a file cannot be written.
+ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
+                           const std::filesystem::path &directory, bool video, bool overlay,
+                           const ExportProgress &progress = {});
+
+} // namespace kosmos
