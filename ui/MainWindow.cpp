@@ -12,6 +12,7 @@
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
 #include "util/Error.h"
+#include "views/CompareView.h"
 #include "views/RunsView.h"
 
 #include <QApplication>
@@ -23,11 +24,13 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+
 #include <QProgressDialog>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <limits>
 
 #include <opencv2/core/version.hpp>
 #include <sqlite3.h>
@@ -43,7 +46,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_runsView(new RunsView(m_runsModel, this)), m_player(new FramePlayer(this)),
       m_traces(new TracesPlot(this)), m_verdicts(new VerdictPanel(this)),
       m_provenance(new ProvenancePanel(this)), m_bookmarks(new BookmarksPanel(this)),
-      m_events(new EventsPanel(this))
+      m_events(new EventsPanel(this)), m_compare(new CompareView(this))
 {
     setWindowTitle(tr("Kosmos Workstation"));
     setAcceptDrops(true);
@@ -76,6 +79,11 @@ MainWindow::MainWindow(QWidget *parent)
     eventsDock->setWidget(m_events);
     addDockWidget(Qt::BottomDockWidgetArea, eventsDock);
     tabifyDockWidget(bookmarksDock, eventsDock);
+    m_compareDock = new QDockWidget(tr("Compare"), this);
+    m_compareDock->setObjectName(QStringLiteral("compareDock"));
+    m_compareDock->setWidget(m_compare);
+    addDockWidget(Qt::BottomDockWidgetArea, m_compareDock);
+    m_compareDock->hide();
     auto *bookmark = new QAction(tr("Bookmark this frame"), this);
     bookmark->setShortcut(QKeySequence(Qt::Key_B));
     connect(bookmark, &QAction::triggered, this, [this] {
@@ -119,6 +127,14 @@ MainWindow::MainWindow(QWidget *parent)
     view->addAction(provenanceDock->toggleViewAction());
     view->addAction(bookmarksDock->toggleViewAction());
     view->addAction(eventsDock->toggleViewAction());
+    view->addAction(tr("&Compare with run..."), this, [this] {
+        bool ok = false;
+        const int other = QInputDialog::getInt(this, tr("Compare"),
+                                               tr("Compare run %1 with run:").arg(m_currentRun), 1,
+                                               1, std::numeric_limits<int>::max(), 1, &ok);
+        if (ok)
+            compareRuns(m_currentRun, other);
+    });
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
 
     connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
@@ -203,6 +219,19 @@ void MainWindow::showRun(qint64 runId)
         m_lastError = QString::fromUtf8(e.what());
         statusBar()->showMessage(
             tr("run %1 cannot be shown completely: %2").arg(runId).arg(m_lastError));
+    }
+}
+
+void MainWindow::compareRuns(qint64 runA, qint64 runB)
+{
+    if (!m_ledger)
+        return;
+    try {
+        m_compare->compare(*m_ledger, runA, runB);
+        m_compareDock->show();
+    } catch (const std::exception &e) {
+        m_lastError = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Cannot compare: %1").arg(m_lastError));
     }
 }
 

@@ -11,6 +11,7 @@ class Ledger;
 namespace kosmos::ui {
 
 class BookmarksPanel;
+class CompareView;
 class EventsPanel;
 class FramePlayer;
 class ProvenancePanel;
@@ -39,6 +40,9 @@ public:
     // Exports the current run's frames (PNG), actions (CSV) and optionally a video with an
     // overlay, showing progress; false with lastError() on failure.
     bool exportCurrentRun(const QString &directory, bool video);
+    // Shows two runs side by side on one timeline (View > Compare with run...).
+    void compareRuns(qint64 runA, qint64 runB);
+    CompareView *compareView() const { return m_compare; }
     BookmarksPanel *bookmarks() const { return m_bookmarks; }
     EventsPanel *events() const { return m_events; }
 
@@ -73,6 +77,8 @@ private:
     ProvenancePanel *m_provenance;
     BookmarksPanel *m_bookmarks;
     EventsPanel *m_events;
+    CompareView *m_compare;
+    QDockWidget *m_compareDock = nullptr;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
 };

@@ -10,6 +10,7 @@
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
+#include "views/CompareView.h"
 
 #include "TestSupport.h"
 
@@ -214,6 +215,22 @@ private slots:
             test::readFile(out / "actions.csv").find("step,time_s,\"dx [m]\",\"gripper [1]\"") ==
             0);
         QCOMPARE(decodeVideo(out / "rollout.mp4").frames.size(), std::size_t{21});
+    }
+
+    void compareShowsTwoRunsOnOneTimeline()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(QString::fromStdString(m_bundle.string())));
+        window.compareRuns(4, 7);
+        auto *a = window.compareView()->playerA();
+        auto *b = window.compareView()->playerB();
+        QCOMPARE(a->frameCount(), 21);
+        QCOMPARE(b->frameCount(), 0); // run 7 has no frames: shown as such, no crash
+        window.compareRuns(4, 4);
+        a->seek(9);
+        QCOMPARE(b->position(), 9);
+        b->seek(3);
+        QCOMPARE(a->position(), 3);
     }
 
     void eventsFollowAnotherWriter()
