@@ -25,7 +25,8 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
     s.bind(1, runId).bind(2, run->runKey);
     sqlite::Statement samples(
         db, "SELECT sample_index, try_index, seed, raw_text, format_class, parse_error, "
-            "generated_tokens, decode_ms, finish_reason FROM judge_samples WHERE judgment_id = ? "
+            "generated_tokens, decode_ms, finish_reason, parsed_json FROM judge_samples WHERE "
+            "judgment_id = ? "
             "ORDER BY sample_index, try_index");
     while (s.step()) {
         StoredJudgment j;
@@ -57,6 +58,8 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
             x.generatedTokens = samples.optInt64(6);
             x.decodeMs = samples.optInt64(7);
             x.finishReason = samples.optText(8);
+            if (auto parsed = samples.optText(9))
+                x.parsed = nlohmann::json::parse(*parsed);
             j.samples.push_back(std::move(x));
         }
         out.push_back(std::move(j));

@@ -19,6 +19,7 @@ struct StoredJudgeSample
     std::optional<std::string> rawText;
     std::string formatClass;
     std::optional<std::string> parseError;
+    nlohmann::json parsed; // the schema-valid judgment, or null
     std::optional<std::int64_t> generatedTokens;
     std::optional<std::int64_t> decodeMs;
     std::optional<std::string> finishReason;

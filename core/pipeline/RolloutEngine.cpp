@@ -516,8 +516,11 @@ private:
     Steady::time_point m_lastHeartbeat;
     double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
 
-public:
     std::string m_failure;
+
+public:
+    // "code: message" of a failed attempt, empty otherwise.
+    const std::string &failure() const { return m_failure; }
 };
 
 } // namespace
@@ -580,7 +583,7 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                     ++result.leaseLost;
             }
             report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
-                    state, executor.m_failure});
+                    state, executor.failure()});
         }
     };
     std::vector<std::thread> threads;

@@ -7,6 +7,7 @@
 #include "panels/BookmarksPanel.h"
 #include "panels/EventsPanel.h"
 #include "panels/ProvenancePanel.h"
+#include "panels/VerdictPanel.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
@@ -147,6 +148,12 @@ private slots:
         QVERIFY(!player->isPlaying());
         emit window.traces()->seekRequested(7);
         QCOMPARE(player->position(), 7);
+        // The verdict panel shows the stored parse of each sample.
+        QTreeWidget *verdicts = window.verdicts()->tree();
+        QCOMPARE(verdicts->topLevelItemCount(), 1);
+        QCOMPARE(verdicts->topLevelItem(0)->childCount(), 5);
+        QCOMPARE(verdicts->topLevelItem(0)->child(0)->text(5), QStringLiteral("14, 15"));
+        QCOMPARE(verdicts->topLevelItem(0)->child(0)->text(1), QStringLiteral("bare_json"));
     }
 
     void provenanceShowsWhereEveryByteCameFromAndVerifies()

@@ -86,26 +86,21 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
             item->setText(6, raw.left(160));
             item->setToolTip(
                 6, QString::fromStdString(sample.rawText.value_or(sample.parseError.value_or(""))));
-            try {
-                if (sample.rawText) {
-                    const auto parsed =
-                        nlohmann::json::parse(sample.rawText->substr(sample.rawText->find('{')));
-                    item->setText(2, parsed.value("progress", nlohmann::json()).is_number()
-                                         ? QString::number(parsed["progress"].get<int>())
-                                         : QStringLiteral("—"));
-                    QVariantList evidence;
-                    for (const auto &e :
-                         parsed.value("evidence_frame_indices", nlohmann::json::array()))
-                        evidence << e.get<int>();
-                    QStringList shown;
-                    for (const auto &e : evidence)
-                        shown << e.toString();
-                    item->setText(5, shown.join(QStringLiteral(", ")));
-                    item->setData(5, Qt::UserRole, evidence);
-                    item->setData(5, Qt::UserRole + 1, frames);
+            if (sample.parsed
+                    .is_object()) { // stored by core; unparsed answers show their format only
+                const auto &parsed = sample.parsed;
+                item->setText(2, parsed["progress"].is_number()
+                                     ? QString::number(parsed["progress"].get<int>())
+                                     : QStringLiteral("—"));
+                QVariantList evidence;
+                QStringList shown;
+                for (const auto &e : parsed["evidence_frame_indices"]) {
+                    evidence << e.get<int>();
+                    shown << QString::number(e.get<int>());
                 }
-            } catch (const std::exception &) {
-                // not JSON: the format class says so
+                item->setText(5, shown.join(QStringLiteral(", ")));
+                item->setData(5, Qt::UserRole, evidence);
+                item->setData(5, Qt::UserRole + 1, frames);
             }
         }
         top->setExpanded(true);
