@@ -11,6 +11,11 @@ TracesPlot::TracesPlot(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlo
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->setMinimumHeight(160);
+    // The moving cursor lives on its own buffered layer: a playback step repaints only that layer,
+    // not the 7 x 1,000-step traces.
+    m_plot->addLayer(QStringLiteral("cursor"), m_plot->layer(QStringLiteral("main")),
+                     QCustomPlot::limAbove);
+    m_plot->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
         if (m_plot->axisRectCount() > 0)
             seekAt(m_plot->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x()));
@@ -73,10 +78,12 @@ void TracesPlot::setRollout(const RolloutView &rollout)
         cursor->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
         cursor->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
         cursor->setPen(QPen(QColor(220, 40, 40), 1));
+        cursor->setLayer(QStringLiteral("cursor"));
         m_cursors << cursor;
     }
     if (dims > 0)
         m_plot->axisRect(dims - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
+    m_plot->replot();
     setCursor(0);
 }
 
@@ -114,7 +121,7 @@ void TracesPlot::setCursor(int frame)
         c->point1->setCoords(frame, 0);
         c->point2->setCoords(frame, 1);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_plot->layer(QStringLiteral("cursor"))->replot();
 }
 
 } // namespace kosmos::ui
