@@ -19,25 +19,25 @@ enum class Reason
     NormalizationKeysMismatch,      // statistics lack the keys the scheme expects (p01 vs q01 ...)
     NormalizationDimensionMismatch, // statistics vectors do not match the action dimension
     GripperMaskMissing,             // a scheme that needs a mask (gripper unnormalized) has none
-                        // Frame contract
-    FrameCountMismatch,     // not N+1 frames for N actions (or the declared rule)
-    FrameSizeMismatch,      // width/height differ from the contract
-    FrameChannelMismatch,   // channel count differs
-    FrameDtypeMismatch,     // element type differs (e.g. float where uint8 is declared)
-    FrameOrderInvalid,      // timestamps not strictly increasing
-    FrameUndecodable,       // a stored frame does not decode
-    FrameNonFinite,         // NaN/inf in a float frame
-    ChunkLengthUncertified, // a chunk length the world model was not certified for
-    PaddingRuleMissing,     // terminal padding needed but no padding rule declared
-                        // Conversion
-    ConversionDimensionMismatch, // the conversion does not fit the two contracts
-                                 // Validation (deterministic checks of a rollout)
-    FrameBlack,         // a (nearly) black frame
-    FrameConstant,      // a frame with (nearly) no variation
-    FrozenSequence,     // consecutive frames identical while motion was commanded
-    FrameDiscontinuity, // a jump between consecutive frames
-    MotionMismatch,     // commanded motion and observed optical flow disagree
-    NotEnoughFrames,    // too few frames to run a check
+                                    // Frame contract
+    FrameCountMismatch,             // not N+1 frames for N actions (or the declared rule)
+    FrameSizeMismatch,              // width/height differ from the contract
+    FrameChannelMismatch,           // channel count differs
+    FrameDtypeMismatch,             // element type differs (e.g. float where uint8 is declared)
+    FrameOrderInvalid,              // timestamps not strictly increasing
+    FrameUndecodable,               // a stored frame does not decode
+    FrameNonFinite,                 // NaN/inf in a float frame
+    ChunkLengthUncertified,         // a chunk length the world model was not certified for
+    PaddingRuleMissing,             // terminal padding needed but no padding rule declared
+                                    // Conversion
+    ConversionDimensionMismatch,    // the conversion does not fit the two contracts
+                                    // Validation (deterministic checks of a rollout)
+    FrameBlack,                     // a (nearly) black frame
+    FrameConstant,                  // a frame with (nearly) no variation
+    FrozenSequence,                 // consecutive frames identical while motion was commanded
+    FrameDiscontinuity,             // a jump between consecutive frames
+    MotionMismatch,                 // commanded motion and observed optical flow disagree
+    NotEnoughFrames,                // too few frames to run a check
 };
 
 std::string_view reasonName(Reason reason);
