@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "dialogs/SettingsDialog.h"
 #include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
@@ -120,6 +121,8 @@ MainWindow::MainWindow(QWidget *parent)
             exportCurrentRun(dir, true);
     });
     file->addSeparator();
+    file->addAction(tr("&Settings..."), QKeySequence::Preferences, this,
+                    [this] { SettingsDialog(this).exec(); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     auto *view = menuBar()->addMenu(tr("&View"));
     view->addAction(runsDock->toggleViewAction());

@@ -18,6 +18,8 @@
 #include "util/Error.h"
 #include <fstream>
 
+#include <QSettings>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -52,9 +54,20 @@ std::string rate(const Proportion &p)
            " [95% CI " + percent(p.lower) + "-" + percent(p.upper) + "]";
 }
 
+// The install's plugin folder, KOSMOS_PLUGIN_PATH, then the folders saved in the settings
+// (the workstation's Settings dialog writes them; key plugins/folders).
+std::vector<std::filesystem::path> pluginFolders(const std::string &executableDir)
+{
+    std::vector<std::filesystem::path> extra;
+    const QSettings settings(QStringLiteral("kosmos-workstation"), QStringLiteral("Kosmos"));
+    for (const QString &folder : settings.value(QStringLiteral("plugins/folders")).toStringList())
+        extra.emplace_back(folder.toStdString());
+    return PluginRegistry::searchPath(executableDir, extra);
+}
+
 void scan(PluginRegistry &registry, const std::string &executableDir)
 {
-    registry.scan(PluginRegistry::searchPath(executableDir));
+    registry.scan(pluginFolders(executableDir));
 }
 
 int execute(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
@@ -122,7 +135,7 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
 int runPlugins(const std::string &executableDir, bool json)
 {
     PluginRegistry registry;
-    const auto folders = PluginRegistry::searchPath(executableDir);
+    const auto folders = pluginFolders(executableDir);
     registry.scan(folders);
     nlohmann::json out = nlohmann::json::array();
     for (const auto &p : registry.plugins()) {

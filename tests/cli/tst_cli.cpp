@@ -331,3 +331,17 @@ TEST(Cli, ExportWritesARunsFramesActionsAndVideo)
         {test::cliPath(), "export", bundle.string(), "2", "--to", (dir / "none").string()});
     EXPECT_EQ(r.exitCode, 4) << "run 2 has no frames: " << r.output;
 }
+
+TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
+{
+    TempDir config;
+    fs::create_directories(config / "kosmos-workstation");
+    std::ofstream(config / "kosmos-workstation" / "Kosmos.conf")
+        << "[plugins]\nfolders=" << KOSMOS_FIXTURE_PLUGIN_DIR << "\n";
+    ::setenv("XDG_CONFIG_HOME", config.path().c_str(), 1);
+    const auto r = runProcess({test::cliPath(), "plugins", "--json"});
+    ::unsetenv("XDG_CONFIG_HOME");
+    ASSERT_EQ(r.exitCode, 0);
+    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 11u)
+        << "5 built-in + 6 fixtures from the settings folder";
+}

@@ -1,5 +1,6 @@
 // Qt Test (offscreen): the runs view-model, the player, opening bad ledgers.
 #include "MainWindow.h"
+#include "dialogs/SettingsDialog.h"
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
 #include "media/VideoDecoder.h"
@@ -18,6 +19,8 @@
 #include <QApplication>
 #include <QKeyEvent>
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeWidget>
@@ -238,6 +241,16 @@ private slots:
         QCOMPARE(b->position(), 9);
         b->seek(3);
         QCOMPARE(a->position(), 3);
+    }
+
+    void settingsDialogSavesPluginFolders()
+    {
+        ui::SettingsDialog dialog;
+        dialog.folders()->setPlainText(QStringLiteral("/opt/kosmos/plugins\n\n  /srv/more  \n"));
+        dialog.save();
+        QCOMPARE(QSettings().value(QStringLiteral("plugins/folders")).toStringList(),
+                 QStringList({QStringLiteral("/opt/kosmos/plugins"), QStringLiteral("/srv/more")}));
+        QSettings().remove(QStringLiteral("plugins/folders"));
     }
 
     void eventsFollowAnotherWriter()

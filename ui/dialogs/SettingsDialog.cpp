@@ -1,0 +1,45 @@
+#include "dialogs/SettingsDialog.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSpinBox>
+
+namespace kosmos::ui {
+
+SettingsDialog::SettingsDialog(QWidget *parent)
+    : QDialog(parent), m_folders(new QPlainTextEdit(this)), m_workers(new QSpinBox(this))
+{
+    setWindowTitle(tr("Settings"));
+    const QSettings settings;
+    m_folders->setPlainText(
+        settings.value(QStringLiteral("plugins/folders")).toStringList().join(QLatin1Char('\n')));
+    m_folders->setPlaceholderText(tr("one folder per line"));
+    m_workers->setRange(1, 64);
+    m_workers->setValue(settings.value(QStringLiteral("runs/workers"), 1).toInt());
+    auto *form = new QFormLayout(this);
+    form->addRow(tr("Extra plugin folders"), m_folders);
+    form->addRow(tr("Workers for new runs"), m_workers);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        save();
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+void SettingsDialog::save()
+{
+    QStringList folders;
+    for (const QString &line : m_folders->toPlainText().split(QLatin1Char('\n'))) {
+        if (!line.trimmed().isEmpty())
+            folders << line.trimmed();
+    }
+    QSettings settings;
+    settings.setValue(QStringLiteral("plugins/folders"), folders);
+    settings.setValue(QStringLiteral("runs/workers"), m_workers->value());
+}
+
+} // namespace kosmos::ui

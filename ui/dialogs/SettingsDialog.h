@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QDialog>
+
+class QPlainTextEdit;
+class QSpinBox;
+
+namespace kosmos::ui {
+
+// Settings kept outside any ledger (QSettings): extra plugin folders searched after the
+// install's folder and KOSMOS_PLUGIN_PATH, and the default number of workers. Never API keys:
+// adapters read those from environment variables.
+class SettingsDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit SettingsDialog(QWidget *parent = nullptr);
+    void save();
+    QPlainTextEdit *folders() const { return m_folders; }
+
+private:
+    QPlainTextEdit *m_folders;
+    QSpinBox *m_workers;
+};
+
+} // namespace kosmos::ui
