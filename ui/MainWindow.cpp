@@ -206,6 +206,14 @@ void MainWindow::showRun(qint64 runId)
         m_verdicts->showRun(*m_ledger, runId);
         m_provenance->showRun(*m_ledger, runId);
         m_currentRun = runId;
+        m_failureFrames.clear();
+        for (int f : rollout.validationFailureFrames)
+            m_failureFrames << f;
+        m_judgeFrames.clear();
+        const auto judgments = judgmentsOfRun(*m_ledger, runId);
+        if (!judgments.empty() && judgments.front().frameIndices.is_array())
+            for (const auto &f : judgments.front().frameIndices)
+                m_judgeFrames << f.get<int>();
         m_events->showRun(m_ledger.get(), runId);
         refreshMarkers();
         statusBar()->showMessage(
@@ -305,15 +313,7 @@ void MainWindow::refreshMarkers()
         bookmarkFrames << static_cast<int>(b.frameIndex.value_or(0));
     }
     m_bookmarks->setEntries(entries);
-    QList<int> judgeFrames;
-    const auto judgments = judgmentsOfRun(*m_ledger, m_currentRun);
-    if (!judgments.empty() && judgments.front().frameIndices.is_array())
-        for (const auto &f : judgments.front().frameIndices)
-            judgeFrames << f.get<int>();
-    QList<int> failures;
-    for (int f : loadRollout(*m_ledger, m_currentRun).validationFailureFrames)
-        failures << f;
-    m_traces->setMarkers(bookmarkFrames, judgeFrames, failures);
+    m_traces->setMarkers(bookmarkFrames, m_judgeFrames, m_failureFrames);
 }
 
 void MainWindow::rememberRecent(const QString &path)

@@ -69,6 +69,8 @@ private:
     std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<Ledger> m_writer; // opened on the first bookmark
     qint64 m_currentRun = 0;
+    QList<int> m_judgeFrames; // of the shown run, read once in showRun()
+    QList<int> m_failureFrames;
     RunsModel *m_runsModel;
     RunsView *m_runsView;
     FramePlayer *m_player;

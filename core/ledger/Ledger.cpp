@@ -1071,6 +1071,33 @@ std::int64_t Ledger::addBookmark(std::int64_t runId, std::optional<std::int64_t>
     return id;
 }
 
+std::vector<HumanLabelRecord> Ledger::labels(std::int64_t runId)
+{
+    Statement s(
+        m_db,
+        "SELECT label_id, annotator_id, source, split, integrity, collision, progress, completion, "
+        "notes, supersedes_label_id FROM human_labels WHERE run_id = ? ORDER BY label_id");
+    s.bind(1, runId);
+    std::vector<HumanLabelRecord> out;
+    while (s.step()) {
+        HumanLabelRecord l;
+        l.labelId = s.int64(0);
+        l.runId = runId;
+        l.annotatorId = s.text(1);
+        l.source = s.text(2);
+        l.split = s.optText(3);
+        l.integrity = s.optText(4);
+        l.collision = s.optText(5);
+        if (auto p = s.optInt64(6))
+            l.progress = static_cast<int>(*p);
+        l.completion = s.optText(7);
+        l.notes = s.optText(8);
+        l.supersedesLabelId = s.optInt64(9);
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
 std::vector<BookmarkRecord> Ledger::bookmarks(std::int64_t runId)
 {
     Statement s(

@@ -110,6 +110,8 @@ public:
 
     // ---- labels and annotations --------------------------------------------------------
     std::int64_t addHumanLabel(const HumanLabelRecord &label);
+    // Every label of a run (human and reference sources), oldest first.
+    std::vector<HumanLabelRecord> labels(std::int64_t runId);
     std::int64_t addBookmark(std::int64_t runId, std::optional<std::int64_t> frameIndex,
                              std::string_view text, std::string_view author);
     std::vector<BookmarkRecord> bookmarks(std::int64_t runId);

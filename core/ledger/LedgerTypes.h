@@ -177,6 +177,7 @@ struct JudgmentRecord
 
 struct HumanLabelRecord
 {
+    std::int64_t labelId = 0; // set when read back
     std::int64_t runId = 0;
     std::string annotatorId;
     std::string source = "human"; // human | synthetic_reference | imported_reference

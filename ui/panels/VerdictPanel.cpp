@@ -39,19 +39,15 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
 {
     m_tree->clear();
     QStringList labels;
-    sqlite::Statement s(ledger.database(),
-                        "SELECT source, annotator_id, completion, progress FROM human_labels "
-                        "WHERE run_id = ? ORDER BY label_id");
-    s.bind(1, static_cast<std::int64_t>(runId));
-    while (s.step()) {
-        const bool human = s.text(0) == "human";
+    for (const HumanLabelRecord &l : ledger.labels(runId)) {
+        const bool human = l.source == "human";
         labels << QStringLiteral("<span style='color:%1'><b>%2</b> (%3): %4, progress %5</span>")
                       .arg(human ? QStringLiteral("#1a5fb4") : QStringLiteral("#8a5a00"),
                            human ? tr("Human label")
                                  : tr("Reference label (synthetic ground truth, not a human)"),
-                           QString::fromStdString(s.text(1)),
-                           QString::fromStdString(s.optText(2).value_or("—")),
-                           s.optInt64(3) ? QString::number(*s.optInt64(3)) : QStringLiteral("—"));
+                           QString::fromStdString(l.annotatorId),
+                           QString::fromStdString(l.completion.value_or("—")),
+                           l.progress ? QString::number(*l.progress) : QStringLiteral("—"));
     }
     m_labels->setText(labels.isEmpty() ? tr("No reference or human label.")
                                        : labels.join(QStringLiteral("<br>")));
