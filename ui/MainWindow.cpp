@@ -20,6 +20,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QHeaderView>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -37,6 +38,7 @@
 #include <sqlite3.h>
 
 extern "C" {
+#include <libavcodec/version.h>
 #include <libavformat/version.h>
 }
 
@@ -51,13 +53,13 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(tr("Kosmos Workstation"));
     setAcceptDrops(true);
-    auto *centre = new QSplitter(Qt::Vertical, this);
-    centre->setObjectName(QStringLiteral("playerSplitter"));
-    centre->addWidget(m_player);
-    centre->addWidget(m_traces);
-    centre->setStretchFactor(0, 3);
-    centre->setStretchFactor(1, 2);
-    setCentralWidget(centre);
+    m_centre = new QSplitter(Qt::Vertical, this);
+    m_centre->setObjectName(QStringLiteral("playerSplitter"));
+    m_centre->addWidget(m_player);
+    m_centre->addWidget(m_traces);
+    m_centre->setStretchFactor(0, 3);
+    m_centre->setStretchFactor(1, 2);
+    setCentralWidget(m_centre);
 
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runsDock"));
@@ -148,6 +150,9 @@ MainWindow::MainWindow(QWidget *parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_centre->restoreState(settings.value(QStringLiteral("window/playerSplitter")).toByteArray());
+    m_runsView->table()->horizontalHeader()->restoreState(
+        settings.value(QStringLiteral("window/runsColumns")).toByteArray());
     rebuildRecentMenu();
     statusBar()->showMessage(tr("Open a ledger: File > Open, drag a NAME.kosmos folder here, or "
                                 "pass it on the command line."));
@@ -336,25 +341,40 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
 }
 
-void MainWindow::showAbout()
+QString MainWindow::aboutText() const
 {
-    QMessageBox::about(this, tr("About Kosmos"),
-                       tr("<b>Kosmos Workstation %1</b><br>Auditable evaluation of robot policies "
-                          "through learned world "
-                          "models.<br><br>Qt %2<br>SQLite %3<br>OpenCV %4<br>FFmpeg libavformat "
-                          "%5<br>libtorch: used "
-                          "only by plugins that need it (none loaded)")
-                           .arg(QStringLiteral(KOSMOS_VERSION), QString::fromLatin1(qVersion()),
-                                QString::fromLatin1(sqlite3_libversion()),
-                                QStringLiteral(CV_VERSION),
-                                QStringLiteral(AV_STRINGIFY(LIBAVFORMAT_VERSION))));
+    QString text =
+        tr("<b>Kosmos Workstation %1</b><br>Auditable evaluation of robot policies through learned "
+           "world models.<br><br>Qt %2<br>SQLite %3<br>OpenCV %4<br>FFmpeg libavformat %5, "
+           "libavcodec %6")
+            .arg(QStringLiteral(KOSMOS_VERSION), QString::fromLatin1(qVersion()),
+                 QString::fromLatin1(sqlite3_libversion()), QStringLiteral(CV_VERSION),
+                 QStringLiteral(AV_STRINGIFY(LIBAVFORMAT_VERSION)),
+                 QStringLiteral(AV_STRINGIFY(LIBAVCODEC_VERSION)));
+    const QStringList extras = m_aboutExtras ? m_aboutExtras() : QStringList();
+    for (const QString &line : extras)
+        text += QStringLiteral("<br>") + line.toHtmlEscaped();
+    return text;
 }
 
-void MainWindow::closeEvent(QCloseEvent *event)
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Kosmos"), aboutText());
+}
+
+void MainWindow::saveLayout() const
 {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/playerSplitter"), m_centre->saveState());
+    settings.setValue(QStringLiteral("window/runsColumns"),
+                      m_runsView->table()->horizontalHeader()->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveLayout();
     event->accept();
 }
 

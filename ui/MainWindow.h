@@ -2,7 +2,10 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
+
+class QSplitter;
 
 namespace kosmos {
 class Ledger;
@@ -32,6 +35,12 @@ public:
     // why, and lastError() says it.
     bool openLedger(const QString &path);
     QString lastError() const { return m_lastError; }
+    // Dock positions, the player/traces splitter and the runs table's columns, kept in
+    // QSettings on close and restored by the next window.
+    void saveLayout() const;
+    // Extra lines for Help > About (e.g. which plugins use libtorch), computed when asked.
+    void setAboutExtras(std::function<QStringList()> extras) { m_aboutExtras = std::move(extras); }
+    QString aboutText() const;
     void selectRun(qint64 runId);
     // Bookmarks the player's current frame; written through a separate writable connection
     // (annotations are the only records the workstation writes). False, with lastError(), when
@@ -80,9 +89,11 @@ private:
     BookmarksPanel *m_bookmarks;
     EventsPanel *m_events;
     CompareView *m_compare;
+    QSplitter *m_centre = nullptr;
     QDockWidget *m_compareDock = nullptr;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
+    std::function<QStringList()> m_aboutExtras;
 };
 
 } // namespace kosmos::ui

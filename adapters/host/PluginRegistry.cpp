@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPluginLoader>
+#include <QSettings>
 
 #include <cstdlib>
 #include <mutex>
@@ -96,6 +97,15 @@ PluginInfo describe(const fs::path &path, QPluginLoader &loader)
 
 PluginRegistry::PluginRegistry() = default;
 PluginRegistry::~PluginRegistry() = default;
+
+std::vector<fs::path> PluginRegistry::configuredSearchPath(const fs::path &executableDir)
+{
+    std::vector<fs::path> extra;
+    const QSettings settings(QStringLiteral("kosmos-workstation"), QStringLiteral("Kosmos"));
+    for (const QString &folder : settings.value(QStringLiteral("plugins/folders")).toStringList())
+        extra.emplace_back(folder.toStdString());
+    return searchPath(executableDir, extra);
+}
 
 std::vector<fs::path> PluginRegistry::searchPath(const fs::path &executableDir,
                                                  const std::vector<fs::path> &extra)

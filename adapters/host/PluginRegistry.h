@@ -44,6 +44,12 @@ public:
     searchPath(const std::filesystem::path &executableDir,
                const std::vector<std::filesystem::path> &extra = {});
 
+    // searchPath() with the folders saved in the user's settings (QSettings organisation
+    // "kosmos-workstation", application "Kosmos", key plugins/folders) as `extra`: what the
+    // workstation and kosmos-cli both search.
+    static std::vector<std::filesystem::path>
+    configuredSearchPath(const std::filesystem::path &executableDir);
+
     void scan(const std::vector<std::filesystem::path> &folders);
     const std::vector<PluginInfo> &plugins() const { return m_plugins; }
     // The usable plugin with this id (the first found wins; later duplicates are listed as such).

@@ -18,8 +18,6 @@
 #include "util/Error.h"
 #include <fstream>
 
-#include <QSettings>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -54,15 +52,9 @@ std::string rate(const Proportion &p)
            " [95% CI " + percent(p.lower) + "-" + percent(p.upper) + "]";
 }
 
-// The install's plugin folder, KOSMOS_PLUGIN_PATH, then the folders saved in the settings
-// (the workstation's Settings dialog writes them; key plugins/folders).
 std::vector<std::filesystem::path> pluginFolders(const std::string &executableDir)
 {
-    std::vector<std::filesystem::path> extra;
-    const QSettings settings(QStringLiteral("kosmos-workstation"), QStringLiteral("Kosmos"));
-    for (const QString &folder : settings.value(QStringLiteral("plugins/folders")).toStringList())
-        extra.emplace_back(folder.toStdString());
-    return PluginRegistry::searchPath(executableDir, extra);
+    return PluginRegistry::configuredSearchPath(executableDir);
 }
 
 void scan(PluginRegistry &registry, const std::string &executableDir)

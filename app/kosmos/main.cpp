@@ -2,11 +2,68 @@
 #include "MainWindow.h"
 #include "player/FramePlayer.h"
 
+#include "host/PluginRegistry.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <cstdio>
+
+namespace {
+
+// For Help > About: libtorch is never linked by the workstation; only plugins that declare
+// "requires": {"libtorch": true} load it, and only when they run. Reads plugin metadata only.
+QStringList runtimeLines()
+{
+    kosmos::PluginRegistry registry;
+    registry.scan(kosmos::PluginRegistry::configuredSearchPath(
+        QCoreApplication::applicationDirPath().toStdString()));
+    QStringList users;
+    QString version;
+    for (const auto &plugin : registry.plugins()) {
+        const auto &requires_ = plugin.metadata.value("requires", nlohmann::json::object());
+        if (!requires_.is_object() || !requires_.value("libtorch", false))
+            continue;
+        users << QString::fromStdString(plugin.id);
+        if (plugin.metadata.contains("libtorch_version") &&
+            plugin.metadata["libtorch_version"].is_string())
+            version =
+                QString::fromStdString(plugin.metadata["libtorch_version"].get<std::string>());
+    }
+    QStringList lines;
+    lines << (users.isEmpty()
+                  ? QCoreApplication::translate("About", "libtorch: no installed plugin uses it")
+                  : QCoreApplication::translate(
+                        "About", "libtorch %1: used by %2 (loaded only when one of them runs)")
+                        .arg(version.isEmpty() ? QStringLiteral("?") : version,
+                             users.join(QStringLiteral(", "))));
+    lines << QCoreApplication::translate("About", "%n plugin(s) found", nullptr,
+                                         static_cast<int>(registry.plugins().size()));
+    return lines;
+}
+
+} // namespace
+
 int main(int argc, char *argv[])
 {
+    // Without a display a Qt GUI aborts: say so, and still answer --help, --version and
+    // --screenshot (which render offscreen).
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        bool offscreenOk = false;
+        for (int i = 1; i < argc; ++i) {
+            const QByteArray arg(argv[i]);
+            offscreenOk = offscreenOk || arg == "-h" || arg == "--help" || arg == "--version" ||
+                          arg == "-v" || arg.startsWith("--screenshot");
+        }
+        if (!offscreenOk) {
+            std::fprintf(stderr, "kosmos: no display (DISPLAY and WAYLAND_DISPLAY are unset).\n"
+                                 "Use the headless twin, e.g. kosmos-cli info LEDGER, or set "
+                                 "QT_QPA_PLATFORM=offscreen.\n");
+            return 2;
+        }
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("kosmos-workstation"));
     QApplication::setApplicationName(QStringLiteral("Kosmos"));
@@ -28,6 +85,7 @@ int main(int argc, char *argv[])
     parser.process(app);
 
     kosmos::ui::MainWindow window;
+    window.setAboutExtras(runtimeLines);
     window.resize(1400, 860);
     if (!parser.positionalArguments().isEmpty())
         window.openLedger(parser.positionalArguments().first());

@@ -70,6 +70,18 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
         for (std::size_t i = 0; i < view.actions[0].size(); ++i)
             view.dimensionNames.push_back("a" + std::to_string(i));
     }
+    // Each "step" event closes one world-model call; its "step" is the action count so far.
+    sqlite::Statement steps(db, "SELECT payload_json FROM events WHERE attempt_id = ? AND type = "
+                                "'step' ORDER BY seq");
+    steps.bind(1, *view.attemptId);
+    while (steps.step()) {
+        const auto payload = nlohmann::json::parse(steps.text(0), nullptr, false);
+        if (payload.is_object() && payload.contains("step") && payload["step"].is_number_integer())
+            view.chunkBoundaries.push_back(payload["step"].get<int>());
+    }
+    if (!view.chunkBoundaries.empty() &&
+        view.chunkBoundaries.back() >= static_cast<int>(view.actions.size()))
+        view.chunkBoundaries.pop_back(); // the rollout's end is not a boundary
     sqlite::Statement validation(
         db, "SELECT verdict, details_json FROM validation_results WHERE attempt_id = ? "
             "ORDER BY validation_id DESC LIMIT 1");

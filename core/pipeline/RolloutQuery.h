@@ -32,6 +32,9 @@ struct RolloutView
     std::optional<std::string> validationVerdict;
     nlohmann::json validation;                // the stored details (checks, measurements)
     std::vector<int> validationFailureFrames; // frames a failed check points at (black, jump ...)
+    // Action steps at which a world-model call began (after the first at 0), from the engine's
+    // "step" events: the chunk boundaries of the rollout. Empty for imported runs.
+    std::vector<int> chunkBoundaries;
 };
 
 // Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run

@@ -13,15 +13,18 @@
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
 #include "views/CompareView.h"
+#include "views/RunsView.h"
 
 #include "TestSupport.h"
 
 #include <QApplication>
+#include <QHeaderView>
 #include <QKeyEvent>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -72,6 +75,8 @@ private:
                     *lease, "actions", "actions.json",
                     std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()),
                     "application/json");
+                for (int step = 4; step <= 20; step += 4) // five world-model calls of 4 actions
+                    ledger.appendEvent(*lease, "step", {{"step", step}, {"frames", step + 1}});
             }
             ledger.recordJudgment(*lease, test::testJudgment());
             ledger.finishAttempt(*lease, AttemptOutcome::completed());
@@ -131,6 +136,8 @@ private slots:
         auto *player = window.player();
         QCOMPARE(player->frameCount(), 21);
         QCOMPARE(window.traces()->trackCount(), 2);
+        // World-model chunk boundaries at 4, 8, 12, 16 (the end at 20 is not one), per track.
+        QCOMPARE(window.traces()->chunkBoundaryCount(), 2 * 4);
         QSignalSpy moved(player, &ui::FramePlayer::positionChanged);
         player->step(1);
         QCOMPARE(player->position(), 1);
@@ -149,6 +156,17 @@ private slots:
         QVERIFY(player->isPlaying());
         QTest::keyClick(player, Qt::Key_Space);
         QVERIFY(!player->isPlaying());
+        // Zoom: fit by default, 1 = true size, +/- step through the list, 0 fits again.
+        QCOMPARE(player->view()->zoom(), 0.0);
+        QTest::keyClick(player, Qt::Key_1);
+        QCOMPARE(player->view()->effectiveZoom(), 1.0);
+        QTest::keyClick(player, Qt::Key_Plus);
+        QCOMPARE(player->view()->zoom(), 2.0);
+        QTest::keyClick(player, Qt::Key_Minus);
+        QTest::keyClick(player, Qt::Key_Minus);
+        QCOMPARE(player->view()->zoom(), 0.5);
+        QTest::keyClick(player, Qt::Key_0);
+        QCOMPARE(player->view()->zoom(), 0.0);
         emit window.traces()->seekRequested(7);
         QCOMPARE(player->position(), 7);
         // The verdict panel shows the stored parse of each sample.
@@ -241,6 +259,30 @@ private slots:
         QCOMPARE(b->position(), 9);
         b->seek(3);
         QCOMPARE(a->position(), 3);
+    }
+
+    void layoutIsRestoredByTheNextWindow()
+    {
+        {
+            ui::MainWindow window;
+            window.runsView()->table()->horizontalHeader()->resizeSection(2, 222);
+            window.saveLayout();
+        }
+        ui::MainWindow window;
+        QCOMPARE(window.runsView()->table()->horizontalHeader()->sectionSize(2), 222);
+        QSettings().remove(QStringLiteral("window"));
+    }
+
+    void aboutNamesTheLibraryVersions()
+    {
+        ui::MainWindow window;
+        window.setAboutExtras(
+            [] { return QStringList{QStringLiteral("libtorch 1.13.1: used by x")}; });
+        const QString text = window.aboutText();
+        QVERIFY(text.contains(QStringLiteral("Qt ") + QString::fromLatin1(qVersion())));
+        QVERIFY(text.contains(QStringLiteral("SQLite 3.")));
+        QVERIFY(text.contains(QStringLiteral("OpenCV 4.")));
+        QVERIFY(text.contains(QStringLiteral("libtorch 1.13.1: used by x")));
     }
 
     void settingsDialogSavesPluginFolders()

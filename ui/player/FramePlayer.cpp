@@ -7,14 +7,20 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QSlider>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <QtConcurrent>
 
 namespace kosmos::ui {
+
+namespace {
+constexpr double kZoomSteps[] = {0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0};
+}
 
 FrameView::FrameView(QWidget *parent) : QWidget(parent)
 {
@@ -24,14 +30,38 @@ FrameView::FrameView(QWidget *parent) : QWidget(parent)
 
 void FrameView::setImage(const QImage &image)
 {
+    if (image.size() != m_image.size())
+        m_pan = {};
     m_image = image;
     update();
 }
 
-void FrameView::setFitToView(bool fit)
+void FrameView::setZoom(double zoom)
 {
-    m_fit = fit;
+    m_zoom = std::max(0.0, zoom);
+    m_pan = {};
     update();
+}
+
+double FrameView::effectiveZoom() const
+{
+    if (m_image.isNull())
+        return 1.0;
+    if (m_zoom > 0)
+        return m_zoom;
+    return std::min(static_cast<double>(width()) / m_image.width(),
+                    static_cast<double>(height()) / m_image.height());
+}
+
+QRectF FrameView::targetRect() const
+{
+    const QSizeF size = QSizeF(m_image.size()) * effectiveZoom();
+    // A frame larger than the view may be panned, but never past its edges.
+    const double slackX = std::max(0.0, (size.width() - width()) / 2);
+    const double slackY = std::max(0.0, (size.height() - height()) / 2);
+    const QPointF pan(std::clamp(m_pan.x(), -slackX, slackX),
+                      std::clamp(m_pan.y(), -slackY, slackY));
+    return {QPointF((width() - size.width()) / 2, (height() - size.height()) / 2) + pan, size};
 }
 
 void FrameView::paintEvent(QPaintEvent *)
@@ -43,18 +73,43 @@ void FrameView::paintEvent(QPaintEvent *)
         p.drawText(rect(), Qt::AlignCenter, tr("no frame"));
         return;
     }
-    QSize size = m_image.size();
-    if (m_fit)
-        size.scale(this->size(), Qt::KeepAspectRatio);
-    const QRect target(QPoint((width() - size.width()) / 2, (height() - size.height()) / 2), size);
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    p.drawImage(target, m_image);
+    p.drawImage(targetRect(), m_image);
+}
+
+void FrameView::wheelEvent(QWheelEvent *event)
+{
+    if (!(event->modifiers() & Qt::ControlModifier)) {
+        QWidget::wheelEvent(event);
+        return;
+    }
+    const int steps = event->angleDelta().y() / 120;
+    if (steps != 0)
+        emit zoomStepRequested(steps);
+    event->accept();
+}
+
+void FrameView::mousePressEvent(QMouseEvent *event)
+{
+    m_dragFrom = event->position();
+    QWidget::mousePressEvent(event);
+}
+
+void FrameView::mouseMoveEvent(QMouseEvent *event)
+{
+    if (event->buttons() & Qt::LeftButton) {
+        const QRectF target = targetRect();
+        m_pan = target.center() - QPointF(width() / 2.0, height() / 2.0) + event->position() -
+                m_dragFrom;
+        m_dragFrom = event->position();
+        update();
+    }
 }
 
 FramePlayer::FramePlayer(QWidget *parent)
     : QWidget(parent), m_view(new FrameView(this)), m_play(new QToolButton(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_speed(new QComboBox(this)),
-      m_loop(new QCheckBox(tr("Loop"), this)), m_fit(new QCheckBox(tr("Fit"), this)),
+      m_loop(new QCheckBox(tr("Loop"), this)), m_zoom(new QComboBox(this)),
       m_label(new QLabel(this)), m_timer(new QTimer(this))
 {
     setFocusPolicy(Qt::StrongFocus);
@@ -69,10 +124,15 @@ FramePlayer::FramePlayer(QWidget *parent)
     transport->addWidget(m_label);
     transport->addWidget(m_speed);
     transport->addWidget(m_loop);
-    transport->addWidget(m_fit);
-    m_fit->setChecked(true);
-    m_fit->setToolTip(tr("Fit the frame to the view, or show it at its true size"));
-    connect(m_fit, &QCheckBox::toggled, m_view, &FrameView::setFitToView);
+    transport->addWidget(m_zoom);
+    m_zoom->addItem(tr("Fit"), 0.0);
+    for (double z : kZoomSteps)
+        m_zoom->addItem(QStringLiteral("%1%").arg(z * 100), z);
+    m_zoom->setToolTip(tr("Zoom: fit to the view (0), true size (1), in (+) and out (-); "
+                          "Ctrl+wheel zooms, dragging pans"));
+    connect(m_zoom, &QComboBox::currentIndexChanged, this,
+            [this] { m_view->setZoom(m_zoom->currentData().toDouble()); });
+    connect(m_view, &FrameView::zoomStepRequested, this, &FramePlayer::zoomBy);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view, 1);
@@ -128,6 +188,33 @@ bool FramePlayer::isPlaying() const
 double FramePlayer::speed() const
 {
     return m_speed->currentData().toDouble();
+}
+
+void FramePlayer::setZoom(double zoom)
+{
+    const int index = m_zoom->findData(zoom);
+    if (index >= 0)
+        m_zoom->setCurrentIndex(index);
+}
+
+void FramePlayer::zoomBy(int steps)
+{
+    if (steps == 0)
+        return;
+    const int last = static_cast<int>(std::size(kZoomSteps)) - 1;
+    const double current = m_view->effectiveZoom();
+    int i = 0;
+    if (steps > 0) { // the first listed factor above the current one, then further steps
+        while (i < last && kZoomSteps[i] <= current + 1e-9)
+            ++i;
+        i += steps - 1;
+    } else { // the last listed factor below the current one, then further steps
+        i = last;
+        while (i > 0 && kZoomSteps[i] >= current - 1e-9)
+            --i;
+        i += steps + 1;
+    }
+    setZoom(kZoomSteps[std::clamp(i, 0, last)]);
 }
 
 void FramePlayer::setSpeed(double s)
@@ -237,6 +324,19 @@ void FramePlayer::keyPressEvent(QKeyEvent *event)
         return;
     case Qt::Key_End:
         seek(frameCount() - 1);
+        return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomBy(1);
+        return;
+    case Qt::Key_Minus:
+        zoomBy(-1);
+        return;
+    case Qt::Key_0:
+        setZoom(0);
+        return;
+    case Qt::Key_1:
+        setZoom(1);
         return;
     default:
         QWidget::keyPressEvent(event);

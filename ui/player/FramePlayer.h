@@ -22,27 +22,44 @@ class Ledger;
 
 namespace kosmos::ui {
 
-// Paints one frame, fit to the view (or at its true size), keeping the aspect ratio.
+// Paints one frame, fit to the view (zoom 0) or at a zoom factor (1 = true size), keeping the
+// aspect ratio and never smoothing pixels. Ctrl+wheel zooms; dragging pans a zoomed frame.
 class FrameView : public QWidget
 {
     Q_OBJECT
 public:
     explicit FrameView(QWidget *parent = nullptr);
     void setImage(const QImage &image);
-    void setFitToView(bool fit);
     const QImage &image() const { return m_image; }
+    double zoom() const { return m_zoom; }
+    // The factor actually painted: the fit factor when zoom() is 0.
+    double effectiveZoom() const;
+
+public slots:
+    void setZoom(double zoom); // 0: fit to view
+
+signals:
+    void zoomStepRequested(int steps); // Ctrl+wheel: + in, - out
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
 
 private:
+    QRectF targetRect() const;
+
     QImage m_image;
-    bool m_fit = true;
+    double m_zoom = 0;
+    QPointF m_pan;
+    QPointF m_dragFrom;
 };
 
 // The generated frames of a run with the transport: play/pause (Space), step (Left/Right,
-// Shift = 10), Home/End, speeds 0.1x to 4x, loop. Frames are decoded (hash-checked) on a worker
-// thread ahead of the playhead, never on the GUI thread's critical path.
+// Shift = 10), Home/End, speeds 0.1x to 4x, loop; zoom with +/-, 0 fits, 1 is true size. Frames are
+// decoded (hash-checked) on a worker thread ahead of the playhead, never on the GUI thread's
+// critical path.
 class FramePlayer : public QWidget
 {
     Q_OBJECT
@@ -63,6 +80,9 @@ public slots:
     void step(int delta);
     void togglePlay();
     void setSpeed(double speed);
+    // Fit (0) or a factor from the zoom list (0.25 ... 8); zoomBy steps through that list.
+    void setZoom(double zoom);
+    void zoomBy(int steps);
 
 signals:
     void positionChanged(int frame);
@@ -86,7 +106,7 @@ private:
     QSlider *m_slider;
     QComboBox *m_speed;
     QCheckBox *m_loop;
-    QCheckBox *m_fit;
+    QComboBox *m_zoom;
     QLabel *m_label;
     QTimer *m_timer;
 };

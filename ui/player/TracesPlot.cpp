@@ -5,6 +5,23 @@
 
 namespace kosmos::ui {
 
+namespace {
+
+// A vertical line at frame `x` through one track.
+QCPItemStraightLine *verticalLine(QCustomPlot *plot, QCPAxisRect *rect, double x, const QPen &pen)
+{
+    auto *line = new QCPItemStraightLine(plot);
+    line->setClipAxisRect(rect);
+    line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    line->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(pen);
+    return line;
+}
+
+} // namespace
+
 TracesPlot::TracesPlot(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -43,6 +60,7 @@ void TracesPlot::setRollout(const RolloutView &rollout)
     m_plot->plotLayout()->clear();
     m_cursors.clear();
     m_markers.clear();
+    m_chunkMarkers.clear();
     const int dims = rollout.actions.empty() ? 0 : static_cast<int>(rollout.actions[0].size());
     // Action t moves frame t to frame t + 1: it is drawn over [t, t + 1] on the frame axis.
     for (int d = 0; d < dims; ++d) {
@@ -73,13 +91,12 @@ void TracesPlot::setRollout(const RolloutView &rollout)
             rect->axis(QCPAxis::atLeft)
                 ->setRange(rect->axis(QCPAxis::atLeft)->range().center() - 1,
                            rect->axis(QCPAxis::atLeft)->range().center() + 1);
-        auto *cursor = new QCPItemStraightLine(m_plot);
-        cursor->setClipAxisRect(rect);
-        cursor->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        cursor->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        cursor->setPen(QPen(QColor(220, 40, 40), 1));
+        auto *cursor = verticalLine(m_plot, rect, 0, QPen(QColor(220, 40, 40), 1));
         cursor->setLayer(QStringLiteral("cursor"));
         m_cursors << cursor;
+        for (int boundary : rollout.chunkBoundaries)
+            m_chunkMarkers << verticalLine(m_plot, rect, boundary,
+                                           QPen(QColor(90, 140, 220, 140), 1));
     }
     if (dims > 0)
         m_plot->axisRect(dims - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
@@ -96,14 +113,7 @@ void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judge
     for (int r = 0; r < m_plot->axisRectCount(); ++r) {
         QCPAxisRect *rect = m_plot->axisRect(r);
         auto add = [&](int frame, const QPen &pen) {
-            auto *line = new QCPItemStraightLine(m_plot);
-            line->setClipAxisRect(rect);
-            line->point1->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-            line->point2->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-            line->point1->setCoords(frame, 0);
-            line->point2->setCoords(frame, 1);
-            line->setPen(pen);
-            m_markers << line;
+            m_markers << verticalLine(m_plot, rect, frame, pen);
         };
         for (int f : judgeFrames)
             add(f, QPen(QColor(150, 150, 150), 1, Qt::DotLine));

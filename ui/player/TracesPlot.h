@@ -22,10 +22,12 @@ public:
     QCustomPlot *plot() const { return m_plot; }
 
     // Vertical markers on every track: bookmarks (green), the judge's 16 frames (grey dotted),
-    // validation failures at their frame (red).
+    // validation failures at their frame (red). Chunk boundaries come with the rollout.
     void setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames,
                     const QList<int> &validationFailures = {});
     int markerCount() const { return static_cast<int>(m_markers.size()); }
+    // Thin blue lines where a world-model call began (the rollout's chunk boundaries).
+    int chunkBoundaryCount() const { return static_cast<int>(m_chunkMarkers.size()); }
 
 public slots:
     void setCursor(int frame);
@@ -39,6 +41,7 @@ private:
     QCustomPlot *m_plot;
     QList<QCPItemStraightLine *> m_cursors;
     QList<QCPItemStraightLine *> m_markers;
+    QList<QCPItemStraightLine *> m_chunkMarkers;
 };
 
 } // namespace kosmos::ui
