@@ -64,6 +64,9 @@ int main(int argc, char *argv[])
         }
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
+    // Qt Multimedia's GStreamer backend crashes without its plugins; FFmpeg is always there.
+    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND"))
+        qputenv("QT_MEDIA_BACKEND", "ffmpeg");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("kosmos-workstation"));
     QApplication::setApplicationName(QStringLiteral("Kosmos"));

@@ -80,6 +80,7 @@ struct Inputs
     nlohmann::json manifest;
     std::vector<fs::path> frameFiles;
     std::optional<fs::path> video;
+    std::optional<fs::path> reference; // a real camera's recording of the same episode
     fs::path actions;
     std::optional<fs::path> judgeSamples;
 };
@@ -116,6 +117,15 @@ Inputs locate(const fs::path &dir)
                 throw Error(ErrorCode::InvalidInput,
                             "import " + dir.string() + ": more than one video.* file");
             in.video = dir / name;
+        }
+    }
+    for (const char *name :
+         {"reference.mp4", "reference.mkv", "reference.webm", "reference.avi", "reference.mov"}) {
+        if (fs::is_regular_file(dir / name)) {
+            if (in.reference)
+                throw Error(ErrorCode::InvalidInput,
+                            "import " + dir.string() + ": more than one reference.* file");
+            in.reference = dir / name;
         }
     }
     if (in.frameFiles.empty() && !in.video)
@@ -162,6 +172,8 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
     std::vector<fs::path> all = in.frameFiles;
     if (in.video)
         all.push_back(*in.video);
+    if (in.reference)
+        all.push_back(*in.reference);
     all.push_back(in.actions);
     if (in.judgeSamples)
         all.push_back(*in.judgeSamples);
@@ -251,6 +263,21 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
             timestamps = std::move(video.timestamps);
         }
         result.frames = static_cast<int>(frames.size());
+
+        // The reference recording: kept as given (played by the workstation beside the
+        // frames), after checking that FFmpeg can decode it.
+        if (in.reference) {
+            try {
+                decodeVideo(*in.reference);
+            } catch (const Error &e) {
+                throw ImportFailure{"reference_undecodable", e.what()};
+            }
+            const auto bytes = readBytes(*in.reference);
+            const std::int64_t id =
+                ledger.putArtifact(*lease, "reference_video", in.reference->filename().string(),
+                                   bytes, mediaTypeOf(*in.reference));
+            ledger.addProvenance(*lease, manifestId, id, "imported_with");
+        }
 
         const auto actionBytes = readBytes(in.actions);
         const std::int64_t actionsFileId =

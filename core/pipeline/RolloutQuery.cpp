@@ -33,6 +33,10 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
             actionsSha = artifacts.text(2);
         else if (role == "contracts")
             contractsSha = artifacts.text(2);
+        else if (role == "reference_video")
+            view.referenceVideoSha256 = artifacts.text(2);
+        else if (role == "video")
+            view.sourceVideoSha256 = artifacts.text(2);
     }
     auto readJson = [&](const std::optional<std::string> &sha) -> nlohmann::json {
         if (!sha)

@@ -35,6 +35,10 @@ struct RolloutView
     // Action steps at which a world-model call began (after the first at 0), from the engine's
     // "step" events: the chunk boundaries of the rollout. Empty for imported runs.
     std::vector<int> chunkBoundaries;
+    // Videos kept as given: a real camera's reference recording, and the video the frames of an
+    // imported run were decoded from. Artifact SHA-256s; the workstation plays them as is.
+    std::optional<std::string> referenceVideoSha256;
+    std::optional<std::string> sourceVideoSha256;
 };
 
 // Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run

@@ -4,8 +4,10 @@
 #include "media/ActionFiles.h"
 #include "media/VideoDecoder.h"
 #include "pipeline/Importer.h"
+#include "pipeline/RolloutQuery.h"
 #include "synthetic/TabletopScene.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 #include "TestSupport.h"
 
@@ -260,4 +262,45 @@ TEST(Import, ADirectoryThatCannotBecomeARunWritesNothing)
     }
     EXPECT_EQ(ledger.info().runs, 0);
     EXPECT_EQ(ledger.info().protocols, 0);
+}
+
+TEST(Import, AReferenceRecordingIsKeptAsGivenBesideTheFrames)
+{
+    TempDir dir;
+    const fs::path src = dir / "with-reference";
+    fs::create_directories(src);
+    const auto [frames, actions] = rollout(8);
+    writeManifest(src);
+    writeFrames(src, frames);
+    writeNpy(src / "actions.npy", actions);
+    encodeVideo(src / "reference.mp4", frames, 5);
+    Ledger ledger = Ledger::create(dir / "r.kosmos");
+    const auto r = importDirectory(ledger, src);
+    ASSERT_EQ(r.state, "completed") << r.error;
+    const RolloutView view = loadRollout(ledger, r.runId);
+    ASSERT_TRUE(view.referenceVideoSha256);
+    EXPECT_EQ(*view.referenceVideoSha256, Sha256::fileHex(src / "reference.mp4"));
+    EXPECT_FALSE(view.sourceVideoSha256);
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM provenance p JOIN artifacts a ON "
+                            "a.artifact_id = p.child_artifact_id WHERE a.media_type = 'video/mp4' "
+                            "AND p.relation = 'imported_with'"),
+              1u);
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(Import, AnUndecodableReferenceFailsTheAttemptWithItsReason)
+{
+    TempDir dir;
+    const fs::path src = dir / "bad-reference";
+    fs::create_directories(src);
+    const auto [frames, actions] = rollout(4);
+    writeManifest(src);
+    writeFrames(src, frames);
+    writeNpy(src / "actions.npy", actions);
+    std::ofstream(src / "reference.mp4") << "not a video";
+    Ledger ledger = Ledger::create(dir / "b.kosmos");
+    const auto r = importDirectory(ledger, src);
+    EXPECT_EQ(r.state, "failed");
+    EXPECT_NE(r.error.find("reference.mp4"), std::string::npos) << r.error;
+    EXPECT_TRUE(verifyLedger(ledger).clean());
 }

@@ -9,8 +9,10 @@
 #include "panels/EventsPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
+#include "pipeline/Importer.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
+#include "player/ReferenceVideo.h"
 #include "player/TracesPlot.h"
 #include "views/CompareView.h"
 #include "views/RunsView.h"
@@ -21,6 +23,7 @@
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QListWidget>
+#include <QMediaPlayer>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -29,6 +32,7 @@
 #include <QTreeWidget>
 
 #include <fstream>
+#include <opencv2/imgcodecs.hpp>
 
 using namespace kosmos;
 
@@ -273,6 +277,49 @@ private slots:
         QSettings().remove(QStringLiteral("window"));
     }
 
+    void referenceRecordingPlaysBesideTheFrames()
+    {
+        // An imported episode with a real camera's recording: Qt Multimedia plays it, held at
+        // the shared cursor; the generated frames stay the frame-exact ones.
+        const auto src = m_dir / "ref-episode";
+        std::filesystem::create_directories(src / "frames");
+        std::vector<cv::Mat> frames;
+        for (int f = 0; f < 10; ++f) {
+            frames.push_back(cv::Mat(48, 64, CV_8UC3, cv::Scalar(20 * f, 100, 200 - 10 * f)));
+            cv::imwrite((src / "frames" / ("f" + std::to_string(10 + f) + ".png")).string(),
+                        frames.back());
+        }
+        encodeVideo(src / "reference.mp4", frames, 5);
+        std::ofstream(src / "import.json")
+            << nlohmann::json{{"task", "t"}, {"instruction", "i"}, {"fps", 5}}.dump();
+        std::ofstream actions(src / "actions.csv");
+        for (int t = 0; t < 9; ++t)
+            actions << 0.01 * t << "," << 1 << "\n";
+        actions.close();
+        const auto bundle = m_dir / "ref.kosmos";
+        std::int64_t runId = 0;
+        {
+            Ledger ledger = Ledger::create(bundle);
+            const auto r = importDirectory(ledger, src);
+            QCOMPARE(QString::fromStdString(r.state), QStringLiteral("completed"));
+            runId = r.runId;
+        }
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(QString::fromStdString(bundle.string())));
+        window.selectRun(runId);
+        ui::ReferenceVideo *reference = window.player()->reference();
+        QVERIFY(reference->hasVideo());
+        QVERIFY(reference->caption().contains(QStringLiteral("not generated")));
+        QTRY_VERIFY_WITH_TIMEOUT(reference->mediaPlayer()->duration() > 0, 10000);
+        QCOMPARE(reference->mediaPlayer()->error(), QMediaPlayer::NoError);
+        window.player()->seek(5);
+        QCOMPARE(reference->mediaPlayer()->position(), 1000); // frame 5 at 5 fps
+        // A run without a recording hides the pane.
+        window.openLedger(QString::fromStdString(m_bundle.string()));
+        window.selectRun(4);
+        QVERIFY(!reference->hasVideo());
+    }
+
     void aboutNamesTheLibraryVersions()
     {
         ui::MainWindow window;
@@ -347,6 +394,7 @@ private slots:
 int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // build-notes pitfall 5
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-tests"));
     TestUi test;

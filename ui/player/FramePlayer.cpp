@@ -1,6 +1,7 @@
 #include "player/FramePlayer.h"
 
 #include "ledger/Ledger.h"
+#include "player/ReferenceVideo.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -10,6 +11,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QSlider>
+#include <QSplitter>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -107,10 +109,10 @@ void FrameView::mouseMoveEvent(QMouseEvent *event)
 }
 
 FramePlayer::FramePlayer(QWidget *parent)
-    : QWidget(parent), m_view(new FrameView(this)), m_play(new QToolButton(this)),
-      m_slider(new QSlider(Qt::Horizontal, this)), m_speed(new QComboBox(this)),
-      m_loop(new QCheckBox(tr("Loop"), this)), m_zoom(new QComboBox(this)),
-      m_label(new QLabel(this)), m_timer(new QTimer(this))
+    : QWidget(parent), m_view(new FrameView(this)), m_reference(new ReferenceVideo(this)),
+      m_play(new QToolButton(this)), m_slider(new QSlider(Qt::Horizontal, this)),
+      m_speed(new QComboBox(this)), m_loop(new QCheckBox(tr("Loop"), this)),
+      m_zoom(new QComboBox(this)), m_label(new QLabel(this)), m_timer(new QTimer(this))
 {
     setFocusPolicy(Qt::StrongFocus);
     m_play->setText(tr("Play"));
@@ -135,7 +137,11 @@ FramePlayer::FramePlayer(QWidget *parent)
     connect(m_view, &FrameView::zoomStepRequested, this, &FramePlayer::zoomBy);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view, 1);
+    auto *pictures = new QSplitter(Qt::Horizontal, this);
+    pictures->addWidget(m_view);
+    pictures->addWidget(m_reference);
+    layout->addWidget(pictures, 1);
+    connect(this, &FramePlayer::positionChanged, m_reference, &ReferenceVideo::followFrame);
     layout->addLayout(transport);
 
     connect(m_play, &QToolButton::clicked, this, &FramePlayer::togglePlay);
@@ -178,6 +184,29 @@ void FramePlayer::setRollout(Ledger *ledger, const RolloutView &rollout)
     m_slider->setValue(0);
     m_slider->blockSignals(false);
     show(0);
+    showReference();
+}
+
+void FramePlayer::showReference()
+{
+    const bool reference = m_rollout.referenceVideoSha256.has_value();
+    const auto &sha = reference ? m_rollout.referenceVideoSha256 : m_rollout.sourceVideoSha256;
+    if (!m_ledger || !sha) {
+        m_reference->clear();
+        return;
+    }
+    const QString caption =
+        reference ? tr("Reference recording (as imported; not generated)")
+                  : tr("Imported video, as given (the frames on the left are decoded from it)");
+    try {
+        m_ledger->artifacts().read(*sha); // hash-checked before anything is shown
+        m_reference->setVideo(
+            QString::fromStdString(m_ledger->artifacts().objectPath(*sha).string()), caption,
+            m_rollout.controlRateHz);
+        m_reference->followFrame(0);
+    } catch (const std::exception &e) {
+        m_reference->setProblem(caption, QString::fromUtf8(e.what()));
+    }
 }
 
 bool FramePlayer::isPlaying() const

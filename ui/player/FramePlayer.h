@@ -22,6 +22,8 @@ class Ledger;
 
 namespace kosmos::ui {
 
+class ReferenceVideo;
+
 // Paints one frame, fit to the view (zoom 0) or at a zoom factor (1 = true size), keeping the
 // aspect ratio and never smoothing pixels. Ctrl+wheel zooms; dragging pans a zoomed frame.
 class FrameView : public QWidget
@@ -74,6 +76,7 @@ public:
     bool isPlaying() const;
     double speed() const;
     const FrameView *view() const { return m_view; }
+    ReferenceVideo *reference() const { return m_reference; }
 
 public slots:
     void seek(int frame);
@@ -94,6 +97,7 @@ private:
     void decodeAhead();
     void show(int frame);
     QImage decode(int frame) const;
+    void showReference();
 
     Ledger *m_ledger = nullptr;
     RolloutView m_rollout;
@@ -102,6 +106,7 @@ private:
     std::unique_ptr<QFutureWatcher<QPair<int, QImage>>> m_watcher;
     int m_decoding = -1;
     FrameView *m_view;
+    ReferenceVideo *m_reference;
     QToolButton *m_play;
     QSlider *m_slider;
     QComboBox *m_speed;
