@@ -1,5 +1,6 @@
 // kosmos: the desktop workstation. Wiring only: the main window composes the views of ui/.
 #include "MainWindow.h"
+#include "Translations.h"
 #include "player/FramePlayer.h"
 
 #include "host/PluginRegistry.h"
@@ -37,8 +38,8 @@ QStringList runtimeLines()
                         "About", "libtorch %1: used by %2 (loaded only when one of them runs)")
                         .arg(version.isEmpty() ? QStringLiteral("?") : version,
                              users.join(QStringLiteral(", "))));
-    lines << QCoreApplication::translate("About", "%n plugin(s) found", nullptr,
-                                         static_cast<int>(registry.plugins().size()));
+    lines << QCoreApplication::translate("About", "plugins found: %1")
+                 .arg(static_cast<int>(registry.plugins().size()));
     return lines;
 }
 
@@ -71,6 +72,8 @@ int main(int argc, char *argv[])
     QApplication::setOrganizationName(QStringLiteral("kosmos-workstation"));
     QApplication::setApplicationName(QStringLiteral("Kosmos"));
     QApplication::setApplicationVersion(QStringLiteral(KOSMOS_VERSION));
+
+    kosmos::ui::installTranslations(kosmos::ui::configuredLocale());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

@@ -1,5 +1,6 @@
 // Qt Test (offscreen): the runs view-model, the player, opening bad ledgers.
 #include "MainWindow.h"
+#include "Translations.h"
 #include "dialogs/SettingsDialog.h"
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
@@ -24,11 +25,13 @@
 #include <QKeyEvent>
 #include <QListWidget>
 #include <QMediaPlayer>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QTranslator>
 #include <QTreeWidget>
 
 #include <fstream>
@@ -330,6 +333,28 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("SQLite 3.")));
         QVERIFY(text.contains(QStringLiteral("OpenCV 4.")));
         QVERIFY(text.contains(QStringLiteral("libtorch 1.13.1: used by x")));
+    }
+
+    void germanTranslationIsCompleteAndLoads()
+    {
+        QVERIFY(ui::installTranslations(QLocale(QStringLiteral("de_DE")),
+                                        QStringLiteral(KOSMOS_QM_DIR)));
+        {
+            ui::MainWindow window;
+            QCOMPARE(window.menuBar()->actions().at(0)->text(), QStringLiteral("&Datei"));
+            QCOMPARE(window.runsModel()->headerData(ui::RunsModel::Task, Qt::Horizontal).toString(),
+                     QStringLiteral("Aufgabe"));
+        }
+        // Back to the English source strings for the other tests.
+        for (QTranslator *t : QCoreApplication::instance()->findChildren<QTranslator *>()) {
+            QCoreApplication::removeTranslator(t);
+            delete t;
+        }
+        ui::MainWindow window;
+        QCOMPARE(window.menuBar()->actions().at(0)->text(), QStringLiteral("&File"));
+        // English needs no file; an unknown language loads nothing and keeps English.
+        QVERIFY(!ui::installTranslations(QLocale(QStringLiteral("sw_KE")),
+                                         QStringLiteral(KOSMOS_QM_DIR)));
     }
 
     void settingsDialogSavesPluginFolders()

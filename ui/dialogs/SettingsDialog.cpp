@@ -1,5 +1,6 @@
 #include "dialogs/SettingsDialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QPlainTextEdit>
@@ -9,7 +10,8 @@
 namespace kosmos::ui {
 
 SettingsDialog::SettingsDialog(QWidget *parent)
-    : QDialog(parent), m_folders(new QPlainTextEdit(this)), m_workers(new QSpinBox(this))
+    : QDialog(parent), m_folders(new QPlainTextEdit(this)), m_workers(new QSpinBox(this)),
+      m_language(new QComboBox(this))
 {
     setWindowTitle(tr("Settings"));
     const QSettings settings;
@@ -18,9 +20,16 @@ SettingsDialog::SettingsDialog(QWidget *parent)
     m_folders->setPlaceholderText(tr("one folder per line"));
     m_workers->setRange(1, 64);
     m_workers->setValue(settings.value(QStringLiteral("runs/workers"), 1).toInt());
+    m_language->addItem(tr("System language"), QString());
+    m_language->addItem(QStringLiteral("English"), QStringLiteral("en"));
+    m_language->addItem(QStringLiteral("Deutsch"), QStringLiteral("de"));
+    m_language->setCurrentIndex(std::max(
+        0, m_language->findData(settings.value(QStringLiteral("ui/language")).toString())));
+    m_language->setToolTip(tr("Takes effect when the workstation next starts"));
     auto *form = new QFormLayout(this);
     form->addRow(tr("Extra plugin folders"), m_folders);
     form->addRow(tr("Workers for new runs"), m_workers);
+    form->addRow(tr("Language"), m_language);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
@@ -40,6 +49,7 @@ void SettingsDialog::save()
     QSettings settings;
     settings.setValue(QStringLiteral("plugins/folders"), folders);
     settings.setValue(QStringLiteral("runs/workers"), m_workers->value());
+    settings.setValue(QStringLiteral("ui/language"), m_language->currentData().toString());
 }
 
 } // namespace kosmos::ui

@@ -2,6 +2,7 @@
 
 #include <QDialog>
 
+class QComboBox;
 class QPlainTextEdit;
 class QSpinBox;
 
@@ -17,10 +18,12 @@ public:
     explicit SettingsDialog(QWidget *parent = nullptr);
     void save();
     QPlainTextEdit *folders() const { return m_folders; }
+    QComboBox *language() const { return m_language; }
 
 private:
     QPlainTextEdit *m_folders;
     QSpinBox *m_workers;
+    QComboBox *m_language;
 };
 
 } // namespace kosmos::ui

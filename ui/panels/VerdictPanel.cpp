@@ -41,13 +41,15 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
     QStringList labels;
     for (const HumanLabelRecord &l : ledger.labels(runId)) {
         const bool human = l.source == "human";
-        labels << QStringLiteral("<span style='color:%1'><b>%2</b> (%3): %4, progress %5</span>")
-                      .arg(human ? QStringLiteral("#1a5fb4") : QStringLiteral("#8a5a00"),
-                           human ? tr("Human label")
-                                 : tr("Reference label (synthetic ground truth, not a human)"),
-                           QString::fromStdString(l.annotatorId),
-                           QString::fromStdString(l.completion.value_or("—")),
-                           l.progress ? QString::number(*l.progress) : QStringLiteral("—"));
+        const QString line =
+            tr("<b>%1</b> (%2): %3, progress %4")
+                .arg(human ? tr("Human label")
+                           : tr("Reference label (synthetic ground truth, not a human)"),
+                     QString::fromStdString(l.annotatorId).toHtmlEscaped(),
+                     QString::fromStdString(l.completion.value_or("—")),
+                     l.progress ? QString::number(*l.progress) : QStringLiteral("—"));
+        labels << QStringLiteral("<span style='color:%1'>%2</span>")
+                      .arg(human ? QStringLiteral("#1a5fb4") : QStringLiteral("#8a5a00"), line);
     }
     m_labels->setText(labels.isEmpty() ? tr("No reference or human label.")
                                        : labels.join(QStringLiteral("<br>")));
