@@ -1,11 +1,45 @@
 #!/usr/bin/env bash
-# Renders the workstation on the demo ledger to PNG (offscreen Qt platform; no display needed).
-# Output: docs/screenshot-workstation.png
+# Renders each main view of the workstation on the demo ledger to PNG in docs/.
+# Qt's offscreen platform needs no display; the picture with a video in it (Qt Multimedia draws
+# into a native surface that a widget grab shows grey) is taken under Xvfb when xvfb-run is
+# installed (apt-get install xvfb xauth), else skipped with a note.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/build.sh
 demo="build/demo.kosmos"
 build/bin/kosmos-cli demo --ledger "$demo" --workers 2 > /dev/null
-QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}" \
-    build/bin/kosmos "$demo" --run 35 --screenshot docs/screenshot-workstation.png
-echo "wrote docs/screenshot-workstation.png"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+shot() { # shot NAME [kosmos options...]
+    local name="$1"
+    shift
+    QT_QPA_PLATFORM=offscreen build/bin/kosmos "$@" --screenshot "docs/$name.png"
+    echo "wrote docs/$name.png"
+}
+# Run 35 (confused policy, task blue_to_purple, start 14); runs 15 and 55 share its start.
+shot screenshot-workstation "$demo" --run 35
+shot screenshot-compare "$demo" --run 35 --compare 15
+shot screenshot-workstation-de "$demo" --run 35 --language de
+
+# An imported episode with a reference recording beside its frames. The demo has no real camera:
+# the "reference" here is the video of run 15 (another synthetic rollout of the same start), a
+# stand-in that shows the pane, not evidence of anything.
+work="build/screenshot-import"
+rm -rf "$work" build/screenshot-import.kosmos
+build/bin/kosmos-cli export "$demo" 35 --to "$work/a" > /dev/null
+build/bin/kosmos-cli export "$demo" 15 --to "$work/b" --video > /dev/null
+mkdir -p "$work/episode"
+cp -r "$work/a/frames" "$work/a/actions.csv" "$work/episode/"
+cp "$work/b/rollout.mp4" "$work/episode/reference.mp4"
+cat > "$work/episode/import.json" <<'JSON'
+{"task": "blue_to_purple", "instruction": "put the blue block in the purple square", "fps": 5,
+ "source": "tools/screenshots.sh: run 35 of the demo, with run 15's video as a stand-in reference"}
+JSON
+build/bin/kosmos-cli init build/screenshot-import.kosmos > /dev/null
+build/bin/kosmos-cli import "$work/episode" --ledger build/screenshot-import.kosmos > /dev/null
+if command -v xvfb-run > /dev/null; then
+    xvfb-run -a -s "-screen 0 1400x860x24" build/bin/kosmos build/screenshot-import.kosmos \
+        --run 1 --frame 25 --screenshot docs/screenshot-reference.png
+    echo "wrote docs/screenshot-reference.png (Xvfb)"
+else
+    echo "xvfb-run not installed: docs/screenshot-reference.png not refreshed"
+fi

@@ -131,6 +131,13 @@ DE = {
     "any judge outcome": "jedes Richterurteil",
     "any validation": "jede Validierung",
     "policy": "Policy",
+    "world model": "Weltmodell",
+    "any reference label": "jedes Referenzlabel",
+    "any human label": "jedes menschliche Label",
+    "Reference labels come from a world that knows its true state (synthetic); they are not human labels":
+        "Referenzlabels stammen aus einer Welt, die ihren wahren Zustand kennt (synthetisch); "
+        "sie sind keine menschlichen Labels",
+    "any protocol": "jedes Protokoll",
     "search task / instruction": "Aufgabe / Anweisung suchen",
     "%1 runs shown (%2 loaded)": "%1 Läufe angezeigt (%2 geladen)",
     "Settings": "Einstellungen",

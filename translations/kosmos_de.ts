@@ -458,6 +458,26 @@
         <source>%1 runs shown (%2 loaded)</source>
         <translation>%1 Läufe angezeigt (%2 geladen)</translation>
     </message>
+    <message>
+        <source>world model</source>
+        <translation>Weltmodell</translation>
+    </message>
+    <message>
+        <source>any reference label</source>
+        <translation>jedes Referenzlabel</translation>
+    </message>
+    <message>
+        <source>any human label</source>
+        <translation>jedes menschliche Label</translation>
+    </message>
+    <message>
+        <source>Reference labels come from a world that knows its true state (synthetic); they are not human labels</source>
+        <translation>Referenzlabels stammen aus einer Welt, die ihren wahren Zustand kennt (synthetisch); sie sind keine menschlichen Labels</translation>
+    </message>
+    <message>
+        <source>any protocol</source>
+        <translation>jedes Protokoll</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::SettingsDialog</name>

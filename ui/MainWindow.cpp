@@ -169,6 +169,7 @@ bool MainWindow::openLedger(const QString &path)
             throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
         m_ledger = std::move(ledger);
         m_writer.reset();
+        m_runsView->reloadProtocols();
         m_lastError.clear();
         const auto info = m_ledger->info();
         setWindowTitle(tr("%1 - Kosmos Workstation")

@@ -7,6 +7,9 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QScreen>
 
 #include <cstdio>
 
@@ -73,8 +76,6 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("Kosmos"));
     QApplication::setApplicationVersion(QStringLiteral(KOSMOS_VERSION));
 
-    kosmos::ui::installTranslations(kosmos::ui::configuredLocale());
-
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Kosmos Workstation: review rollouts, verdicts and provenance."));
@@ -85,10 +86,34 @@ int main(int argc, char *argv[])
     const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("select this run id"),
                                        QStringLiteral("id"));
     const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"), QStringLiteral("render the window to this PNG and quit"),
+        QStringLiteral("screenshot"),
+        QStringLiteral("render the window to this PNG and quit (a real screen grab under X11, so "
+                       "videos show; a widget grab offscreen)"),
         QStringLiteral("png"));
-    parser.addOptions({runOption, screenshotOption});
+    const QCommandLineOption compareOption(QStringLiteral("compare"),
+                                           QStringLiteral("compare the selected run with this one"),
+                                           QStringLiteral("id"));
+    const QCommandLineOption raiseOption(
+        QStringLiteral("raise"),
+        QStringLiteral(
+            "bring this dock to the front: runs, verdicts, provenance, bookmarks, events"),
+        QStringLiteral("dock"));
+    const QCommandLineOption languageOption(
+        QStringLiteral("language"),
+        QStringLiteral("user-interface language (en, de), this time only"), QStringLiteral("code"));
+    const QCommandLineOption frameOption(QStringLiteral("frame"),
+                                         QStringLiteral("show this frame of the run"),
+                                         QStringLiteral("index"));
+    parser.addOptions(
+        {runOption, screenshotOption, compareOption, raiseOption, languageOption, frameOption});
     parser.process(app);
+
+    const bool screenshot = parser.isSet(screenshotOption);
+    if (screenshot) // reproducible pictures: never the user's saved layout or language
+        QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-screenshots"));
+    kosmos::ui::installTranslations(parser.isSet(languageOption)
+                                        ? QLocale(parser.value(languageOption))
+                                        : kosmos::ui::configuredLocale());
 
     kosmos::ui::MainWindow window;
     window.setAboutExtras(runtimeLines);
@@ -97,13 +122,33 @@ int main(int argc, char *argv[])
         window.openLedger(parser.positionalArguments().first());
     if (parser.isSet(runOption))
         window.selectRun(parser.value(runOption).toLongLong());
+    if (parser.isSet(compareOption))
+        window.compareRuns(parser.value(runOption).toLongLong(),
+                           parser.value(compareOption).toLongLong());
+    if (parser.isSet(raiseOption)) {
+        auto *dock =
+            window.findChild<QDockWidget *>(parser.value(raiseOption) + QStringLiteral("Dock"));
+        if (!dock)
+            dock = window.findChild<QDockWidget *>(parser.value(raiseOption).chopped(1) +
+                                                   QStringLiteral("Dock")); // "verdicts"
+        if (dock) {
+            dock->show();
+            dock->raise();
+        }
+    }
     window.show();
-    if (parser.isSet(screenshotOption)) {
+    if (screenshot) {
         app.processEvents();
-        window.player()->seek(window.player()->frameCount() / 2);
-        for (int i = 0; i < 20; ++i)
-            app.processEvents();
-        return window.grab().save(parser.value(screenshotOption)) ? 0 : 1;
+        window.player()->seek(parser.isSet(frameOption) ? parser.value(frameOption).toInt()
+                                                        : window.player()->frameCount() / 2);
+        QElapsedTimer settle; // let decode-ahead, plots and a video's first frame arrive
+        settle.start();
+        while (settle.elapsed() < 1500)
+            app.processEvents(QEventLoop::AllEvents, 50);
+        const QPixmap picture = QGuiApplication::platformName() == QLatin1String("xcb")
+                                    ? window.screen()->grabWindow(window.winId())
+                                    : window.grab();
+        return picture.save(parser.value(screenshotOption)) ? 0 : 1;
     }
     return app.exec();
 }

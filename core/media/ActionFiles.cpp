@@ -61,11 +61,13 @@ ActionTable readCsv(const std::filesystem::path &path)
         }
         if (!numeric) {
             if (table.rows.empty() && table.columnNames.empty()) {
-                for (auto &c : cells)
-                    table.columnNames.push_back(
-                        c.substr(c.find_first_not_of(" \t") == std::string::npos
-                                     ? 0
-                                     : c.find_first_not_of(" \t")));
+                for (auto &c : cells) {
+                    const auto first = c.find_first_not_of(" \t");
+                    std::string name = first == std::string::npos ? std::string() : c.substr(first);
+                    if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
+                        name = name.substr(1, name.size() - 2); // a quoted name ("dx [m]")
+                    table.columnNames.push_back(name);
+                }
                 continue;
             }
             bad(path, "line " + std::to_string(lineNo) + " holds a value that is not a number");
@@ -73,6 +75,16 @@ ActionTable readCsv(const std::filesystem::path &path)
         table.rows.push_back(row);
     }
     checkRagged(path, table.rows);
+    // kosmos-cli export writes "step,time_s," before the action columns: read them back as the
+    // same actions.
+    if (table.columnNames.size() >= 2 && table.columnNames[0] == "step" &&
+        table.columnNames[1] == "time_s") {
+        table.columnNames.erase(table.columnNames.begin(), table.columnNames.begin() + 2);
+        for (auto &row : table.rows)
+            row.erase(row.begin(), row.begin() + 2);
+        if (table.columnNames.empty())
+            bad(path, "only step and time_s columns, no actions");
+    }
     return table;
 }
 

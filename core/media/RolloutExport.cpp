@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 namespace kosmos {
 
@@ -53,6 +54,7 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     }
     result.csv = directory / "actions.csv";
     std::ofstream csv(result.csv);
+    csv.precision(std::numeric_limits<double>::max_digits10); // exact round trip of every value
     csv << "step,time_s";
     for (const auto &name : rollout.dimensionNames)
         csv << ",\"" << name << "\"";

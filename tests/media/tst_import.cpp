@@ -113,6 +113,13 @@ TEST(ActionFiles, CsvJsonAndNpyReadTheSameNumbers)
     EXPECT_EQ(readActions(dir / "a.npy").rows, actions);
     EXPECT_EQ(readActions(dir / "a.json").rows, actions);
 
+    // kosmos-cli export's CSV (step, time_s, quoted names) reads back as the same actions.
+    std::ofstream(dir / "exported.csv")
+        << "step,time_s,\"dx [m]\",\"gripper [1]\"\n0,0,0.10000000000000001,1\n1,0.2,-0.25,0\n";
+    const auto exported = readActions(dir / "exported.csv");
+    EXPECT_EQ(exported.columnNames, (std::vector<std::string>{"dx [m]", "gripper [1]"}));
+    EXPECT_EQ(exported.rows, (ActionChunk{{0.1, 1}, {-0.25, 0}}));
+
     std::ofstream(dir / "ragged.csv") << "1,2,3\n4,5\n";
     try {
         readActions(dir / "ragged.csv");

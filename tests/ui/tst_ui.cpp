@@ -127,6 +127,28 @@ private slots:
         for (int r = 0; r < model.rowCount(); ++r)
             QCOMPARE(model.data(model.index(r, ui::RunsModel::Task)).toString(),
                      QStringLiteral("stack_cups"));
+        f = {};
+        f.worldModel = QStringLiteral("WORLD_model");
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 600);
+        f.worldModel = QStringLiteral("cosmos");
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 0);
+        f = {};
+        f.human = QStringLiteral("none");
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 600);
+        f.human = QStringLiteral("met");
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 0);
+        QCOMPARE(model.protocols().size(), 1);
+        f = {};
+        f.protocolSha = model.protocols().at(0).second;
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 600);
+        f.protocolSha = QString(64, QLatin1Char('0'));
+        model.setFilter(f);
+        QCOMPARE(model.matchingCount(), 0);
         model.setFilter({});
         model.sort(ui::RunsModel::Run, Qt::DescendingOrder);
         QCOMPARE(model.runIdAt(0), 600LL);

@@ -69,6 +69,18 @@ bool RunsModel::open(const QString &databasePath)
     return true;
 }
 
+QList<QPair<QString, QString>> RunsModel::protocols() const
+{
+    QList<QPair<QString, QString>> out;
+    if (!QSqlDatabase::contains(m_connection))
+        return out;
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    if (q.exec(QStringLiteral("SELECT name, protocol_sha256 FROM protocols ORDER BY protocol_id")))
+        while (q.next())
+            out.append({q.value(0).toString(), q.value(1).toString()});
+    return out;
+}
+
 void RunsModel::close()
 {
     beginResetModel();
@@ -106,6 +118,21 @@ QString RunsModel::whereClause(QVariantList &binds) const
         else {
             terms << QStringLiteral("validation = ?");
             binds << m_filter.validation;
+        }
+    }
+    if (!m_filter.worldModel.isEmpty()) {
+        terms << QStringLiteral("instr(lower(COALESCE(world_model, '')), lower(?)) > 0");
+        binds << m_filter.worldModel;
+    }
+    for (const auto &[column, value] : {std::pair{QStringLiteral("reference"), m_filter.reference},
+                                        std::pair{QStringLiteral("human"), m_filter.human}}) {
+        if (value.isEmpty())
+            continue;
+        if (value == QLatin1String("none"))
+            terms << column + QStringLiteral(" IS NULL");
+        else {
+            terms << column + QStringLiteral(" = ?");
+            binds << value;
         }
     }
     if (!m_filter.protocolSha.isEmpty()) {

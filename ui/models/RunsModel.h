@@ -14,6 +14,9 @@ struct RunsFilter
     QString policy;       // substring of the policy adapter id + config
     QString judgeOutcome; // success | failure | unknown | none
     QString validation;   // valid | invalid | unknown | none
+    QString worldModel;   // substring of the world-model adapter id
+    QString reference;    // latest reference label's completion: met | not_met | ... | none
+    QString human;        // latest human label's completion, likewise
     QString protocolSha;  // exact
     QString text;         // substring of task or instruction
 };
@@ -54,6 +57,8 @@ public:
     QString errorString() const { return m_error; }
 
     void setFilter(const RunsFilter &filter);
+    // The ledger's frozen protocols, (name, SHA-256), oldest first: for the protocol filter.
+    QList<QPair<QString, QString>> protocols() const;
     const RunsFilter &filter() const { return m_filter; }
     int matchingCount() const { return m_matching; }
     qint64 runIdAt(int row) const;

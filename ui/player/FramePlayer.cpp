@@ -122,8 +122,8 @@ FramePlayer::FramePlayer(QWidget *parent)
     m_speed->setCurrentIndex(3);
     auto *transport = new QHBoxLayout;
     transport->addWidget(m_play);
-    transport->addWidget(m_slider, 1);
     transport->addWidget(m_label);
+    transport->addStretch(1);
     transport->addWidget(m_speed);
     transport->addWidget(m_loop);
     transport->addWidget(m_zoom);
@@ -142,6 +142,7 @@ FramePlayer::FramePlayer(QWidget *parent)
     pictures->addWidget(m_reference);
     layout->addWidget(pictures, 1);
     connect(this, &FramePlayer::positionChanged, m_reference, &ReferenceVideo::followFrame);
+    layout->addWidget(m_slider); // a row of its own: it stays usable in a narrow player
     layout->addLayout(transport);
 
     connect(m_play, &QToolButton::clicked, this, &FramePlayer::togglePlay);

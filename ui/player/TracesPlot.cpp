@@ -94,7 +94,9 @@ void TracesPlot::setRollout(const RolloutView &rollout)
         auto *cursor = verticalLine(m_plot, rect, 0, QPen(QColor(220, 40, 40), 1));
         cursor->setLayer(QStringLiteral("cursor"));
         m_cursors << cursor;
-        for (int boundary : rollout.chunkBoundaries)
+        // A boundary after every single action (chunk length 1) would only hide the traces.
+        const bool chunked = rollout.chunkBoundaries.size() + 1 < rollout.actions.size();
+        for (int boundary : chunked ? rollout.chunkBoundaries : std::vector<int>{})
             m_chunkMarkers << verticalLine(m_plot, rect, boundary,
                                            QPen(QColor(90, 140, 220, 140), 1));
     }

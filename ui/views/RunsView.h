@@ -20,6 +20,8 @@ public:
     explicit RunsView(RunsModel *model, QWidget *parent = nullptr);
     QTableView *table() const { return m_table; }
     void updateCount();
+    // Refills the protocol filter from the opened ledger (after RunsModel::open).
+    void reloadProtocols();
 
 signals:
     void runSelected(qint64 runId);
@@ -34,6 +36,10 @@ private:
     QComboBox *m_validation;
     QLineEdit *m_policy;
     QLineEdit *m_text;
+    QLineEdit *m_worldModel;
+    QComboBox *m_reference;
+    QComboBox *m_human;
+    QComboBox *m_protocol;
     QLabel *m_count;
 };
 
