@@ -1006,6 +1006,29 @@ void Ledger::finishAttempt(const Lease &lease, const AttemptOutcome &outcome)
     tx.commit();
 }
 
+std::vector<std::int64_t> Ledger::failAttemptsOfDeadWorker(std::string_view workerIdPrefix,
+                                                           const AttemptOutcome &outcome)
+{
+    requireNonEmpty(workerIdPrefix, "worker id prefix");
+    if (outcome.end != AttemptEnd::Failed)
+        throw Error(ErrorCode::InvalidInput, "a dead worker's attempts can only end as failed");
+    Transaction tx(m_db);
+    Statement find(m_db, "SELECT attempt_id, run_id FROM attempts WHERE state = 'running' AND "
+                         "substr(worker_id, 1, ?) = ? ORDER BY attempt_id");
+    find.bind(1, static_cast<std::int64_t>(workerIdPrefix.size())).bind(2, workerIdPrefix);
+    std::vector<std::pair<std::int64_t, std::int64_t>> found;
+    while (find.step())
+        found.emplace_back(find.int64(0), find.int64(1));
+    std::vector<std::int64_t> closed;
+    const std::int64_t now = nowMs();
+    for (const auto &[attemptId, runId] : found) {
+        closeAttempt(attemptId, runId, "failed", outcome, "failed", now);
+        closed.push_back(attemptId);
+    }
+    tx.commit();
+    return closed;
+}
+
 std::string Ledger::computeSeal(std::int64_t attemptId)
 {
     Statement read(m_db, std::string("SELECT ") + kAttemptColumns +

@@ -107,6 +107,12 @@ public:
     std::int64_t recordJudgment(const Lease &lease, const JudgmentRecord &judgment);
     // Ends the attempt (and the run), sealing everything it recorded.
     void finishAttempt(const Lease &lease, const AttemptOutcome &outcome);
+    // For a supervisor whose worker process died (a crash in native plugin code, a signal):
+    // ends every attempt still running under a worker id that starts with workerIdPrefix
+    // (e.g. "kosmos-cli-4242-") as failed with `outcome`, keeping and sealing everything it
+    // recorded, without waiting for its lease to expire. Returns the attempts it closed.
+    std::vector<std::int64_t> failAttemptsOfDeadWorker(std::string_view workerIdPrefix,
+                                                       const AttemptOutcome &outcome);
 
     // ---- labels and annotations --------------------------------------------------------
     std::int64_t addHumanLabel(const HumanLabelRecord &label);

@@ -254,6 +254,36 @@ TEST_F(LedgerRunsTest, AnExpiredLeaseIsTakenOverInProcessToo)
     expectClean();
 }
 
+TEST_F(LedgerRunsTest, ADeadWorkersAttemptsFailWithTheSignalAndKeepWhatTheyRecorded)
+{
+    ledger().submitRun(test::testRunSpec(m_protocol, 0));
+    ledger().submitRun(test::testRunSpec(m_protocol, 1));
+    ledger().submitRun(test::testRunSpec(m_protocol, 2));
+    auto dead = ledger().claim("kosmos-cli-4242-0", 30000);
+    auto alive = ledger().claim("kosmos-cli-42420-0", 30000); // another pid sharing the prefix
+    ASSERT_TRUE(dead && alive);
+    ledger().appendEvent(*dead, "step", {{"step", 3}});
+    ledger().putArtifact(*dead, "frame", "frame_00000.png", test::testImage(8, 8, 1), "image/png");
+    EXPECT_THROW(ledger().failAttemptsOfDeadWorker("kosmos-cli-4242-", AttemptOutcome::completed()),
+                 Error);
+    const auto closed = ledger().failAttemptsOfDeadWorker(
+        "kosmos-cli-4242-",
+        AttemptOutcome::failed("worker_crashed", "worker process killed by signal 6 (Aborted)", 6));
+    ASSERT_EQ(closed, std::vector<std::int64_t>{dead->attemptId});
+    const auto attempts = ledger().attempts(dead->runId);
+    EXPECT_EQ(attempts[0].state, "failed");
+    EXPECT_EQ(attempts[0].exitSignal, 6);
+    EXPECT_EQ(ledger().run(dead->runId)->status, "failed");
+    EXPECT_EQ(ledger().info().artifacts, 1) << "what the dead worker stored is kept";
+    EXPECT_THROW(ledger().appendEvent(*dead, "late"), Error) << "its lease is over";
+    EXPECT_EQ(ledger().run(alive->runId)->status, "running") << "a different worker untouched";
+    EXPECT_TRUE(ledger()
+                    .failAttemptsOfDeadWorker("kosmos-cli-4242-", AttemptOutcome::failed("x", "y"))
+                    .empty());
+    ledger().finishAttempt(*alive, AttemptOutcome::completed());
+    expectClean();
+}
+
 TEST_F(LedgerRunsTest, BadWritesAreRefusedWithReasons)
 {
     ledger().submitRun(test::testRunSpec(m_protocol, 0));
