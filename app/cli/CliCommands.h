@@ -24,8 +24,17 @@ int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);
 int runPlugins(const std::string &executableDir, bool json);
+// How `run` executes: worker threads in this process; worker processes under this one as a
+// supervisor (a crash in plugin code fails one attempt, with its signal, not the batch); or one
+// such worker process (started by a supervisor).
+enum class RunMode
+{
+    Threads,
+    Isolated,
+    WorkerProcess
+};
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
-                const std::string &bundle, int workers, bool json);
+                const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads);
 int runDemo(const std::string &executableDir, const std::string &bundle, int workers);
 int runImport(const std::string &directory, const std::string &bundle);
 int runJudge(const std::string &executableDir, const std::string &bundle, const std::string &run,

@@ -21,7 +21,10 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <set>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace kosmos;
@@ -62,8 +65,10 @@ void scan(PluginRegistry &registry, const std::string &executableDir)
     registry.scan(pluginFolders(executableDir));
 }
 
+void printSummary(const std::string &bundle, const std::string &protocolSha256);
+
 int execute(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
-            int workers)
+            int workers, bool quiet = false)
 {
     PluginRegistry registry;
     scan(registry, executableDir);
@@ -73,9 +78,11 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
     options.workerName = "kosmos-cli";
     RolloutEngine engine(bundle, factory, options);
     const SubmittedBatch batch = engine.submit(protocol);
-    std::cout << "protocol " << protocol.name << " frozen as " << batch.protocolSha256.substr(0, 16)
-              << "...: " << batch.runIds.size() << " runs (" << batch.created << " new, "
-              << batch.existing << " already in the ledger)\n";
+    if (!quiet)
+        std::cout << "protocol " << protocol.name << " frozen as "
+                  << batch.protocolSha256.substr(0, 16) << "...: " << batch.runIds.size()
+                  << " runs (" << batch.created << " new, " << batch.existing
+                  << " already in the ledger)\n";
 
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
@@ -99,11 +106,21 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
         }
     });
     bar.finish();
+    if (quiet) // a worker process: its supervisor prints the summary
+        return g_stop ? ExitCode::Interrupted
+                      : (result.failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok);
     std::cout << "completed " << result.completed << ", failed " << result.failed << ", cancelled "
               << result.cancelled << ", already finished " << result.skipped << "\n\n";
+    printSummary(bundle, batch.protocolSha256);
+    if (g_stop)
+        return ExitCode::Interrupted;
+    return result.failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok;
+}
 
+void printSummary(const std::string &bundle, const std::string &protocolSha256)
+{
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    for (const PolicySummary &row : summarizeProtocol(ledger, batch.protocolSha256)) {
+    for (const PolicySummary &row : summarizeProtocol(ledger, protocolSha256)) {
         std::cout << row.policy << "\n"
                   << "  runs " << row.runs << ": completed " << row.completed << ", failed "
                   << row.failed << ", cancelled " << row.cancelled << ", unfinished "
@@ -117,9 +134,101 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
                  "robot-task "
                  "success.\nledger: "
               << ledger.bundle().string() << "\n";
+}
+
+// The supervisor of `run --isolate`: N worker processes (this program, `run --worker-process
+// --workers 1`), each claiming runs until none is left. A worker that dies by a signal or exits
+// abnormally has its running attempt failed in the ledger with the signal (what it recorded is
+// kept), and a replacement is started while runs are still queued.
+int supervise(const std::string &executableDir, const std::string &protocolPath,
+              const Protocol &protocol, const std::string &bundle, int workers)
+{
+    SubmittedBatch batch;
+    {
+        PluginRegistry registry;
+        scan(registry, executableDir);
+        PluginComponentFactory factory(registry);
+        EngineOptions options;
+        options.workerName = "kosmos-cli";
+        batch = RolloutEngine(bundle, factory, options).submit(protocol);
+    }
+    const std::size_t total = batch.runIds.size();
+    std::cout << "protocol " << protocol.name << " frozen as " << batch.protocolSha256.substr(0, 16)
+              << "...: " << total << " runs (" << batch.created << " new, " << batch.existing
+              << " already in the ledger) in " << workers << " worker process(es)\n"
+              << std::flush;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    char self[4096] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        throw Error(ErrorCode::Io, "cannot find this program's path (/proc/self/exe)");
+    auto spawn = [&]() -> pid_t {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const std::string w = "1";
+            ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
+                    "--workers", w.c_str(), "--worker-process", static_cast<char *>(nullptr));
+            std::perror("kosmos-cli: exec of a worker process failed");
+            ::_exit(127);
+        }
+        if (pid < 0)
+            throw Error(ErrorCode::Io, "cannot start a worker process (fork failed)");
+        return pid;
+    };
+    std::set<pid_t> live;
+    for (int i = 0; i < workers; ++i)
+        live.insert(spawn());
+    int crashes = 0;
+    bool forwarded = false;
+    while (!live.empty()) {
+        if (g_stop && !forwarded) { // Ctrl-C: each worker cancels its run and stops
+            for (pid_t pid : live)
+                ::kill(pid, SIGTERM);
+            forwarded = true;
+        }
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        live.erase(pid);
+        const bool signalled = WIFSIGNALED(status);
+        const bool abnormal =
+            signalled || (WIFEXITED(status) && WEXITSTATUS(status) != ExitCode::Ok &&
+                          WEXITSTATUS(status) != ExitCode::RunsFailed &&
+                          WEXITSTATUS(status) != ExitCode::Interrupted);
+        if (!abnormal)
+            continue;
+        ++crashes;
+        const std::string how = signalled
+                                    ? "killed by signal " + std::to_string(WTERMSIG(status)) +
+                                          " (" + ::strsignal(WTERMSIG(status)) + ")"
+                                    : "exited with status " + std::to_string(WEXITSTATUS(status));
+        Ledger ledger = Ledger::open(bundle);
+        const auto closed = ledger.failAttemptsOfDeadWorker(
+            "kosmos-cli-" + std::to_string(pid) + "-",
+            AttemptOutcome::failed(
+                "worker_crashed", "worker process " + std::to_string(pid) + " " + how,
+                signalled ? std::optional<int>(WTERMSIG(status)) : std::nullopt));
+        std::cerr << "worker process " << pid << " " << how << "; " << closed.size()
+                  << " attempt(s) recorded as failed\n";
+        bool queued = false;
+        for (std::int64_t runId : batch.runIds)
+            queued = queued || ledger.run(runId)->status == "queued";
+        if (!g_stop && queued && crashes <= static_cast<int>(total))
+            live.insert(spawn()); // the batch goes on without the crashed attempt
+    }
+    printSummary(bundle, batch.protocolSha256);
     if (g_stop)
         return ExitCode::Interrupted;
-    return result.failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    for (std::int64_t runId : batch.runIds)
+        if (ledger.run(runId)->status == "failed")
+            return ExitCode::RunsFailed;
+    return ExitCode::Ok;
 }
 
 } // namespace
@@ -165,14 +274,16 @@ int runPlugins(const std::string &executableDir, bool json)
 }
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
-                const std::string &bundle, int workers, bool)
+                const std::string &bundle, int workers, bool, RunMode mode)
 {
     try {
         const Protocol protocol = Protocol::fromFile(protocolPath);
         {
             Ledger::open(bundle);
         } // a clear error before anything else when the ledger is missing
-        return execute(executableDir, protocol, bundle, workers);
+        if (mode == RunMode::Isolated)
+            return supervise(executableDir, protocolPath, protocol, bundle, workers);
+        return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess);
     } catch (const Error &e) {
         return reportError(e);
     }

@@ -20,7 +20,9 @@ const char *const kDescription =
     "  plugins                  every plugin found: id, family, version, API version,\n"
     "                           available or unavailable with the reason\n"
     "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
-    "                           running it again resumes (finished runs are skipped)\n"
+    "                           running it again resumes (finished runs are skipped);\n"
+    "                           --isolate: worker processes, a plugin crash fails one\n"
+    "                           attempt (recorded with its signal), never the batch\n"
     "  judge RUN|--all --ledger L --judge CONFIG\n"
     "                           re-judge finished rollouts with another judge\n"
     "                           configuration (new judgments beside the old ones)\n"
@@ -90,8 +92,16 @@ int main(int argc, char *argv[])
         QStringLiteral("to"), QStringLiteral("export: the output folder."), QStringLiteral("dir"));
     const QCommandLineOption videoOption(
         QStringLiteral("video"), QStringLiteral("export: also write rollout.mp4 with an overlay."));
+    const QCommandLineOption isolateOption(
+        QStringLiteral("isolate"),
+        QStringLiteral("run: each worker is a process of its own; a crash in plugin code fails "
+                       "that attempt (with its signal), not the batch."));
+    QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
+                                           QStringLiteral("run: internal, one isolated worker."));
+    workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
-                       judgeOption, allOption, toOption, videoOption});
+                       judgeOption, allOption, toOption, videoOption, isolateOption,
+                       workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -147,9 +157,13 @@ int main(int argc, char *argv[])
         if (!expectArgs(2) || !parser.isSet(ledgerOption))
             return usage(
                 parser,
-                QStringLiteral("usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N]"));
+                QStringLiteral(
+                    "usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N] [--isolate]"));
+        const RunMode mode = parser.isSet(workerProcessOption) ? RunMode::WorkerProcess
+                             : parser.isSet(isolateOption)     ? RunMode::Isolated
+                                                               : RunMode::Threads;
         return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
-                           workers, json);
+                           workers, json, mode);
     }
     if (command == QLatin1String("judge")) {
         const bool all = parser.isSet(allOption);

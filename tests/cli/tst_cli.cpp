@@ -167,7 +167,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 11u);
+    EXPECT_EQ(list.size(), 12u);
     int unavailable = 0;
     for (const auto &p : list) {
         if (!p["available"].get<bool>()) {
@@ -230,6 +230,46 @@ nlohmann::json smallProtocol(int episodes, int horizon)
             {"judge", {{"plugin", "synthetic.frame_judge"}}}};
 }
 } // namespace
+
+TEST(Cli, IsolatedWorkersSurviveAPluginCrashAndRecordItsSignal)
+{
+    TempDir dir;
+    const auto bundle = (dir / "iso.kosmos").string();
+    nlohmann::json protocol = smallProtocol(2, 16);
+    protocol["policies"].push_back(
+        {{"plugin", "fixture.crash"}, {"settings", {{"crash_at_step", 5}}}});
+    std::ofstream(dir / "p.json") << protocol.dump(2);
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ::setenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR, 1);
+    auto r = runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle,
+                         "--workers", "2", "--isolate"});
+    ::unsetenv("KOSMOS_PLUGIN_PATH");
+    EXPECT_EQ(r.exitCode, 5) << "some runs failed: " << r.output;
+    EXPECT_NE(r.output.find("2 worker process(es)"), std::string::npos) << r.output;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    int crashed = 0;
+    int completed = 0;
+    for (std::int64_t runId = 1; runId <= 4; ++runId) {
+        const auto attempts = ledger.attempts(runId);
+        ASSERT_EQ(attempts.size(), 1u) << "run " << runId;
+        if (attempts[0].state == "completed")
+            ++completed;
+        if (attempts[0].errorCode == "worker_crashed") {
+            ++crashed;
+            EXPECT_EQ(attempts[0].exitSignal, SIGABRT);
+            EXPECT_NE(attempts[0].errorMessage->find("signal 6"), std::string::npos);
+        }
+    }
+    EXPECT_EQ(crashed, 2) << "each crashing run failed with its signal";
+    EXPECT_EQ(completed, 2) << "the other runs went on in replacement workers";
+    sqlite::Statement frames(
+        ledger.database(),
+        "SELECT COUNT(*) FROM attempt_artifacts aa JOIN attempts a USING "
+        "(attempt_id) WHERE a.error_code = 'worker_crashed' AND aa.role = 'frame'");
+    ASSERT_TRUE(frames.step());
+    EXPECT_EQ(frames.int64(0), 2 * 6) << "frames 0-5 of each crashed attempt are kept";
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
 
 TEST(Cli, TwoProcessesRunningOneProtocolShareTheWorkThroughLeases)
 {
