@@ -382,6 +382,6 @@ TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
     const auto r = runProcess({test::cliPath(), "plugins", "--json"});
     ::unsetenv("XDG_CONFIG_HOME");
     ASSERT_EQ(r.exitCode, 0);
-    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 11u)
+    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 12u)
         << "5 built-in + 6 fixtures from the settings folder";
 }

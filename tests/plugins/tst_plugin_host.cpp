@@ -51,7 +51,7 @@ TEST(PluginHost, ListsEveryBrokenPluginWithItsReasonAndNeverCrashes)
 {
     PluginRegistry registry;
     registry.scan({KOSMOS_FIXTURE_PLUGIN_DIR});
-    ASSERT_EQ(registry.plugins().size(), 6u);
+    ASSERT_EQ(registry.plugins().size(), 7u);
 
     const PluginInfo *good = byFile(registry, "Good");
     ASSERT_NE(good, nullptr);
