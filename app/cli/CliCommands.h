@@ -31,7 +31,8 @@ enum class RunMode
 {
     Threads,
     Isolated,
-    WorkerProcess
+    WorkerProcess,
+    DryRun // what would run: counts, runs already done, contract misfits; writes nothing
 };
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads);

@@ -67,6 +67,32 @@ void scan(PluginRegistry &registry, const std::string &executableDir)
 
 void printSummary(const std::string &bundle, const std::string &protocolSha256);
 
+int preview(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
+            bool json)
+{
+    PluginRegistry registry;
+    scan(registry, executableDir);
+    PluginComponentFactory factory(registry);
+    const BatchPreview p = RolloutEngine(bundle, factory).preview(protocol);
+    if (json) {
+        std::cout << nlohmann::json{{"protocol", protocol.name},
+                                    {"protocol_sha256", p.protocolSha256},
+                                    {"runs", p.runs},
+                                    {"in_ledger", p.inLedger},
+                                    {"finished", p.finished},
+                                    {"problems", p.problems}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cout << "protocol " << protocol.name << " (" << p.protocolSha256.substr(0, 16)
+                  << "...): " << p.runs << " runs, " << p.finished << " already finished, "
+                  << (p.runs - p.finished) << " to run\n";
+        for (const auto &problem : p.problems)
+            std::cout << "refused: " << problem << "\n";
+    }
+    return p.problems.empty() ? ExitCode::Ok : ExitCode::Failed;
+}
+
 int execute(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
             int workers, bool quiet = false)
 {
@@ -274,13 +300,15 @@ int runPlugins(const std::string &executableDir, bool json)
 }
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
-                const std::string &bundle, int workers, bool, RunMode mode)
+                const std::string &bundle, int workers, bool json, RunMode mode)
 {
     try {
         const Protocol protocol = Protocol::fromFile(protocolPath);
         {
             Ledger::open(bundle);
         } // a clear error before anything else when the ledger is missing
+        if (mode == RunMode::DryRun)
+            return preview(executableDir, protocol, bundle, json);
         if (mode == RunMode::Isolated)
             return supervise(executableDir, protocolPath, protocol, bundle, workers);
         return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess);

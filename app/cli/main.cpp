@@ -96,11 +96,15 @@ int main(int argc, char *argv[])
         QStringLiteral("isolate"),
         QStringLiteral("run: each worker is a process of its own; a crash in plugin code fails "
                        "that attempt (with its signal), not the batch."));
+    const QCommandLineOption dryRunOption(
+        QStringLiteral("dry-run"),
+        QStringLiteral("run: say how many runs there are, how many are already done, and whether "
+                       "the contracts fit; write nothing."));
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
-                       judgeOption, allOption, toOption, videoOption, isolateOption,
+                       judgeOption, allOption, toOption, videoOption, isolateOption, dryRunOption,
                        workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
@@ -158,10 +162,12 @@ int main(int argc, char *argv[])
             return usage(
                 parser,
                 QStringLiteral(
-                    "usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N] [--isolate]"));
-        const RunMode mode = parser.isSet(workerProcessOption) ? RunMode::WorkerProcess
-                             : parser.isSet(isolateOption)     ? RunMode::Isolated
-                                                               : RunMode::Threads;
+                    "usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N] [--isolate] "
+                    "[--dry-run]"));
+        const RunMode mode = parser.isSet(dryRunOption)          ? RunMode::DryRun
+                             : parser.isSet(workerProcessOption) ? RunMode::WorkerProcess
+                             : parser.isSet(isolateOption)       ? RunMode::Isolated
+                                                                 : RunMode::Threads;
         return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
                            workers, json, mode);
     }

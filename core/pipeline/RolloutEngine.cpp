@@ -123,6 +123,70 @@ std::optional<ComponentIdentity> RolloutEngine::judgeIdentity(const Protocol &p)
     return makeJudgeIdentity(m_factory.version(p.judge->plugin), *p.judge, p.quorum);
 }
 
+std::optional<std::pair<std::string, std::string>> contractMisfit(const ActionContract &policy,
+                                                                  const ActionContract &world,
+                                                                  const FrameContract &frames)
+{
+    const ActionConversion conversion = ActionConversion::identity(policy, world);
+    for (const auto &[who, check] :
+         {std::pair{"policy_contract", policy.checkSelf()},
+          std::pair{"world_contract", world.checkSelf()},
+          std::pair{"conversion", conversion.checkAgainst(policy, world)},
+          std::pair{"chunk_length", frames.checkChunkLength(policy.chunkLength)}}) {
+        if (!check.ok())
+            return std::pair{std::string(reasonName(check.violations[0].reason)),
+                             std::string(who) + ": " + check.summary()};
+    }
+    return std::nullopt;
+}
+
+BatchPreview RolloutEngine::preview(const Protocol &protocol)
+{
+    std::vector<ComponentIdentity> policies;
+    for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
+        policies.push_back(policyIdentity(protocol, i));
+    const auto world = worldModelIdentity(protocol);
+    const auto judge = judgeIdentity(protocol);
+    BatchPreview preview;
+    preview.protocolSha256 = Sha256::hex(canonicalJson(protocol.document));
+    // Contracts: one instance of each policy against one of the world model.
+    try {
+        const auto worldModel = m_factory.createWorldModel(protocol.worldModel);
+        for (std::size_t i = 0; i < protocol.policies.size(); ++i) {
+            const auto policy = m_factory.createPolicy(protocol.policies[i]);
+            if (const auto misfit =
+                    contractMisfit(policy->actionContract(), worldModel->actionContract(),
+                                   worldModel->frameContract()))
+                preview.problems.push_back("policy " + std::to_string(i) + " (" +
+                                           protocol.policies[i].plugin + ") and world model " +
+                                           protocol.worldModel.plugin + ": " + misfit->first +
+                                           ": " + misfit->second);
+        }
+    } catch (const Error &e) {
+        preview.problems.push_back(std::string("component_unavailable: ") + e.what());
+    }
+    Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
+    for (const RunPlan &plan : expandRuns(protocol)) {
+        RunSpec spec;
+        spec.protocolSha256 = preview.protocolSha256;
+        spec.episodeIndex = plan.episodeIndex;
+        spec.policy = policies[static_cast<std::size_t>(plan.policyIndex)];
+        spec.worldModel = world;
+        spec.judge = judge;
+        spec.seeds = {{"episode", plan.seed}};
+        const auto &task = protocol.tasks[static_cast<std::size_t>(plan.taskIndex)];
+        spec.task = task.id;
+        spec.instruction = task.instruction;
+        ++preview.runs;
+        if (const auto run = ledger.runByKeyPrefix(spec.runKey())) {
+            ++preview.inLedger;
+            if (run->finishedAtMs)
+                ++preview.finished;
+        }
+    }
+    return preview;
+}
+
 SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
 {
     // Resolve every plugin first: an unknown id changes nothing in the ledger.
@@ -277,14 +341,8 @@ private:
         const FrameContract frameContract = world->frameContract();
         const ActionConversion conversion =
             ActionConversion::identity(policyContract, worldContract);
-        for (const auto &[who, check] :
-             {std::pair{"policy_contract", policyContract.checkSelf()},
-              std::pair{"world_contract", worldContract.checkSelf()},
-              std::pair{"conversion", conversion.checkAgainst(policyContract, worldContract)}}) {
-            if (!check.ok())
-                throw StageFailure{"setup", std::string(reasonName(check.violations[0].reason)),
-                                   std::string(who) + ": " + check.summary()};
-        }
+        if (const auto misfit = contractMisfit(policyContract, worldContract, frameContract))
+            throw StageFailure{"setup", misfit->first, misfit->second};
         const nlohmann::json contracts = {{"policy_action_contract", policyContract.toJson()},
                                           {"world_action_contract", worldContract.toJson()},
                                           {"frame_contract", frameContract.toJson()},

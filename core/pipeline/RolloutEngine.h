@@ -61,6 +61,25 @@ struct SubmittedBatch
     int existing = 0;
 };
 
+// What running a protocol would do, without writing anything: its frozen hash, how many runs it
+// expands to and how many of those the ledger already holds or has finished (run keys are
+// idempotent), and every contract misfit between a policy and the world model, with its reason.
+struct BatchPreview
+{
+    std::string protocolSha256;
+    int runs = 0;
+    int inLedger = 0;
+    int finished = 0;
+    std::vector<std::string> problems; // empty: the contracts fit
+};
+
+// The checks made before a run's first step: each contract on its own, the conversion from
+// the policy's action space to the world model's, and the policy's chunk length against the
+// lengths the world model is certified for. nullopt: they fit; else (reason code, message).
+std::optional<std::pair<std::string, std::string>> contractMisfit(const ActionContract &policy,
+                                                                  const ActionContract &world,
+                                                                  const FrameContract &frames);
+
 struct BatchResult
 {
     int completed = 0;
@@ -90,6 +109,10 @@ public:
     // (e.g. Ctrl-C) cancels cleanly between steps.
     BatchResult run(const Protocol &protocol, const SubmittedBatch &batch,
                     const std::atomic<bool> &stop, const ProgressFn &progress = {});
+
+    // Resolves the plugins and instantiates each policy and the world model once to check their
+    // contracts; reads the ledger, never writes it.
+    BatchPreview preview(const Protocol &protocol);
 
     // The identities that go into run keys.
     ComponentIdentity policyIdentity(const Protocol &protocol, int policyIndex);

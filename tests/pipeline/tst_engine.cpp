@@ -28,6 +28,13 @@ public:
         : ScriptedPolicy(synthetic::PolicySkill::byName("expert")), m_mode(std::move(mode))
     {
     }
+    ActionContract actionContract() const override
+    {
+        ActionContract c = ScriptedPolicy::actionContract();
+        if (m_mode == "chunk4")
+            c.chunkLength = 4;
+        return c;
+    }
     ActionChunk act(const Observation &obs) override
     {
         ActionChunk chunk = ScriptedPolicy::act(obs);
@@ -59,6 +66,18 @@ private:
     int m_steps = 0;
 };
 
+// A world model certified for single-action chunks only.
+class SingleStepWorld : public synthetic::TabletopWorldModel
+{
+public:
+    FrameContract frameContract() const override
+    {
+        FrameContract c = TabletopWorldModel::frameContract();
+        c.certifiedChunkLengths = {1};
+        return c;
+    }
+};
+
 class TestFactory : public ComponentFactory
 {
 public:
@@ -80,6 +99,8 @@ public:
     {
         if (spec.settings.value("mode", "") == "short")
             return std::make_unique<ShortWorld>();
+        if (spec.settings.value("mode", "") == "single_step")
+            return std::make_unique<SingleStepWorld>();
         return std::make_unique<synthetic::TabletopWorldModel>();
     }
     std::unique_ptr<Judge> createJudge(const ComponentSpec &) override
@@ -170,6 +191,33 @@ TEST(Engine, RunsEndToEndAndRecordsEveryStage)
         timings |= e.type == "timings" && nlohmann::json::parse(e.payloadJson).contains("stage_ms");
     EXPECT_TRUE(timings);
     expectClean(f.bundle);
+}
+
+TEST(Engine, PreviewCountsRunsAndRefusesMisfittingContractsWithoutWriting)
+{
+    Fixture f;
+    RolloutEngine engine(f.bundle, f.factory);
+    const Protocol protocol = Protocol::fromJson(protocolJson());
+    auto preview = engine.preview(protocol);
+    EXPECT_EQ(preview.runs, 2);
+    EXPECT_EQ(preview.inLedger, 0);
+    EXPECT_TRUE(preview.problems.empty()) << preview.problems[0];
+    EXPECT_EQ(Ledger::open(f.bundle).info().runs, 0) << "a preview writes nothing";
+    const auto batch = engine.submit(protocol);
+    EXPECT_EQ(engine.preview(protocol).protocolSha256, batch.protocolSha256);
+    std::atomic<bool> stop{false};
+    engine.run(protocol, batch, stop);
+    preview = engine.preview(protocol);
+    EXPECT_EQ(preview.inLedger, 2);
+    EXPECT_EQ(preview.finished, 2);
+
+    // A policy chunk of 4 against a world model certified for chunks of 1: refused, with why.
+    nlohmann::json misfit = protocolJson("chunk4");
+    misfit["world_model"]["settings"] = {{"mode", "single_step"}};
+    preview = engine.preview(Protocol::fromJson(misfit));
+    ASSERT_EQ(preview.problems.size(), 1u);
+    EXPECT_NE(preview.problems[0].find("chunk_length"), std::string::npos) << preview.problems[0];
+    EXPECT_NE(preview.problems[0].find("test.policy"), std::string::npos) << preview.problems[0];
 }
 
 TEST(Engine, SameProtocolAndSeedsGiveByteIdenticalFramesAndActions)
