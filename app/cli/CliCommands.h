@@ -24,6 +24,10 @@ int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);
 int runPlugins(const std::string &executableDir, bool json);
+// One step of one configured adapter on a placeholder input (a grey frame, zero actions, 16
+// grey frames for a judge): its timing and memory. A smoke test, not evidence of anything.
+int runPluginTest(const std::string &executableDir, const std::string &id,
+                  const std::string &settingsJson, bool json);
 // How `run` executes: worker threads in this process; worker processes under this one as a
 // supervisor (a crash in plugin code fails one attempt, with its signal, not the batch); or one
 // such worker process (started by a supervisor).

@@ -5,6 +5,7 @@
 
 #include "host/PluginComponentFactory.h"
 #include "host/PluginRegistry.h"
+#include "judge/JudgePrompt.h"
 #include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
@@ -19,11 +20,13 @@
 #include <fstream>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <set>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -277,6 +280,13 @@ int runPlugins(const std::string &executableDir, bool json)
                            {"requires", p.metadata.is_object()
                                             ? p.metadata.value("requires", nlohmann::json::object())
                                             : nlohmann::json::object()},
+                           {"settings_schema",
+                            p.metadata.is_object()
+                                ? p.metadata.value("settings_schema", nlohmann::json::object())
+                                : nlohmann::json::object()},
+                           {"description", p.metadata.is_object()
+                                               ? p.metadata.value("description", std::string())
+                                               : std::string()},
                            {"available", a.available},
                            {"reason", a.reason}});
             continue;
@@ -297,6 +307,141 @@ int runPlugins(const std::string &executableDir, bool json)
         std::cout << "\n";
     }
     return ExitCode::Ok;
+}
+
+namespace {
+
+double peakRssMiB()
+{
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0; // KiB on Linux
+}
+
+} // namespace
+
+int runPluginTest(const std::string &executableDir, const std::string &id,
+                  const std::string &settingsJson, bool json)
+{
+    nlohmann::json out = {{"id", id},
+                          {"note", "an adapter smoke test: one step on a placeholder input; not "
+                                   "evidence of robot-task success"}};
+    auto finish = [&](int code) {
+        if (json) {
+            std::cout << out.dump(2) << "\n";
+        } else {
+            std::cout << id << ": " << (out.value("ok", false) ? "ok" : "FAILED");
+            if (out.contains("error"))
+                std::cout << "\n  error: " << out["error"].get<std::string>();
+            for (const char *key : {"create_ms", "step_ms", "peak_rss_mib"})
+                if (out.contains(key))
+                    std::cout << "\n  " << key << ": " << out[key].dump();
+            if (out.contains("output"))
+                std::cout << "\n  output: " << out["output"].get<std::string>();
+            std::cout << "\n  (" << out["note"].get<std::string>() << ")\n";
+        }
+        return code;
+    };
+    nlohmann::json settings;
+    try {
+        settings = nlohmann::json::parse(settingsJson.empty() ? "{}" : settingsJson);
+        if (!settings.is_object())
+            throw std::runtime_error("not a JSON object");
+    } catch (const std::exception &e) {
+        out["ok"] = false;
+        out["error"] = std::string("--settings: ") + e.what();
+        return finish(ExitCode::Usage);
+    }
+    PluginRegistry registry;
+    scan(registry, executableDir);
+    const PluginInfo *plugin = registry.find(id);
+    if (!plugin) {
+        out["ok"] = false;
+        out["error"] = "no usable plugin with id '" + id + "' (see kosmos-cli plugins)";
+        return finish(ExitCode::Failed);
+    }
+    out["family"] = plugin->family;
+    const Availability available = registry.availability(id, settings);
+    if (!available.available) {
+        out["ok"] = false;
+        out["error"] = "unavailable: " + available.reason;
+        return finish(ExitCode::Failed);
+    }
+    try {
+        using Clock = std::chrono::steady_clock;
+        auto ms = [](Clock::time_point t) {
+            return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+        };
+        const cv::Mat grey(256, 256, CV_8UC3, cv::Scalar(128, 128, 128));
+        auto t = Clock::now();
+        if (plugin->family == "policy") {
+            auto policy = registry.createPolicy(id, settings);
+            out["create_ms"] = ms(t);
+            // The observation (frame and proprio) comes from the first available world model's
+            // start, so policies that need proprio can be tested too; else a grey frame.
+            Observation observation{grey, "put the red block in the green square", 0, {}};
+            for (const auto &w : registry.plugins()) {
+                if (w.family != "world_model" || !w.usable ||
+                    !registry.availability(w.id, nlohmann::json::object()).available)
+                    continue;
+                auto world = registry.createWorldModel(w.id, nlohmann::json::object());
+                const auto frames =
+                    world->reset({nlohmann::json::object(), cv::Mat(), 1, observation.instruction});
+                if (!frames.empty())
+                    observation.image = frames.back();
+                observation.proprio = world->proprio();
+                out["observation_from"] = w.id;
+                break;
+            }
+            policy->reset(1, observation.instruction);
+            t = Clock::now();
+            const ActionChunk chunk = policy->act(observation);
+            out["step_ms"] = ms(t);
+            const ContractCheck check = policy->actionContract().checkChunk(chunk, false);
+            out["output"] = std::to_string(chunk.size()) + " action(s) of " +
+                            std::to_string(chunk.empty() ? 0 : chunk[0].size()) +
+                            " values; contract " + (check.ok() ? "ok" : check.summary());
+        } else if (plugin->family == "world_model") {
+            auto world = registry.createWorldModel(id, settings);
+            out["create_ms"] = ms(t);
+            const ActionContract contract = world->actionContract();
+            WorldStart start{nlohmann::json::object(), grey, 1,
+                             "put the red block in the green square"};
+            const auto conditioning = world->reset(start);
+            ActionChunk zero(static_cast<std::size_t>(std::max(1, contract.chunkLength)),
+                             Action(static_cast<std::size_t>(contract.dimension()), 0.0));
+            t = Clock::now();
+            const auto frames = world->step(zero);
+            out["step_ms"] = ms(t);
+            out["output"] = std::to_string(conditioning.size()) + " conditioning frame(s), " +
+                            std::to_string(frames.size()) + " frame(s) for " +
+                            std::to_string(zero.size()) + " zero action(s)";
+        } else {
+            auto judge = registry.createJudge(id, settings);
+            out["create_ms"] = ms(t);
+            JudgeRequest request;
+            request.frames.assign(16, grey);
+            for (int i = 0; i < 16; ++i)
+                request.frameIndices.push_back(i);
+            request.taskId = "smoke_test";
+            request.instruction = "put the red block in the green square";
+            request.prompt = renderPrompt(defaultPromptTemplate(), request.instruction);
+            t = Clock::now();
+            const JudgeAnswer answer = judge->sample(request);
+            out["step_ms"] = ms(t);
+            if (!answer.rawText)
+                throw Error(ErrorCode::InvalidInput, "the judge answered nothing: " + answer.error);
+            out["output"] = "answer of " + std::to_string(answer.rawText->size()) + " characters";
+        }
+        out["peak_rss_mib"] = peakRssMiB();
+        out["ok"] = true;
+        return finish(ExitCode::Ok);
+    } catch (const std::exception &e) {
+        out["ok"] = false;
+        out["error"] = e.what();
+        out["peak_rss_mib"] = peakRssMiB();
+        return finish(ExitCode::Failed);
+    }
 }
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,

@@ -18,7 +18,9 @@ const char *const kDescription =
     "  events BUNDLE RUN        print a run's events (RUN: run id or run-key prefix);\n"
     "                           --follow keeps printing as other processes write\n"
     "  plugins                  every plugin found: id, family, version, API version,\n"
-    "                           available or unavailable with the reason\n"
+    "                           available or unavailable with the reason;\n"
+    "                           --test ID [--settings JSON]: one step of that adapter\n"
+    "                           with its timing and memory (a smoke test only)\n"
     "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
     "                           running it again resumes (finished runs are skipped);\n"
     "                           --isolate: worker processes, a plugin crash fails one\n"
@@ -96,6 +98,15 @@ int main(int argc, char *argv[])
         QStringLiteral("isolate"),
         QStringLiteral("run: each worker is a process of its own; a crash in plugin code fails "
                        "that attempt (with its signal), not the batch."));
+    const QCommandLineOption testOption(
+        QStringLiteral("test"),
+        QStringLiteral("plugins: run one step of this adapter on a placeholder input and report "
+                       "its timing and memory (a smoke test, not evidence)."),
+        QStringLiteral("id"));
+    const QCommandLineOption settingsOption(
+        QStringLiteral("settings"),
+        QStringLiteral("plugins --test: the adapter's settings (JSON)."), QStringLiteral("json"),
+        QStringLiteral("{}"));
     const QCommandLineOption dryRunOption(
         QStringLiteral("dry-run"),
         QStringLiteral("run: say how many runs there are, how many are already done, and whether "
@@ -105,7 +116,7 @@ int main(int argc, char *argv[])
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
                        judgeOption, allOption, toOption, videoOption, isolateOption, dryRunOption,
-                       workerProcessOption});
+                       testOption, settingsOption, workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -154,7 +165,11 @@ int main(int argc, char *argv[])
         return usage(parser, QStringLiteral("--workers needs a number from 1 to 64"));
     if (command == QLatin1String("plugins")) {
         if (!expectArgs(1))
-            return usage(parser, QStringLiteral("usage: kosmos-cli plugins [--json]"));
+            return usage(parser, QStringLiteral("usage: kosmos-cli plugins [--json] [--test ID "
+                                                "[--settings JSON]]"));
+        if (parser.isSet(testOption))
+            return runPluginTest(exeDir, parser.value(testOption).toStdString(),
+                                 parser.value(settingsOption).toStdString(), json);
         return runPlugins(exeDir, json);
     }
     if (command == QLatin1String("run")) {

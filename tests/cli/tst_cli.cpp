@@ -180,6 +180,31 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
            "replay judge unconfigured";
 }
 
+TEST(Cli, PluginTestRunsOneStepAndReportsTimingMemoryOrTheReason)
+{
+    for (const char *id :
+         {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"}) {
+        const auto r = runProcess({test::cliPath(), "plugins", "--test", id, "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r.output;
+        const auto out = nlohmann::json::parse(r.output);
+        EXPECT_TRUE(out["ok"].get<bool>()) << out.dump();
+        EXPECT_GE(out["step_ms"].get<double>(), 0.0);
+        EXPECT_GT(out["peak_rss_mib"].get<double>(), 1.0);
+        EXPECT_NE(out["note"].get<std::string>().find("not evidence"), std::string::npos);
+    }
+    auto r = runProcess({test::cliPath(), "plugins", "--test", "openai.chat_judge", "--json"});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(nlohmann::json::parse(r.output)["error"].get<std::string>().find("base_url"),
+              std::string::npos)
+        << r.output;
+    r = runProcess({test::cliPath(), "plugins", "--test", "synthetic.scripted_policy", "--settings",
+                    "{\"skill\":"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("--settings"), std::string::npos) << r.output;
+    r = runProcess({test::cliPath(), "plugins", "--test", "no.such.plugin"});
+    EXPECT_EQ(r.exitCode, 4);
+}
+
 TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
 {
     TempDir dir;
@@ -230,6 +255,28 @@ nlohmann::json smallProtocol(int episodes, int horizon)
             {"judge", {{"plugin", "synthetic.frame_judge"}}}};
 }
 } // namespace
+
+TEST(Cli, DryRunCountsWithoutWriting)
+{
+    TempDir dir;
+    const auto bundle = (dir / "dry.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(2, 16).dump(2);
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    auto r = runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle,
+                         "--dry-run", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto out = nlohmann::json::parse(r.output);
+    EXPECT_EQ(out["runs"], 2);
+    EXPECT_EQ(out["finished"], 0);
+    EXPECT_EQ(Ledger::open(bundle, {OpenMode::ReadOnly}).info().runs, 0);
+    ASSERT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle})
+                  .exitCode,
+              0);
+    r = runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle,
+                    "--dry-run", "--json"});
+    out = nlohmann::json::parse(r.output);
+    EXPECT_EQ(out["finished"], 2);
+}
 
 TEST(Cli, IsolatedWorkersSurviveAPluginCrashAndRecordItsSignal)
 {
