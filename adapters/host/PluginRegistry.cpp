@@ -1,6 +1,7 @@
 #include "host/PluginRegistry.h"
 
 #include "util/Error.h"
+#include "util/SettingsSchema.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -171,6 +172,17 @@ const PluginInfo *PluginRegistry::find(const std::string &id) const
     return nullptr;
 }
 
+void PluginRegistry::checkSettingsOf(const std::string &id, const nlohmann::json &settings) const
+{
+    const PluginInfo *info = find(id);
+    if (!info || !info->metadata.is_object() || !info->metadata.contains("settings_schema"))
+        return;
+    const auto problems = checkSettings(info->metadata["settings_schema"], settings);
+    if (!problems.empty())
+        throw Error(ErrorCode::InvalidInput,
+                    "settings of plugin '" + id + "': " + describeProblems(problems));
+}
+
 QObject *PluginRegistry::instance(const std::string &id, const std::string &family)
 {
     std::size_t index = m_plugins.size();
@@ -205,6 +217,7 @@ Availability PluginRegistry::availability(const std::string &id, const nlohmann:
 {
     try {
         QObject *object = instance(id, "");
+        checkSettingsOf(id, settings);
         if (auto *p = qobject_cast<PolicyPlugin *>(object))
             return p->availability(settings);
         if (auto *w = qobject_cast<WorldModelPlugin *>(object))
@@ -235,6 +248,7 @@ auto create(QObject *object, const std::string &id, const nlohmann::json &settin
 std::unique_ptr<Policy> PluginRegistry::createPolicy(const std::string &id,
                                                      const nlohmann::json &settings)
 {
+    checkSettingsOf(id, settings);
     return create<PolicyPlugin>(instance(id, "policy"), id, settings,
                                 [&](PolicyPlugin *p) { return p->createPolicy(settings); });
 }
@@ -242,6 +256,7 @@ std::unique_ptr<Policy> PluginRegistry::createPolicy(const std::string &id,
 std::unique_ptr<WorldModel> PluginRegistry::createWorldModel(const std::string &id,
                                                              const nlohmann::json &settings)
 {
+    checkSettingsOf(id, settings);
     return create<WorldModelPlugin>(
         instance(id, "world_model"), id, settings,
         [&](WorldModelPlugin *p) { return p->createWorldModel(settings); });
@@ -250,6 +265,7 @@ std::unique_ptr<WorldModel> PluginRegistry::createWorldModel(const std::string &
 std::unique_ptr<Judge> PluginRegistry::createJudge(const std::string &id,
                                                    const nlohmann::json &settings)
 {
+    checkSettingsOf(id, settings);
     return create<JudgePlugin>(instance(id, "judge"), id, settings,
                                [&](JudgePlugin *p) { return p->createJudge(settings); });
 }

@@ -67,6 +67,8 @@ public:
 
 private:
     QObject *instance(const std::string &id, const std::string &family);
+    // Throws Error(InvalidInput) naming each field that fails the plugin's settings_schema.
+    void checkSettingsOf(const std::string &id, const nlohmann::json &settings) const;
 
     std::vector<PluginInfo> m_plugins;
     std::vector<std::unique_ptr<QPluginLoader>> m_loaders; // parallel to m_plugins

@@ -39,7 +39,13 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
     // The HTTP judge is found, and says why it cannot run until it is configured.
     const Availability http = registry.availability("openai.chat_judge", nlohmann::json::object());
     EXPECT_FALSE(http.available);
-    EXPECT_NE(http.reason.find("endpoint unset"), std::string::npos) << http.reason;
+    EXPECT_NE(http.reason.find("base_url: is required"), std::string::npos) << http.reason;
+    // Settings that fail a plugin's schema are refused before it is asked, naming the field.
+    EXPECT_THROW(registry.createPolicy("synthetic.scripted_policy", {{"skill", "wizard"}}), Error);
+    const Availability bad =
+        registry.availability("synthetic.scripted_policy", {{"skil", "expert"}});
+    EXPECT_FALSE(bad.available);
+    EXPECT_NE(bad.reason.find("skil: is not a setting"), std::string::npos) << bad.reason;
     auto policy = registry.createPolicy("synthetic.scripted_policy", {{"skill", "noisy"}});
     ASSERT_NE(policy, nullptr);
     EXPECT_EQ(policy->actionContract().dimension(), 7);
