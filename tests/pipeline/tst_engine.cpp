@@ -1,5 +1,6 @@
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
+#include "pipeline/BatchProgress.h"
 #include "pipeline/BatchSummary.h"
 #include "pipeline/RolloutEngine.h"
 #include "synthetic/FrameJudge.h"
@@ -218,6 +219,49 @@ TEST(Engine, PreviewCountsRunsAndRefusesMisfittingContractsWithoutWriting)
     ASSERT_EQ(preview.problems.size(), 1u);
     EXPECT_NE(preview.problems[0].find("chunk_length"), std::string::npos) << preview.problems[0];
     EXPECT_NE(preview.problems[0].find("test.policy"), std::string::npos) << preview.problems[0];
+}
+
+TEST(Engine, BatchProgressIsReadFromTheLedgerAlone)
+{
+    Fixture f;
+    RolloutEngine engine(f.bundle, f.factory);
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 3));
+    const auto batch = engine.submit(protocol);
+    Ledger ledger = Ledger::open(f.bundle);
+    auto p = batchProgress(ledger, batch.protocolSha256, 1000);
+    EXPECT_EQ(p.total, 3);
+    EXPECT_EQ(p.queued, 3);
+    EXPECT_TRUE(p.active());
+    EXPECT_EQ(p.stepsTotal, 3 * 30);
+    EXPECT_FALSE(p.remainingMs);
+    EXPECT_EQ(activeProtocols(ledger), std::vector<std::string>{batch.protocolSha256});
+
+    // A worker in another process is 10 steps into run 1.
+    auto lease = ledger.claim("other-process-0", 30000, batch.runIds[0]);
+    ledger.appendEvent(*lease, "stage", {{"stage", "world_model"}});
+    ledger.appendEvent(*lease, "step", {{"step", 10}, {"frames", 11}});
+    p = batchProgress(ledger, batch.protocolSha256, lease->expiresAtMs - 30000 + 2000);
+    EXPECT_EQ(p.running, 1);
+    EXPECT_EQ(p.runs[0].stepsDone, 10);
+    EXPECT_EQ(p.runs[0].stage, "world_model");
+    EXPECT_EQ(p.runs[0].workerId, "other-process-0");
+    EXPECT_EQ(p.stepsDone, 10);
+    ASSERT_TRUE(p.remainingMs);
+    EXPECT_NEAR(static_cast<double>(*p.remainingMs), 80.0 * 2000 / 10, 2000.0)
+        << "80 steps left at the rate seen so far";
+    ledger.requestCancel(batch.runIds[0], "test");
+    EXPECT_TRUE(batchProgress(ledger, batch.protocolSha256, 0).runs[0].cancelRequested);
+    ledger.finishAttempt(*lease, AttemptOutcome::cancelled("test"));
+
+    std::atomic<bool> stop{false};
+    engine.run(protocol, batch, stop);
+    p = batchProgress(ledger, batch.protocolSha256, 0);
+    EXPECT_EQ(p.completed, 2);
+    EXPECT_EQ(p.cancelled, 1);
+    EXPECT_FALSE(p.active());
+    EXPECT_EQ(p.stepsDone, p.stepsTotal);
+    EXPECT_TRUE(activeProtocols(ledger).empty());
+    EXPECT_TRUE(batchProgress(ledger, std::string(64, 'a'), 0).runs.empty());
 }
 
 TEST(Engine, SameProtocolAndSeedsGiveByteIdenticalFramesAndActions)

@@ -1,0 +1,104 @@
+#include "pipeline/BatchProgress.h"
+
+#include "ledger/Ledger.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kosmos {
+
+BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, std::int64_t nowMs)
+{
+    BatchProgress p;
+    p.protocolSha256 = protocolSha256;
+    auto &db = ledger.database();
+    int horizon = 0;
+    {
+        sqlite::Statement protocol(
+            db, "SELECT name, canonical_json FROM protocols WHERE protocol_sha256 = ?");
+        protocol.bind(1, protocolSha256);
+        if (!protocol.step())
+            return p;
+        p.protocolName = protocol.text(0);
+        const auto document = nlohmann::json::parse(protocol.text(1), nullptr, false);
+        if (document.is_object() && document.contains("horizon") &&
+            document["horizon"].is_number_integer())
+            horizon = document["horizon"].get<int>();
+    }
+    sqlite::Statement runs(db, R"sql(
+        SELECT r.run_id, r.task, COALESCE(c.adapter_id, ''), r.status,
+               r.cancel_requested_at_ms IS NOT NULL,
+               a.started_at_ms, a.finished_at_ms, COALESCE(a.worker_id, ''),
+               (SELECT json_extract(e.payload_json, '$.step') FROM events e
+                 WHERE e.attempt_id = a.attempt_id AND e.type = 'step'
+                 ORDER BY e.seq DESC LIMIT 1),
+               (SELECT json_extract(e.payload_json, '$.stage') FROM events e
+                 WHERE e.attempt_id = a.attempt_id AND e.type = 'stage'
+                 ORDER BY e.seq DESC LIMIT 1)
+          FROM runs r
+          JOIN protocols pr ON pr.protocol_id = r.protocol_id
+          LEFT JOIN components c ON c.component_id = r.policy_id
+          LEFT JOIN attempts a ON a.attempt_id =
+               (SELECT MAX(attempt_id) FROM attempts WHERE run_id = r.run_id)
+         WHERE pr.protocol_sha256 = ?
+         ORDER BY r.run_id)sql");
+    runs.bind(1, protocolSha256);
+    while (runs.step()) {
+        RunProgress r;
+        r.runId = runs.int64(0);
+        r.task = runs.text(1);
+        r.policy = runs.text(2);
+        r.status = runs.text(3);
+        r.cancelRequested = runs.int64(4) != 0;
+        r.startedAtMs = runs.optInt64(5);
+        r.finishedAtMs = runs.optInt64(6);
+        r.workerId = runs.text(7);
+        r.horizon = horizon;
+        r.stepsDone = static_cast<int>(runs.optInt64(8).value_or(0));
+        r.stage = runs.optText(9).value_or("");
+        if (r.status == "completed")
+            r.stepsDone = horizon; // the last step events may be batched with the finish
+        if (r.status == "queued")
+            ++p.queued;
+        else if (r.status == "running")
+            ++p.running;
+        else if (r.status == "completed")
+            ++p.completed;
+        else if (r.status == "failed")
+            ++p.failed;
+        else if (r.status == "cancelled")
+            ++p.cancelled;
+        const bool finished = r.status != "queued" && r.status != "running";
+        p.stepsDone += finished ? horizon : r.stepsDone;
+        if (r.startedAtMs && (!p.startedAtMs || *r.startedAtMs < *p.startedAtMs))
+            p.startedAtMs = r.startedAtMs;
+        p.runs.push_back(std::move(r));
+    }
+    p.total = static_cast<int>(p.runs.size());
+    p.stepsTotal = static_cast<std::int64_t>(p.total) * horizon;
+    if (p.startedAtMs) {
+        std::int64_t end = nowMs;
+        if (!p.active()) {
+            end = *p.startedAtMs;
+            for (const auto &r : p.runs)
+                end = std::max(end, r.finishedAtMs.value_or(end));
+        }
+        p.elapsedMs = std::max<std::int64_t>(0, end - *p.startedAtMs);
+    }
+    if (p.active() && p.stepsDone > 0 && p.elapsedMs > 0)
+        p.remainingMs = (p.stepsTotal - p.stepsDone) * p.elapsedMs / p.stepsDone;
+    return p;
+}
+
+std::vector<std::string> activeProtocols(Ledger &ledger)
+{
+    sqlite::Statement s(ledger.database(),
+                        "SELECT pr.protocol_sha256 FROM protocols pr WHERE EXISTS (SELECT 1 FROM "
+                        "runs r WHERE r.protocol_id = pr.protocol_id AND r.status IN ('queued', "
+                        "'running')) ORDER BY pr.protocol_id DESC");
+    std::vector<std::string> out;
+    while (s.step())
+        out.push_back(s.text(0));
+    return out;
+}
+
+} // namespace kosmos

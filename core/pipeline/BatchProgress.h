@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+class Ledger;
+
+// Where one run of a batch stands, read from the ledger alone (its latest attempt, the last
+// "step" and "stage" events): what the workstation's progress view shows while worker
+// processes write, and again after a restart.
+struct RunProgress
+{
+    std::int64_t runId = 0;
+    std::string task;
+    std::string policy; // adapter id
+    std::string status; // queued | running | completed | failed | cancelled
+    int stepsDone = 0;
+    int horizon = 0;
+    std::string stage; // setup | world_model | policy | validation | judge ... ("" when queued)
+    std::optional<std::int64_t> startedAtMs;
+    std::optional<std::int64_t> finishedAtMs;
+    std::string workerId;
+    bool cancelRequested = false;
+};
+
+struct BatchProgress
+{
+    std::string protocolSha256;
+    std::string protocolName;
+    std::vector<RunProgress> runs; // in run order
+    int total = 0;
+    int queued = 0;
+    int running = 0;
+    int completed = 0;
+    int failed = 0;
+    int cancelled = 0;
+    std::int64_t stepsDone = 0;              // over every run
+    std::int64_t stepsTotal = 0;             // runs x horizon
+    std::optional<std::int64_t> startedAtMs; // the first attempt's start
+    std::int64_t elapsedMs = 0;
+    // Remaining time at the step rate seen so far (nullopt before the first step or when done).
+    std::optional<std::int64_t> remainingMs;
+
+    int finished() const { return completed + failed + cancelled; }
+    bool active() const { return queued + running > 0; }
+};
+
+// The progress of every run of one frozen protocol. `nowMs` is the wall clock (ms since epoch).
+BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, std::int64_t nowMs);
+
+// Protocols of the ledger with runs queued or running, newest first: batches a later launch of
+// the workstation picks up.
+std::vector<std::string> activeProtocols(Ledger &ledger);
+
+} // namespace kosmos
