@@ -124,6 +124,181 @@
     </message>
 </context>
 <context>
+    <name>kosmos::ui::LauncherDialog</name>
+    <message>
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>New batch</source>
+        <translation>Neuer Stapel</translation>
+    </message>
+    <message>
+        <source>closed loop (the policy sees predicted frames)</source>
+        <translation>geschlossene Schleife (die Policy sieht vorhergesagte Bilder)</translation>
+    </message>
+    <message>
+        <source>open loop (the policy sees the start frame only)</source>
+        <translation>offene Schleife (die Policy sieht nur das Startbild)</translation>
+    </message>
+    <message>
+        <source>Task id</source>
+        <translation>Aufgaben-ID</translation>
+    </message>
+    <message>
+        <source>Instruction</source>
+        <translation>Anweisung</translation>
+    </message>
+    <message>
+        <source>Start state (JSON)</source>
+        <translation>Startzustand (JSON)</translation>
+    </message>
+    <message>
+        <source>Protocol</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>Horizon (steps)</source>
+        <translation>Horizont (Schritte)</translation>
+    </message>
+    <message>
+        <source>Episodes per task</source>
+        <translation>Episoden pro Aufgabe</translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation>Rückkopplung</translation>
+    </message>
+    <message>
+        <source>Add task</source>
+        <translation>Aufgabe hinzufügen</translation>
+    </message>
+    <message>
+        <source>Remove task</source>
+        <translation>Aufgabe entfernen</translation>
+    </message>
+    <message>
+        <source>Policies</source>
+        <translation>Policies</translation>
+    </message>
+    <message>
+        <source>Plugin</source>
+        <translation>Plugin</translation>
+    </message>
+    <message>
+        <source>Add policy</source>
+        <translation>Policy hinzufügen</translation>
+    </message>
+    <message>
+        <source>Remove policy</source>
+        <translation>Policy entfernen</translation>
+    </message>
+    <message>
+        <source>World model and judge</source>
+        <translation>Weltmodell und Richter</translation>
+    </message>
+    <message>
+        <source>World model</source>
+        <translation>Weltmodell</translation>
+    </message>
+    <message>
+        <source>Judge</source>
+        <translation>Richter</translation>
+    </message>
+    <message>
+        <source>Judge samples / quorum</source>
+        <translation>Richter-Stichproben / Quorum</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Worker processes</source>
+        <translation>Worker-Prozesse</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>No CUDA device: no installed plugin uses a CUDA-enabled libtorch. Adapters that need one say why in Run &gt; Plugins.</source>
+        <translation>Kein CUDA-Gerät: kein installiertes Plugin verwendet ein libtorch mit CUDA. Adapter, die eines brauchen, nennen den Grund unter Ausführen &gt; Plugins.</translation>
+    </message>
+    <message>
+        <source>Load...</source>
+        <translation>Laden...</translation>
+    </message>
+    <message>
+        <source>Save...</source>
+        <translation>Speichern...</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>Prüfen</translation>
+    </message>
+    <message>
+        <source>Load a protocol</source>
+        <translation>Ein Protokoll laden</translation>
+    </message>
+    <message>
+        <source>Protocols (*.json)</source>
+        <translation>Protokolle (*.json)</translation>
+    </message>
+    <message>
+        <source>%1 is not a JSON object</source>
+        <translation>%1 ist kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>Save the protocol</source>
+        <translation>Das Protokoll speichern</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(keiner)</translation>
+    </message>
+    <message>
+        <source>%1 (unavailable: %2)</source>
+        <translation>%1 (nicht verfügbar: %2)</translation>
+    </message>
+    <message>
+        <source>task %1: the start state is not valid JSON</source>
+        <translation>Aufgabe %1: der Startzustand ist kein gültiges JSON</translation>
+    </message>
+    <message>
+        <source>policy %1 settings: %2</source>
+        <translation>Einstellungen von Policy %1: %2</translation>
+    </message>
+    <message>
+        <source>world model settings: %1</source>
+        <translation>Einstellungen des Weltmodells: %1</translation>
+    </message>
+    <message>
+        <source>judge settings: %1</source>
+        <translation>Einstellungen des Richters: %1</translation>
+    </message>
+    <message>
+        <source>refused: %1</source>
+        <translation>abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>%1 runs; %2 already finished in this ledger, %3 to run. Generated rollouts are not evidence of real robot-task success.</source>
+        <translation>%1 Läufe; %2 in diesem Ledger bereits beendet, %3 auszuführen. Generierte Rollouts sind kein Beleg für echten Erfolg eines Roboters bei der Aufgabe.</translation>
+    </message>
+    <message>
+        <source>%1 runs (policies x tasks x episodes). Check to see how many this ledger already finished.</source>
+        <translation>%1 Läufe (Policies x Aufgaben x Episoden). Prüfen zeigt, wie viele dieses Ledger bereits beendet hat.</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::MainWindow</name>
     <message>
         <source>Kosmos Workstation</source>
@@ -285,6 +460,227 @@
         <source>About Kosmos</source>
         <translation>Über Kosmos</translation>
     </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>A&amp;usführen</translation>
+    </message>
+    <message>
+        <source>kosmos-cli, the engine that runs rollouts, was not found</source>
+        <translation>kosmos-cli, die Engine, die Rollouts ausführt, wurde nicht gefunden</translation>
+    </message>
+    <message>
+        <source>Batch progress</source>
+        <translation>Fortschritt des Stapels</translation>
+    </message>
+    <message>
+        <source>&amp;New batch...</source>
+        <translation>&amp;Neuer Stapel...</translation>
+    </message>
+    <message>
+        <source>Open or create a ledger first (kosmos-cli init NAME.kosmos).</source>
+        <translation>Zuerst ein Ledger öffnen oder anlegen (kosmos-cli init NAME.kosmos).</translation>
+    </message>
+    <message>
+        <source>&amp;Plugins...</source>
+        <translation>&amp;Plugins...</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel batch</source>
+        <translation>Stapel &amp;abbrechen</translation>
+    </message>
+    <message>
+        <source>Runs are still going</source>
+        <translation>Läufe sind noch aktiv</translation>
+    </message>
+    <message>
+        <source>A batch is still running in worker processes. Cancel its runs, or leave them running (the next launch shows their progress)?</source>
+        <translation>Ein Stapel läuft noch in Worker-Prozessen. Seine Läufe abbrechen oder weiterlaufen lassen (der nächste Start zeigt ihren Fortschritt)?</translation>
+    </message>
+    <message>
+        <source>Cancel the runs</source>
+        <translation>Die Läufe abbrechen</translation>
+    </message>
+    <message>
+        <source>Leave them running</source>
+        <translation>Weiterlaufen lassen</translation>
+    </message>
+    <message>
+        <source>Don't close</source>
+        <translation>Nicht schließen</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::PluginCatalog</name>
+    <message>
+        <source>cannot list plugins with %1: %2</source>
+        <translation>Plugins können mit %1 nicht aufgelistet werden: %2</translation>
+    </message>
+    <message>
+        <source>kosmos-cli plugins --json printed something that is not a JSON list</source>
+        <translation>kosmos-cli plugins --json gab etwas aus, das keine JSON-Liste ist</translation>
+    </message>
+    <message>
+        <source>the test process ended abnormally: </source>
+        <translation>der Testprozess endete abnormal: </translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::PluginManagerDialog</name>
+    <message>
+        <source>Test once</source>
+        <translation>Einmal testen</translation>
+    </message>
+    <message>
+        <source>Plugins</source>
+        <translation>Plugins</translation>
+    </message>
+    <message>
+        <source>Plugin</source>
+        <translation>Plugin</translation>
+    </message>
+    <message>
+        <source>Family</source>
+        <translation>Familie</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>Version</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Requires</source>
+        <translation>Benötigt</translation>
+    </message>
+    <message>
+        <source>Available</source>
+        <translation>Verfügbar</translation>
+    </message>
+    <message>
+        <source>Reason / file</source>
+        <translation>Grund / Datei</translation>
+    </message>
+    <message>
+        <source>Test once runs one step of the selected adapter, with the settings above, in a process of its own, and shows its timing and memory. It is a smoke test: it says nothing about whether a policy succeeds at a task.</source>
+        <translation>Einmal testen führt einen Schritt des gewählten Adapters mit den Einstellungen oben in einem eigenen Prozess aus und zeigt Zeit und Speicher. Es ist ein Rauchtest: er sagt nichts darüber, ob eine Policy eine Aufgabe löst.</translation>
+    </message>
+    <message>
+        <source>Rescan</source>
+        <translation>Neu suchen</translation>
+    </message>
+    <message>
+        <source>Settings for the test:</source>
+        <translation>Einstellungen für den Test:</translation>
+    </message>
+    <message>
+        <source>testing %1 ...</source>
+        <translation>%1 wird getestet ...</translation>
+    </message>
+    <message>
+        <source>%1: one step ok</source>
+        <translation>%1: ein Schritt in Ordnung</translation>
+    </message>
+    <message>
+        <source>%1: FAILED</source>
+        <translation>%1: FEHLGESCHLAGEN</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>Fehler: %1</translation>
+    </message>
+    <message>
+        <source>created in %1 ms</source>
+        <translation>erzeugt in %1 ms</translation>
+    </message>
+    <message>
+        <source>one step in %1 ms</source>
+        <translation>ein Schritt in %1 ms</translation>
+    </message>
+    <message>
+        <source>peak memory (RSS) %1 MiB</source>
+        <translation>maximaler Speicher (RSS) %1 MiB</translation>
+    </message>
+    <message>
+        <source>A smoke test of the adapter only: not evidence of robot-task success.</source>
+        <translation>Nur ein Rauchtest des Adapters: kein Beleg für Erfolg eines Roboters bei einer Aufgabe.</translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>nichts</translation>
+    </message>
+    <message>
+        <source>available</source>
+        <translation>verfügbar</translation>
+    </message>
+    <message>
+        <source>UNAVAILABLE</source>
+        <translation>NICHT VERFÜGBAR</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::ProgressPanel</name>
+    <message>
+        <source>Cancel run</source>
+        <translation>Lauf abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel batch</source>
+        <translation>Stapel abbrechen</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>Aufgabe</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>Policy</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>Phase</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>Worker</translation>
+    </message>
+    <message>
+        <source>No batch running. Run &gt; New batch... starts one.</source>
+        <translation>Kein Stapel aktiv. Ausführen &gt; Neuer Stapel... startet einen.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (%2)</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; (%2)</translation>
+    </message>
+    <message>
+        <source>%1 of %2 runs finished (%p% of steps)</source>
+        <translation>%1 von %2 Läufen beendet (%p% der Schritte)</translation>
+    </message>
+    <message>
+        <source>%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7</source>
+        <translation>%1 abgeschlossen, %2 fehlgeschlagen, %3 abgebrochen, %4 laufend, %5 wartend; vergangen %6%7</translation>
+    </message>
+    <message>
+        <source>, about %1 left</source>
+        <translation>, noch etwa %1</translation>
+    </message>
+    <message>
+        <source> (cancelling)</source>
+        <translation> (wird abgebrochen)</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::ProvenancePanel</name>
@@ -383,6 +779,21 @@
     <message>
         <source>all %1 artifacts verified</source>
         <translation>alle %1 Artefakte geprüft</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::RunController</name>
+    <message>
+        <source>cannot save the protocol to %1: %2</source>
+        <translation>das Protokoll kann nicht nach %1 gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <source>open a ledger first</source>
+        <translation>zuerst ein Ledger öffnen</translation>
+    </message>
+    <message>
+        <source>cannot start %1: %2</source>
+        <translation>%1 kann nicht gestartet werden: %2</translation>
     </message>
 </context>
 <context>
@@ -508,6 +919,13 @@
     <message>
         <source>Language</source>
         <translation>Sprache</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::SettingsForm</name>
+    <message>
+        <source>This plugin has no settings.</source>
+        <translation>Dieses Plugin hat keine Einstellungen.</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,11 @@
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
+#include "run/LauncherDialog.h"
+#include "run/PluginCatalog.h"
+#include "run/PluginManagerDialog.h"
+#include "run/ProgressPanel.h"
+#include "run/RunController.h"
 #include "util/Error.h"
 #include "views/CompareView.h"
 #include "views/RunsView.h"
@@ -28,6 +33,7 @@
 #include <QMimeData>
 
 #include <QProgressDialog>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -140,6 +146,9 @@ MainWindow::MainWindow(QWidget *parent)
         if (ok)
             compareRuns(m_currentRun, other);
     });
+    m_runMenu = menuBar()->addMenu(tr("&Run"));
+    m_runMenu->setEnabled(false);
+    m_runMenu->setToolTip(tr("kosmos-cli, the engine that runs rollouts, was not found"));
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
 
     connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
@@ -170,6 +179,11 @@ bool MainWindow::openLedger(const QString &path)
         m_ledger = std::move(ledger);
         m_writer.reset();
         m_runsView->reloadProtocols();
+        if (m_controller) {
+            m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
+            if (m_controller->active())
+                m_progressDock->show(); // a batch still running from an earlier session
+        }
         m_lastError.clear();
         const auto info = m_ledger->info();
         setWindowTitle(tr("%1 - Kosmos Workstation")
@@ -373,8 +387,86 @@ void MainWindow::saveLayout() const
                       m_runsView->table()->horizontalHeader()->saveState());
 }
 
+void MainWindow::setCliPath(const QString &cliPath)
+{
+    if (m_controller)
+        return;
+    m_controller = new RunController(cliPath, this);
+    m_progress = new ProgressPanel(*m_controller, this);
+    m_progressDock = new QDockWidget(tr("Batch progress"), this);
+    m_progressDock->setObjectName(QStringLiteral("progressDock"));
+    m_progressDock->setWidget(m_progress);
+    addDockWidget(Qt::BottomDockWidgetArea, m_progressDock);
+    m_progressDock->hide();
+    m_runMenu->setEnabled(true);
+    m_runMenu->setToolTip(QString());
+    m_runMenu->addAction(tr("&New batch..."), QKeySequence::New, this, [this] {
+        if (!m_ledger) {
+            statusBar()->showMessage(
+                tr("Open or create a ledger first (kosmos-cli init NAME.kosmos)."));
+            return;
+        }
+        LauncherDialog dialog(*pluginCatalog(), *m_controller, this);
+        if (dialog.exec() == QDialog::Accepted)
+            m_progressDock->show();
+    });
+    m_runMenu->addAction(tr("&Plugins..."), this, [this] {
+        PluginManagerDialog dialog(*pluginCatalog(), this);
+        dialog.exec();
+    });
+    m_runMenu->addAction(m_progressDock->toggleViewAction());
+    m_runMenu->addAction(tr("&Cancel batch"), this, [this] { m_controller->cancelBatch(); });
+    connect(m_controller, &RunController::runsFinished, this, [this] {
+        const qint64 current = m_currentRun;
+        m_runsModel->refresh();
+        if (current != 0) {
+            const int row = m_runsModel->rowOfRun(current);
+            if (row >= 0)
+                m_runsView->table()->selectRow(row);
+        }
+    });
+    connect(m_progress, &ProgressPanel::runActivated, this, &MainWindow::selectRun);
+    if (m_ledger) {
+        m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
+        if (m_controller->active())
+            m_progressDock->show();
+    }
+}
+
+PluginCatalog *MainWindow::pluginCatalog()
+{
+    if (!m_catalog && m_controller) {
+        m_catalog = new PluginCatalog(m_controller->cliPath(), this);
+    }
+    if (m_catalog && m_catalog->plugins().isEmpty())
+        m_catalog->reload();
+    return m_catalog;
+}
+
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_controller && m_controller->active()) {
+        const CloseChoice choice = m_askOnClose ? m_askOnClose() : [this] {
+            QMessageBox box(QMessageBox::Question, tr("Runs are still going"),
+                            tr("A batch is still running in worker processes. Cancel its runs, "
+                               "or leave them running (the next launch shows their progress)?"),
+                            QMessageBox::NoButton, this);
+            auto *cancel = box.addButton(tr("Cancel the runs"), QMessageBox::DestructiveRole);
+            auto *leave = box.addButton(tr("Leave them running"), QMessageBox::AcceptRole);
+            box.addButton(tr("Don't close"), QMessageBox::RejectRole);
+            box.exec();
+            const QAbstractButton *clicked = box.clickedButton();
+            return clicked == cancel  ? CloseChoice::CancelRuns
+                   : clicked == leave ? CloseChoice::LeaveRunning
+                                      : CloseChoice::KeepOpen;
+        }();
+        if (choice == CloseChoice::KeepOpen) {
+            event->ignore();
+            return;
+        }
+        if (choice == CloseChoice::CancelRuns)
+            m_controller->cancelBatch();
+    }
     saveLayout();
     event->accept();
 }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 
+class QDockWidget;
 class QSplitter;
 
 namespace kosmos {
@@ -17,7 +18,10 @@ class BookmarksPanel;
 class CompareView;
 class EventsPanel;
 class FramePlayer;
+class PluginCatalog;
+class ProgressPanel;
 class ProvenancePanel;
+class RunController;
 class RunsModel;
 class RunsView;
 class TracesPlot;
@@ -62,6 +66,21 @@ public:
     VerdictPanel *verdicts() const { return m_verdicts; }
     ProvenancePanel *provenance() const { return m_provenance; }
 
+    // Running rollouts (Run menu): kosmos-cli is the engine; without its path the menu says
+    // why it is disabled.
+    void setCliPath(const QString &cliPath);
+    RunController *runController() const { return m_controller; }
+    PluginCatalog *pluginCatalog();
+    ProgressPanel *progressPanel() const { return m_progress; }
+    enum class CloseChoice
+    {
+        CancelRuns,
+        LeaveRunning,
+        KeepOpen
+    };
+    // Asked on close while a batch is active (default: a message box); tests replace it.
+    void setCloseQuestion(std::function<CloseChoice()> ask) { m_askOnClose = std::move(ask); }
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -94,6 +113,12 @@ private:
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
     std::function<QStringList()> m_aboutExtras;
+    std::function<CloseChoice()> m_askOnClose;
+    RunController *m_controller = nullptr;
+    PluginCatalog *m_catalog = nullptr;
+    ProgressPanel *m_progress = nullptr;
+    QDockWidget *m_progressDock = nullptr;
+    QMenu *m_runMenu = nullptr;
 };
 
 } // namespace kosmos::ui

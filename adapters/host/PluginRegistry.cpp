@@ -217,14 +217,18 @@ Availability PluginRegistry::availability(const std::string &id, const nlohmann:
 {
     try {
         QObject *object = instance(id, "");
-        checkSettingsOf(id, settings);
+        // The plugin's own reason first (it knows what is missing, e.g. "endpoint unset"), then
+        // the settings against its schema.
+        Availability own = Availability::no("the plugin object implements no Kosmos interface");
         if (auto *p = qobject_cast<PolicyPlugin *>(object))
-            return p->availability(settings);
-        if (auto *w = qobject_cast<WorldModelPlugin *>(object))
-            return w->availability(settings);
-        if (auto *j = qobject_cast<JudgePlugin *>(object))
-            return j->availability(settings);
-        return Availability::no("the plugin object implements no Kosmos interface");
+            own = p->availability(settings);
+        else if (auto *w = qobject_cast<WorldModelPlugin *>(object))
+            own = w->availability(settings);
+        else if (auto *j = qobject_cast<JudgePlugin *>(object))
+            own = j->availability(settings);
+        if (own.available)
+            checkSettingsOf(id, settings);
+        return own;
     } catch (const Error &e) {
         return Availability::no(e.what());
     }

@@ -117,6 +117,7 @@ int main(int argc, char *argv[])
 
     kosmos::ui::MainWindow window;
     window.setAboutExtras(runtimeLines);
+    window.setCliPath(QCoreApplication::applicationDirPath() + QStringLiteral("/kosmos-cli"));
     window.resize(1400, 860);
     if (!parser.positionalArguments().isEmpty())
         window.openLedger(parser.positionalArguments().first());

@@ -39,7 +39,7 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
     // The HTTP judge is found, and says why it cannot run until it is configured.
     const Availability http = registry.availability("openai.chat_judge", nlohmann::json::object());
     EXPECT_FALSE(http.available);
-    EXPECT_NE(http.reason.find("base_url: is required"), std::string::npos) << http.reason;
+    EXPECT_NE(http.reason.find("endpoint unset"), std::string::npos) << http.reason;
     // Settings that fail a plugin's schema are refused before it is asked, naming the field.
     EXPECT_THROW(registry.createPolicy("synthetic.scripted_policy", {{"skill", "wizard"}}), Error);
     const Availability bad =

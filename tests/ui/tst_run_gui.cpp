@@ -1,0 +1,251 @@
+// Qt Test (offscreen): running rollouts from the workstation. The launcher's validation, the
+// plugin manager's reasons and smoke test, a synthetic batch launched through the GUI's
+// controller and half cancelled, a batch left running across windows, and a plugin that
+// crashes mid-rollout while the GUI process carries on.
+#include "MainWindow.h"
+#include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
+#include "models/RunsModel.h"
+#include "run/LauncherDialog.h"
+#include "run/PluginCatalog.h"
+#include "run/PluginManagerDialog.h"
+#include "run/ProgressPanel.h"
+#include "run/RunController.h"
+#include "run/SettingsForm.h"
+
+#include "TestSupport.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace kosmos;
+
+namespace {
+
+nlohmann::json batchProtocol(const std::string &name, int episodes,
+                             const std::string &policy = "synthetic.scripted_policy",
+                             nlohmann::json settings = {{"skill", "expert"}})
+{
+    return {
+        {"kosmos_protocol", 1},
+        {"name", name},
+        {"seed", 7},
+        {"horizon", 16},
+        {"episodes_per_task", episodes},
+        {"tasks",
+         {{{"id", "red_to_green"},
+           {"instruction", "put the red block in the green square"},
+           {"start_state", {{"randomize_m", 0.02}}}}}},
+        {"policies", {{{"plugin", policy}, {"settings", settings}}}},
+        {"world_model", {{"plugin", "synthetic.tabletop"}, {"settings", nlohmann::json::object()}}},
+        {"judge",
+         {{"plugin", "synthetic.frame_judge"},
+          {"settings", {{"format_noise", 0.1}}},
+          {"quorum", {{"samples", 3}, {"quorum", 2}}}}}};
+}
+
+} // namespace
+
+class TestRunGui : public QObject
+{
+    Q_OBJECT
+
+private:
+    test::TempDir m_dir;
+
+    QString newLedger(const std::string &name)
+    {
+        const auto bundle = m_dir / name;
+        Ledger::create(bundle);
+        return QString::fromStdString(bundle.string());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // The fixture plugins (one crashes on purpose) beside the installed ones.
+        qputenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR);
+    }
+
+    void launcherRefusesBadInputNamingTheField()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("launch.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        ui::LauncherDialog dialog(catalog, controller);
+        QVERIFY2(!dialog.problems().isEmpty(), "no task, no policy");
+        QVERIFY(!dialog.startButton()->isEnabled());
+
+        dialog.setProtocol(batchProtocol("launcher", 2));
+        QVERIFY2(dialog.problems().isEmpty(), qPrintable(dialog.problems().join('\n')));
+        QVERIFY(dialog.startButton()->isEnabled());
+        QVERIFY(dialog.protocol()["policies"].size() == 1);
+
+        // The policy form is built from the plugin's schema: an enum is a combo box.
+        dialog.policyPlugin()->setCurrentIndex(
+            dialog.policyPlugin()->findData(QStringLiteral("synthetic.scripted_policy")));
+        auto *skill =
+            qobject_cast<QComboBox *>(dialog.policyForm()->editor(QStringLiteral("skill")));
+        QVERIFY(skill);
+        skill->setCurrentIndex(skill->findText(QStringLiteral("noisy")));
+        dialog.addPolicy();
+        QCOMPARE(dialog.policies()->count(), 2);
+        QVERIFY(dialog.protocol()["policies"][1]["settings"]["skill"] == "noisy");
+
+        // A judge needs 16 frames: a horizon of 10 is refused, naming the field.
+        dialog.horizon()->setValue(10);
+        QVERIFY(dialog.problems().join('\n').contains(QStringLiteral("horizon")));
+        QVERIFY(!dialog.startButton()->isEnabled());
+        dialog.horizon()->setValue(16);
+
+        // Settings that fail the schema: the HTTP judge without its endpoint.
+        auto protocol = batchProtocol("launcher", 2);
+        protocol["judge"] = {{"plugin", "openai.chat_judge"},
+                             {"settings", {{"model", "qwen"}}},
+                             {"quorum", {{"samples", 3}, {"quorum", 2}}}};
+        dialog.setProtocol(protocol);
+        QVERIFY2(dialog.problems().join('\n').contains(
+                     QStringLiteral("judge settings: base_url: is required")),
+                 qPrintable(dialog.problems().join('\n')));
+
+        // The dry run counts runs and what the ledger already holds.
+        dialog.setProtocol(batchProtocol("launcher", 2));
+        const auto report = dialog.check();
+        QCOMPARE(report.value("runs", 0), 2);
+        QCOMPARE(report.value("finished", -1), 0);
+        QVERIFY(dialog.summary()->text().contains(QStringLiteral("2 runs")));
+    }
+
+    void pluginManagerListsEveryPluginWithItsReasonAndTestsOnce()
+    {
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY(catalog.reload());
+        ui::PluginManagerDialog dialog(catalog);
+        QTableWidget *table = dialog.table();
+        QVERIFY(table->rowCount() >= 12);
+        auto row = [&](const QString &file) {
+            for (int r = 0; r < table->rowCount(); ++r)
+                if (table->item(r, 6)->text().contains(file) ||
+                    table->item(r, 0)->text().contains(file))
+                    return r;
+            return -1;
+        };
+        const int wrongApi = row(QStringLiteral("wrong API version"));
+        QVERIFY(wrongApi >= 0);
+        QCOMPARE(table->item(wrongApi, 5)->text(), QStringLiteral("UNAVAILABLE"));
+        const int unavailable = row(QStringLiteral("fixture.needs_weights"));
+        QVERIFY(unavailable >= 0);
+        QVERIFY(
+            table->item(unavailable, 6)->text().contains(QStringLiteral("weights path not set")));
+        const int good = row(QStringLiteral("synthetic.tabletop"));
+        QCOMPARE(table->item(good, 5)->text(), QStringLiteral("available"));
+
+        dialog.selectPlugin(QStringLiteral("synthetic.tabletop"));
+        QSignalSpy done(&catalog, &ui::PluginCatalog::testFinished);
+        dialog.testButton()->click();
+        QVERIFY(done.wait(30000));
+        const QString report = dialog.report()->toPlainText();
+        QVERIFY2(report.contains(QStringLiteral("one step ok")), qPrintable(report));
+        QVERIFY(report.contains(QStringLiteral("MiB")));
+        QVERIFY(report.contains(QStringLiteral("not evidence")));
+    }
+
+    void aBatchLaunchedFromTheGuiCanBeHalfCancelled()
+    {
+        const QString bundle = newLedger("batch.kosmos");
+        ui::MainWindow window;
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        QVERIFY(window.openLedger(bundle));
+        ui::RunController *controller = window.runController();
+        QVERIFY2(controller->start(batchProtocol("half", 6), 1), qPrintable(controller->error()));
+        QTRY_COMPARE_WITH_TIMEOUT(controller->progress().total, 6, 20000);
+        for (int i = 3; i < 6; ++i)
+            controller->cancelRun(controller->progress().runs[static_cast<std::size_t>(i)].runId);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller->active(), 60000);
+        const BatchProgress &p = controller->progress();
+        QCOMPARE(p.completed + p.cancelled, 6);
+        QVERIFY2(p.cancelled >= 2, qPrintable(QString::number(p.cancelled)));
+        QCOMPARE(p.completed, 6 - p.cancelled);
+        QVERIFY(window.progressPanel()->statusText().contains(QStringLiteral("cancelled")));
+        // The finished runs are in the runs view.
+        QTRY_COMPARE_WITH_TIMEOUT(window.runsModel()->matchingCount(), 6, 5000);
+        Ledger ledger = Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly});
+        QVERIFY(verifyLedger(ledger).clean());
+    }
+
+    void aBatchLeftRunningIsPickedUpByTheNextWindow()
+    {
+        const QString bundle = newLedger("left.kosmos");
+        {
+            ui::MainWindow window;
+            window.setCliPath(QString::fromStdString(test::cliPath()));
+            QVERIFY(window.openLedger(bundle));
+            QVERIFY(window.runController()->start(batchProtocol("left", 40), 1));
+            QTRY_VERIFY_WITH_TIMEOUT(window.runController()->progress().running > 0, 20000);
+            bool asked = false;
+            window.setCloseQuestion([&] {
+                asked = true;
+                return ui::MainWindow::CloseChoice::LeaveRunning;
+            });
+            QVERIFY(window.close());
+            QVERIFY(asked);
+        }
+        ui::MainWindow window; // a later launch
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        QVERIFY(window.openLedger(bundle));
+        QVERIFY2(window.runController()->active(), "the batch is still running");
+        QVERIFY(
+            window.findChild<QDockWidget *>(QStringLiteral("progressDock"))->isVisibleTo(&window));
+        // Closing this one cancels the runs instead.
+        window.setCloseQuestion([] { return ui::MainWindow::CloseChoice::CancelRuns; });
+        QVERIFY(window.close());
+        ui::RunController follower(QString::fromStdString(test::cliPath()));
+        follower.setLedger(bundle);
+        QTRY_VERIFY_WITH_TIMEOUT(!follower.active(), 60000);
+        QVERIFY(follower.progress().cancelled > 0);
+        QCOMPARE(follower.progress().finished(), 40);
+    }
+
+    void aCrashingPluginFailsItsAttemptNotTheWorkstation()
+    {
+        const QString bundle = newLedger("crash.kosmos");
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(bundle);
+        QVERIFY(controller.start(batchProtocol("crash", 2, "fixture.crash", {{"crash_at_step", 4}}),
+                                 1));
+        QTRY_COMPARE_WITH_TIMEOUT(controller.progress().total, 2, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.active(), 60000);
+        QCOMPARE(controller.progress().failed, 2);
+        Ledger ledger = Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly});
+        for (const auto &run : controller.progress().runs) {
+            const auto attempts = ledger.attempts(run.runId);
+            QVERIFY(attempts.size() == 1);
+            QVERIFY(attempts[0].errorCode.value_or("") == "worker_crashed");
+            QCOMPARE(attempts[0].exitSignal.value_or(0), 6); // SIGABRT
+        }
+        QVERIFY(verifyLedger(ledger).clean());
+    }
+};
+
+int main(int argc, char **argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-tests"));
+    TestRunGui test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_run_gui.moc"

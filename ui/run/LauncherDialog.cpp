@@ -1,0 +1,410 @@
+#include "run/LauncherDialog.h"
+
+#include "pipeline/Protocol.h"
+#include "run/PluginCatalog.h"
+#include "run/RunController.h"
+#include "run/SettingsForm.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <limits>
+
+namespace kosmos::ui {
+
+LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller, QWidget *parent)
+    : QDialog(parent), m_catalog(catalog), m_controller(controller), m_name(new QLineEdit(this)),
+      m_seed(new QSpinBox(this)), m_horizon(new QSpinBox(this)), m_episodes(new QSpinBox(this)),
+      m_feedback(new QComboBox(this)), m_tasks(new QTableWidget(0, 3, this)),
+      m_policy(new QComboBox(this)), m_policyForm(new SettingsForm(this)),
+      m_policies(new QListWidget(this)), m_world(new QComboBox(this)),
+      m_worldForm(new SettingsForm(this)), m_judge(new QComboBox(this)),
+      m_judgeForm(new SettingsForm(this)), m_samples(new QSpinBox(this)),
+      m_quorum(new QSpinBox(this)), m_device(new QComboBox(this)), m_workers(new QSpinBox(this)),
+      m_summary(new QLabel(this)), m_problems(new QLabel(this)),
+      m_start(new QPushButton(tr("Start"), this))
+{
+    setWindowTitle(tr("New batch"));
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_horizon->setRange(1, 100000);
+    m_episodes->setRange(1, 100000);
+    m_feedback->addItem(tr("closed loop (the policy sees predicted frames)"),
+                        QStringLiteral("closed_loop"));
+    m_feedback->addItem(tr("open loop (the policy sees the start frame only)"),
+                        QStringLiteral("open_loop"));
+    m_tasks->setHorizontalHeaderLabels(
+        {tr("Task id"), tr("Instruction"), tr("Start state (JSON)")});
+    m_tasks->horizontalHeader()->setStretchLastSection(true);
+    m_samples->setRange(1, 64);
+    m_quorum->setRange(1, 64);
+    m_workers->setRange(1, 64);
+
+    auto *protocolBox = new QGroupBox(tr("Protocol"), this);
+    auto *protocolForm = new QFormLayout(protocolBox);
+    protocolForm->addRow(tr("Name"), m_name);
+    protocolForm->addRow(tr("Seed"), m_seed);
+    protocolForm->addRow(tr("Horizon (steps)"), m_horizon);
+    protocolForm->addRow(tr("Episodes per task"), m_episodes);
+    protocolForm->addRow(tr("Feedback"), m_feedback);
+    auto *taskButtons = new QHBoxLayout;
+    auto *addTask = new QPushButton(tr("Add task"), this);
+    auto *removeTask = new QPushButton(tr("Remove task"), this);
+    taskButtons->addWidget(addTask);
+    taskButtons->addWidget(removeTask);
+    taskButtons->addStretch(1);
+    protocolForm->addRow(m_tasks);
+    protocolForm->addRow(taskButtons);
+
+    auto *policyBox = new QGroupBox(tr("Policies"), this);
+    auto *policyLayout = new QFormLayout(policyBox);
+    policyLayout->addRow(tr("Plugin"), m_policy);
+    policyLayout->addRow(m_policyForm);
+    auto *policyButtons = new QHBoxLayout;
+    auto *add = new QPushButton(tr("Add policy"), this);
+    auto *remove = new QPushButton(tr("Remove policy"), this);
+    policyButtons->addWidget(add);
+    policyButtons->addWidget(remove);
+    policyButtons->addStretch(1);
+    policyLayout->addRow(policyButtons);
+    policyLayout->addRow(m_policies);
+
+    auto *worldBox = new QGroupBox(tr("World model and judge"), this);
+    auto *worldLayout = new QFormLayout(worldBox);
+    worldLayout->addRow(tr("World model"), m_world);
+    worldLayout->addRow(m_worldForm);
+    worldLayout->addRow(tr("Judge"), m_judge);
+    worldLayout->addRow(m_judgeForm);
+    worldLayout->addRow(tr("Judge samples / quorum"), [&] {
+        auto *row = new QWidget(this);
+        auto *h = new QHBoxLayout(row);
+        h->setContentsMargins(0, 0, 0, 0);
+        h->addWidget(m_samples);
+        h->addWidget(m_quorum);
+        return row;
+    }());
+    worldLayout->addRow(tr("Device"), m_device);
+    worldLayout->addRow(tr("Worker processes"), m_workers);
+
+    fillPlugins(m_policy, QStringLiteral("policy"), false);
+    fillPlugins(m_world, QStringLiteral("world_model"), false);
+    fillPlugins(m_judge, QStringLiteral("judge"), true);
+    // Devices: CPU always; CUDA only through a plugin built on a CUDA libtorch.
+    m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
+    bool cuda = false;
+    for (const auto &p : m_catalog.plugins())
+        cuda = cuda || (p.available && p.requires_.value("cuda", false));
+    if (!cuda) {
+        m_device->setToolTip(tr("No CUDA device: no installed plugin uses a CUDA-enabled "
+                                "libtorch. Adapters that need one say why in Run > Plugins."));
+        m_device->setEnabled(false);
+    }
+
+    m_summary->setWordWrap(true);
+    m_problems->setWordWrap(true);
+    m_problems->setStyleSheet(QStringLiteral("color: #b00020"));
+    auto *buttons = new QDialogButtonBox(this);
+    auto *load = buttons->addButton(tr("Load..."), QDialogButtonBox::ActionRole);
+    auto *save = buttons->addButton(tr("Save..."), QDialogButtonBox::ActionRole);
+    auto *checkButton = buttons->addButton(tr("Check"), QDialogButtonBox::ActionRole);
+    buttons->addButton(m_start, QDialogButtonBox::AcceptRole);
+    buttons->addButton(QDialogButtonBox::Cancel);
+
+    auto *columns = new QHBoxLayout;
+    columns->addWidget(protocolBox, 3);
+    auto *right = new QVBoxLayout;
+    right->addWidget(policyBox);
+    right->addWidget(worldBox);
+    columns->addLayout(right, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(columns, 1);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_problems);
+    layout->addWidget(buttons);
+
+    auto schemaOf = [this](QComboBox *box) {
+        const PluginEntry *p = m_catalog.find(box->currentData().toString());
+        return p ? p->settingsSchema : nlohmann::json::object();
+    };
+    connect(m_policy, &QComboBox::currentIndexChanged, this,
+            [this, schemaOf] { m_policyForm->setSchema(schemaOf(m_policy)); });
+    connect(m_world, &QComboBox::currentIndexChanged, this, [this, schemaOf] {
+        m_worldForm->setSchema(schemaOf(m_world));
+        refresh();
+    });
+    connect(m_judge, &QComboBox::currentIndexChanged, this, [this, schemaOf] {
+        m_judgeForm->setSchema(schemaOf(m_judge));
+        refresh();
+    });
+    connect(add, &QPushButton::clicked, this, &LauncherDialog::addPolicy);
+    connect(remove, &QPushButton::clicked, this, [this] {
+        delete m_policies->currentItem();
+        refresh();
+    });
+    connect(addTask, &QPushButton::clicked, this, [this] {
+        const int row = m_tasks->rowCount();
+        m_tasks->insertRow(row);
+        m_tasks->setItem(row, 2, new QTableWidgetItem(QStringLiteral("{}")));
+    });
+    connect(removeTask, &QPushButton::clicked, this, [this] {
+        if (m_tasks->currentRow() >= 0)
+            m_tasks->removeRow(m_tasks->currentRow());
+    });
+    connect(m_tasks, &QTableWidget::itemChanged, this, &LauncherDialog::refresh);
+    connect(m_tasks->model(), &QAbstractItemModel::rowsRemoved, this, &LauncherDialog::refresh);
+    for (QSpinBox *spin : {m_seed, m_horizon, m_episodes, m_samples, m_quorum})
+        connect(spin, &QSpinBox::valueChanged, this, &LauncherDialog::refresh);
+    connect(m_name, &QLineEdit::textChanged, this, &LauncherDialog::refresh);
+    for (SettingsForm *form : {m_worldForm, m_judgeForm})
+        connect(form, &SettingsForm::changed, this, &LauncherDialog::refresh);
+    connect(checkButton, &QPushButton::clicked, this, [this] { check(); });
+    connect(m_start, &QPushButton::clicked, this, [this] {
+        if (launch())
+            accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(load, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load a protocol"), QString(),
+                                                          tr("Protocols (*.json)"));
+        QFile file(path);
+        if (path.isEmpty() || !file.open(QIODevice::ReadOnly))
+            return;
+        const QByteArray bytes = file.readAll();
+        const auto doc = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(),
+                                               nullptr, false);
+        if (doc.is_object())
+            setProtocol(doc);
+        else
+            m_problems->setText(tr("%1 is not a JSON object").arg(path));
+    });
+    connect(save, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the protocol"), QString(),
+                                                          tr("Protocols (*.json)"));
+        QFile file(path);
+        if (!path.isEmpty() && file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            file.write(QByteArray::fromStdString(protocol().dump(2)));
+    });
+
+    m_policyForm->setSchema(schemaOf(m_policy));
+    m_worldForm->setSchema(schemaOf(m_world));
+    m_judgeForm->setSchema(schemaOf(m_judge));
+    setProtocol({{"kosmos_protocol", 1},
+                 {"name", "batch"},
+                 {"seed", 1},
+                 {"horizon", 40},
+                 {"episodes_per_task", 10},
+                 {"tasks", nlohmann::json::array()}});
+}
+
+void LauncherDialog::fillPlugins(QComboBox *box, const QString &family, bool optional)
+{
+    if (optional)
+        box->addItem(tr("(none)"), QString());
+    for (const PluginEntry &p : m_catalog.ofFamily(family, false)) {
+        box->addItem(p.available ? QStringLiteral("%1 %2").arg(p.id, p.version)
+                                 : tr("%1 (unavailable: %2)").arg(p.id, p.reason),
+                     p.id);
+        // An unavailable plugin stays listed with its reason, but cannot be chosen.
+        if (!p.available)
+            if (auto *model = qobject_cast<QStandardItemModel *>(box->model()))
+                model->item(box->count() - 1)->setEnabled(false);
+    }
+}
+
+void LauncherDialog::addPolicy()
+{
+    const QString id = m_policy->currentData().toString();
+    if (id.isEmpty())
+        return;
+    const nlohmann::json spec = {{"plugin", id.toStdString()},
+                                 {"settings", m_policyForm->values()}};
+    auto *item = new QListWidgetItem(
+        QString::fromStdString(spec["plugin"].get<std::string>() + " " + spec["settings"].dump()),
+        m_policies);
+    item->setData(Qt::UserRole, QString::fromStdString(spec.dump()));
+    // Problems of these settings stay with the item until it is removed.
+    const QStringList problems = m_policyForm->problems();
+    item->setData(Qt::UserRole + 1, problems);
+    if (!problems.isEmpty())
+        item->setForeground(QColor(0xb0, 0x00, 0x20));
+    refresh();
+}
+
+void LauncherDialog::setProtocol(const nlohmann::json &p)
+{
+    const QSignalBlocker block(m_tasks);
+    m_name->setText(QString::fromStdString(p.value("name", "batch")));
+    m_seed->setValue(static_cast<int>(p.value("seed", 1)));
+    m_horizon->setValue(p.value("horizon", 40));
+    m_episodes->setValue(p.value("episodes_per_task", 1));
+    m_feedback->setCurrentIndex(std::max(0, m_feedback->findData(QString::fromStdString(p.value(
+                                                "feedback_mode", std::string("closed_loop"))))));
+    m_tasks->setRowCount(0);
+    for (const auto &t : p.value("tasks", nlohmann::json::array())) {
+        const int row = m_tasks->rowCount();
+        m_tasks->insertRow(row);
+        m_tasks->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(t.value("id", ""))));
+        m_tasks->setItem(row, 1,
+                         new QTableWidgetItem(QString::fromStdString(t.value("instruction", ""))));
+        m_tasks->setItem(row, 2,
+                         new QTableWidgetItem(QString::fromStdString(
+                             t.value("start_state", nlohmann::json::object()).dump())));
+    }
+    m_policies->clear();
+    for (const auto &policy : p.value("policies", nlohmann::json::array())) {
+        auto *item = new QListWidgetItem(
+            QString::fromStdString(policy.value("plugin", "") + " " +
+                                   policy.value("settings", nlohmann::json::object()).dump()),
+            m_policies);
+        item->setData(Qt::UserRole, QString::fromStdString(policy.dump()));
+    }
+    auto select = [](QComboBox *box, SettingsForm *form, const nlohmann::json &spec,
+                     const PluginCatalog &catalog) {
+        if (!spec.is_object())
+            return;
+        const int index = box->findData(QString::fromStdString(spec.value("plugin", "")));
+        if (index >= 0)
+            box->setCurrentIndex(index);
+        const PluginEntry *entry = catalog.find(box->currentData().toString());
+        form->setSchema(entry ? entry->settingsSchema : nlohmann::json::object(),
+                        spec.value("settings", nlohmann::json::object()));
+    };
+    select(m_world, m_worldForm, p.value("world_model", nlohmann::json()), m_catalog);
+    if (p.contains("judge") && p["judge"].is_object()) {
+        select(m_judge, m_judgeForm, p["judge"], m_catalog);
+        const auto quorum = p["judge"].value("quorum", nlohmann::json::object());
+        m_samples->setValue(quorum.value("samples", 5));
+        m_quorum->setValue(quorum.value("quorum", 3));
+    } else {
+        m_judge->setCurrentIndex(0);
+    }
+    refresh();
+}
+
+nlohmann::json LauncherDialog::protocol() const
+{
+    nlohmann::json p = {{"kosmos_protocol", 1},
+                        {"name", m_name->text().trimmed().toStdString()},
+                        {"seed", m_seed->value()},
+                        {"horizon", m_horizon->value()},
+                        {"episodes_per_task", m_episodes->value()},
+                        {"feedback_mode", m_feedback->currentData().toString().toStdString()},
+                        {"tasks", nlohmann::json::array()},
+                        {"policies", nlohmann::json::array()}};
+    for (int row = 0; row < m_tasks->rowCount(); ++row) {
+        auto text = [&](int column) {
+            const QTableWidgetItem *item = m_tasks->item(row, column);
+            return item ? item->text().trimmed().toStdString() : std::string();
+        };
+        const std::string state = text(2);
+        p["tasks"].push_back(
+            {{"id", text(0)},
+             {"instruction", text(1)},
+             {"start_state", nlohmann::json::parse(state.empty() ? "{}" : state, nullptr, false)}});
+    }
+    for (int i = 0; i < m_policies->count(); ++i)
+        p["policies"].push_back(nlohmann::json::parse(
+            m_policies->item(i)->data(Qt::UserRole).toString().toStdString(), nullptr, false));
+    p["world_model"] = {{"plugin", m_world->currentData().toString().toStdString()},
+                        {"settings", m_worldForm->values()}};
+    if (!m_judge->currentData().toString().isEmpty())
+        p["judge"] = {{"plugin", m_judge->currentData().toString().toStdString()},
+                      {"settings", m_judgeForm->values()},
+                      {"quorum", {{"samples", m_samples->value()}, {"quorum", m_quorum->value()}}}};
+    return p;
+}
+
+QStringList LauncherDialog::problems() const
+{
+    QStringList out;
+    const nlohmann::json p = protocol();
+    for (std::size_t i = 0; i < p["tasks"].size(); ++i)
+        if (p["tasks"][i]["start_state"].is_discarded())
+            out << tr("task %1: the start state is not valid JSON").arg(i + 1);
+    if (!out.isEmpty())
+        return out;
+    try {
+        Protocol::fromJson(p);
+    } catch (const std::exception &e) {
+        out << QString::fromUtf8(e.what());
+    }
+    for (int i = 0; i < m_policies->count(); ++i)
+        for (const QString &problem : m_policies->item(i)->data(Qt::UserRole + 1).toStringList())
+            out << tr("policy %1 settings: %2").arg(i + 1).arg(problem);
+    for (const QString &problem : m_worldForm->problems())
+        out << tr("world model settings: %1").arg(problem);
+    if (!m_judge->currentData().toString().isEmpty())
+        for (const QString &problem : m_judgeForm->problems())
+            out << tr("judge settings: %1").arg(problem);
+    if (m_dryRunFor == p && m_dryRun.is_object())
+        for (const auto &problem : m_dryRun.value("problems", nlohmann::json::array()))
+            out << tr("refused: %1").arg(QString::fromStdString(problem.get<std::string>()));
+    return out;
+}
+
+int LauncherDialog::workers() const
+{
+    return m_workers->value();
+}
+
+void LauncherDialog::refresh()
+{
+    const QStringList found = problems();
+    m_problems->setText(found.join(QLatin1Char('\n')));
+    m_start->setEnabled(found.isEmpty());
+    const nlohmann::json p = protocol();
+    const int runs =
+        static_cast<int>(p["tasks"].size() * p["policies"].size()) * m_episodes->value();
+    if (m_dryRunFor == p && m_dryRun.is_object())
+        m_summary->setText(tr("%1 runs; %2 already finished in this ledger, %3 to run. Generated "
+                              "rollouts are not evidence of real robot-task success.")
+                               .arg(m_dryRun.value("runs", 0))
+                               .arg(m_dryRun.value("finished", 0))
+                               .arg(m_dryRun.value("runs", 0) - m_dryRun.value("finished", 0)));
+    else
+        m_summary->setText(tr("%1 runs (policies x tasks x episodes). Check to see how many this "
+                              "ledger already finished.")
+                               .arg(runs));
+}
+
+nlohmann::json LauncherDialog::check()
+{
+    m_dryRunFor = protocol();
+    QString error;
+    m_dryRun = m_controller.preview(m_dryRunFor, &error);
+    if (m_dryRun.is_null())
+        m_dryRun = {{"problems",
+                     {error.isEmpty() ? std::string("the dry run failed") : error.toStdString()}}};
+    refresh();
+    return m_dryRun;
+}
+
+bool LauncherDialog::launch()
+{
+    if (!problems().isEmpty())
+        return false;
+    const nlohmann::json report = check();
+    if (!report.value("problems", nlohmann::json::array()).empty())
+        return false;
+    if (!m_controller.start(protocol(), workers())) {
+        m_problems->setText(m_controller.error());
+        return false;
+    }
+    return true;
+}
+
+} // namespace kosmos::ui

@@ -1,0 +1,83 @@
+#pragma once
+
+#include <QDialog>
+
+#include <nlohmann/json.hpp>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace kosmos::ui {
+
+class PluginCatalog;
+class RunController;
+class SettingsForm;
+
+// Configure and launch a batch: the protocol (tasks with instruction and start state, horizon,
+// seed, episodes, feedback mode), the policies, world model and judge from the plugins found,
+// each with a settings form built from its schema, the device and the number of worker
+// processes. "Check" shows how many runs there are and how many the ledger already finished
+// (run keys are idempotent), and refuses contracts that do not fit, before anything runs; the
+// protocol is frozen (hashed) by the batch itself, before its first run.
+class LauncherDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    LauncherDialog(PluginCatalog &catalog, RunController &controller, QWidget *parent = nullptr);
+
+    void setProtocol(const nlohmann::json &protocol);
+    // The protocol as the form describes it now (may not be valid: see problems()).
+    nlohmann::json protocol() const;
+    // Everything that stops a launch, each naming its field; empty: Start is enabled.
+    QStringList problems() const;
+    // Runs the dry run; returns its report ({runs, finished, problems}) or null.
+    nlohmann::json check();
+    int workers() const;
+
+    SettingsForm *policyForm() const { return m_policyForm; }
+    QComboBox *policyPlugin() const { return m_policy; }
+    QListWidget *policies() const { return m_policies; }
+    QSpinBox *horizon() const { return m_horizon; }
+    QPushButton *startButton() const { return m_start; }
+    QLabel *summary() const { return m_summary; }
+
+public slots:
+    void addPolicy();
+    bool launch();
+
+private:
+    void refresh();
+    void fillPlugins(QComboBox *box, const QString &family, bool optional);
+
+    PluginCatalog &m_catalog;
+    RunController &m_controller;
+    QLineEdit *m_name;
+    QSpinBox *m_seed;
+    QSpinBox *m_horizon;
+    QSpinBox *m_episodes;
+    QComboBox *m_feedback;
+    QTableWidget *m_tasks;
+    QComboBox *m_policy;
+    SettingsForm *m_policyForm;
+    QListWidget *m_policies;
+    QComboBox *m_world;
+    SettingsForm *m_worldForm;
+    QComboBox *m_judge;
+    SettingsForm *m_judgeForm;
+    QSpinBox *m_samples;
+    QSpinBox *m_quorum;
+    QComboBox *m_device;
+    QSpinBox *m_workers;
+    QLabel *m_summary;
+    QLabel *m_problems;
+    QPushButton *m_start;
+    nlohmann::json m_dryRun; // the last check, for the protocol it was made for
+    nlohmann::json m_dryRunFor;
+};
+
+} // namespace kosmos::ui

@@ -1,0 +1,123 @@
+#include "run/ProgressPanel.h"
+
+#include "run/RunController.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace kosmos::ui {
+
+namespace {
+
+QString duration(std::int64_t ms)
+{
+    const std::int64_t s = ms / 1000;
+    return s >= 3600 ? QStringLiteral("%1:%2:%3")
+                           .arg(s / 3600)
+                           .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+                           .arg(s % 60, 2, 10, QLatin1Char('0'))
+                     : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
+ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
+    : QWidget(parent), m_controller(controller), m_title(new QLabel(this)),
+      m_overall(new QProgressBar(this)), m_status(new QLabel(this)), m_tree(new QTreeWidget(this)),
+      m_cancelRun(new QPushButton(tr("Cancel run"), this)),
+      m_cancelBatch(new QPushButton(tr("Cancel batch"), this))
+{
+    m_tree->setHeaderLabels({tr("Run"), tr("Task"), tr("Policy"), tr("Status"), tr("Stage"),
+                             tr("Steps"), tr("Worker")});
+    m_tree->setRootIsDecorated(false);
+    m_tree->header()->setStretchLastSection(true);
+    m_status->setWordWrap(true);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_cancelRun);
+    buttons->addWidget(m_cancelBatch);
+    buttons->addStretch(1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_title);
+    layout->addWidget(m_overall);
+    layout->addWidget(m_status);
+    layout->addWidget(m_tree, 1);
+    layout->addLayout(buttons);
+    connect(&m_controller, &RunController::progressChanged, this, &ProgressPanel::show);
+    connect(m_cancelRun, &QPushButton::clicked, this, [this] {
+        if (QTreeWidgetItem *item = m_tree->currentItem())
+            m_controller.cancelRun(item->data(0, Qt::UserRole).toLongLong());
+    });
+    connect(m_cancelBatch, &QPushButton::clicked, this, [this] { m_controller.cancelBatch(); });
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        emit runActivated(item->data(0, Qt::UserRole).toLongLong());
+    });
+    m_title->setText(tr("No batch running. Run > New batch... starts one."));
+    m_cancelRun->setEnabled(false);
+    m_cancelBatch->setEnabled(false);
+}
+
+QString ProgressPanel::statusText() const
+{
+    return m_status->text();
+}
+
+void ProgressPanel::show(const BatchProgress &p)
+{
+    m_title->setText(tr("<b>%1</b> (%2)")
+                         .arg(QString::fromStdString(p.protocolName).toHtmlEscaped(),
+                              QString::fromStdString(p.protocolSha256.substr(0, 12))));
+    m_overall->setRange(0, static_cast<int>(std::max<std::int64_t>(1, p.stepsTotal)));
+    m_overall->setValue(static_cast<int>(p.stepsDone));
+    m_overall->setFormat(
+        tr("%1 of %2 runs finished (%p% of steps)").arg(p.finished()).arg(p.total));
+    m_status->setText(
+        tr("%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7")
+            .arg(p.completed)
+            .arg(p.failed)
+            .arg(p.cancelled)
+            .arg(p.running)
+            .arg(p.queued)
+            .arg(duration(p.elapsedMs))
+            .arg(p.remainingMs ? tr(", about %1 left").arg(duration(*p.remainingMs)) : QString()));
+    const qint64 selected =
+        m_tree->currentItem() ? m_tree->currentItem()->data(0, Qt::UserRole).toLongLong() : 0;
+    // One row per run; rows are reused so a selection survives the refresh.
+    if (m_tree->topLevelItemCount() != static_cast<int>(p.runs.size()))
+        m_tree->clear();
+    for (std::size_t i = 0; i < p.runs.size(); ++i) {
+        const RunProgress &r = p.runs[i];
+        QTreeWidgetItem *item = m_tree->topLevelItem(static_cast<int>(i));
+        if (!item) {
+            item = new QTreeWidgetItem(m_tree);
+            auto *bar = new QProgressBar(m_tree);
+            bar->setMaximumHeight(16);
+            m_tree->setItemWidget(item, 5, bar);
+        }
+        item->setData(0, Qt::UserRole, static_cast<qint64>(r.runId));
+        item->setText(0, QString::number(r.runId));
+        item->setText(1, QString::fromStdString(r.task));
+        item->setText(2, QString::fromStdString(r.policy));
+        item->setText(3, QString::fromStdString(r.status) +
+                             (r.cancelRequested && (r.status == "running" || r.status == "queued")
+                                  ? tr(" (cancelling)")
+                                  : QString()));
+        item->setText(4, r.status == "running" ? QString::fromStdString(r.stage) : QString());
+        item->setText(6, QString::fromStdString(r.workerId));
+        auto *bar = static_cast<QProgressBar *>(m_tree->itemWidget(item, 5));
+        bar->setRange(0, std::max(1, r.horizon));
+        bar->setValue(r.stepsDone);
+        bar->setFormat(QStringLiteral("%1/%2").arg(r.stepsDone).arg(r.horizon));
+        if (r.runId == selected)
+            m_tree->setCurrentItem(item);
+    }
+    m_cancelRun->setEnabled(p.active());
+    m_cancelBatch->setEnabled(p.active());
+}
+
+} // namespace kosmos::ui

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "pipeline/BatchProgress.h"
+
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTreeWidget;
+
+namespace kosmos::ui {
+
+class RunController;
+
+// The batch being followed: overall progress (runs and steps, elapsed, estimated remaining),
+// one row per run with its own progress bar, stage and worker, and cancel buttons for the
+// selected run or the whole batch. Everything shown comes from the ledger.
+class ProgressPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ProgressPanel(RunController &controller, QWidget *parent = nullptr);
+    QTreeWidget *tree() const { return m_tree; }
+    QProgressBar *overall() const { return m_overall; }
+    QString statusText() const;
+
+signals:
+    void runActivated(qint64 runId);
+
+private:
+    void show(const BatchProgress &progress);
+
+    RunController &m_controller;
+    QLabel *m_title;
+    QProgressBar *m_overall;
+    QLabel *m_status;
+    QTreeWidget *m_tree;
+    QPushButton *m_cancelRun;
+    QPushButton *m_cancelBatch;
+};
+
+} // namespace kosmos::ui

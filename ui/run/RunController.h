@@ -1,0 +1,76 @@
+#pragma once
+
+#include "pipeline/BatchProgress.h"
+
+#include <QObject>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+class QTimer;
+
+namespace kosmos {
+class Ledger;
+}
+
+namespace kosmos::ui {
+
+// Starts batches as `kosmos-cli run PROTOCOL --ledger L --workers N --isolate`: a supervisor
+// process of its own (detached, so it outlives the window if the user chooses) whose worker
+// processes run the plugins. A crashing plugin ends one attempt, never the workstation. The
+// controller follows progress through the ledger only (PRAGMA data_version polling), so a
+// later launch picks up a batch that is still running; cancellation goes through the ledger.
+class RunController : public QObject
+{
+    Q_OBJECT
+public:
+    RunController(QString cliPath, QObject *parent = nullptr);
+    ~RunController() override;
+
+    // The ledger to launch into and follow; picks up its newest active batch, if any.
+    void setLedger(const QString &bundle);
+    QString ledger() const { return m_bundle; }
+    QString cliPath() const { return m_cli; }
+
+    // What running this protocol would do (`run --dry-run --json`): runs, finished, problems.
+    nlohmann::json preview(const nlohmann::json &protocol, QString *error = nullptr);
+    // Saves the protocol (AppDataLocation/protocols/<name>-<sha12>.json) and starts the batch.
+    // Returns false with error() when it cannot be started.
+    bool start(const nlohmann::json &protocol, int workers);
+    QString error() const { return m_error; }
+    QString logFile() const { return m_log; }
+
+    void follow(const QString &protocolSha256);
+    QString followed() const { return m_followed; }
+    const BatchProgress &progress() const { return m_progress; }
+    bool active() const { return m_progress.active(); }
+
+    // Through the ledger: a queued run is cancelled at once, a running one at its next step.
+    bool cancelRun(qint64 runId);
+    int cancelBatch();
+
+public slots:
+    void poll();
+
+signals:
+    void progressChanged(const kosmos::BatchProgress &progress);
+    void runsFinished(); // the number of finished runs grew: the runs view refreshes
+
+private:
+    Ledger *reader();
+    QString saveProtocol(const nlohmann::json &protocol);
+
+    QString m_cli;
+    QString m_bundle;
+    QString m_followed;
+    QString m_error;
+    QString m_log;
+    std::unique_ptr<Ledger> m_reader;
+    std::int64_t m_dataVersion = -1;
+    BatchProgress m_progress;
+    QTimer *m_timer;
+};
+
+} // namespace kosmos::ui

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+class QFormLayout;
+class QLabel;
+
+namespace kosmos::ui {
+
+// A form built from a plugin's settings_schema: a combo box for an enum, spin boxes for
+// integers and numbers (with their bounds), a check box for booleans, a line for strings, and
+// JSON text for anything else. Values are checked against the schema as they change; the first
+// problem is shown under the form with its field named.
+class SettingsForm : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SettingsForm(QWidget *parent = nullptr);
+    void setSchema(const nlohmann::json &schema, const nlohmann::json &values = nullptr);
+    nlohmann::json values() const;
+    // Problems of values() against the schema, "field: message" each; empty when it fits.
+    QStringList problems() const;
+    // The editor of one top-level field (tests drive the form through it).
+    QWidget *editor(const QString &field) const;
+
+signals:
+    void changed();
+
+private:
+    void clear();
+    void check();
+
+    nlohmann::json m_schema;
+    QFormLayout *m_form;
+    QLabel *m_problem;
+    QList<QPair<QString, QWidget *>> m_editors;
+};
+
+} // namespace kosmos::ui
