@@ -257,6 +257,10 @@ DE = {
     'open a ledger first': 'zuerst ein Ledger öffnen',
     'cannot start %1: %2': '%1 kann nicht gestartet werden: %2',
     'This plugin has no settings.': 'Dieses Plugin hat keine Einstellungen.',
+    'CPU %1%': 'CPU %1%',
+    'CPU -': 'CPU -',
+    'worker %1: %2, RSS %3 MiB': 'Worker %1: %2, RSS %3 MiB',
+    '. GPU: not reported (no CUDA-enabled plugin is running; NVML is not used).': '. GPU: nicht gemeldet (kein Plugin mit CUDA läuft; NVML wird nicht verwendet).',
 }
 
 

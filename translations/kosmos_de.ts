@@ -681,6 +681,22 @@
         <source> (cancelling)</source>
         <translation> (wird abgebrochen)</translation>
     </message>
+    <message>
+        <source>CPU %1%</source>
+        <translation>CPU %1%</translation>
+    </message>
+    <message>
+        <source>CPU -</source>
+        <translation>CPU -</translation>
+    </message>
+    <message>
+        <source>worker %1: %2, RSS %3 MiB</source>
+        <translation>Worker %1: %2, RSS %3 MiB</translation>
+    </message>
+    <message>
+        <source>. GPU: not reported (no CUDA-enabled plugin is running; NVML is not used).</source>
+        <translation>. GPU: nicht gemeldet (kein Plugin mit CUDA läuft; NVML wird nicht verwendet).</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::ProvenancePanel</name>

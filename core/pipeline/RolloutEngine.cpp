@@ -38,6 +38,16 @@ std::int64_t peakRssKib()
     return usage.ru_maxrss;
 }
 
+// CPU time of the calling thread (user + system): an attempt runs on one worker thread, so the
+// difference over an attempt is its CPU time (threads a plugin starts itself are not counted).
+double threadCpuMs()
+{
+    rusage usage{};
+    getrusage(RUSAGE_THREAD, &usage);
+    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
+           (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
+}
+
 std::vector<std::uint8_t> encodePng(const cv::Mat &rgb)
 {
     cv::Mat bgr;
@@ -548,6 +558,7 @@ private:
                                     {"judge", m_judgeMs}}},
                                   {"orchestration_ms", total - adapters},
                                   {"device", "cpu"},
+                                  {"cpu_ms", threadCpuMs() - m_cpuStartMs},
                                   {"peak_rss_kib", peakRssKib()}};
         try {
             m_pendingEvents.emplace_back("timings", timings);
@@ -573,6 +584,7 @@ private:
     std::optional<std::int64_t> m_lastFrameArtifact;
     Steady::time_point m_lastHeartbeat;
     double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
+    double m_cpuStartMs = threadCpuMs();
 
     std::string m_failure;
 

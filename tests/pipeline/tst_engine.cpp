@@ -189,7 +189,9 @@ TEST(Engine, RunsEndToEndAndRecordsEveryStage)
     EXPECT_EQ(labels.int64(0), 2) << "ground truth is its own label source";
     bool timings = false;
     for (const auto &e : ledger.events(run))
-        timings |= e.type == "timings" && nlohmann::json::parse(e.payloadJson).contains("stage_ms");
+        timings |= e.type == "timings" &&
+                   nlohmann::json::parse(e.payloadJson).contains("stage_ms") &&
+                   nlohmann::json::parse(e.payloadJson).contains("cpu_ms");
     EXPECT_TRUE(timings);
     expectClean(f.bundle);
 }

@@ -194,6 +194,9 @@ private slots:
             QVERIFY(window.openLedger(bundle));
             QVERIFY(window.runController()->start(batchProtocol("left", 40), 1));
             QTRY_VERIFY_WITH_TIMEOUT(window.runController()->progress().running > 0, 20000);
+            // The resource view samples the worker process (CPU, RSS) while it runs.
+            QTRY_VERIFY_WITH_TIMEOUT(
+                window.progressPanel()->resourcesText().contains(QStringLiteral("RSS")), 20000);
             bool asked = false;
             window.setCloseQuestion([&] {
                 asked = true;

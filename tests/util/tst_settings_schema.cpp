@@ -56,3 +56,22 @@ TEST(SettingsSchema, EachProblemNamesItsField)
     EXPECT_NE(describeProblems(problems).find("samples: must be at least 1"), std::string::npos);
     EXPECT_EQ(checkSettings(kSchema, "text")[0].message, "must be object, not \"text\"");
 }
+
+#include "util/ProcessStats.h"
+
+#include <unistd.h>
+
+TEST(ProcessStats, SamplesThisProcessAndNotAMissingOne)
+{
+    const auto before = sampleProcess(::getpid());
+    ASSERT_TRUE(before);
+    EXPECT_GT(before->rssBytes, 1 << 20);
+    volatile double x = 0;
+    for (int i = 0; i < 20'000'000; ++i)
+        x = x + i * 1e-9; // burn some CPU
+    const auto after = sampleProcess(::getpid());
+    ASSERT_TRUE(after);
+    EXPECT_GE(after->cpuSeconds, before->cpuSeconds);
+    EXPECT_GE(cpuPercent(*before, *after), 0.0);
+    EXPECT_FALSE(sampleProcess(999'999'999));
+}

@@ -29,7 +29,7 @@ QString duration(std::int64_t ms)
 ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     : QWidget(parent), m_controller(controller), m_title(new QLabel(this)),
       m_overall(new QProgressBar(this)), m_status(new QLabel(this)), m_tree(new QTreeWidget(this)),
-      m_cancelRun(new QPushButton(tr("Cancel run"), this)),
+      m_resources(new QLabel(this)), m_cancelRun(new QPushButton(tr("Cancel run"), this)),
       m_cancelBatch(new QPushButton(tr("Cancel batch"), this))
 {
     m_tree->setHeaderLabels({tr("Run"), tr("Task"), tr("Policy"), tr("Status"), tr("Stage"),
@@ -47,6 +47,8 @@ ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     layout->addWidget(m_overall);
     layout->addWidget(m_status);
     layout->addWidget(m_tree, 1);
+    layout->addWidget(m_resources);
+    m_resources->setWordWrap(true);
     layout->addLayout(buttons);
     connect(&m_controller, &RunController::progressChanged, this, &ProgressPanel::show);
     connect(m_cancelRun, &QPushButton::clicked, this, [this] {
@@ -60,6 +62,11 @@ ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     m_title->setText(tr("No batch running. Run > New batch... starts one."));
     m_cancelRun->setEnabled(false);
     m_cancelBatch->setEnabled(false);
+}
+
+QString ProgressPanel::resourcesText() const
+{
+    return m_resources->text();
 }
 
 QString ProgressPanel::statusText() const
@@ -118,6 +125,37 @@ void ProgressPanel::show(const BatchProgress &p)
     }
     m_cancelRun->setEnabled(p.active());
     m_cancelBatch->setEnabled(p.active());
+
+    // Resources of the worker processes (ids "kosmos-cli-<pid>-<n>") of running runs.
+    QStringList lines;
+    QHash<int, ProcessSample> seen;
+    for (const RunProgress &r : p.runs) {
+        if (r.status != "running")
+            continue;
+        const QStringList parts = QString::fromStdString(r.workerId).split(QLatin1Char('-'));
+        bool ok = false;
+        const int pid = parts.size() >= 2 ? parts.at(parts.size() - 2).toInt(&ok) : 0;
+        if (!ok || seen.contains(pid))
+            continue;
+        const auto sample = sampleProcess(pid);
+        if (!sample)
+            continue; // on another machine, or just ended
+        seen.insert(pid, *sample);
+        const QString cpu =
+            m_samples.contains(pid)
+                ? tr("CPU %1%").arg(cpuPercent(m_samples.value(pid), *sample), 0, 'f', 0)
+                : tr("CPU -");
+        lines << tr("worker %1: %2, RSS %3 MiB")
+                     .arg(pid)
+                     .arg(cpu)
+                     .arg(static_cast<double>(sample->rssBytes) / (1 << 20), 0, 'f', 0);
+    }
+    m_samples = seen;
+    m_resources->setText(
+        lines.isEmpty()
+            ? QString()
+            : lines.join(QStringLiteral("; ")) +
+                  tr(". GPU: not reported (no CUDA-enabled plugin is running; NVML is not used)."));
 }
 
 } // namespace kosmos::ui

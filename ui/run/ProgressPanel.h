@@ -1,6 +1,9 @@
 #pragma once
 
 #include "pipeline/BatchProgress.h"
+#include "util/ProcessStats.h"
+
+#include <QHash>
 
 #include <QWidget>
 
@@ -14,8 +17,9 @@ namespace kosmos::ui {
 class RunController;
 
 // The batch being followed: overall progress (runs and steps, elapsed, estimated remaining),
-// one row per run with its own progress bar, stage and worker, and cancel buttons for the
-// selected run or the whole batch. Everything shown comes from the ledger.
+// one row per run with its own progress bar, stage and worker, the CPU and memory of each
+// worker process (from /proc), and cancel buttons for the selected run or the whole batch.
+// Everything shown comes from the ledger.
 class ProgressPanel : public QWidget
 {
     Q_OBJECT
@@ -24,6 +28,8 @@ public:
     QTreeWidget *tree() const { return m_tree; }
     QProgressBar *overall() const { return m_overall; }
     QString statusText() const;
+    // "worker 1234: CPU 97%, RSS 80 MiB; ..." for the worker processes of running runs.
+    QString resourcesText() const;
 
 signals:
     void runActivated(qint64 runId);
@@ -36,6 +42,8 @@ private:
     QProgressBar *m_overall;
     QLabel *m_status;
     QTreeWidget *m_tree;
+    QLabel *m_resources;
+    QHash<int, ProcessSample> m_samples; // last sample per worker process, for CPU %
     QPushButton *m_cancelRun;
     QPushButton *m_cancelBatch;
 };
