@@ -19,6 +19,8 @@ shot() { # shot NAME [kosmos options...]
 shot screenshot-workstation "$demo" --run 35
 shot screenshot-compare "$demo" --run 35 --compare 15
 shot screenshot-workstation-de "$demo" --run 35 --language de
+shot screenshot-launcher "$demo" --dialog launcher --protocol examples/tabletop-demo.json
+shot screenshot-plugins "$demo" --dialog plugins
 
 # An imported episode with a reference recording beside its frames. The demo has no real camera:
 # the "reference" here is the video of run 15 (another synthetic rollout of the same start), a

@@ -2,6 +2,8 @@
 #include "MainWindow.h"
 #include "Translations.h"
 #include "player/FramePlayer.h"
+#include "run/LauncherDialog.h"
+#include "run/PluginManagerDialog.h"
 
 #include "host/PluginRegistry.h"
 
@@ -9,6 +11,7 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QScreen>
 
 #include <cstdio>
@@ -104,8 +107,15 @@ int main(int argc, char *argv[])
     const QCommandLineOption frameOption(QStringLiteral("frame"),
                                          QStringLiteral("show this frame of the run"),
                                          QStringLiteral("index"));
-    parser.addOptions(
-        {runOption, screenshotOption, compareOption, raiseOption, languageOption, frameOption});
+    const QCommandLineOption dialogOption(
+        QStringLiteral("dialog"),
+        QStringLiteral("with --screenshot: render this dialog instead: launcher, plugins"),
+        QStringLiteral("name"));
+    const QCommandLineOption protocolOption(
+        QStringLiteral("protocol"),
+        QStringLiteral("with --dialog launcher: fill it from this file"), QStringLiteral("json"));
+    parser.addOptions({runOption, screenshotOption, compareOption, raiseOption, languageOption,
+                       frameOption, dialogOption, protocolOption});
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
@@ -138,6 +148,29 @@ int main(int argc, char *argv[])
         }
     }
     window.show();
+    if (screenshot && parser.isSet(dialogOption)) {
+        std::unique_ptr<QDialog> dialog;
+        if (parser.value(dialogOption) == QLatin1String("plugins")) {
+            dialog =
+                std::make_unique<kosmos::ui::PluginManagerDialog>(*window.pluginCatalog(), &window);
+        } else {
+            auto launcher = std::make_unique<kosmos::ui::LauncherDialog>(
+                *window.pluginCatalog(), *window.runController(), &window);
+            QFile file(parser.value(protocolOption));
+            if (file.open(QIODevice::ReadOnly)) {
+                const QByteArray bytes = file.readAll();
+                launcher->setProtocol(nlohmann::json::parse(
+                    bytes.constData(), bytes.constData() + bytes.size(), nullptr, false));
+                launcher->check();
+            }
+            dialog = std::move(launcher);
+        }
+        dialog->resize(1200, 760);
+        dialog->show();
+        for (int i = 0; i < 20; ++i)
+            app.processEvents();
+        return dialog->grab().save(parser.value(screenshotOption)) ? 0 : 1;
+    }
     if (screenshot) {
         app.processEvents();
         window.player()->seek(parser.isSet(frameOption) ? parser.value(frameOption).toInt()

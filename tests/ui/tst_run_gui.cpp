@@ -12,6 +12,8 @@
 #include "run/ProgressPanel.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
+#include "util/CanonicalJson.h"
+#include "util/Sha256.h"
 
 #include "TestSupport.h"
 
@@ -27,6 +29,8 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+
+#include <fstream>
 
 using namespace kosmos;
 
@@ -119,6 +123,13 @@ private slots:
         QVERIFY2(dialog.problems().join('\n').contains(
                      QStringLiteral("judge settings: base_url: is required")),
                  qPrintable(dialog.problems().join('\n')));
+
+        // Loading a protocol and launching it unchanged keeps its hash (and so its run keys).
+        std::ifstream example(KOSMOS_EXAMPLES_DIR "/tabletop-demo.json");
+        const auto demo = nlohmann::json::parse(example);
+        dialog.setProtocol(demo);
+        QCOMPARE(QString::fromStdString(Sha256::hex(canonicalJson(dialog.protocol()))),
+                 QString::fromStdString(Sha256::hex(canonicalJson(demo))));
 
         // The dry run counts runs and what the ledger already holds.
         dialog.setProtocol(batchProtocol("launcher", 2));

@@ -247,6 +247,7 @@ void LauncherDialog::addPolicy()
 void LauncherDialog::setProtocol(const nlohmann::json &p)
 {
     const QSignalBlocker block(m_tasks);
+    m_base = p.is_object() ? p : nlohmann::json::object();
     m_name->setText(QString::fromStdString(p.value("name", "batch")));
     m_seed->setValue(static_cast<int>(p.value("seed", 1)));
     m_horizon->setValue(p.value("horizon", 40));
@@ -297,14 +298,17 @@ void LauncherDialog::setProtocol(const nlohmann::json &p)
 
 nlohmann::json LauncherDialog::protocol() const
 {
-    nlohmann::json p = {{"kosmos_protocol", 1},
-                        {"name", m_name->text().trimmed().toStdString()},
-                        {"seed", m_seed->value()},
-                        {"horizon", m_horizon->value()},
-                        {"episodes_per_task", m_episodes->value()},
-                        {"feedback_mode", m_feedback->currentData().toString().toStdString()},
-                        {"tasks", nlohmann::json::array()},
-                        {"policies", nlohmann::json::array()}};
+    // The loaded document with the form's fields over it: what the form does not show (a
+    // description, quorum details) is kept, so an unchanged protocol keeps its hash.
+    nlohmann::json p = m_base;
+    p["kosmos_protocol"] = m_base.value("kosmos_protocol", 1);
+    p["name"] = m_name->text().trimmed().toStdString();
+    p["seed"] = m_seed->value();
+    p["horizon"] = m_horizon->value();
+    p["episodes_per_task"] = m_episodes->value();
+    p["feedback_mode"] = m_feedback->currentData().toString().toStdString();
+    p["tasks"] = nlohmann::json::array();
+    p["policies"] = nlohmann::json::array();
     for (int row = 0; row < m_tasks->rowCount(); ++row) {
         auto text = [&](int column) {
             const QTableWidgetItem *item = m_tasks->item(row, column);
@@ -321,10 +325,17 @@ nlohmann::json LauncherDialog::protocol() const
             m_policies->item(i)->data(Qt::UserRole).toString().toStdString(), nullptr, false));
     p["world_model"] = {{"plugin", m_world->currentData().toString().toStdString()},
                         {"settings", m_worldForm->values()}};
-    if (!m_judge->currentData().toString().isEmpty())
+    p.erase("judge");
+    if (!m_judge->currentData().toString().isEmpty()) {
+        const auto base = m_base.value("judge", nlohmann::json::object());
+        nlohmann::json quorum = base.is_object() ? base.value("quorum", nlohmann::json::object())
+                                                 : nlohmann::json::object();
+        quorum["samples"] = m_samples->value();
+        quorum["quorum"] = m_quorum->value();
         p["judge"] = {{"plugin", m_judge->currentData().toString().toStdString()},
                       {"settings", m_judgeForm->values()},
-                      {"quorum", {{"samples", m_samples->value()}, {"quorum", m_quorum->value()}}}};
+                      {"quorum", quorum}};
+    }
     return p;
 }
 

@@ -76,6 +76,8 @@ private:
     QLabel *m_summary;
     QLabel *m_problems;
     QPushButton *m_start;
+    nlohmann::json m_base = nlohmann::json::object(); // the loaded protocol: fields the form
+                                                      // does not show are kept as they are
     nlohmann::json m_dryRun; // the last check, for the protocol it was made for
     nlohmann::json m_dryRunFor;
 };

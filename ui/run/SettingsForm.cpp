@@ -45,6 +45,7 @@ void SettingsForm::setSchema(const nlohmann::json &schema, const nlohmann::json 
 {
     clear();
     m_schema = schema.is_object() ? schema : nlohmann::json::object();
+    m_given = values.is_object() ? values : nlohmann::json::object();
     const auto properties = m_schema.value("properties", nlohmann::json::object());
     for (const auto &[key, spec] : properties.items()) {
         const QString name = QString::fromStdString(key);
@@ -127,6 +128,11 @@ nlohmann::json SettingsForm::values() const
             else
                 out[key] = line->text().toStdString();
         }
+        // A default nobody set stays implicit.
+        const auto &spec = m_schema["properties"][key];
+        if (!m_given.contains(key) && spec.contains("default") && out.contains(key) &&
+            out[key] == spec["default"])
+            out.erase(key);
     }
     return out;
 }

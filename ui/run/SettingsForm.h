@@ -19,6 +19,8 @@ class SettingsForm : public QWidget
 public:
     explicit SettingsForm(QWidget *parent = nullptr);
     void setSchema(const nlohmann::json &schema, const nlohmann::json &values = nullptr);
+    // The settings: every key that was given, plus every other whose value differs from the
+    // schema's default (so loading and saving a protocol does not change its hash).
     nlohmann::json values() const;
     // Problems of values() against the schema, "field: message" each; empty when it fits.
     QStringList problems() const;
@@ -36,6 +38,7 @@ private:
     QFormLayout *m_form;
     QLabel *m_problem;
     QList<QPair<QString, QWidget *>> m_editors;
+    nlohmann::json m_given; // the values passed in: their keys are always written back
 };
 
 } // namespace kosmos::ui
