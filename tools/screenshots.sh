@@ -22,6 +22,18 @@ shot screenshot-workstation-de "$demo" --run 35 --language de
 shot screenshot-launcher "$demo" --dialog launcher --protocol examples/tabletop-demo.json
 shot screenshot-plugins "$demo" --dialog plugins
 
+# A batch running in worker processes, followed by the progress dock (the workstation picks up
+# a batch that is still running when it opens the ledger).
+rm -rf build/screenshot-progress.kosmos
+build/bin/kosmos-cli init build/screenshot-progress.kosmos > /dev/null
+build/bin/kosmos-cli run examples/tabletop-demo.json --ledger build/screenshot-progress.kosmos \
+    --workers 2 --isolate > /dev/null 2>&1 &
+batch=$!
+sleep 3
+shot screenshot-progress build/screenshot-progress.kosmos --run 1
+kill -TERM "$batch" 2> /dev/null || true
+wait "$batch" 2> /dev/null || true
+
 # An imported episode with a reference recording beside its frames. The demo has no real camera:
 # the "reference" here is the video of run 15 (another synthetic rollout of the same start), a
 # stand-in that shows the pane, not evidence of anything.

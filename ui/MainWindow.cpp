@@ -121,6 +121,14 @@ MainWindow::MainWindow(QWidget *parent)
         if (!dir.isEmpty())
             openLedger(dir);
     });
+    file->addAction(tr("&New ledger..."), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("New ledger bundle (a folder NAME.kosmos)"),
+                                         QString(), tr("Kosmos ledgers (*.kosmos)"));
+        if (!path.isEmpty())
+            createLedger(
+                path.endsWith(QStringLiteral(".kosmos")) ? path : path + QStringLiteral(".kosmos"));
+    });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Export current run..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const QString dir =
@@ -204,6 +212,18 @@ bool MainWindow::openLedger(const QString &path)
             QMessageBox::warning(this, tr("Cannot open ledger"), m_lastError);
         return false;
     }
+}
+
+bool MainWindow::createLedger(const QString &path)
+{
+    try {
+        Ledger::create(path.toStdString());
+    } catch (const std::exception &e) {
+        m_lastError = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Cannot create %1: %2").arg(path, m_lastError));
+        return false;
+    }
+    return openLedger(path);
 }
 
 void MainWindow::selectRun(qint64 runId)

@@ -38,6 +38,8 @@ public:
     // Opens a bundle (or its ledger.sqlite) read-only. On failure the window stays usable, shows
     // why, and lastError() says it.
     bool openLedger(const QString &path);
+    // Creates an empty ledger bundle (File > New ledger...) and opens it; never overwrites one.
+    bool createLedger(const QString &path);
     QString lastError() const { return m_lastError; }
     // Dock positions, the player/traces splitter and the runs table's columns, kept in
     // QSettings on close and restored by the next window.

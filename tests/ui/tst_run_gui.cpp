@@ -175,10 +175,12 @@ private slots:
 
     void aBatchLaunchedFromTheGuiCanBeHalfCancelled()
     {
-        const QString bundle = newLedger("batch.kosmos");
+        // From the workstation alone: a new ledger, then a batch into it.
+        const QString bundle = QString::fromStdString((m_dir / "batch.kosmos").string());
         ui::MainWindow window;
         window.setCliPath(QString::fromStdString(test::cliPath()));
-        QVERIFY(window.openLedger(bundle));
+        QVERIFY(window.createLedger(bundle));
+        QVERIFY2(!window.createLedger(bundle), "an existing ledger is never overwritten");
         ui::RunController *controller = window.runController();
         QVERIFY2(controller->start(batchProtocol("half", 6), 1), qPrintable(controller->error()));
         QTRY_COMPARE_WITH_TIMEOUT(controller->progress().total, 6, 20000);
