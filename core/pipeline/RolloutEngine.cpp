@@ -150,13 +150,34 @@ std::optional<std::pair<std::string, std::string>> contractMisfit(const ActionCo
     return std::nullopt;
 }
 
-BatchPreview RolloutEngine::preview(const Protocol &protocol)
+std::vector<RunSpec> RolloutEngine::runSpecs(const Protocol &protocol)
 {
     std::vector<ComponentIdentity> policies;
     for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
         policies.push_back(policyIdentity(protocol, i));
     const auto world = worldModelIdentity(protocol);
     const auto judge = judgeIdentity(protocol);
+    const std::string protocolSha = Sha256::hex(canonicalJson(protocol.document));
+    std::vector<RunSpec> specs;
+    for (const RunPlan &plan : expandRuns(protocol)) {
+        RunSpec spec;
+        spec.protocolSha256 = protocolSha;
+        spec.episodeIndex = plan.episodeIndex;
+        spec.policy = policies[static_cast<std::size_t>(plan.policyIndex)];
+        spec.worldModel = world;
+        spec.judge = judge;
+        spec.seeds = {{"episode", plan.seed}};
+        const auto &task = protocol.tasks[static_cast<std::size_t>(plan.taskIndex)];
+        spec.task = task.id;
+        spec.instruction = task.instruction;
+        specs.push_back(std::move(spec));
+    }
+    return specs;
+}
+
+BatchPreview RolloutEngine::preview(const Protocol &protocol)
+{
+    const std::vector<RunSpec> specs = runSpecs(protocol);
     BatchPreview preview;
     preview.protocolSha256 = Sha256::hex(canonicalJson(protocol.document));
     // Contracts: one instance of each policy against one of the world model.
@@ -176,17 +197,7 @@ BatchPreview RolloutEngine::preview(const Protocol &protocol)
         preview.problems.push_back(std::string("component_unavailable: ") + e.what());
     }
     Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
-    for (const RunPlan &plan : expandRuns(protocol)) {
-        RunSpec spec;
-        spec.protocolSha256 = preview.protocolSha256;
-        spec.episodeIndex = plan.episodeIndex;
-        spec.policy = policies[static_cast<std::size_t>(plan.policyIndex)];
-        spec.worldModel = world;
-        spec.judge = judge;
-        spec.seeds = {{"episode", plan.seed}};
-        const auto &task = protocol.tasks[static_cast<std::size_t>(plan.taskIndex)];
-        spec.task = task.id;
-        spec.instruction = task.instruction;
+    for (const RunSpec &spec : specs) {
         ++preview.runs;
         if (const auto run = ledger.runByKeyPrefix(spec.runKey())) {
             ++preview.inLedger;
@@ -200,26 +211,12 @@ BatchPreview RolloutEngine::preview(const Protocol &protocol)
 SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
 {
     // Resolve every plugin first: an unknown id changes nothing in the ledger.
-    std::vector<ComponentIdentity> policies;
-    for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
-        policies.push_back(policyIdentity(protocol, i));
-    const auto world = worldModelIdentity(protocol);
-    const auto judge = judgeIdentity(protocol);
+    const std::vector<RunSpec> specs = runSpecs(protocol);
     Ledger ledger = Ledger::open(m_bundle);
     SubmittedBatch batch;
     batch.protocolSha256 = ledger.freezeProtocol(protocol.name, protocol.document);
     batch.plans = expandRuns(protocol);
-    for (const RunPlan &plan : batch.plans) {
-        RunSpec spec;
-        spec.protocolSha256 = batch.protocolSha256;
-        spec.episodeIndex = plan.episodeIndex;
-        spec.policy = policies[static_cast<std::size_t>(plan.policyIndex)];
-        spec.worldModel = world;
-        spec.judge = judge;
-        spec.seeds = {{"episode", plan.seed}};
-        const auto &task = protocol.tasks[static_cast<std::size_t>(plan.taskIndex)];
-        spec.task = task.id;
-        spec.instruction = task.instruction;
+    for (const RunSpec &spec : specs) {
         const SubmitResult r = ledger.submitRun(spec);
         batch.runIds.push_back(r.runId);
         (r.created ? batch.created : batch.existing)++;

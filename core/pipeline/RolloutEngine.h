@@ -114,6 +114,9 @@ public:
     // contracts; reads the ledger, never writes it.
     BatchPreview preview(const Protocol &protocol);
 
+    // Every run of the protocol as it is submitted (plans in order, identities resolved).
+    std::vector<RunSpec> runSpecs(const Protocol &protocol);
+
     // The identities that go into run keys.
     ComponentIdentity policyIdentity(const Protocol &protocol, int policyIndex);
     ComponentIdentity worldModelIdentity(const Protocol &protocol);
