@@ -1,0 +1,179 @@
+#include "stats/Ranking.h"
+
+#include "stats/Agreement.h"
+#include "util/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+namespace kosmos {
+
+namespace {
+
+struct Tally
+{
+    int successes = 0;
+    int n = 0;
+};
+
+} // namespace
+
+BootstrapInterval bootstrapRateDifference(const std::vector<EpisodeOutcome> &episodes,
+                                          const std::string &policyA, const std::string &policyB,
+                                          int replicates, std::uint64_t seed, double alpha)
+{
+    if (replicates < 1)
+        throw Error(ErrorCode::InvalidInput, "bootstrap: replicates must be 1 or more");
+    // task -> lineage -> (A tally, B tally)
+    std::map<std::string, std::map<std::string, std::pair<Tally, Tally>>> byTask;
+    for (const auto &e : episodes) {
+        if (e.policy != policyA && e.policy != policyB)
+            continue;
+        auto &cell = byTask[e.task][e.lineage];
+        Tally &t = e.policy == policyA ? cell.first : cell.second;
+        t.successes += e.success;
+        ++t.n;
+    }
+    std::vector<std::vector<std::pair<Tally, Tally>>> tasks;
+    Tally a, b;
+    for (const auto &[task, lineages] : byTask) {
+        std::vector<std::pair<Tally, Tally>> cells;
+        for (const auto &[lineage, cell] : lineages) {
+            cells.push_back(cell);
+            a.successes += cell.first.successes;
+            a.n += cell.first.n;
+            b.successes += cell.second.successes;
+            b.n += cell.second.n;
+        }
+        tasks.push_back(std::move(cells));
+    }
+    if (a.n == 0 || b.n == 0)
+        throw Error(ErrorCode::InvalidInput,
+                    "bootstrap: no episodes of " + (a.n == 0 ? policyA : policyB));
+    BootstrapInterval out;
+    out.replicates = replicates;
+    out.seed = seed;
+    out.observed = static_cast<double>(a.successes) / a.n - static_cast<double>(b.successes) / b.n;
+    std::mt19937_64 rng(seed);
+    std::vector<double> differences;
+    differences.reserve(static_cast<std::size_t>(replicates));
+    for (int r = 0; r < replicates; ++r) {
+        Tally ra, rb;
+        for (const auto &cells : tasks) {
+            std::uniform_int_distribution<std::size_t> pick(0, cells.size() - 1);
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                const auto &cell = cells[pick(rng)];
+                ra.successes += cell.first.successes;
+                ra.n += cell.first.n;
+                rb.successes += cell.second.successes;
+                rb.n += cell.second.n;
+            }
+        }
+        if (ra.n == 0 || rb.n == 0)
+            continue; // a replicate that drew no episode of one policy has no difference
+        differences.push_back(static_cast<double>(ra.successes) / ra.n -
+                              static_cast<double>(rb.successes) / rb.n);
+    }
+    std::sort(differences.begin(), differences.end());
+    if (differences.empty()) {
+        out.lower = out.upper = out.observed;
+        return out;
+    }
+    auto quantile = [&](double q) {
+        const double pos = q * static_cast<double>(differences.size() - 1);
+        const auto lo = static_cast<std::size_t>(std::floor(pos));
+        const auto hi = std::min(lo + 1, differences.size() - 1);
+        return differences[lo] +
+               (pos - static_cast<double>(lo)) * (differences[hi] - differences[lo]);
+    };
+    out.lower = quantile(alpha / 2);
+    out.upper = quantile(1 - alpha / 2);
+    return out;
+}
+
+PolicyRanking rankPolicies(const std::vector<EpisodeOutcome> &episodes, int replicates,
+                           std::uint64_t seed)
+{
+    std::map<std::string, Tally> tallies;
+    for (const auto &e : episodes) {
+        tallies[e.policy].successes += e.success;
+        ++tallies[e.policy].n;
+    }
+    PolicyRanking ranking;
+    for (const auto &[policy, t] : tallies)
+        ranking.rates.emplace_back(policy, wilson(t.successes, t.n));
+    std::stable_sort(ranking.rates.begin(), ranking.rates.end(),
+                     [](const auto &x, const auto &y) { return *x.second.rate > *y.second.rate; });
+    for (auto i = tallies.begin(); i != tallies.end(); ++i) {
+        for (auto j = std::next(i); j != tallies.end(); ++j) {
+            PairOrder pair;
+            pair.a = i->first;
+            pair.b = j->first;
+            pair.difference = bootstrapRateDifference(episodes, pair.a, pair.b, replicates, seed);
+            const Proportion ea = clopperPearson(i->second.successes, i->second.n);
+            const Proportion eb = clopperPearson(j->second.successes, j->second.n);
+            pair.exactSeparated = *ea.lower > *eb.upper || *eb.lower > *ea.upper;
+            if (pair.exactSeparated && pair.difference.lower > 0)
+                pair.verdict = PairOrder::Verdict::ABetter;
+            else if (pair.exactSeparated && pair.difference.upper < 0)
+                pair.verdict = PairOrder::Verdict::BBetter;
+            ranking.pairs.push_back(pair);
+        }
+    }
+    return ranking;
+}
+
+std::map<std::string, double> bradleyTerry(const std::vector<PairwiseOutcome> &outcomes,
+                                           int iterations)
+{
+    std::set<std::string> players;
+    std::map<std::string, double> wins;
+    std::map<std::pair<std::string, std::string>, double> games; // unordered pair -> count
+    for (const auto &o : outcomes) {
+        if (o.count < 0 || o.winner == o.loser)
+            throw Error(ErrorCode::InvalidInput,
+                        "bradleyTerry: an outcome needs two players and a count >= 0");
+        players.insert(o.winner);
+        players.insert(o.loser);
+        wins[o.winner] += o.count;
+        games[std::minmax(o.winner, o.loser)] += o.count;
+    }
+    std::map<std::string, double> s;
+    for (const auto &p : players)
+        s[p] = 1.0;
+    for (int it = 0; it < iterations; ++it) {
+        std::map<std::string, double> next;
+        double change = 0;
+        for (const auto &p : players) {
+            double denominator = 0;
+            for (const auto &[pair, n] : games) {
+                if (pair.first == p)
+                    denominator += n / (s[p] + s[pair.second]);
+                else if (pair.second == p)
+                    denominator += n / (s[p] + s[pair.first]);
+            }
+            next[p] = denominator > 0 ? wins[p] / denominator : 0.0;
+        }
+        // Scale to a geometric mean of 1 over the players that won anything.
+        double logSum = 0;
+        int positive = 0;
+        for (const auto &[p, v] : next)
+            if (v > 0) {
+                logSum += std::log(v);
+                ++positive;
+            }
+        const double scale = positive > 0 ? std::exp(-logSum / positive) : 1.0;
+        for (auto &[p, v] : next) {
+            v *= scale;
+            change = std::max(change, std::abs(v - s[p]));
+        }
+        s = std::move(next);
+        if (change < 1e-12)
+            break;
+    }
+    return s;
+}
+
+} // namespace kosmos

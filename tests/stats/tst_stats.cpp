@@ -1,0 +1,206 @@
+// Every expected value is computed by hand (the arithmetic is in the comment) or taken from a
+// published source named beside it; docs/statistics.md has the formulas.
+#include "stats/Agreement.h"
+#include "stats/Proportion.h"
+#include "stats/Ranking.h"
+#include "util/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace kosmos;
+
+TEST(Stats, WilsonInterval)
+{
+    // 0 of 10: upper = z^2 / (n + z^2) = 3.8415 / 13.8415.
+    const Proportion zero = wilson(0, 10);
+    EXPECT_DOUBLE_EQ(*zero.lower, 0.0);
+    EXPECT_NEAR(*zero.upper, 0.277533, 1e-6);
+    // 5 of 10: centre 0.5, half width z sqrt(0.025 + z^2/400) / (1 + z^2/10) = 0.2366.
+    const Proportion half = wilson(5, 10);
+    EXPECT_NEAR(*half.lower, 0.236593, 1e-6);
+    EXPECT_NEAR(*half.upper, 0.763407, 1e-6);
+    EXPECT_FALSE(wilson(0, 0).rate) << "no rate over n = 0";
+}
+
+TEST(Stats, ClopperPearsonMatchesTheClosedFormsAndRsBinomTest)
+{
+    // k = 0: upper = 1 - (alpha/2)^(1/n); k = n: lower = (alpha/2)^(1/n).
+    const Proportion zero = clopperPearson(0, 10);
+    EXPECT_DOUBLE_EQ(*zero.lower, 0.0);
+    EXPECT_NEAR(*zero.upper, 1 - std::pow(0.025, 0.1), 1e-9);
+    const Proportion all = clopperPearson(10, 10);
+    EXPECT_NEAR(*all.lower, std::pow(0.025, 0.1), 1e-9);
+    EXPECT_DOUBLE_EQ(*all.upper, 1.0);
+    // R: binom.test(5, 10)$conf.int = 0.1870860 0.8129140.
+    const Proportion five = clopperPearson(5, 10);
+    EXPECT_NEAR(*five.lower, 0.1870860, 1e-6);
+    EXPECT_NEAR(*five.upper, 0.8129140, 1e-6);
+    // Symmetry: (k, n) and (n - k, n) mirror each other.
+    const Proportion three = clopperPearson(3, 9), six = clopperPearson(6, 9);
+    EXPECT_NEAR(*three.lower, 1 - *six.upper, 1e-9);
+    EXPECT_THROW(clopperPearson(11, 10), Error);
+}
+
+TEST(Stats, ExactMcNemar)
+{
+    // b = 0, c = 9: p = 2 * 0.5^9 = 0.00390625.
+    EXPECT_DOUBLE_EQ(mcnemarExact(0, 9).pValue, 2.0 / 512);
+    // b = 1, c = 8: p = 2 * (1 + 9) / 512 = 0.0390625.
+    EXPECT_NEAR(mcnemarExact(1, 8).pValue, 20.0 / 512, 1e-12);
+    // Balanced discordance: p = 1 (capped).
+    EXPECT_DOUBLE_EQ(mcnemarExact(4, 4).pValue, 1.0);
+    EXPECT_DOUBLE_EQ(mcnemarExact(0, 0).pValue, 1.0);
+    EXPECT_EQ(mcnemarExact(2, 3).discordant, 5);
+}
+
+TEST(Stats, CohensKappaWikipediaExample)
+{
+    // Wikipedia "Cohen's kappa": 50 proposals, yes/yes 20, yes/no 5, no/yes 10, no/no 15:
+    // p_o = 0.7, p_e = 0.5 * 0.6 + 0.5 * 0.4 = 0.5, kappa = 0.4.
+    std::vector<std::string> a, b;
+    auto add = [&](int n, const char *x, const char *y) {
+        for (int i = 0; i < n; ++i) {
+            a.push_back(x);
+            b.push_back(y);
+        }
+    };
+    add(20, "yes", "yes");
+    add(5, "yes", "no");
+    add(10, "no", "yes");
+    add(15, "no", "no");
+    const KappaResult k = cohensKappa(a, b);
+    EXPECT_DOUBLE_EQ(k.observedAgreement, 0.7);
+    EXPECT_DOUBLE_EQ(k.expectedAgreement, 0.5);
+    EXPECT_NEAR(*k.kappa, 0.4, 1e-12);
+    EXPECT_FALSE(cohensKappa({"x", "x"}, {"x", "x"}).kappa) << "p_e = 1: undefined";
+    EXPECT_THROW(cohensKappa({"x"}, {}), Error);
+}
+
+TEST(Stats, QuadraticWeightedKappa)
+{
+    // Scale 0..3, a = [0,1,2,3], b = [0,1,3,2]: sum w O = 2/9; every marginal is 1 so
+    // E_ij = 1/4 and sum w E = (1/4) * 40/9 = 10/9; kappa = 1 - (2/9)/(10/9) = 0.8.
+    EXPECT_NEAR(*weightedKappa({0, 1, 2, 3}, {0, 1, 3, 2}, 0, 3).kappa, 0.8, 1e-12);
+    EXPECT_NEAR(*weightedKappa({0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3).kappa, 1.0, 1e-12);
+    EXPECT_THROW(weightedKappa({6}, {0}, 0, 5), Error) << "outside the scale";
+}
+
+TEST(Stats, BinaryAgreementCountsIndecisivePairsApart)
+{
+    using B = std::optional<bool>;
+    // judge:     Y Y Y N N N ?  Y
+    // reference: Y Y N N N Y Y  ?
+    const std::vector<B> judge = {true, true, true, false, false, false, std::nullopt, true};
+    const std::vector<B> human = {true, true, false, false, false, true, true, std::nullopt};
+    const BinaryAgreement r = binaryAgreement(judge, human);
+    EXPECT_EQ(r.pairs, 6);
+    EXPECT_EQ(r.indecisive, 2);
+    EXPECT_EQ(r.truePositive, 2);
+    EXPECT_EQ(r.falsePositive, 1);
+    EXPECT_EQ(r.trueNegative, 2);
+    EXPECT_EQ(r.falseNegative, 1);
+    EXPECT_NEAR(*r.sensitivity.rate, 2.0 / 3, 1e-12);
+    EXPECT_NEAR(*r.specificity.rate, 2.0 / 3, 1e-12);
+    EXPECT_NEAR(*r.leniencyOffset, 0.0, 1e-12); // 3/6 - 3/6
+    // p_o = 4/6, p_e = 0.5*0.5 + 0.5*0.5 = 0.5: kappa = (2/3 - 1/2) / (1/2) = 1/3.
+    EXPECT_NEAR(*r.kappa.kappa, 1.0 / 3, 1e-12);
+    EXPECT_TRUE(r.sensitivity.lower && r.sensitivity.upper) << "with its interval";
+}
+
+TEST(Stats, PearsonSpearmanAndMmrv)
+{
+    // x = 1..5, y = [2,4,5,4,5]: sum dxdy = 6, sxx = 10, syy = 6: r = 6 / sqrt(60).
+    const std::vector<double> x = {1, 2, 3, 4, 5}, y = {2, 4, 5, 4, 5};
+    EXPECT_NEAR(*pearson(x, y), 6 / std::sqrt(60.0), 1e-12);
+    // Ranks of y with ties averaged: [1, 2.5, 4.5, 2.5, 4.5]: r = 7 / sqrt(90).
+    EXPECT_NEAR(*spearman(x, y), 7 / std::sqrt(90.0), 1e-12);
+    EXPECT_FALSE(pearson({1, 1}, {2, 3})) << "a constant vector has no correlation";
+    // MMRV (SIMPLER): sim [0.1,0.2,0.3] vs real [0.3,0.2,0.1]: violations 0.2, 0.1, 0.2.
+    EXPECT_NEAR(*mmrv({0.1, 0.2, 0.3}, {0.3, 0.2, 0.1}), 0.5 / 3, 1e-12);
+    EXPECT_DOUBLE_EQ(*mmrv({0.1, 0.5, 0.9}, {0.2, 0.4, 0.8}), 0.0) << "same order";
+    // Ties in sim are not violations under strict comparison: only i = 2 vs j = 0 / 1 differ.
+    EXPECT_NEAR(*mmrv({0.5, 0.5, 0.1}, {0.2, 0.4, 0.6}), (0.4 + 0.2 + 0.4) / 3, 1e-12);
+}
+
+namespace {
+
+// Two tasks x `starts` lineages; policy A succeeds with `a` of them per task, B with `b`.
+std::vector<EpisodeOutcome> episodes(int starts, int a, int b)
+{
+    std::vector<EpisodeOutcome> out;
+    for (const char *task : {"t1", "t2"})
+        for (int s = 0; s < starts; ++s) {
+            const std::string lineage = std::string(task) + "-" + std::to_string(s);
+            out.push_back({"A", task, lineage, s < a});
+            out.push_back({"B", task, lineage, s < b});
+        }
+    return out;
+}
+
+} // namespace
+
+TEST(Stats, BootstrapIsSeededAndSeparatesOnlyWhatItShould)
+{
+    const auto same = episodes(10, 5, 5);
+    const auto r1 = bootstrapRateDifference(same, "A", "B", 2000, 7);
+    const auto r2 = bootstrapRateDifference(same, "A", "B", 2000, 7);
+    EXPECT_EQ(r1.lower, r2.lower);
+    EXPECT_EQ(r1.upper, r2.upper);
+    EXPECT_DOUBLE_EQ(r1.observed, 0.0);
+    // Paired by lineage, identical outcomes: every replicate's difference is 0.
+    EXPECT_DOUBLE_EQ(r1.lower, 0.0);
+    EXPECT_DOUBLE_EQ(r1.upper, 0.0);
+
+    const auto apart = bootstrapRateDifference(episodes(10, 10, 0), "A", "B", 2000, 7);
+    EXPECT_DOUBLE_EQ(apart.lower, 1.0);
+    const auto close = bootstrapRateDifference(episodes(10, 6, 4), "A", "B", 2000, 7);
+    EXPECT_LE(close.lower, 0.2);
+    EXPECT_GE(close.upper, 0.2);
+    EXPECT_THROW(bootstrapRateDifference(same, "A", "C", 10, 1), Error);
+}
+
+TEST(Stats, RankingNeedsBothTheBootstrapAndTheExactBounds)
+{
+    auto all = episodes(20, 20, 2); // A 40/40, B 4/40: separated both ways
+    for (auto &e : episodes(20, 12, 12))
+        if (e.policy == "A") {
+            e.policy = "C"; // C 24/40: bootstrap vs A separates, but is it exact-separated?
+            all.push_back(e);
+        }
+    const PolicyRanking r = rankPolicies(all, 2000, 11);
+    ASSERT_EQ(r.rates.size(), 3u);
+    EXPECT_EQ(r.rates[0].first, "A");
+    for (const auto &pair : r.pairs) {
+        if (pair.a == "A" && pair.b == "B") {
+            EXPECT_EQ(pair.verdict, PairOrder::Verdict::ABetter);
+        }
+        if (pair.a == "B" && pair.b == "C") {
+            EXPECT_EQ(pair.verdict, PairOrder::Verdict::BBetter); // 4/40 vs 24/40
+            EXPECT_TRUE(pair.exactSeparated);
+        }
+    }
+    // Close rates: indeterminate.
+    const PolicyRanking close = rankPolicies(episodes(10, 6, 5), 2000, 11);
+    EXPECT_EQ(close.pairs[0].verdict, PairOrder::Verdict::Indeterminate);
+}
+
+TEST(Stats, BradleyTerry)
+{
+    // A beats B 3 times of 4: s_A / (s_A + s_B) = 3/4, so s_A / s_B = 3; geometric mean 1.
+    const auto s = bradleyTerry({{"A", "B", 3}, {"B", "A", 1}});
+    EXPECT_NEAR(s.at("A") / s.at("B"), 3.0, 1e-6);
+    EXPECT_NEAR(s.at("A") * s.at("B"), 1.0, 1e-6);
+    // A chain with equal margins: A beats B and B beats C 2:1 each, A beats C 4:1
+    // (consistent with s = 4, 2, 1 up to scale).
+    const auto c = bradleyTerry({{"A", "B", 200},
+                                 {"B", "A", 100},
+                                 {"B", "C", 200},
+                                 {"C", "B", 100},
+                                 {"A", "C", 400},
+                                 {"C", "A", 100}});
+    EXPECT_NEAR(c.at("A") / c.at("B"), 2.0, 1e-6);
+    EXPECT_NEAR(c.at("B") / c.at("C"), 2.0, 1e-6);
+    EXPECT_THROW(bradleyTerry({{"A", "A", 1}}), Error);
+}
