@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 // Exit codes of kosmos-cli (also printed by `kosmos-cli --help`).
 namespace ExitCode {
@@ -44,6 +45,12 @@ int runDemo(const std::string &executableDir, const std::string &bundle, int wor
 int runImport(const std::string &directory, const std::string &bundle);
 int runJudge(const std::string &executableDir, const std::string &bundle, const std::string &run,
              const std::string &configPath);
+// The paired judge audit of two judge configurations (numbers from the listing, or keys);
+// without configurations, lists them.
+int runAudit(const std::string &bundle, const std::vector<std::string> &configs, bool json);
+// A judge configuration's calibration against human or reference labels, with the gate.
+int runCalibrate(const std::string &bundle, const std::string &config, const std::string &labels,
+                 int minLabels, bool json);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
               bool video);

@@ -29,6 +29,11 @@ const char *const kDescription =
     "                           re-judge finished rollouts with another judge\n"
     "                           configuration (new judgments beside the old ones)\n"
     "  judgments BUNDLE RUN     a run's judgments: samples, formats, outcome\n"
+    "  calibrate BUNDLE [CONFIG] [--labels human|reference]\n"
+    "                           a judge configuration against labels: confusion,\n"
+    "                           kappa, sensitivity/specificity with intervals, gate\n"
+    "  audit BUNDLE [A B]       two judge configurations on the same clips (the\n"
+    "                           paired audit); without A B, lists the configurations\n"
     "  export BUNDLE RUN --to DIR [--video]\n"
     "                           write a run's frames (PNG), actions (CSV) and a video\n"
     "  import DIR --ledger L    import saved frames/video + actions (+ judge samples)\n"
@@ -107,6 +112,14 @@ int main(int argc, char *argv[])
         QStringLiteral("settings"),
         QStringLiteral("plugins --test: the adapter's settings (JSON)."), QStringLiteral("json"),
         QStringLiteral("{}"));
+    const QCommandLineOption labelsOption(
+        QStringLiteral("labels"),
+        QStringLiteral("calibrate: human (default) or reference (synthetic ground truth)."),
+        QStringLiteral("source"), QStringLiteral("human"));
+    const QCommandLineOption minLabelsOption(
+        QStringLiteral("min-labels"),
+        QStringLiteral("calibrate: decisive labelled clips the gate needs (default 20)."),
+        QStringLiteral("n"), QStringLiteral("20"));
     const QCommandLineOption dryRunOption(
         QStringLiteral("dry-run"),
         QStringLiteral("run: say how many runs there are, how many are already done, and whether "
@@ -116,7 +129,8 @@ int main(int argc, char *argv[])
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
                        judgeOption, allOption, toOption, videoOption, isolateOption, dryRunOption,
-                       testOption, settingsOption, workerProcessOption});
+                       testOption, settingsOption, labelsOption, minLabelsOption,
+                       workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -197,6 +211,28 @@ int main(int argc, char *argv[])
         return runJudge(exeDir, parser.value(ledgerOption).toStdString(),
                         all ? std::string("--all") : args[1].toStdString(),
                         parser.value(judgeOption).toStdString());
+    }
+    if (command == QLatin1String("audit")) {
+        if (!(expectArgs(2) || expectArgs(4)))
+            return usage(parser,
+                         QStringLiteral("usage: kosmos-cli audit BUNDLE [CONFIG_A CONFIG_B] "
+                                        "[--json]"));
+        std::vector<std::string> configs;
+        for (qsizetype i = 2; i < args.size(); ++i)
+            configs.push_back(args[i].toStdString());
+        return runAudit(args[1].toStdString(), configs, json);
+    }
+    if (command == QLatin1String("calibrate")) {
+        const QString labels = parser.value(labelsOption);
+        bool ok = false;
+        const int minLabels = parser.value(minLabelsOption).toInt(&ok);
+        if (!(expectArgs(2) || expectArgs(3)) || !ok || minLabels < 1 ||
+            (labels != QLatin1String("human") && labels != QLatin1String("reference")))
+            return usage(parser, QStringLiteral("usage: kosmos-cli calibrate BUNDLE [CONFIG] "
+                                                "[--labels human|reference] [--min-labels N] "
+                                                "[--json]"));
+        return runCalibrate(args[1].toStdString(), expectArgs(3) ? args[2].toStdString() : "",
+                            labels.toStdString(), minLabels, json);
     }
     if (command == QLatin1String("judgments")) {
         if (!expectArgs(3))

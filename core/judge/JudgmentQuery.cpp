@@ -15,7 +15,7 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
         SELECT j.judgment_id, a.run_id, j.attempt_id, r.run_id <> ?1,
                COALESCE(c.adapter_id || ' ' || c.adapter_version, '(unknown)'),
                j.settings_json, j.outcome, j.unknown_reason, j.progress, j.decisive_votes,
-               j.frame_indices_json, j.prompt_sha256
+               j.frame_indices_json, j.prompt_sha256, json_extract(c.identity_json, '$.config')
           FROM judgments j
           JOIN attempts a ON a.attempt_id = j.attempt_id
           JOIN runs r ON r.run_id = a.run_id
@@ -45,6 +45,8 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
         if (auto f = s.optText(10))
             j.frameIndices = nlohmann::json::parse(*f);
         j.promptSha256 = s.optText(11);
+        if (auto config = s.optText(12))
+            j.judgeConfig = nlohmann::json::parse(*config, nullptr, false);
         samples.reset();
         samples.bind(1, j.judgmentId);
         while (samples.step()) {

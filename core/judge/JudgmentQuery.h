@@ -30,9 +30,11 @@ struct StoredJudgment
     std::int64_t judgmentId = 0;
     std::int64_t runId = 0; // the run that holds it (the rollout's own run, or a re-judging run)
     std::int64_t attemptId = 0;
-    bool rejudged = false; // recorded by `kosmos-cli judge` beside the original
-    std::string judge;     // adapter id + version, or "(unknown)"
-    nlohmann::json settings;
+    bool rejudged = false;      // recorded by `kosmos-cli judge` beside the original
+    std::string judge;          // adapter id + version, or "(unknown)"
+    nlohmann::json settings;    // the frozen quorum settings and per-sample seeds
+    nlohmann::json judgeConfig; // the judge component's configuration (plugin settings, quorum,
+                                // prompt), or null when the judge component is unknown
     std::string outcome;
     std::optional<std::string> unknownReason;
     std::optional<int> progress;

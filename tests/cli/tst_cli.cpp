@@ -432,3 +432,54 @@ TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
     EXPECT_EQ(nlohmann::json::parse(r.output).size(), 12u)
         << "5 built-in + 6 fixtures from the settings folder";
 }
+
+TEST(Cli, CalibrateAndAuditAJudgeOnTheSameClips)
+{
+    TempDir dir;
+    const auto bundle = (dir / "cal.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(4, 16).dump(2);
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ASSERT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle})
+                  .exitCode,
+              0);
+    // Against the synthetic reference labels: every clip is labelled.
+    auto r = runProcess({test::cliPath(), "calibrate", bundle, "--labels", "reference", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto cal = nlohmann::json::parse(r.output);
+    EXPECT_EQ(cal["labelled_clips"], 4);
+    EXPECT_EQ(cal["decisive_pairs"].get<int>() + cal["indecisive_pairs"].get<int>(), 4);
+    EXPECT_FALSE(cal["gate_passed"].get<bool>()) << "4 labels are fewer than the 20 needed";
+    // Against human labels: none yet, said plainly, no number without its n.
+    r = runProcess({test::cliPath(), "calibrate", bundle});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.output.find("not enough labels: 0 decisive of the 20 needed"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("n = 0 (no rate)"), std::string::npos);
+
+    // A second judge configuration on the same clips, then the paired audit.
+    std::ofstream(dir / "judge.json") << nlohmann::json{
+        {"plugin", "synthetic.frame_judge"},
+        {"settings", {{"format_noise", 0.6}}},
+        {"quorum",
+         {{"samples", 5}, {"quorum", 3}}}}.dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "judge", "--all", "--ledger", bundle, "--judge",
+                          (dir / "judge.json").string()})
+                  .exitCode,
+              0);
+    r = runProcess({test::cliPath(), "audit", bundle, "--json"});
+    ASSERT_EQ(nlohmann::json::parse(r.output).size(), 2u) << r.output;
+    r = runProcess({test::cliPath(), "audit", bundle, "1", "2", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto audit = nlohmann::json::parse(r.output);
+    EXPECT_EQ(audit["clips"], 4);
+    EXPECT_EQ(audit["a"]["samples"], 20);
+    EXPECT_LE(audit["b"]["bare_json"].get<int>(), audit["a"]["bare_json"].get<int>())
+        << "more format noise, fewer bare JSON answers";
+    EXPECT_TRUE(audit["mcnemar"]["p_exact"].is_number());
+    r = runProcess({test::cliPath(), "audit", bundle, "1", "2"});
+    EXPECT_NE(r.output.find("schema-valid answers"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("full semantic agreement"), std::string::npos);
+    // Bad input: an unknown configuration is named.
+    r = runProcess({test::cliPath(), "audit", bundle, "1", "7"});
+    EXPECT_EQ(r.exitCode, 4);
+}

@@ -1,0 +1,290 @@
+#include "judge/Calibration.h"
+
+#include "judge/JudgmentQuery.h"
+#include "ledger/Ledger.h"
+#include "util/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace kosmos {
+
+namespace {
+
+// The judge component's configuration (plugin settings, quorum, prompt); for a judgment of an
+// unknown component, its quorum settings without the per-sample seeds.
+nlohmann::json configSettings(const StoredJudgment &j)
+{
+    if (j.judgeConfig.is_object())
+        return j.judgeConfig;
+    nlohmann::json settings = j.settings;
+    if (settings.is_object())
+        settings.erase("seeds");
+    return settings;
+}
+
+std::string keyOf(const StoredJudgment &j)
+{
+    return j.judge + " " + configSettings(j).dump();
+}
+
+// Every run with a judgment, each with its judgments (a run's own and its re-judgments).
+std::map<std::int64_t, std::vector<StoredJudgment>> judgedRuns(Ledger &ledger)
+{
+    std::map<std::int64_t, std::vector<StoredJudgment>> out;
+    // Rollout runs only: a re-judging run's judgments are found through its source run.
+    sqlite::Statement runs(ledger.database(),
+                           "SELECT DISTINCT a.run_id FROM judgments j JOIN attempts a USING "
+                           "(attempt_id) JOIN runs r ON r.run_id = a.run_id WHERE "
+                           "json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL ORDER BY 1");
+    while (runs.step()) {
+        const std::int64_t runId = runs.int64(0);
+        out[runId] = judgmentsOfRun(ledger, runId);
+    }
+    return out;
+}
+
+const StoredJudgment *latestOf(const std::vector<StoredJudgment> &judgments, const std::string &key)
+{
+    const StoredJudgment *found = nullptr;
+    for (const auto &j : judgments)
+        if (keyOf(j) == key)
+            found = &j; // oldest first: the last one is the latest
+    return found;
+}
+
+std::string fieldText(const nlohmann::json &v)
+{
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// The most frequent value of a field over the schema-valid samples (first seen wins a tie).
+std::optional<std::string> modalField(const StoredJudgment &j, const std::string &field)
+{
+    std::vector<std::pair<std::string, int>> counts;
+    for (const auto &s : j.samples) {
+        if (!s.parsed.is_object() || !s.parsed.contains(field))
+            continue;
+        const std::string v = fieldText(s.parsed[field]);
+        auto it = std::find_if(counts.begin(), counts.end(), [&](auto &c) { return c.first == v; });
+        if (it == counts.end())
+            counts.emplace_back(v, 1);
+        else
+            ++it->second;
+    }
+    if (counts.empty())
+        return std::nullopt;
+    return std::max_element(counts.begin(), counts.end(),
+                            [](auto &x, auto &y) { return x.second < y.second; })
+        ->first;
+}
+
+void addSide(AuditSide &side, const StoredJudgment &j)
+{
+    ++side.clips;
+    (j.outcome == "success"   ? side.success
+     : j.outcome == "failure" ? side.failure
+                              : side.unknown)++;
+    double tokens = side.meanTokens.value_or(0) * side.samples;
+    double decode = side.meanDecodeMs.value_or(0) * side.samples;
+    int withTokens = side.meanTokens ? side.samples : 0;
+    int withDecode = side.meanDecodeMs ? side.samples : 0;
+    for (const auto &s : j.samples) {
+        if (s.tryIndex != 0)
+            continue;
+        ++side.samples;
+        side.schemaValid += s.parsed.is_object();
+        side.bareJson += s.formatClass == "bare_json";
+        if (s.generatedTokens) {
+            tokens += static_cast<double>(*s.generatedTokens);
+            ++withTokens;
+        }
+        if (s.decodeMs) {
+            decode += static_cast<double>(*s.decodeMs);
+            ++withDecode;
+        }
+    }
+    if (withTokens > 0)
+        side.meanTokens = tokens / withTokens;
+    if (withDecode > 0)
+        side.meanDecodeMs = decode / withDecode;
+}
+
+} // namespace
+
+std::vector<JudgeConfig> judgeConfigs(Ledger &ledger)
+{
+    std::vector<JudgeConfig> out;
+    for (const auto &[runId, judgments] : judgedRuns(ledger)) {
+        for (const auto &j : judgments) {
+            const std::string key = keyOf(j);
+            auto it = std::find_if(out.begin(), out.end(), [&](auto &c) { return c.key == key; });
+            if (it == out.end())
+                out.push_back({key, j.judge, configSettings(j), 1});
+            else
+                ++it->judgments;
+        }
+    }
+    return out;
+}
+
+PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::string &keyB)
+{
+    const auto configs = judgeConfigs(ledger);
+    for (const auto &key : {keyA, keyB})
+        if (std::none_of(configs.begin(), configs.end(), [&](auto &c) { return c.key == key; }))
+            throw Error(ErrorCode::NotFound, "no judgment in this ledger has the judge "
+                                             "configuration '" +
+                                                 key + "'");
+    PairedAudit audit;
+    audit.a.key = keyA;
+    audit.b.key = keyB;
+    int b = 0, c = 0;
+    // The audit adapts the fields of the judge schema (docs/judge.md).
+    const std::vector<std::string> fields = {"integrity", "collision", "progress",
+                                             "completion_evidence"};
+    for (const auto &[runId, judgments] : judgedRuns(ledger)) {
+        const StoredJudgment *ja = latestOf(judgments, keyA);
+        const StoredJudgment *jb = latestOf(judgments, keyB);
+        if (!ja || !jb)
+            continue;
+        ++audit.clips;
+        addSide(audit.a, *ja);
+        addSide(audit.b, *jb);
+        if (ja->outcome != jb->outcome)
+            audit.flips.push_back({runId, "outcome", ja->outcome, jb->outcome});
+        if (ja->outcome != "unknown" && jb->outcome != "unknown") {
+            ++audit.decisivePairs;
+            b += ja->outcome == "success" && jb->outcome == "failure";
+            c += ja->outcome == "failure" && jb->outcome == "success";
+        }
+        bool compared = true, allAgree = true;
+        for (const auto &field : fields) {
+            const auto va = modalField(*ja, field), vb = modalField(*jb, field);
+            if (!va || !vb) {
+                compared = false;
+                continue;
+            }
+            auto &[agree, total] = audit.fieldAgreement[field];
+            ++total;
+            if (*va == *vb) {
+                ++agree;
+            } else {
+                allAgree = false;
+                audit.flips.push_back({runId, field, *va, *vb});
+            }
+        }
+        if (compared) {
+            ++audit.fullCompared;
+            audit.fullAgreement += allAgree;
+        }
+    }
+    audit.mcnemar = mcnemarExact(b, c);
+    return audit;
+}
+
+CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
+                            const std::string &labelSource, const CalibrationGate &gate)
+{
+    if (labelSource != "human" && labelSource != "synthetic_reference")
+        throw Error(ErrorCode::InvalidInput, "label source must be human or synthetic_reference, "
+                                             "not '" +
+                                                 labelSource + "'");
+    CalibrationReport report;
+    report.judgeKey = judgeKey;
+    report.labelSource = labelSource;
+    std::vector<std::optional<bool>> judge, label;
+    std::vector<int> judgeProgress, labelProgress;
+    std::vector<std::pair<double, bool>> votes; // judge success-vote share, label success
+    bool keyFound = false;
+    for (const auto &[runId, judgments] : judgedRuns(ledger)) {
+        const StoredJudgment *j = latestOf(judgments, judgeKey);
+        if (!j)
+            continue;
+        keyFound = true;
+        std::optional<HumanLabelRecord> latest;
+        for (const auto &l : ledger.labels(runId))
+            if (l.source == labelSource)
+                latest = l; // oldest first
+        if (!latest)
+            continue;
+        ++report.labeledClips;
+        const std::optional<bool> labelled = latest->completion == "met" ? std::optional<bool>(true)
+                                             : latest->completion == "not_met"
+                                                 ? std::optional<bool>(false)
+                                                 : std::nullopt;
+        const std::optional<bool> judged = j->outcome == "success"   ? std::optional<bool>(true)
+                                           : j->outcome == "failure" ? std::optional<bool>(false)
+                                                                     : std::nullopt;
+        judge.push_back(judged);
+        label.push_back(labelled);
+        if (j->progress && latest->progress) {
+            judgeProgress.push_back(*j->progress);
+            labelProgress.push_back(*latest->progress);
+        }
+        int valid = 0, met = 0;
+        for (const auto &s : j->samples)
+            if (s.parsed.is_object()) {
+                ++valid;
+                met += s.parsed.value("completion_evidence", "") == "met";
+            }
+        if (valid > 0 && labelled)
+            votes.emplace_back(static_cast<double>(met) / valid, *labelled);
+    }
+    if (!keyFound)
+        throw Error(ErrorCode::NotFound,
+                    "no judgment in this ledger has the judge configuration '" + judgeKey + "'");
+    report.binary = binaryAgreement(judge, label);
+    if (!judgeProgress.empty())
+        report.progressKappa = weightedKappa(judgeProgress, labelProgress, 0, 5);
+    for (int bin = 0; bin < 5; ++bin) {
+        ReliabilityBin r;
+        r.from = bin / 5.0;
+        r.to = (bin + 1) / 5.0;
+        int successes = 0;
+        for (const auto &[share, success] : votes)
+            if (share >= r.from && (share < r.to || (bin == 4 && share <= 1.0))) {
+                ++r.n;
+                successes += success;
+            }
+        r.labelSuccess = wilson(successes, r.n);
+        report.reliability.push_back(r);
+    }
+    if (report.binary.pairs < gate.minLabels)
+        report.emptyReason = "not enough labels: " + std::to_string(report.binary.pairs) +
+                             " decisive of the " + std::to_string(gate.minLabels) + " needed";
+    auto percent = [](const Proportion &p) {
+        char text[96];
+        if (!p.rate)
+            return std::string("n = 0");
+        std::snprintf(text, sizeof text, "%d/%d = %.0f%% [95%% CI %.0f-%.0f%%]", p.successes, p.n,
+                      *p.rate * 100, *p.lower * 100, *p.upper * 100);
+        return std::string(text);
+    };
+    report.gate.push_back({"decisive labelled clips >= " + std::to_string(gate.minLabels),
+                           report.binary.pairs >= gate.minLabels,
+                           std::to_string(report.binary.pairs) + " (" +
+                               std::to_string(report.binary.indecisive) + " indecisive)"});
+    const auto &sens = report.binary.sensitivity;
+    const auto &spec = report.binary.specificity;
+    char bound[64];
+    std::snprintf(bound, sizeof bound, "sensitivity >= %.2f", gate.minSensitivity);
+    report.gate.push_back({bound, sens.rate && *sens.rate >= gate.minSensitivity, percent(sens)});
+    std::snprintf(bound, sizeof bound, "specificity >= %.2f", gate.minSpecificity);
+    report.gate.push_back({bound, spec.rate && *spec.rate >= gate.minSpecificity, percent(spec)});
+    std::snprintf(bound, sizeof bound, "|leniency offset| <= %.2f", gate.maxLeniency);
+    char figure[64] = "n = 0";
+    if (report.binary.leniencyOffset)
+        std::snprintf(figure, sizeof figure, "%+.3f over %d pairs", *report.binary.leniencyOffset,
+                      report.binary.pairs);
+    report.gate.push_back({bound,
+                           report.binary.leniencyOffset &&
+                               std::abs(*report.binary.leniencyOffset) <= gate.maxLeniency,
+                           figure});
+    report.gatePassed = std::all_of(report.gate.begin(), report.gate.end(),
+                                    [](const GateLine &l) { return l.pass; });
+    return report;
+}
+
+} // namespace kosmos

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "stats/Agreement.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+class Ledger;
+
+// A judge configuration as the ledger records it: adapter id + version and settings. Its key is
+// "<judge> <settings as compact JSON>"; judgments of one key are comparable with each other.
+struct JudgeConfig
+{
+    std::string key;
+    std::string judge;
+    nlohmann::json settings;
+    int judgments = 0;
+};
+std::vector<JudgeConfig> judgeConfigs(Ledger &ledger);
+
+// ---- paired judge audit (domain.md section 7) ----------------------------------------------
+
+struct AuditSide
+{
+    std::string key;
+    int clips = 0;
+    int samples = 0;     // first tries of every sample of the clips' judgments
+    int schemaValid = 0; // answers that parsed into the judge schema
+    int bareJson = 0;    // answers that were bare JSON
+    std::optional<double> meanTokens;
+    std::optional<double> meanDecodeMs;
+    int success = 0, failure = 0, unknown = 0; // quorum outcomes
+};
+
+struct AuditFlip
+{
+    std::int64_t runId = 0;
+    std::string field; // outcome, integrity, collision, progress, completion_evidence
+    std::string a;
+    std::string b;
+};
+
+struct PairedAudit
+{
+    AuditSide a;
+    AuditSide b;
+    int clips = 0; // runs judged by both configurations
+    // Per field: (pairs that agree, pairs where both sides had a schema-valid answer). A side's
+    // field is the most frequent value over its schema-valid samples (first seen wins a tie).
+    std::map<std::string, std::pair<int, int>> fieldAgreement;
+    int fullAgreement = 0; // clips where every field agrees
+    int fullCompared = 0;  // clips where both sides had a schema-valid answer
+    std::vector<AuditFlip> flips;
+    McNemarResult mcnemar; // on the clips where both quorum outcomes are decisive
+    int decisivePairs = 0;
+};
+
+// Two judge configurations on the same clips (e.g. a base model and a LoRA adapter, re-judged
+// with `kosmos-cli judge`). Throws Error(NotFound) for an unknown key.
+PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::string &keyB);
+
+// ---- calibration against labels ---------------------------------------------------------------
+
+struct CalibrationGate
+{
+    int minLabels = 20;
+    double minSensitivity = 0.8;
+    double minSpecificity = 0.8;
+    double maxLeniency = 0.1; // |judge rate - label rate|
+};
+
+struct ReliabilityBin
+{
+    double from = 0, to = 0; // judge success-vote share in [from, to)
+    Proportion labelSuccess; // the labels' success rate in the bin, Wilson
+    int n = 0;
+};
+
+struct GateLine
+{
+    std::string name;
+    bool pass = false;
+    std::string figure; // the value behind the line, with its n
+};
+
+struct CalibrationReport
+{
+    std::string judgeKey;
+    std::string labelSource; // human | synthetic_reference
+    int labeledClips = 0;    // clips with a judgment of this key and a label of this source
+    BinaryAgreement binary;
+    KappaResult progressKappa; // quadratic-weighted, 0-5, where both gave a progress
+    std::vector<ReliabilityBin> reliability;
+    std::vector<GateLine> gate;
+    bool gatePassed = false;
+    std::string emptyReason; // set when there is too little to say anything
+};
+
+// The judge configuration `judgeKey` against the latest label of `labelSource` per run.
+// Labels "met" / "not_met" are success / failure; anything else is indecisive.
+CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
+                            const std::string &labelSource, const CalibrationGate &gate = {});
+
+} // namespace kosmos
