@@ -19,6 +19,21 @@ shot() { # shot NAME [kosmos options...]
 shot screenshot-workstation "$demo" --run 35
 shot screenshot-compare "$demo" --run 35 --compare 15
 shot screenshot-workstation-de "$demo" --run 35 --language de
+# Evaluation: a second judge configuration on the demo's clips (more format noise) for the
+# paired audit, in a copy of the demo ledger.
+rm -rf build/screenshot-eval.kosmos
+cp -r "$demo" build/screenshot-eval.kosmos
+cat > build/screenshot-judge.json <<'JSON'
+{"plugin": "synthetic.frame_judge", "settings": {"format_noise": 0.6},
+ "quorum": {"samples": 5, "quorum": 3, "temperature": 0.7, "top_p": 1.0, "max_new_tokens": 512}}
+JSON
+build/bin/kosmos-cli judge --all --ledger build/screenshot-eval.kosmos \
+    --judge build/screenshot-judge.json > /dev/null
+for tab in 0 1 2; do
+    name=(calibration audit ranking)
+    shot "screenshot-${name[$tab]}" build/screenshot-eval.kosmos --run 35 --raise evaluation \
+        --evaluation-tab "$tab"
+done
 shot screenshot-launcher "$demo" --dialog launcher --protocol examples/tabletop-demo.json
 shot screenshot-plugins "$demo" --dialog plugins
 

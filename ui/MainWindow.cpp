@@ -19,6 +19,7 @@
 #include "run/RunController.h"
 #include "util/Error.h"
 #include "views/CompareView.h"
+#include "views/EvaluationView.h"
 #include "views/RunsView.h"
 
 #include <QApplication>
@@ -93,6 +94,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_compareDock->setWidget(m_compare);
     addDockWidget(Qt::BottomDockWidgetArea, m_compareDock);
     m_compareDock->hide();
+    m_evaluation = new EvaluationView(this);
+    m_evaluationDock = new QDockWidget(tr("Evaluation"), this);
+    m_evaluationDock->setObjectName(QStringLiteral("evaluationDock"));
+    m_evaluationDock->setWidget(m_evaluation);
+    addDockWidget(Qt::BottomDockWidgetArea, m_evaluationDock);
+    m_evaluationDock->hide();
+    connect(m_evaluation, &EvaluationView::runActivated, this, &MainWindow::selectRun);
     auto *bookmark = new QAction(tr("Bookmark this frame"), this);
     bookmark->setShortcut(QKeySequence(Qt::Key_B));
     connect(bookmark, &QAction::triggered, this, [this] {
@@ -146,6 +154,9 @@ MainWindow::MainWindow(QWidget *parent)
     view->addAction(provenanceDock->toggleViewAction());
     view->addAction(bookmarksDock->toggleViewAction());
     view->addAction(eventsDock->toggleViewAction());
+    QAction *evaluationAction = m_evaluationDock->toggleViewAction();
+    evaluationAction->setText(tr("&Evaluation (calibration, audit, ranking)"));
+    view->addAction(evaluationAction);
     view->addAction(tr("&Compare with run..."), this, [this] {
         bool ok = false;
         const int other = QInputDialog::getInt(this, tr("Compare"),
@@ -187,6 +198,7 @@ bool MainWindow::openLedger(const QString &path)
         m_ledger = std::move(ledger);
         m_writer.reset();
         m_runsView->reloadProtocols();
+        m_evaluation->setLedger(m_ledger.get());
         if (m_controller) {
             m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
             if (m_controller->active())

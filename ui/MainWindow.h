@@ -16,6 +16,7 @@ namespace kosmos::ui {
 
 class BookmarksPanel;
 class CompareView;
+class EvaluationView;
 class EventsPanel;
 class FramePlayer;
 class PluginCatalog;
@@ -58,6 +59,7 @@ public:
     // Shows two runs side by side on one timeline (View > Compare with run...).
     void compareRuns(qint64 runA, qint64 runB);
     CompareView *compareView() const { return m_compare; }
+    EvaluationView *evaluation() const { return m_evaluation; }
     BookmarksPanel *bookmarks() const { return m_bookmarks; }
     EventsPanel *events() const { return m_events; }
 
@@ -112,6 +114,8 @@ private:
     CompareView *m_compare;
     QSplitter *m_centre = nullptr;
     QDockWidget *m_compareDock = nullptr;
+    EvaluationView *m_evaluation = nullptr;
+    QDockWidget *m_evaluationDock = nullptr;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
     std::function<QStringList()> m_aboutExtras;

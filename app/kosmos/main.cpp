@@ -4,6 +4,7 @@
 #include "player/FramePlayer.h"
 #include "run/LauncherDialog.h"
 #include "run/PluginManagerDialog.h"
+#include "views/EvaluationView.h"
 
 #include "host/PluginRegistry.h"
 
@@ -13,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QScreen>
+#include <QTabWidget>
 
 #include <cstdio>
 
@@ -114,8 +116,11 @@ int main(int argc, char *argv[])
     const QCommandLineOption protocolOption(
         QStringLiteral("protocol"),
         QStringLiteral("with --dialog launcher: fill it from this file"), QStringLiteral("json"));
+    const QCommandLineOption tabOption(QStringLiteral("evaluation-tab"),
+                                       QStringLiteral("show this tab of the Evaluation dock (0-2)"),
+                                       QStringLiteral("index"));
     parser.addOptions({runOption, screenshotOption, compareOption, raiseOption, languageOption,
-                       frameOption, dialogOption, protocolOption});
+                       frameOption, dialogOption, protocolOption, tabOption});
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
@@ -147,6 +152,8 @@ int main(int argc, char *argv[])
             dock->raise();
         }
     }
+    if (parser.isSet(tabOption))
+        window.evaluation()->tabs()->setCurrentIndex(parser.value(tabOption).toInt());
     window.show();
     if (screenshot && parser.isSet(dialogOption)) {
         std::unique_ptr<QDialog> dialog;

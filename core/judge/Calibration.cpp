@@ -287,4 +287,40 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
     return report;
 }
 
+ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha256,
+                                  const std::string &source)
+{
+    if (source != "judge" && source != "human" && source != "synthetic_reference")
+        throw Error(ErrorCode::InvalidInput,
+                    "outcome source must be judge, human or synthetic_reference, not '" + source +
+                        "'");
+    ProtocolOutcomes out;
+    out.protocolSha256 = protocolSha256;
+    sqlite::Statement runs(ledger.database(), R"sql(
+        SELECT r.run_id, r.task, r.episode_index,
+               c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '{}'),
+               (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
+                 WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
+               (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = ?2
+                 ORDER BY h.label_id DESC LIMIT 1)
+          FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
+          LEFT JOIN components c ON c.component_id = r.policy_id
+         WHERE p.protocol_sha256 = ?1
+           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+         ORDER BY r.run_id)sql");
+    runs.bind(1, protocolSha256).bind(2, source);
+    while (runs.step()) {
+        const auto verdict = source == "judge" ? runs.optText(4) : runs.optText(5);
+        const bool success = verdict == "success" || verdict == "met";
+        const bool failure = verdict == "failure" || verdict == "not_met";
+        if (!success && !failure) {
+            ++out.missing;
+            continue;
+        }
+        out.episodes.push_back({runs.optText(3).value_or("(unknown policy)"), runs.text(1),
+                                runs.text(1) + "#" + std::to_string(runs.int64(2)), success});
+    }
+    return out;
+}
+
 } // namespace kosmos

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "stats/Agreement.h"
+#include "stats/Ranking.h"
 
 #include <nlohmann/json.hpp>
 
@@ -107,5 +108,21 @@ struct CalibrationReport
 // Labels "met" / "not_met" are success / failure; anything else is indecisive.
 CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
                             const std::string &labelSource, const CalibrationGate &gate = {});
+
+// ---- outcomes for rankings ---------------------------------------------------------------------
+
+// The episodes of one frozen protocol as ranking inputs: policy (adapter id + settings), task,
+// start lineage (the episode index: every policy starts episode k of a task from the same
+// state), and success by `source`: "judge" (the rollout's own judgment), "synthetic_reference"
+// or "human" (the latest label). Episodes without a decisive outcome of that source are counted
+// in `missing`, never silently dropped.
+struct ProtocolOutcomes
+{
+    std::string protocolSha256;
+    std::vector<EpisodeOutcome> episodes;
+    int missing = 0;
+};
+ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha256,
+                                  const std::string &source);
 
 } // namespace kosmos

@@ -14,6 +14,7 @@
 #include "run/SettingsForm.h"
 #include "util/CanonicalJson.h"
 #include "util/Sha256.h"
+#include "views/EvaluationView.h"
 
 #include "TestSupport.h"
 
@@ -27,6 +28,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 
@@ -232,6 +234,56 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!follower.active(), 60000);
         QVERIFY(follower.progress().cancelled > 0);
         QCOMPARE(follower.progress().finished(), 40);
+    }
+
+    void evaluationShowsCalibrationAuditAndRankingWithTheirN()
+    {
+        const QString bundle = newLedger("eval.kosmos");
+        const auto dir = m_dir / "eval-files";
+        std::filesystem::create_directories(dir);
+        auto protocol = batchProtocol("eval", 3);
+        protocol["policies"].push_back(
+            {{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "confused"}}}});
+        std::ofstream(dir / "p.json") << protocol.dump();
+        std::ofstream(dir / "j.json") << nlohmann::json{{"plugin", "synthetic.frame_judge"},
+                                                        {"settings", {{"format_noise", 0.6}}},
+                                                        {"quorum", {{"samples", 3}, {"quorum", 2}}}}
+                                             .dump();
+        const std::string cli = test::cliPath();
+        QCOMPARE(test::runProcess(
+                     {cli, "run", (dir / "p.json").string(), "--ledger", bundle.toStdString()})
+                     .exitCode,
+                 0);
+        QCOMPARE(test::runProcess({cli, "judge", "--all", "--ledger", bundle.toStdString(),
+                                   "--judge", (dir / "j.json").string()})
+                     .exitCode,
+                 0);
+        Ledger ledger = Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly});
+        ui::EvaluationView view;
+        view.setLedger(&ledger);
+        QVERIFY2(view.calibrationSummary()->text().isEmpty(), "nothing computed while hidden");
+        view.show();
+        // No human label: the reference labels, marked as not human.
+        QCOMPARE(view.labelSource()->currentData().toString(),
+                 QStringLiteral("synthetic_reference"));
+        const QString summary = view.calibrationSummary()->text();
+        QVERIFY2(summary.contains(QStringLiteral("not human labels")), qPrintable(summary));
+        QVERIFY(summary.contains(QStringLiteral("6 labelled clips")));
+        QVERIFY(summary.contains(QStringLiteral("not enough labels")));
+        // Human labels: an honest empty state.
+        view.labelSource()->setCurrentIndex(0);
+        QVERIFY(view.calibrationSummary()->text().contains(QStringLiteral("0 decisive of the 20")));
+        // The paired audit of the two configurations on the same 6 clips.
+        QCOMPARE(view.auditA()->count(), 2);
+        QCOMPARE(view.auditTable()->item(0, 1)->text(), QStringLiteral("6"));
+        QVERIFY(view.auditTable()->item(1, 1)->text().endsWith(QStringLiteral("/18")));
+        // Ranking: two policies with their n; the pair's order stated or indeterminate.
+        QCOMPARE(view.ratesTable()->rowCount(), 2);
+        QCOMPARE(view.ratesTable()->item(0, 2)->text(), QStringLiteral("3"));
+        QVERIFY(view.ratesTable()->item(0, 1)->text().contains(QStringLiteral("95% CI")));
+        QCOMPARE(view.pairsTable()->rowCount(), 1);
+        QVERIFY2(view.pairsTable()->item(0, 1)->text() == QStringLiteral("indeterminate"),
+                 "3 episodes each cannot separate anything");
     }
 
     void aCrashingPluginFailsItsAttemptNotTheWorkstation()
