@@ -47,6 +47,253 @@
     </message>
 </context>
 <context>
+    <name>kosmos::ui::EvaluationView</name>
+    <message>
+        <source>n = 0 (no rate)</source>
+        <translation>n = 0 (keine Rate)</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>Kennzahl</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>Feld</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>Policy</translation>
+    </message>
+    <message>
+        <source>Success (Wilson 95%)</source>
+        <translation>Erfolg (Wilson 95%)</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>n</translation>
+    </message>
+    <message>
+        <source>Pair</source>
+        <translation>Paar</translation>
+    </message>
+    <message>
+        <source>Order</source>
+        <translation>Reihenfolge</translation>
+    </message>
+    <message>
+        <source>Bootstrap difference</source>
+        <translation>Bootstrap-Differenz</translation>
+    </message>
+    <message>
+        <source>Exact bounds separate</source>
+        <translation>Exakte Grenzen trennen</translation>
+    </message>
+    <message>
+        <source>human labels</source>
+        <translation>menschliche Labels</translation>
+    </message>
+    <message>
+        <source>synthetic reference labels (NOT human)</source>
+        <translation>synthetische Referenzlabels (NICHT menschlich)</translation>
+    </message>
+    <message>
+        <source>Judge configuration</source>
+        <translation>Richter-Konfiguration</translation>
+    </message>
+    <message>
+        <source>Against</source>
+        <translation>Gegen</translation>
+    </message>
+    <message>
+        <source>gate: labels &gt;=</source>
+        <translation>Schwelle: Labels &gt;=</translation>
+    </message>
+    <message>
+        <source>sensitivity &gt;=</source>
+        <translation>Sensitivität &gt;=</translation>
+    </message>
+    <message>
+        <source>specificity &gt;=</source>
+        <translation>Spezifität &gt;=</translation>
+    </message>
+    <message>
+        <source>|leniency| &lt;=</source>
+        <translation>|Nachsicht| &lt;=</translation>
+    </message>
+    <message>
+        <source>judge success-vote share</source>
+        <translation>Anteil der Erfolgsstimmen des Richters</translation>
+    </message>
+    <message>
+        <source>label success rate</source>
+        <translation>Erfolgsrate der Labels</translation>
+    </message>
+    <message>
+        <source>Calibration</source>
+        <translation>Kalibrierung</translation>
+    </message>
+    <message>
+        <source>Flips (double-click to open the run):</source>
+        <translation>Umschläge (Doppelklick öffnet den Lauf):</translation>
+    </message>
+    <message>
+        <source>Paired audit</source>
+        <translation>Gepaarte Prüfung</translation>
+    </message>
+    <message>
+        <source>judge outcomes</source>
+        <translation>Richterurteile</translation>
+    </message>
+    <message>
+        <source>synthetic reference labels</source>
+        <translation>synthetische Referenzlabels</translation>
+    </message>
+    <message>
+        <source>Protocol (rates are never pooled across protocols)</source>
+        <translation>Protokoll (Raten werden nie über Protokolle gemischt)</translation>
+    </message>
+    <message>
+        <source>Success by</source>
+        <translation>Erfolg nach</translation>
+    </message>
+    <message>
+        <source>Ranking</source>
+        <translation>Rangfolge</translation>
+    </message>
+    <message>
+        <source>Cannot read the judgments: %1</source>
+        <translation>Die Urteile können nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>No judgments in this ledger: nothing to calibrate.</source>
+        <translation>Keine Urteile in diesem Ledger: nichts zu kalibrieren.</translation>
+    </message>
+    <message>
+        <source>&lt;p style='color:#8a5a00'&gt;&lt;b&gt;Against synthetic reference labels&lt;/b&gt; from a world that knows its true state: not human labels.&lt;/p&gt;</source>
+        <translation>&lt;p style='color:#8a5a00'&gt;&lt;b&gt;Gegen synthetische Referenzlabels&lt;/b&gt; aus einer Welt, die ihren wahren Zustand kennt: keine menschlichen Labels.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1 labelled clips: %2 decisive pairs, %3 indecisive.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1 gelabelte Clips: %2 entschiedene Paare, %3 unentschieden.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;table border=1 cellpadding=3&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;label success&lt;/th&gt;&lt;th&gt;label failure&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;th&gt;judge success&lt;/th&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;th&gt;judge failure&lt;/th&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;table border=1 cellpadding=3&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Label Erfolg&lt;/th&gt;&lt;th&gt;Label Misserfolg&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;th&gt;Richter Erfolg&lt;/th&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;th&gt;Richter Misserfolg&lt;/th&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;agreement %1&lt;br&gt;sensitivity %2&lt;br&gt;specificity %3&lt;br&gt;kappa %4 (n = %5), progress weighted kappa %6 (n = %7)&lt;br&gt;leniency offset %8&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Übereinstimmung %1&lt;br&gt;Sensitivität %2&lt;br&gt;Spezifität %3&lt;br&gt;Kappa %4 (n = %5), gewichtetes Kappa des Fortschritts %6 (n = %7)&lt;br&gt;Nachsichtsversatz %8&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Calibration gate: %1&lt;/b&gt;&lt;br&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;Kalibrierungsschwelle: %1&lt;/b&gt;&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>PASS</source>
+        <translation>BESTANDEN</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>NICHT BESTANDEN</translation>
+    </message>
+    <message>
+        <source>pass</source>
+        <translation>bestanden</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>clips judged by both</source>
+        <translation>von beiden beurteilte Clips</translation>
+    </message>
+    <message>
+        <source>schema-valid answers</source>
+        <translation>schemagültige Antworten</translation>
+    </message>
+    <message>
+        <source>bare JSON answers</source>
+        <translation>Antworten als reines JSON</translation>
+    </message>
+    <message>
+        <source>mean generated tokens</source>
+        <translation>mittlere erzeugte Tokens</translation>
+    </message>
+    <message>
+        <source>mean decode time (ms)</source>
+        <translation>mittlere Dekodierzeit (ms)</translation>
+    </message>
+    <message>
+        <source>agreement: %1</source>
+        <translation>Übereinstimmung: %1</translation>
+    </message>
+    <message>
+        <source>full semantic agreement</source>
+        <translation>volle inhaltliche Übereinstimmung</translation>
+    </message>
+    <message>
+        <source>exact McNemar (decisive pairs)</source>
+        <translation>exakter McNemar-Test (entschiedene Paare)</translation>
+    </message>
+    <message>
+        <source>p = %1 (n = %2; %3 vs %4)</source>
+        <translation>p = %1 (n = %2; %3 gegen %4)</translation>
+    </message>
+    <message>
+        <source>schema-valid</source>
+        <translation>schemagültig</translation>
+    </message>
+    <message>
+        <source>bare JSON</source>
+        <translation>reines JSON</translation>
+    </message>
+    <message>
+        <source>first better</source>
+        <translation>erste besser</translation>
+    </message>
+    <message>
+        <source>second better</source>
+        <translation>zweite besser</translation>
+    </message>
+    <message>
+        <source>indeterminate</source>
+        <translation>unbestimmt</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>policy (row in the table)</source>
+        <translation>Policy (Zeile der Tabelle)</translation>
+    </message>
+    <message>
+        <source>success rate, Wilson 95%</source>
+        <translation>Erfolgsrate, Wilson 95%</translation>
+    </message>
+    <message>
+        <source>%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here). An order is stated only when the task-stratified lineage bootstrap (2,000 replicates, seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts in a generated or synthetic world, not evidence of real robot-task success.</source>
+        <translation>%1 Episoden mit entschiedenem Ergebnis, %2 ohne (aus den Raten ausgelassen und hier gezählt). Eine Reihenfolge wird nur angegeben, wenn der nach Aufgaben geschichtete Bootstrap über Startlinien (2.000 Wiederholungen, mit Seed) und die Clopper-Pearson-Grenzen das Paar beide trennen. Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Beleg für echten Erfolg eines Roboters.</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::EventsPanel</name>
     <message>
         <source>Seq</source>
@@ -507,6 +754,30 @@
     <message>
         <source>Don't close</source>
         <translation>Nicht schließen</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>Bewertung</translation>
+    </message>
+    <message>
+        <source>&amp;New ledger...</source>
+        <translation>&amp;Neues Ledger...</translation>
+    </message>
+    <message>
+        <source>New ledger bundle (a folder NAME.kosmos)</source>
+        <translation>Neues Ledger-Bündel (ein Ordner NAME.kosmos)</translation>
+    </message>
+    <message>
+        <source>Kosmos ledgers (*.kosmos)</source>
+        <translation>Kosmos-Ledger (*.kosmos)</translation>
+    </message>
+    <message>
+        <source>&amp;Evaluation (calibration, audit, ranking)</source>
+        <translation>&amp;Bewertung (Kalibrierung, Prüfung, Rangfolge)</translation>
+    </message>
+    <message>
+        <source>Cannot create %1: %2</source>
+        <translation>%1 kann nicht angelegt werden: %2</translation>
     </message>
 </context>
 <context>
