@@ -1,12 +1,15 @@
 // kosmos-cli calibrate / audit: judge calibration against labels and the paired judge audit.
 #include "CliCommands.h"
 
+#include "judge/AnnotationPacket.h"
 #include "judge/Calibration.h"
 #include "ledger/Ledger.h"
+#include "pipeline/Rejudge.h"
 #include "util/Error.h"
 
 #include <cstdio>
 #include <iostream>
+#include <random>
 
 using namespace kosmos;
 
@@ -246,6 +249,50 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
         for (const auto &line : r.gate)
             std::cout << "  " << (line.pass ? "pass  " : "FAIL  ") << line.name << ": "
                       << line.figure << "\n";
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runPacketExport(const std::string &bundle, const std::vector<std::string> &runs, bool all,
+                    const std::string &directory)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        std::vector<std::int64_t> ids;
+        if (all) {
+            ids = judgeableRuns(ledger);
+        } else {
+            for (const auto &text : runs) {
+                const auto run = ledger.resolveRun(text);
+                if (!run)
+                    throw Error(ErrorCode::InvalidInput, "no run '" + text + "' in " + bundle);
+                ids.push_back(run->runId);
+            }
+        }
+        const PacketExport p =
+            exportAnnotationPacket(ledger, ids, directory, std::random_device{}());
+        std::cout << "annotation packet " << p.directory.string() << ": " << p.clips
+                  << " clips, packet.json sha256 " << p.packetSha256.substr(0, 16)
+                  << "...\n  send the folder; the annotator fills answers.json\n  keep "
+                  << p.keyFile.string()
+                  << " (maps clips to runs; never send it)\n  then: kosmos-cli packet import "
+                  << bundle << " ANSWERS.json --key " << p.keyFile.string() << "\n";
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runPacketImport(const std::string &bundle, const std::string &answers,
+                    const std::string &keyFile)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle);
+        const PacketImport r = importAnnotationAnswers(ledger, answers, keyFile);
+        std::cout << r.labels << " human label(s) by " << r.annotator << " recorded (" << r.heldOut
+                  << " on held-out lineages)\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);

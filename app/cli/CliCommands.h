@@ -51,6 +51,12 @@ int runAudit(const std::string &bundle, const std::vector<std::string> &configs,
 // A judge configuration's calibration against human or reference labels, with the gate.
 int runCalibrate(const std::string &bundle, const std::string &config, const std::string &labels,
                  int minLabels, bool json);
+// Blind annotation packets: export runs' frames for someone without the ledger; import their
+// answers as human labels (hash-checked against the packet, through the exporter's key file).
+int runPacketExport(const std::string &bundle, const std::vector<std::string> &runs, bool all,
+                    const std::string &directory);
+int runPacketImport(const std::string &bundle, const std::string &answers,
+                    const std::string &keyFile);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
               bool video);

@@ -32,6 +32,9 @@ const char *const kDescription =
     "  calibrate BUNDLE [CONFIG] [--labels human|reference]\n"
     "                           a judge configuration against labels: confusion,\n"
     "                           kappa, sensitivity/specificity with intervals, gate\n"
+    "  packet export BUNDLE RUN...|--all --to DIR / packet import BUNDLE ANSWERS --key K\n"
+    "                           blind annotation packets: frames and task only, out;\n"
+    "                           human labels, hash-checked, back in\n"
     "  audit BUNDLE [A B]       two judge configurations on the same clips (the\n"
     "                           paired audit); without A B, lists the configurations\n"
     "  export BUNDLE RUN --to DIR [--video]\n"
@@ -112,6 +115,10 @@ int main(int argc, char *argv[])
         QStringLiteral("settings"),
         QStringLiteral("plugins --test: the adapter's settings (JSON)."), QStringLiteral("json"),
         QStringLiteral("{}"));
+    const QCommandLineOption keyOption(
+        QStringLiteral("key"),
+        QStringLiteral("packet import: the key file written beside the exported packet."),
+        QStringLiteral("file"));
     const QCommandLineOption labelsOption(
         QStringLiteral("labels"),
         QStringLiteral("calibrate: human (default) or reference (synthetic ground truth)."),
@@ -129,7 +136,7 @@ int main(int argc, char *argv[])
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
                        judgeOption, allOption, toOption, videoOption, isolateOption, dryRunOption,
-                       testOption, settingsOption, labelsOption, minLabelsOption,
+                       testOption, settingsOption, labelsOption, minLabelsOption, keyOption,
                        workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
@@ -211,6 +218,23 @@ int main(int argc, char *argv[])
         return runJudge(exeDir, parser.value(ledgerOption).toStdString(),
                         all ? std::string("--all") : args[1].toStdString(),
                         parser.value(judgeOption).toStdString());
+    }
+    if (command == QLatin1String("packet")) {
+        const QString verb = args.size() > 1 ? args[1] : QString();
+        if (verb == QLatin1String("export") && args.size() >= 3 && parser.isSet(toOption) &&
+            (parser.isSet(allOption) != (args.size() > 3))) {
+            std::vector<std::string> runs;
+            for (qsizetype i = 3; i < args.size(); ++i)
+                runs.push_back(args[i].toStdString());
+            return runPacketExport(args[2].toStdString(), runs, parser.isSet(allOption),
+                                   parser.value(toOption).toStdString());
+        }
+        if (verb == QLatin1String("import") && expectArgs(4) && parser.isSet(keyOption))
+            return runPacketImport(args[2].toStdString(), args[3].toStdString(),
+                                   parser.value(keyOption).toStdString());
+        return usage(parser, QStringLiteral("usage: kosmos-cli packet export BUNDLE RUN...|--all "
+                                            "--to DIR\n       kosmos-cli packet import BUNDLE "
+                                            "ANSWERS.json --key DIR.key.json"));
     }
     if (command == QLatin1String("audit")) {
         if (!(expectArgs(2) || expectArgs(4)))

@@ -1,4 +1,5 @@
 // kosmos-cli end to end: every verb, its output and its exit codes.
+#include "judge/AnnotationPacket.h"
 #include "ledger/Ledger.h"
 
 #include "TestSupport.h"
@@ -482,4 +483,87 @@ TEST(Cli, CalibrateAndAuditAJudgeOnTheSameClips)
     // Bad input: an unknown configuration is named.
     r = runProcess({test::cliPath(), "audit", bundle, "1", "7"});
     EXPECT_EQ(r.exitCode, 4);
+}
+
+TEST(Cli, BlindAnnotationPacketsGoOutWithoutIdentitiesAndComeBackHashChecked)
+{
+    TempDir dir;
+    const auto bundle = (dir / "ann.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(3, 16).dump(2);
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ASSERT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle})
+                  .exitCode,
+              0);
+    const auto packet = dir / "packet";
+    auto r =
+        runProcess({test::cliPath(), "packet", "export", bundle, "--all", "--to", packet.string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    // Blind: the packet names no policy, world model, judge, seed or run.
+    std::ifstream packetFile(packet / "packet.json");
+    const std::string packetText((std::istreambuf_iterator<char>(packetFile)), {});
+    for (const char *leak : {"scripted", "tabletop", "frame_judge", "noisy", "seed", "run_key"})
+        EXPECT_EQ(packetText.find(leak), std::string::npos) << leak;
+    EXPECT_TRUE(fs::exists(packet / "clip_001" / "frame_0000.png"));
+    EXPECT_FALSE(fs::exists(packet / "key.json")) << "the key never travels with the packet";
+    const auto keyFile = dir / "packet.key.json";
+    ASSERT_TRUE(fs::exists(keyFile));
+
+    std::ifstream templateFile(packet / "answers.json");
+    auto answers = nlohmann::json::parse(templateFile);
+    answers["annotator"] = "ann-1";
+    for (auto &a : answers["answers"]) {
+        a["integrity"] = "intact";
+        a["collision"] = "none_visible";
+        a["progress"] = 2;
+        a["completion_evidence"] = "not_met";
+    }
+    auto attempt = [&](const nlohmann::json &doc) {
+        std::ofstream(dir / "answers.json") << doc.dump();
+        return runProcess({test::cliPath(), "packet", "import", bundle,
+                           (dir / "answers.json").string(), "--key", keyFile.string()});
+    };
+    auto countLabels = [&] {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        sqlite::Statement s(ledger.database(),
+                            "SELECT COUNT(*) FROM human_labels WHERE source = 'human'");
+        s.step();
+        return s.int64(0);
+    };
+    // Bad input: each refused with where and what, and nothing written.
+    auto bad = answers;
+    bad["packet_sha256"] = std::string(64, '0');
+    r = attempt(bad);
+    EXPECT_EQ(r.exitCode, 4);
+    bad = answers;
+    bad["answers"][1]["integrity"] = "perfect";
+    r = attempt(bad);
+    EXPECT_EQ(r.exitCode, 4);
+    bad = answers;
+    bad["answers"][0]["clip"] = "clip_999";
+    EXPECT_EQ(attempt(bad).exitCode, 4);
+    bad = answers;
+    bad["annotator"] = "";
+    EXPECT_EQ(attempt(bad).exitCode, 4);
+    EXPECT_EQ(countLabels(), 0) << "a refused file writes nothing";
+
+    r = attempt(answers);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("3 human label(s) by ann-1"), std::string::npos) << r.output;
+    EXPECT_EQ(countLabels(), 3);
+    // Calibration now sees the human labels.
+    r = runProcess({test::cliPath(), "calibrate", bundle, "--json", "--min-labels", "3"});
+    EXPECT_EQ(nlohmann::json::parse(r.output)["labelled_clips"], 3) << r.output;
+}
+
+TEST(Cli, SplitsNeverMixALineage)
+{
+    int heldOut = 0;
+    for (int i = 0; i < 300; ++i) {
+        const std::string lineage = "task#" + std::to_string(i);
+        const std::string split = splitOfLineage(lineage);
+        EXPECT_EQ(split, splitOfLineage(lineage)) << "stable";
+        heldOut += split == "held_out";
+    }
+    EXPECT_GT(heldOut, 60); // about a third of 300
+    EXPECT_LT(heldOut, 140);
 }
