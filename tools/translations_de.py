@@ -326,6 +326,18 @@ DE = {
     'Kosmos ledgers (*.kosmos)': 'Kosmos-Ledger (*.kosmos)',
     '&Evaluation (calibration, audit, ranking)': '&Bewertung (Kalibrierung, Prüfung, Rangfolge)',
     'Cannot create %1: %2': '%1 kann nicht angelegt werden: %2',
+    'Blind labeling': 'Blindes Labeln',
+    'Completion: M met, N not met, U uncertain. Progress: 0-5. Integrity: I intact, A artifact. Collision: C none visible, V visible. Enter saves and moves on, S skips. Frames: Left/Right, Space, Home/End.': 'Erfüllung: M erfüllt, N nicht erfüllt, U unsicher. Fortschritt: 0-5. Integrität: I intakt, A Artefakt. Kollision: C keine sichtbar, V sichtbar. Eingabe speichert und geht weiter, S überspringt. Bilder: Links/Rechts, Leertaste, Pos1/Ende.',
+    'All clips done: %1 labels saved.': 'Alle Clips erledigt: %1 Labels gespeichert.',
+    'Clip %1 of %2. Task: %3': 'Clip %1 von %2. Aufgabe: %3',
+    'completion -, progress -, integrity -, collision -': 'Erfüllung -, Fortschritt -, Integrität -, Kollision -',
+    'Completion (M/N/U) and progress (0-5) are needed before saving.': 'Vor dem Speichern werden Erfüllung (M/N/U) und Fortschritt (0-5) benötigt.',
+    'saved (%1 so far)': 'gespeichert (bisher %1)',
+    'completion %1, progress %2, integrity %3, collision %4': 'Erfüllung %1, Fortschritt %2, Integrität %3, Kollision %4',
+    '&Label clips blind...': 'Clips blind &labeln...',
+    'Annotator id:': 'Annotator-ID:',
+    '%1 human labels saved': '%1 menschliche Labels gespeichert',
+    'Labeling needs a writable ledger: %1': 'Labeln braucht ein beschreibbares Ledger: %1',
 }
 
 

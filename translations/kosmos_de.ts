@@ -371,6 +371,41 @@
     </message>
 </context>
 <context>
+    <name>kosmos::ui::LabelingDialog</name>
+    <message>
+        <source>Blind labeling</source>
+        <translation>Blindes Labeln</translation>
+    </message>
+    <message>
+        <source>Completion: M met, N not met, U uncertain. Progress: 0-5. Integrity: I intact, A artifact. Collision: C none visible, V visible. Enter saves and moves on, S skips. Frames: Left/Right, Space, Home/End.</source>
+        <translation>Erfüllung: M erfüllt, N nicht erfüllt, U unsicher. Fortschritt: 0-5. Integrität: I intakt, A Artefakt. Kollision: C keine sichtbar, V sichtbar. Eingabe speichert und geht weiter, S überspringt. Bilder: Links/Rechts, Leertaste, Pos1/Ende.</translation>
+    </message>
+    <message>
+        <source>All clips done: %1 labels saved.</source>
+        <translation>Alle Clips erledigt: %1 Labels gespeichert.</translation>
+    </message>
+    <message>
+        <source>Clip %1 of %2. Task: %3</source>
+        <translation>Clip %1 von %2. Aufgabe: %3</translation>
+    </message>
+    <message>
+        <source>completion -, progress -, integrity -, collision -</source>
+        <translation>Erfüllung -, Fortschritt -, Integrität -, Kollision -</translation>
+    </message>
+    <message>
+        <source>Completion (M/N/U) and progress (0-5) are needed before saving.</source>
+        <translation>Vor dem Speichern werden Erfüllung (M/N/U) und Fortschritt (0-5) benötigt.</translation>
+    </message>
+    <message>
+        <source>saved (%1 so far)</source>
+        <translation>gespeichert (bisher %1)</translation>
+    </message>
+    <message>
+        <source>completion %1, progress %2, integrity %3, collision %4</source>
+        <translation>Erfüllung %1, Fortschritt %2, Integrität %3, Kollision %4</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::LauncherDialog</name>
     <message>
         <source>Start</source>
@@ -778,6 +813,26 @@
     <message>
         <source>Cannot create %1: %2</source>
         <translation>%1 kann nicht angelegt werden: %2</translation>
+    </message>
+    <message>
+        <source>&amp;Label clips blind...</source>
+        <translation>Clips blind &amp;labeln...</translation>
+    </message>
+    <message>
+        <source>Blind labeling</source>
+        <translation>Blindes Labeln</translation>
+    </message>
+    <message>
+        <source>Annotator id:</source>
+        <translation>Annotator-ID:</translation>
+    </message>
+    <message>
+        <source>%1 human labels saved</source>
+        <translation>%1 menschliche Labels gespeichert</translation>
+    </message>
+    <message>
+        <source>Labeling needs a writable ledger: %1</source>
+        <translation>Labeln braucht ein beschreibbares Ledger: %1</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "dialogs/LabelingDialog.h"
 #include "dialogs/SettingsDialog.h"
 #include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
@@ -9,6 +10,7 @@
 #include "panels/EventsPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
+#include "pipeline/Rejudge.h"
 #include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
@@ -40,6 +42,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <limits>
+#include <random>
 
 #include <opencv2/core/version.hpp>
 #include <sqlite3.h>
@@ -154,6 +157,31 @@ MainWindow::MainWindow(QWidget *parent)
     view->addAction(provenanceDock->toggleViewAction());
     view->addAction(bookmarksDock->toggleViewAction());
     view->addAction(eventsDock->toggleViewAction());
+    view->addAction(tr("&Label clips blind..."), QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] {
+        if (!m_ledger)
+            return;
+        bool ok = false;
+        const QString annotator = QInputDialog::getText(
+            this, tr("Blind labeling"), tr("Annotator id:"), QLineEdit::Normal,
+            QSettings()
+                .value(QStringLiteral("labels/annotator"), qEnvironmentVariable("USER"))
+                .toString(),
+            &ok);
+        if (!ok || annotator.trimmed().isEmpty())
+            return;
+        QSettings().setValue(QStringLiteral("labels/annotator"), annotator.trimmed());
+        try {
+            LabelingDialog dialog(*m_ledger, *writer(), judgeableRuns(*m_ledger),
+                                  annotator.trimmed(), std::random_device{}(), this);
+            dialog.exec();
+            statusBar()->showMessage(tr("%1 human labels saved").arg(dialog.saved()));
+        } catch (const std::exception &e) {
+            m_lastError = QString::fromUtf8(e.what());
+            statusBar()->showMessage(tr("Labeling needs a writable ledger: %1").arg(m_lastError));
+        }
+        m_runsModel->refresh();
+        m_evaluation->setLedger(m_ledger.get());
+    });
     QAction *evaluationAction = m_evaluationDock->toggleViewAction();
     evaluationAction->setText(tr("&Evaluation (calibration, audit, ranking)"));
     view->addAction(evaluationAction);

@@ -3,9 +3,11 @@
 // controller and half cancelled, a batch left running across windows, and a plugin that
 // crashes mid-rollout while the GUI process carries on.
 #include "MainWindow.h"
+#include "dialogs/LabelingDialog.h"
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
 #include "models/RunsModel.h"
+#include "player/FramePlayer.h"
 #include "run/LauncherDialog.h"
 #include "run/PluginCatalog.h"
 #include "run/PluginManagerDialog.h"
@@ -284,6 +286,30 @@ private slots:
         QCOMPARE(view.pairsTable()->rowCount(), 1);
         QVERIFY2(view.pairsTable()->item(0, 1)->text() == QStringLiteral("indeterminate"),
                  "3 episodes each cannot separate anything");
+
+        // Blind labeling, keyboard first: frames and the instruction only.
+        Ledger writer = Ledger::open(bundle.toStdString());
+        ui::LabelingDialog labeling(ledger, writer, {1, 2, 3}, QStringLiteral("ann-7"), 5);
+        for (QLabel *label : labeling.findChildren<QLabel *>())
+            for (const char *leak : {"scripted", "confused", "expert", "tabletop", "judge:"})
+                QVERIFY2(!label->text().contains(QLatin1String(leak)), qPrintable(label->text()));
+        QVERIFY(labeling.player()->frameCount() > 0);
+        QCOMPARE(labeling.remaining(), 3);
+        QTest::keyClicks(&labeling, QStringLiteral("n2ic"));
+        QVERIFY(labeling.fieldsText().contains(QStringLiteral("not_met")));
+        QTest::keyClick(&labeling, Qt::Key_Return);
+        QCOMPARE(labeling.saved(), 1);
+        QTest::keyClicks(&labeling, QStringLiteral("m3"));
+        QTest::keyClick(&labeling, Qt::Key_Return);
+        QCOMPARE(labeling.saved(), 1); // "met" needs progress 5: refused with the reason
+        QTest::keyClicks(&labeling, QStringLiteral("5"));
+        QTest::keyClick(&labeling, Qt::Key_Return);
+        QCOMPARE(labeling.saved(), 2);
+        QCOMPARE(labeling.remaining(), 1);
+        QCOMPARE(static_cast<int>(writer.labels(labeling.currentRun()).size()), 1);
+        view.setLedger(&ledger);
+        view.labelSource()->setCurrentIndex(0);
+        QVERIFY(view.calibrationSummary()->text().contains(QStringLiteral("2 labelled clips")));
     }
 
     void aCrashingPluginFailsItsAttemptNotTheWorkstation()
