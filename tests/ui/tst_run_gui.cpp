@@ -209,7 +209,7 @@ private slots:
             ui::MainWindow window;
             window.setCliPath(QString::fromStdString(test::cliPath()));
             QVERIFY(window.openLedger(bundle));
-            QVERIFY(window.runController()->start(batchProtocol("left", 40), 1));
+            QVERIFY(window.runController()->start(batchProtocol("left", 200), 1));
             QTRY_VERIFY_WITH_TIMEOUT(window.runController()->progress().running > 0, 20000);
             // The resource view samples the worker process (CPU, RSS) while it runs.
             QTRY_VERIFY_WITH_TIMEOUT(
@@ -231,11 +231,15 @@ private slots:
         // Closing this one cancels the runs instead.
         window.setCloseQuestion([] { return ui::MainWindow::CloseChoice::CancelRuns; });
         QVERIFY(window.close());
+        QVERIFY2(window.runController()->error().isEmpty(),
+                 qPrintable(window.runController()->error()));
+        const QString batch = window.runController()->followed();
         ui::RunController follower(QString::fromStdString(test::cliPath()));
         follower.setLedger(bundle);
+        follower.follow(batch); // the batch may be over already: follow it by its hash
         QTRY_VERIFY_WITH_TIMEOUT(!follower.active(), 60000);
         QVERIFY(follower.progress().cancelled > 0);
-        QCOMPARE(follower.progress().finished(), 40);
+        QCOMPARE(follower.progress().finished(), 200);
     }
 
     void evaluationShowsCalibrationAuditAndRankingWithTheirN()
