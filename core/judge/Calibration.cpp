@@ -323,4 +323,24 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
     return out;
 }
 
+std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger)
+{
+    sqlite::Statement s(ledger.database(),
+                        "SELECT name, protocol_sha256 FROM protocols p WHERE EXISTS (SELECT 1 FROM "
+                        "runs r WHERE r.protocol_id = p.protocol_id AND json_extract(r.key_json, "
+                        "'$.seeds.rejudge_of') IS NULL) ORDER BY protocol_id");
+    std::vector<std::pair<std::string, std::string>> out;
+    while (s.step())
+        out.emplace_back(s.text(0), s.text(1));
+    return out;
+}
+
+bool hasHumanLabels(Ledger &ledger)
+{
+    sqlite::Statement s(ledger.database(),
+                        "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = 'human')");
+    s.step();
+    return s.int64(0) != 0;
+}
+
 } // namespace kosmos

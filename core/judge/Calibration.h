@@ -125,4 +125,9 @@ struct ProtocolOutcomes
 ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha256,
                                   const std::string &source);
 
+// Frozen protocols with rollout runs (not only re-judgments), oldest first: (name, SHA-256).
+std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger);
+// Whether any human (not reference) label exists.
+bool hasHumanLabels(Ledger &ledger);
+
 } // namespace kosmos

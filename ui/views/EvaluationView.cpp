@@ -236,23 +236,14 @@ void EvaluationView::refresh()
         }
         // No human label yet: start on the reference labels (marked as not human) rather than
         // on an empty page; the choice stays the user's.
-        sqlite::Statement human(
-            m_ledger->database(),
-            "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = 'human')");
-        human.step();
         const QSignalBlocker blockSource(m_labelSource);
-        m_labelSource->setCurrentIndex(human.int64(0) != 0 ? 0 : 1);
-        sqlite::Statement protocols(m_ledger->database(),
-                                    "SELECT name, protocol_sha256 FROM protocols p WHERE EXISTS "
-                                    "(SELECT 1 FROM runs r WHERE r.protocol_id = p.protocol_id "
-                                    "AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL) "
-                                    "ORDER BY protocol_id");
+        m_labelSource->setCurrentIndex(hasHumanLabels(*m_ledger) ? 0 : 1);
         const QSignalBlocker block(m_protocol);
-        while (protocols.step())
-            m_protocol->addItem(QStringLiteral("%1 (%2)").arg(
-                                    QString::fromStdString(protocols.text(0)),
-                                    QString::fromStdString(protocols.text(1).substr(0, 12))),
-                                QString::fromStdString(protocols.text(1)));
+        for (const auto &[name, sha] : rolloutProtocols(*m_ledger))
+            m_protocol->addItem(
+                QStringLiteral("%1 (%2)").arg(QString::fromStdString(name),
+                                              QString::fromStdString(sha.substr(0, 12))),
+                QString::fromStdString(sha));
     } catch (const std::exception &e) {
         m_calibrationText->setText(
             tr("Cannot read the judgments: %1").arg(QString::fromUtf8(e.what())));
