@@ -8,6 +8,7 @@
 #include "util/Error.h"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -293,6 +294,119 @@ int runPacketImport(const std::string &bundle, const std::string &answers,
         const PacketImport r = importAnnotationAnswers(ledger, answers, keyFile);
         std::cout << r.labels << " human label(s) by " << r.annotator << " recorded (" << r.heldOut
                   << " on held-out lineages)\n";
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runRank(const std::string &bundle, const std::string &protocol, const std::string &source,
+            const std::string &referenceCsv, bool json)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        const auto protocols = rolloutProtocols(ledger);
+        if (protocols.empty())
+            throw Error(ErrorCode::InvalidInput, "no protocol with rollouts in " + bundle);
+        std::string sha;
+        for (const auto &[name, s] : protocols)
+            if (protocol.empty() ? true : (name == protocol || s.rfind(protocol, 0) == 0))
+                sha = s; // the newest match; rates are never pooled across protocols
+        if (sha.empty())
+            throw Error(ErrorCode::InvalidInput, "no protocol '" + protocol + "' in " + bundle);
+        const std::string src = source == "reference" ? "synthetic_reference" : source;
+        const ProtocolOutcomes outcomes = protocolOutcomes(ledger, sha, src);
+        if (outcomes.episodes.empty())
+            throw Error(ErrorCode::InvalidInput, "no decisive outcome of source '" + source +
+                                                     "' in protocol " + sha.substr(0, 12) + " (" +
+                                                     std::to_string(outcomes.missing) +
+                                                     " episodes without one)");
+        const PolicyRanking ranking = rankPolicies(outcomes.episodes);
+        // Reference success rates (e.g. real-robot results): CSV lines "policy,rate".
+        std::vector<double> sim, real;
+        std::vector<std::string> matched;
+        if (!referenceCsv.empty()) {
+            std::ifstream in(referenceCsv);
+            if (!in)
+                throw Error(ErrorCode::NotFound, "reference CSV " + referenceCsv + " not found");
+            std::string line;
+            int lineNo = 0;
+            while (std::getline(in, line)) {
+                ++lineNo;
+                const auto comma = line.rfind(',');
+                if (line.empty() || comma == std::string::npos)
+                    continue;
+                double rate = 0;
+                try {
+                    rate = std::stod(line.substr(comma + 1));
+                } catch (const std::exception &) {
+                    if (lineNo == 1)
+                        continue; // a header row
+                    throw Error(ErrorCode::InvalidInput, referenceCsv + ":" +
+                                                             std::to_string(lineNo) +
+                                                             ": the rate is not a number");
+                }
+                std::string policy = line.substr(0, comma);
+                if (policy.size() >= 2 && policy.front() == '"' && policy.back() == '"')
+                    policy = policy.substr(1, policy.size() - 2);
+                for (const auto &[name, p] : ranking.rates)
+                    if (name == policy || name.rfind(policy + " ", 0) == 0) {
+                        sim.push_back(*p.rate);
+                        real.push_back(rate);
+                        matched.push_back(name);
+                    }
+            }
+        }
+        if (json) {
+            nlohmann::json rates = nlohmann::json::array(), pairs = nlohmann::json::array();
+            for (const auto &[name, p] : ranking.rates)
+                rates.push_back({{"policy", name}, {"success", proportionJson(p)}});
+            for (const auto &pair : ranking.pairs)
+                pairs.push_back(
+                    {{"a", pair.a},
+                     {"b", pair.b},
+                     {"verdict", pair.verdict == PairOrder::Verdict::ABetter   ? "a_better"
+                                 : pair.verdict == PairOrder::Verdict::BBetter ? "b_better"
+                                                                               : "indeterminate"},
+                     {"bootstrap_difference",
+                      {pair.difference.observed, pair.difference.lower, pair.difference.upper}},
+                     {"exact_separated", pair.exactSeparated}});
+            auto opt = [](const std::optional<double> &v) {
+                return v ? nlohmann::json(*v) : nlohmann::json();
+            };
+            nlohmann::json out = {{"protocol_sha256", sha},
+                                  {"source", src},
+                                  {"missing", outcomes.missing},
+                                  {"rates", rates},
+                                  {"pairs", pairs}};
+            if (!referenceCsv.empty())
+                out["reference"] = {{"matched", matched},
+                                    {"pearson", opt(pearson(sim, real))},
+                                    {"spearman", opt(spearman(sim, real))},
+                                    {"mmrv", opt(mmrv(sim, real))}};
+            std::cout << out.dump(2) << "\n";
+            return ExitCode::Ok;
+        }
+        std::cout << "protocol " << sha.substr(0, 16) << "..., success by " << src << "; "
+                  << outcomes.missing << " episode(s) without a decisive outcome\n";
+        for (const auto &[name, p] : ranking.rates)
+            std::cout << "  " << interval(p) << "  " << name << "\n";
+        for (const auto &pair : ranking.pairs) {
+            const char *verdict = pair.verdict == PairOrder::Verdict::ABetter   ? "first better"
+                                  : pair.verdict == PairOrder::Verdict::BBetter ? "second better"
+                                                                                : "indeterminate";
+            std::printf("  %s: difference %.3f [%.3f, %.3f], exact bounds %s\n    %s\n    %s\n",
+                        verdict, pair.difference.observed, pair.difference.lower,
+                        pair.difference.upper, pair.exactSeparated ? "separate" : "overlap",
+                        pair.a.c_str(), pair.b.c_str());
+        }
+        if (!referenceCsv.empty())
+            std::cout << "against " << referenceCsv << " (" << matched.size()
+                      << " policies matched): Pearson " << number(pearson(sim, real), "%.3f")
+                      << ", Spearman " << number(spearman(sim, real), "%.3f") << ", MMRV "
+                      << number(mmrv(sim, real), "%.3f") << "\n";
+        std::cout << "These are rollouts in a generated or synthetic world, not evidence of real "
+                     "robot-task success.\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);

@@ -57,6 +57,10 @@ int runPacketExport(const std::string &bundle, const std::vector<std::string> &r
                     const std::string &directory);
 int runPacketImport(const std::string &bundle, const std::string &answers,
                     const std::string &keyFile);
+// Success per policy of one protocol with Wilson intervals, pairwise verdicts (bootstrap and
+// exact bounds), and optionally Pearson / Spearman / MMRV against reference rates from a CSV.
+int runRank(const std::string &bundle, const std::string &protocol, const std::string &source,
+            const std::string &referenceCsv, bool json);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
               bool video);

@@ -35,6 +35,9 @@ const char *const kDescription =
     "  packet export BUNDLE RUN...|--all --to DIR / packet import BUNDLE ANSWERS --key K\n"
     "                           blind annotation packets: frames and task only, out;\n"
     "                           human labels, hash-checked, back in\n"
+    "  rank BUNDLE [PROTOCOL]   success per policy with intervals, pairwise orders\n"
+    "                           or indeterminate; --reference-csv: Pearson, Spearman,\n"
+    "                           MMRV against reference rates\n"
     "  audit BUNDLE [A B]       two judge configurations on the same clips (the\n"
     "                           paired audit); without A B, lists the configurations\n"
     "  export BUNDLE RUN --to DIR [--video]\n"
@@ -115,6 +118,14 @@ int main(int argc, char *argv[])
         QStringLiteral("settings"),
         QStringLiteral("plugins --test: the adapter's settings (JSON)."), QStringLiteral("json"),
         QStringLiteral("{}"));
+    const QCommandLineOption sourceOption(
+        QStringLiteral("source"),
+        QStringLiteral("rank: success by judge (default), reference or human labels."),
+        QStringLiteral("source"), QStringLiteral("judge"));
+    const QCommandLineOption referenceCsvOption(
+        QStringLiteral("reference-csv"),
+        QStringLiteral("rank: reference success rates, lines \"policy,rate\"."),
+        QStringLiteral("file"));
     const QCommandLineOption keyOption(
         QStringLiteral("key"),
         QStringLiteral("packet import: the key file written beside the exported packet."),
@@ -137,7 +148,7 @@ int main(int argc, char *argv[])
     parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
                        judgeOption, allOption, toOption, videoOption, isolateOption, dryRunOption,
                        testOption, settingsOption, labelsOption, minLabelsOption, keyOption,
-                       workerProcessOption});
+                       sourceOption, referenceCsvOption, workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -235,6 +246,17 @@ int main(int argc, char *argv[])
         return usage(parser, QStringLiteral("usage: kosmos-cli packet export BUNDLE RUN...|--all "
                                             "--to DIR\n       kosmos-cli packet import BUNDLE "
                                             "ANSWERS.json --key DIR.key.json"));
+    }
+    if (command == QLatin1String("rank")) {
+        const QString source = parser.value(sourceOption);
+        if (!(expectArgs(2) || expectArgs(3)) ||
+            (source != QLatin1String("judge") && source != QLatin1String("reference") &&
+             source != QLatin1String("human")))
+            return usage(parser, QStringLiteral("usage: kosmos-cli rank BUNDLE [PROTOCOL] "
+                                                "[--source judge|reference|human] "
+                                                "[--reference-csv FILE] [--json]"));
+        return runRank(args[1].toStdString(), expectArgs(3) ? args[2].toStdString() : "",
+                       source.toStdString(), parser.value(referenceCsvOption).toStdString(), json);
     }
     if (command == QLatin1String("audit")) {
         if (!(expectArgs(2) || expectArgs(4)))

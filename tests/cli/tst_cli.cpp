@@ -457,6 +457,18 @@ TEST(Cli, CalibrateAndAuditAJudgeOnTheSameClips)
         << r.output;
     EXPECT_NE(r.output.find("n = 0 (no rate)"), std::string::npos);
 
+    // Ranking with its n, and against reference rates from a CSV.
+    std::ofstream(dir / "real.csv") << "policy,rate\nsynthetic.scripted_policy,0.4\n";
+    r = runProcess({test::cliPath(), "rank", bundle, "--source", "reference", "--reference-csv",
+                    (dir / "real.csv").string(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto rank = nlohmann::json::parse(r.output);
+    EXPECT_EQ(rank["rates"][0]["success"]["n"], 4);
+    EXPECT_EQ(rank["reference"]["matched"].size(), 1u);
+    EXPECT_TRUE(rank["reference"]["pearson"].is_null()) << "one point has no correlation";
+    EXPECT_EQ(runProcess({test::cliPath(), "rank", bundle, "--source", "human"}).exitCode, 4)
+        << "no human labels: said, not a rate of 0";
+
     // A second judge configuration on the same clips, then the paired audit.
     std::ofstream(dir / "judge.json") << nlohmann::json{
         {"plugin", "synthetic.frame_judge"},
