@@ -8,7 +8,6 @@
 #include "util/Error.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -326,36 +325,13 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
         std::vector<double> sim, real;
         std::vector<std::string> matched;
         if (!referenceCsv.empty()) {
-            std::ifstream in(referenceCsv);
-            if (!in)
-                throw Error(ErrorCode::NotFound, "reference CSV " + referenceCsv + " not found");
-            std::string line;
-            int lineNo = 0;
-            while (std::getline(in, line)) {
-                ++lineNo;
-                const auto comma = line.rfind(',');
-                if (line.empty() || comma == std::string::npos)
-                    continue;
-                double rate = 0;
-                try {
-                    rate = std::stod(line.substr(comma + 1));
-                } catch (const std::exception &) {
-                    if (lineNo == 1)
-                        continue; // a header row
-                    throw Error(ErrorCode::InvalidInput, referenceCsv + ":" +
-                                                             std::to_string(lineNo) +
-                                                             ": the rate is not a number");
-                }
-                std::string policy = line.substr(0, comma);
-                if (policy.size() >= 2 && policy.front() == '"' && policy.back() == '"')
-                    policy = policy.substr(1, policy.size() - 2);
+            for (const auto &[policy, rate] : readReferenceRates(referenceCsv))
                 for (const auto &[name, p] : ranking.rates)
                     if (name == policy || name.rfind(policy + " ", 0) == 0) {
                         sim.push_back(*p.rate);
                         real.push_back(rate);
                         matched.push_back(name);
                     }
-            }
         }
         if (json) {
             nlohmann::json rates = nlohmann::json::array(), pairs = nlohmann::json::array();

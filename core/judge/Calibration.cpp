@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 namespace kosmos {
 
@@ -341,6 +342,46 @@ bool hasHumanLabels(Ledger &ledger)
                         "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = 'human')");
     s.step();
     return s.int64(0) != 0;
+}
+
+std::vector<std::pair<std::string, double>> readReferenceRates(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error(ErrorCode::NotFound, "reference CSV " + path + " not found");
+    std::vector<std::pair<std::string, double>> out;
+    std::string line;
+    int lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        const auto comma = line.rfind(',');
+        if (line.empty() || comma == std::string::npos)
+            continue;
+        double rate = 0;
+        try {
+            std::size_t used = 0;
+            const std::string field = line.substr(comma + 1);
+            rate = std::stod(field, &used);
+            if (used != field.size() || rate < 0 || rate > 1)
+                throw std::invalid_argument("range");
+        } catch (const std::exception &) {
+            if (lineNo == 1)
+                continue; // a header row
+            throw Error(ErrorCode::InvalidInput,
+                        path + ":" + std::to_string(lineNo) + ": the rate is not a number in 0..1");
+        }
+        std::string policy = line.substr(0, comma);
+        if (policy.size() >= 2 && policy.front() == '"' && policy.back() == '"') {
+            policy = policy.substr(1, policy.size() - 2);
+            for (auto at = policy.find("\"\""); at != std::string::npos;
+                 at = policy.find("\"\"", at + 1))
+                policy.erase(at, 1);
+        }
+        out.emplace_back(policy, rate);
+    }
+    return out;
 }
 
 } // namespace kosmos

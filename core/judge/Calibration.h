@@ -127,6 +127,11 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
 
 // Frozen protocols with rollout runs (not only re-judgments), oldest first: (name, SHA-256).
 std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger);
+// Reference success rates (e.g. real-robot results) from a CSV of "policy,rate" lines, an
+// optional header row, policy names optionally quoted ("" for a quote). Throws Error naming the
+// file and line of a rate that is not a number in 0..1.
+std::vector<std::pair<std::string, double>> readReferenceRates(const std::string &path);
+
 // Whether any human (not reference) label exists.
 bool hasHumanLabels(Ledger &ledger);
 

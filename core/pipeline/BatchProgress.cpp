@@ -52,6 +52,17 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
         r.startedAtMs = runs.optInt64(5);
         r.finishedAtMs = runs.optInt64(6);
         r.workerId = runs.text(7);
+        // Worker ids are "<name>-<pid>-<index>" (RolloutEngine): the pid is the middle number.
+        const auto last = r.workerId.rfind('-');
+        const auto before =
+            last == std::string::npos ? std::string::npos : r.workerId.rfind('-', last - 1);
+        if (before != std::string::npos) {
+            try {
+                r.workerPid = std::stoi(r.workerId.substr(before + 1, last - before - 1));
+            } catch (const std::exception &) {
+                // another naming scheme: no pid to sample
+            }
+        }
         r.horizon = horizon;
         r.stepsDone = static_cast<int>(runs.optInt64(8).value_or(0));
         r.stage = runs.optText(9).value_or("");

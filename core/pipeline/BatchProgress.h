@@ -24,6 +24,7 @@ struct RunProgress
     std::optional<std::int64_t> startedAtMs;
     std::optional<std::int64_t> finishedAtMs;
     std::string workerId;
+    std::optional<int> workerPid; // from a worker id "<name>-<pid>-<n>" of this machine
     bool cancelRequested = false;
 };
 

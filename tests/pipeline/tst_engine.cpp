@@ -247,6 +247,7 @@ TEST(Engine, BatchProgressIsReadFromTheLedgerAlone)
     EXPECT_EQ(p.runs[0].stepsDone, 10);
     EXPECT_EQ(p.runs[0].stage, "world_model");
     EXPECT_EQ(p.runs[0].workerId, "other-process-0");
+    EXPECT_FALSE(p.runs[0].workerPid) << "not a <name>-<pid>-<n> id";
     EXPECT_EQ(p.stepsDone, 10);
     ASSERT_TRUE(p.remainingMs);
     EXPECT_NEAR(static_cast<double>(*p.remainingMs), 80.0 * 2000 / 10, 2000.0)

@@ -132,11 +132,9 @@ void ProgressPanel::show(const BatchProgress &p)
     for (const RunProgress &r : p.runs) {
         if (r.status != "running")
             continue;
-        const QStringList parts = QString::fromStdString(r.workerId).split(QLatin1Char('-'));
-        bool ok = false;
-        const int pid = parts.size() >= 2 ? parts.at(parts.size() - 2).toInt(&ok) : 0;
-        if (!ok || seen.contains(pid))
+        if (!r.workerPid || seen.contains(*r.workerPid))
             continue;
+        const int pid = *r.workerPid;
         const auto sample = sampleProcess(pid);
         if (!sample)
             continue; // on another machine, or just ended
