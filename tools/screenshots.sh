@@ -34,6 +34,10 @@ for tab in 0 1 2; do
     shot "screenshot-${name[$tab]}" build/screenshot-eval.kosmos --run 35 --raise evaluation \
         --evaluation-tab "$tab"
 done
+# The evaluation record of the same ledger, as kosmos-cli renders it (the start of the document).
+build/bin/kosmos-cli report build/screenshot-eval.kosmos --audit 1,2 \
+    --png docs/screenshot-record.png > /dev/null 2>&1
+echo "wrote docs/screenshot-record.png"
 shot screenshot-launcher "$demo" --dialog launcher --protocol examples/tabletop-demo.json
 shot screenshot-plugins "$demo" --dialog plugins
 

@@ -8,6 +8,42 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "Decisive (Wilson 95%)": "Entschieden (Wilson 95 %)",
+    "Missing": "Fehlend",
+    "Worst / best case": "Schlechtester / bester Fall",
+    "Reference rates...": "Referenzraten ...",
+    "Export evaluation record...": "Evaluationsbericht exportieren ...",
+    "The chosen protocol's record as HTML (plots embedded) and PDF: protocol hash, components, rates with n and intervals, calibration and gate, the audit, and what the numbers do and do not support.":
+        "Der Bericht des gewählten Protokolls als HTML (mit eingebetteten Diagrammen) und PDF: Protokoll-Hash, Komponenten, Raten mit n und Intervallen, Kalibrierung und Schwelle, das Audit und was die Zahlen belegen und was nicht.",
+    "Annotator agreement:": "Übereinstimmung der Annotatoren:",
+    "held-out clips": "zurückgehaltene Clips",
+    "development clips": "Entwicklungs-Clips",
+    "all clips": "alle Clips",
+    'A CSV of "policy,rate" lines, e.g. real-robot success rates: Pearson, Spearman and MMRV against the rates here.':
+        'Eine CSV-Datei mit Zeilen "policy,rate", z. B. Erfolgsraten echter Roboter: Pearson, Spearman und MMRV gegen die Raten hier.',
+    "No reference rates loaded.": "Keine Referenzraten geladen.",
+    "%1 (%2 clips)": "%1 (%2 Clips)",
+    "%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here; the worst / best case per cell counts them as failures / successes). An order is stated only when the task-stratified lineage bootstrap (2,000 replicates, seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts in a generated or synthetic world, not evidence of real robot-task success.":
+        "%1 Episoden mit eindeutigem Ergebnis, %2 ohne (nicht in den Raten, hier gezählt; der schlechteste / beste Fall je Zelle zählt sie als Misserfolge / Erfolge). Eine Reihenfolge wird nur angegeben, wenn der aufgabenweise geschichtete Bootstrap über Startlinien (2.000 Wiederholungen, mit festem Seed) und die Clopper-Pearson-Grenzen das Paar beide trennen. Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Nachweis für echten Erfolg eines Roboters.",
+    "%1: %2 matched, %3 unmatched. Pearson %4, Spearman %5, MMRV %6 (n = %7).":
+        "%1: %2 zugeordnet, %3 nicht zugeordnet. Pearson %4, Spearman %5, MMRV %6 (n = %7).",
+    "Agreement between annotators needs two people who labelled the same clips (%1 annotator(s) here).":
+        "Die Übereinstimmung von Annotatoren braucht zwei Personen, die dieselben Clips bewertet haben (hier %1 Annotator(en)).",
+    "%1 clips labelled by both: completion agreement %2, kappa %3 (n = %4); progress weighted kappa %5 (n = %6); %7 disagreement(s).":
+        "%1 Clips von beiden bewertet: Übereinstimmung beim Abschluss %2, Kappa %3 (n = %4); gewichtetes Kappa des Fortschritts %5 (n = %6); %7 Abweichung(en).",
+    "Reference success rates": "Referenz-Erfolgsraten",
+    "CSV files (*.csv);;All files (*)": "CSV-Dateien (*.csv);;Alle Dateien (*)",
+    "No protocol with rollouts in this ledger: nothing to report.":
+        "Kein Protokoll mit Rollouts in diesem Ledger: nichts zu berichten.",
+    "Export evaluation record": "Evaluationsbericht exportieren",
+    "HTML (*.html)": "HTML (*.html)",
+    "Evaluation record written:\n%1\n%2": "Evaluationsbericht geschrieben:\n%1\n%2",
+    "Could not export the evaluation record: %1": "Der Evaluationsbericht konnte nicht exportiert werden: %1",
+    "human label success rate": "Erfolgsrate der menschlichen Bewertungen",
+    "reference label success rate": "Erfolgsrate der Referenzbewertungen",
+    "share of answers": "Anteil der Antworten",
+    "reference success rate": "Referenz-Erfolgsrate",
+    "success rate here": "Erfolgsrate hier",
     "libtorch: no installed plugin uses it": "libtorch: kein installiertes Plugin verwendet es",
     "libtorch %1: used by %2 (loaded only when one of them runs)":
         "libtorch %1: verwendet von %2 (nur geladen, wenn eines davon läuft)",

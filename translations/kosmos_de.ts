@@ -17,6 +17,57 @@
     </message>
 </context>
 <context>
+    <name>EvaluationPlots</name>
+    <message>
+        <source>judge success-vote share</source>
+        <translation>Anteil der Erfolgsstimmen des Richters</translation>
+    </message>
+    <message>
+        <source>human label success rate</source>
+        <translation>Erfolgsrate der menschlichen Bewertungen</translation>
+    </message>
+    <message>
+        <source>reference label success rate</source>
+        <translation>Erfolgsrate der Referenzbewertungen</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>schema-valid</source>
+        <translation>schemagültig</translation>
+    </message>
+    <message>
+        <source>bare JSON</source>
+        <translation>reines JSON</translation>
+    </message>
+    <message>
+        <source>share of answers</source>
+        <translation>Anteil der Antworten</translation>
+    </message>
+    <message>
+        <source>policy (row in the table)</source>
+        <translation>Policy (Zeile der Tabelle)</translation>
+    </message>
+    <message>
+        <source>success rate, Wilson 95%</source>
+        <translation>Erfolgsrate, Wilson 95%</translation>
+    </message>
+    <message>
+        <source>reference success rate</source>
+        <translation>Referenz-Erfolgsrate</translation>
+    </message>
+    <message>
+        <source>success rate here</source>
+        <translation>Erfolgsrate hier</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::BookmarksPanel</name>
     <message>
         <source>Remove</source>
@@ -133,14 +184,6 @@
         <translation>|Nachsicht| &lt;=</translation>
     </message>
     <message>
-        <source>judge success-vote share</source>
-        <translation>Anteil der Erfolgsstimmen des Richters</translation>
-    </message>
-    <message>
-        <source>label success rate</source>
-        <translation>Erfolgsrate der Labels</translation>
-    </message>
-    <message>
         <source>Calibration</source>
         <translation>Kalibrierung</translation>
     </message>
@@ -253,14 +296,6 @@
         <translation>p = %1 (n = %2; %3 gegen %4)</translation>
     </message>
     <message>
-        <source>schema-valid</source>
-        <translation>schemagültig</translation>
-    </message>
-    <message>
-        <source>bare JSON</source>
-        <translation>reines JSON</translation>
-    </message>
-    <message>
         <source>first better</source>
         <translation>erste besser</translation>
     </message>
@@ -281,16 +316,108 @@
         <translation>nein</translation>
     </message>
     <message>
-        <source>policy (row in the table)</source>
-        <translation>Policy (Zeile der Tabelle)</translation>
+        <source>Task</source>
+        <translation>Aufgabe</translation>
     </message>
     <message>
-        <source>success rate, Wilson 95%</source>
-        <translation>Erfolgsrate, Wilson 95%</translation>
+        <source>Decisive (Wilson 95%)</source>
+        <translation>Entschieden (Wilson 95 %)</translation>
     </message>
     <message>
-        <source>%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here). An order is stated only when the task-stratified lineage bootstrap (2,000 replicates, seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts in a generated or synthetic world, not evidence of real robot-task success.</source>
-        <translation>%1 Episoden mit entschiedenem Ergebnis, %2 ohne (aus den Raten ausgelassen und hier gezählt). Eine Reihenfolge wird nur angegeben, wenn der nach Aufgaben geschichtete Bootstrap über Startlinien (2.000 Wiederholungen, mit Seed) und die Clopper-Pearson-Grenzen das Paar beide trennen. Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Beleg für echten Erfolg eines Roboters.</translation>
+        <source>Missing</source>
+        <translation>Fehlend</translation>
+    </message>
+    <message>
+        <source>Worst / best case</source>
+        <translation>Schlechtester / bester Fall</translation>
+    </message>
+    <message>
+        <source>Reference rates...</source>
+        <translation>Referenzraten ...</translation>
+    </message>
+    <message>
+        <source>Export evaluation record...</source>
+        <translation>Evaluationsbericht exportieren ...</translation>
+    </message>
+    <message>
+        <source>The chosen protocol's record as HTML (plots embedded) and PDF: protocol hash, components, rates with n and intervals, calibration and gate, the audit, and what the numbers do and do not support.</source>
+        <translation>Der Bericht des gewählten Protokolls als HTML (mit eingebetteten Diagrammen) und PDF: Protokoll-Hash, Komponenten, Raten mit n und Intervallen, Kalibrierung und Schwelle, das Audit und was die Zahlen belegen und was nicht.</translation>
+    </message>
+    <message>
+        <source>Annotator agreement:</source>
+        <translation>Übereinstimmung der Annotatoren:</translation>
+    </message>
+    <message>
+        <source>held-out clips</source>
+        <translation>zurückgehaltene Clips</translation>
+    </message>
+    <message>
+        <source>development clips</source>
+        <translation>Entwicklungs-Clips</translation>
+    </message>
+    <message>
+        <source>all clips</source>
+        <translation>alle Clips</translation>
+    </message>
+    <message>
+        <source>A CSV of "policy,rate" lines, e.g. real-robot success rates: Pearson, Spearman and MMRV against the rates here.</source>
+        <translation>Eine CSV-Datei mit Zeilen "policy,rate", z. B. Erfolgsraten echter Roboter: Pearson, Spearman und MMRV gegen die Raten hier.</translation>
+    </message>
+    <message>
+        <source>No reference rates loaded.</source>
+        <translation>Keine Referenzraten geladen.</translation>
+    </message>
+    <message>
+        <source>%1 (%2 clips)</source>
+        <translation>%1 (%2 Clips)</translation>
+    </message>
+    <message>
+        <source>%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here; the worst / best case per cell counts them as failures / successes). An order is stated only when the task-stratified lineage bootstrap (2,000 replicates, seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts in a generated or synthetic world, not evidence of real robot-task success.</source>
+        <translation>%1 Episoden mit eindeutigem Ergebnis, %2 ohne (nicht in den Raten, hier gezählt; der schlechteste / beste Fall je Zelle zählt sie als Misserfolge / Erfolge). Eine Reihenfolge wird nur angegeben, wenn der aufgabenweise geschichtete Bootstrap über Startlinien (2.000 Wiederholungen, mit festem Seed) und die Clopper-Pearson-Grenzen das Paar beide trennen. Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Nachweis für echten Erfolg eines Roboters.</translation>
+    </message>
+    <message>
+        <source>%1: %2 matched, %3 unmatched. Pearson %4, Spearman %5, MMRV %6 (n = %7).</source>
+        <translation>%1: %2 zugeordnet, %3 nicht zugeordnet. Pearson %4, Spearman %5, MMRV %6 (n = %7).</translation>
+    </message>
+    <message>
+        <source>Agreement between annotators needs two people who labelled the same clips (%1 annotator(s) here).</source>
+        <translation>Die Übereinstimmung von Annotatoren braucht zwei Personen, die dieselben Clips bewertet haben (hier %1 Annotator(en)).</translation>
+    </message>
+    <message>
+        <source>%1 clips labelled by both: completion agreement %2, kappa %3 (n = %4); progress weighted kappa %5 (n = %6); %7 disagreement(s).</source>
+        <translation>%1 Clips von beiden bewertet: Übereinstimmung beim Abschluss %2, Kappa %3 (n = %4); gewichtetes Kappa des Fortschritts %5 (n = %6); %7 Abweichung(en).</translation>
+    </message>
+    <message>
+        <source>Reference success rates</source>
+        <translation>Referenz-Erfolgsraten</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>CSV-Dateien (*.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>No protocol with rollouts in this ledger: nothing to report.</source>
+        <translation>Kein Protokoll mit Rollouts in diesem Ledger: nichts zu berichten.</translation>
+    </message>
+    <message>
+        <source>Export evaluation record</source>
+        <translation>Evaluationsbericht exportieren</translation>
+    </message>
+    <message>
+        <source>HTML (*.html)</source>
+        <translation>HTML (*.html)</translation>
+    </message>
+    <message>
+        <source>Evaluation record written:
+%1
+%2</source>
+        <translation>Evaluationsbericht geschrieben:
+%1
+%2</translation>
+    </message>
+    <message>
+        <source>Could not export the evaluation record: %1</source>
+        <translation>Der Evaluationsbericht konnte nicht exportiert werden: %1</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 
 #include "judge/AnnotationPacket.h"
 #include "judge/Calibration.h"
+#include "judge/EvaluationRecord.h"
 #include "ledger/Ledger.h"
 #include "pipeline/Rejudge.h"
 #include "util/Error.h"
@@ -14,25 +15,6 @@
 using namespace kosmos;
 
 namespace {
-
-// A judge configuration named on the command line: its number in the listing (1-based) or its
-// full key.
-std::string resolveConfig(const std::vector<JudgeConfig> &configs, const std::string &text)
-{
-    try {
-        std::size_t used = 0;
-        const int index = std::stoi(text, &used);
-        if (used == text.size() && index >= 1 && index <= static_cast<int>(configs.size()))
-            return configs[static_cast<std::size_t>(index - 1)].key;
-    } catch (const std::exception &) {
-    }
-    for (const auto &c : configs)
-        if (c.key == text)
-            return c.key;
-    throw Error(ErrorCode::InvalidInput,
-                "no judge configuration '" + text + "' (" + std::to_string(configs.size()) +
-                    " in this ledger; `kosmos-cli audit BUNDLE` lists them by number)");
-}
 
 std::string rate(int k, int n)
 {
@@ -50,20 +32,7 @@ std::string number(const std::optional<double> &v, const char *format)
 
 std::string interval(const Proportion &p)
 {
-    if (!p.rate)
-        return "n = 0 (no rate)";
-    char text[96];
-    std::snprintf(text, sizeof text, "%d/%d = %.0f%% [95%% CI %.0f-%.0f%%]", p.successes, p.n,
-                  *p.rate * 100, *p.lower * 100, *p.upper * 100);
-    return text;
-}
-
-nlohmann::json proportionJson(const Proportion &p)
-{
-    return {{"successes", p.successes},
-            {"n", p.n},
-            {"rate", p.rate ? nlohmann::json(*p.rate) : nlohmann::json()},
-            {"wilson_95", p.rate ? nlohmann::json({*p.lower, *p.upper}) : nlohmann::json()}};
+    return intervalText(p);
 }
 
 void listConfigs(const std::vector<JudgeConfig> &configs)
@@ -75,6 +44,25 @@ void listConfigs(const std::vector<JudgeConfig> &configs)
 }
 
 } // namespace
+
+// A judge configuration named on the command line: its number in the listing (1-based) or its
+// full key.
+std::string resolveJudgeConfig(const std::vector<JudgeConfig> &configs, const std::string &text)
+{
+    try {
+        std::size_t used = 0;
+        const int index = std::stoi(text, &used);
+        if (used == text.size() && index >= 1 && index <= static_cast<int>(configs.size()))
+            return configs[static_cast<std::size_t>(index - 1)].key;
+    } catch (const std::exception &) {
+    }
+    for (const auto &c : configs)
+        if (c.key == text)
+            return c.key;
+    throw Error(ErrorCode::InvalidInput,
+                "no judge configuration '" + text + "' (" + std::to_string(configs.size()) +
+                    " in this ledger; `kosmos-cli audit BUNDLE` lists them by number)");
+}
 
 int runAudit(const std::string &bundle, const std::vector<std::string> &configsGiven, bool json)
 {
@@ -92,43 +80,10 @@ int runAudit(const std::string &bundle, const std::vector<std::string> &configsG
             }
             return ExitCode::Ok;
         }
-        const PairedAudit a = pairedAudit(ledger, resolveConfig(configs, configsGiven[0]),
-                                          resolveConfig(configs, configsGiven[1]));
+        const PairedAudit a = pairedAudit(ledger, resolveJudgeConfig(configs, configsGiven[0]),
+                                          resolveJudgeConfig(configs, configsGiven[1]));
         if (json) {
-            auto side = [](const AuditSide &s) {
-                return nlohmann::json{
-                    {"key", s.key},
-                    {"clips", s.clips},
-                    {"samples", s.samples},
-                    {"schema_valid", s.schemaValid},
-                    {"bare_json", s.bareJson},
-                    {"mean_tokens",
-                     s.meanTokens ? nlohmann::json(*s.meanTokens) : nlohmann::json()},
-                    {"mean_decode_ms",
-                     s.meanDecodeMs ? nlohmann::json(*s.meanDecodeMs) : nlohmann::json()},
-                    {"outcomes",
-                     {{"success", s.success}, {"failure", s.failure}, {"unknown", s.unknown}}}};
-            };
-            nlohmann::json fields = nlohmann::json::object();
-            for (const auto &[field, counts] : a.fieldAgreement)
-                fields[field] = {{"agree", counts.first}, {"compared", counts.second}};
-            nlohmann::json flips = nlohmann::json::array();
-            for (const auto &f : a.flips)
-                flips.push_back({{"run", f.runId}, {"field", f.field}, {"a", f.a}, {"b", f.b}});
-            std::cout << nlohmann::json{{"clips", a.clips},
-                                        {"a", side(a.a)},
-                                        {"b", side(a.b)},
-                                        {"field_agreement", fields},
-                                        {"full_agreement", a.fullAgreement},
-                                        {"full_compared", a.fullCompared},
-                                        {"flips", flips},
-                                        {"mcnemar",
-                                         {{"decisive_pairs", a.decisivePairs},
-                                          {"b", a.mcnemar.b},
-                                          {"c", a.mcnemar.c},
-                                          {"p_exact", a.mcnemar.pValue}}}}
-                             .dump(2)
-                      << "\n";
+            std::cout << toJson(a).dump(2) << "\n";
             return ExitCode::Ok;
         }
         std::cout << "paired judge audit on " << a.clips << " clips judged by both\n"
@@ -178,50 +133,14 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
         if (configs.empty())
             throw Error(ErrorCode::InvalidInput, "no judgments in " + bundle + " to calibrate");
         const std::string key =
-            config.empty() ? configs.front().key : resolveConfig(configs, config);
+            config.empty() ? configs.front().key : resolveJudgeConfig(configs, config);
         CalibrationGate gate;
         gate.minLabels = minLabels;
         const std::string source = labels == "reference" ? "synthetic_reference" : labels;
         const CalibrationReport r = calibrate(ledger, key, source, gate);
         const auto &b = r.binary;
         if (json) {
-            nlohmann::json bins = nlohmann::json::array();
-            for (const auto &bin : r.reliability)
-                bins.push_back({{"from", bin.from},
-                                {"to", bin.to},
-                                {"label_success", proportionJson(bin.labelSuccess)}});
-            nlohmann::json gateJson = nlohmann::json::array();
-            for (const auto &line : r.gate)
-                gateJson.push_back(
-                    {{"check", line.name}, {"pass", line.pass}, {"figure", line.figure}});
-            std::cout << nlohmann::json{{"judge", r.judgeKey},
-                                        {"labels", r.labelSource},
-                                        {"labelled_clips", r.labeledClips},
-                                        {"decisive_pairs", b.pairs},
-                                        {"indecisive_pairs", b.indecisive},
-                                        {"confusion",
-                                         {{"tp", b.truePositive},
-                                          {"fp", b.falsePositive},
-                                          {"tn", b.trueNegative},
-                                          {"fn", b.falseNegative}}},
-                                        {"agreement", proportionJson(b.agreement)},
-                                        {"sensitivity", proportionJson(b.sensitivity)},
-                                        {"specificity", proportionJson(b.specificity)},
-                                        {"kappa", b.kappa.kappa ? nlohmann::json(*b.kappa.kappa)
-                                                                : nlohmann::json()},
-                                        {"progress_weighted_kappa",
-                                         r.progressKappa.kappa
-                                             ? nlohmann::json(*r.progressKappa.kappa)
-                                             : nlohmann::json()},
-                                        {"leniency_offset", b.leniencyOffset
-                                                                ? nlohmann::json(*b.leniencyOffset)
-                                                                : nlohmann::json()},
-                                        {"reliability", bins},
-                                        {"gate", gateJson},
-                                        {"gate_passed", r.gatePassed},
-                                        {"empty_reason", r.emptyReason}}
-                             .dump(2)
-                      << "\n";
+            std::cout << toJson(r).dump(2) << "\n";
             return ExitCode::Ok;
         }
         std::cout << "judge " << r.judgeKey << "\nagainst "
@@ -322,21 +241,13 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
                                                      " episodes without one)");
         const PolicyRanking ranking = rankPolicies(outcomes.episodes);
         // Reference success rates (e.g. real-robot results): CSV lines "policy,rate".
-        std::vector<double> sim, real;
-        std::vector<std::string> matched;
-        if (!referenceCsv.empty()) {
-            for (const auto &[policy, rate] : readReferenceRates(referenceCsv))
-                for (const auto &[name, p] : ranking.rates)
-                    if (name == policy || name.rfind(policy + " ", 0) == 0) {
-                        sim.push_back(*p.rate);
-                        real.push_back(rate);
-                        matched.push_back(name);
-                    }
-        }
+        std::optional<ReferenceComparison> reference;
+        if (!referenceCsv.empty())
+            reference = compareWithReference(ranking, readReferenceRates(referenceCsv));
         if (json) {
             nlohmann::json rates = nlohmann::json::array(), pairs = nlohmann::json::array();
             for (const auto &[name, p] : ranking.rates)
-                rates.push_back({{"policy", name}, {"success", proportionJson(p)}});
+                rates.push_back({{"policy", name}, {"success", toJson(p)}});
             for (const auto &pair : ranking.pairs)
                 pairs.push_back(
                     {{"a", pair.a},
@@ -347,19 +258,20 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
                      {"bootstrap_difference",
                       {pair.difference.observed, pair.difference.lower, pair.difference.upper}},
                      {"exact_separated", pair.exactSeparated}});
-            auto opt = [](const std::optional<double> &v) {
-                return v ? nlohmann::json(*v) : nlohmann::json();
-            };
             nlohmann::json out = {{"protocol_sha256", sha},
                                   {"source", src},
                                   {"missing", outcomes.missing},
                                   {"rates", rates},
                                   {"pairs", pairs}};
-            if (!referenceCsv.empty())
-                out["reference"] = {{"matched", matched},
-                                    {"pearson", opt(pearson(sim, real))},
-                                    {"spearman", opt(spearman(sim, real))},
-                                    {"mmrv", opt(mmrv(sim, real))}};
+            auto opt = [](const std::optional<double> &v) {
+                return v ? nlohmann::json(*v) : nlohmann::json();
+            };
+            if (reference)
+                out["reference"] = {{"matched", reference->matched},
+                                    {"unmatched", reference->unmatched},
+                                    {"pearson", opt(reference->pearson)},
+                                    {"spearman", opt(reference->spearman)},
+                                    {"mmrv", opt(reference->mmrv)}};
             std::cout << out.dump(2) << "\n";
             return ExitCode::Ok;
         }
@@ -376,13 +288,63 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
                         pair.difference.upper, pair.exactSeparated ? "separate" : "overlap",
                         pair.a.c_str(), pair.b.c_str());
         }
-        if (!referenceCsv.empty())
-            std::cout << "against " << referenceCsv << " (" << matched.size()
-                      << " policies matched): Pearson " << number(pearson(sim, real), "%.3f")
-                      << ", Spearman " << number(spearman(sim, real), "%.3f") << ", MMRV "
-                      << number(mmrv(sim, real), "%.3f") << "\n";
+        if (reference)
+            std::cout << "against " << referenceCsv << " (" << reference->matched.size()
+                      << " policies matched, " << reference->unmatched.size()
+                      << " unmatched): Pearson " << number(reference->pearson, "%.3f")
+                      << ", Spearman " << number(reference->spearman, "%.3f") << ", MMRV "
+                      << number(reference->mmrv, "%.3f") << "\n";
         std::cout << "These are rollouts in a generated or synthetic world, not evidence of real "
                      "robot-task success.\n";
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runAgreement(const std::string &bundle, const std::vector<std::string> &annotators,
+                 const std::string &split, int minClips, bool json)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        if (annotators.empty()) {
+            const auto all = humanAnnotators(ledger);
+            if (json) {
+                nlohmann::json out = nlohmann::json::array();
+                for (const auto &[who, clips] : all)
+                    out.push_back({{"annotator", who}, {"clips", clips}});
+                std::cout << out.dump(2) << "\n";
+                return ExitCode::Ok;
+            }
+            std::cout << all.size() << " human annotator(s):\n";
+            for (const auto &[who, clips] : all)
+                std::cout << "  " << who << "  (" << clips << " clips)\n";
+            return ExitCode::Ok;
+        }
+        const AnnotatorAgreement a =
+            annotatorAgreement(ledger, annotators[0], annotators[1], split, minClips);
+        if (json) {
+            std::cout << toJson(a).dump(2) << "\n";
+            return ExitCode::Ok;
+        }
+        const auto &c = a.completion;
+        std::cout << "annotators " << a.annotatorA << " (A) and " << a.annotatorB << " (B), "
+                  << a.split << " clips: " << a.clips << " labelled by both\n";
+        if (!a.emptyReason.empty())
+            std::cout << a.emptyReason << "\n";
+        std::cout << "completion: " << c.pairs << " decisive pairs, " << c.indecisive
+                  << " indecisive\n  agreement " << interval(c.agreement) << "\n  kappa "
+                  << number(c.kappa.kappa, "%.3f") << " (n = " << c.pairs
+                  << ")\n  A met / B not met " << c.falsePositive << ", A not met / B met "
+                  << c.falseNegative << "\nprogress weighted kappa "
+                  << number(a.progressKappa.kappa, "%.3f") << " (n = " << a.progressKappa.n
+                  << ")\nper-field agreement:\n";
+        for (const auto &[field, counts] : a.fieldAgreement)
+            std::cout << "  " << field << ": " << rate(counts.first, counts.second) << "\n";
+        std::cout << "disagreements (" << a.disagreements.size() << "):\n";
+        for (const auto &d : a.disagreements)
+            std::cout << "  run " << d.runId << "  " << d.field << ": " << d.a << " / " << d.b
+                      << "\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);

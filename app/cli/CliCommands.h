@@ -17,9 +17,14 @@ constexpr int Interrupted = 130; // events --follow stopped by Ctrl-C / SIGTERM
 
 namespace kosmos {
 class Error;
-}
+struct JudgeConfig;
+} // namespace kosmos
 // Prints "kosmos-cli: error [code]: message" and returns the documented exit code.
 int reportError(const kosmos::Error &e);
+// A judge configuration named on the command line: its number in `kosmos-cli audit BUNDLE`'s
+// listing (1-based) or its full key. Throws Error(InvalidInput) naming the text.
+std::string resolveJudgeConfig(const std::vector<kosmos::JudgeConfig> &configs,
+                               const std::string &text);
 
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
@@ -61,6 +66,27 @@ int runPacketImport(const std::string &bundle, const std::string &answers,
 // exact bounds), and optionally Pearson / Spearman / MMRV against reference rates from a CSV.
 int runRank(const std::string &bundle, const std::string &protocol, const std::string &source,
             const std::string &referenceCsv, bool json);
+// Two human annotators on the clips both labelled, of one split (held_out, development, all);
+// without annotators, lists them.
+int runAgreement(const std::string &bundle, const std::vector<std::string> &annotators,
+                 const std::string &split, int minClips, bool json);
+// The evaluation record of one protocol: text or JSON on stdout, or HTML (plots embedded) and
+// PDF files. Rendering files needs a QGuiApplication (main makes one for `report`).
+struct ReportRequest
+{
+    std::string bundle;
+    std::string protocol;
+    std::string source = "judge";
+    std::string judgeConfig;        // number or key; empty: the protocol's own judge
+    std::vector<std::string> audit; // two judge configurations, or none
+    std::string referenceCsv;
+    int minLabels = 20;
+    std::string htmlPath;
+    std::string pdfPath;
+    std::string pngPath; // the document's start as an image
+    bool json = false;
+};
+int runReport(const ReportRequest &request);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
               bool video);

@@ -1,10 +1,13 @@
 // kosmos-cli: the headless twin of the Kosmos workstation. Wiring only: every verb calls core/.
 #include "CliCommands.h"
 
+#include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <cstring>
 #include <iostream>
+#include <memory>
 
 namespace {
 
@@ -40,6 +43,14 @@ const char *const kDescription =
     "                           MMRV against reference rates\n"
     "  audit BUNDLE [A B]       two judge configurations on the same clips (the\n"
     "                           paired audit); without A B, lists the configurations\n"
+    "  agreement BUNDLE [A B] [--split held_out|development|all]\n"
+    "                           two human annotators on the clips both labelled;\n"
+    "                           without A B, lists the annotators\n"
+    "  report BUNDLE [PROTOCOL] the evaluation record: protocol hash, components,\n"
+    "                           rates with n and intervals, missing-outcome bounds,\n"
+    "                           calibration and gate, audit (--audit A,B), reference\n"
+    "                           rates (--reference-csv), what it does and does not\n"
+    "                           support; text, --json, or --html FILE / --pdf FILE\n"
     "  export BUNDLE RUN --to DIR [--video]\n"
     "                           write a run's frames (PNG), actions (CSV) and a video\n"
     "  import DIR --ledger L    import saved frames/video + actions (+ judge samples)\n"
@@ -71,7 +82,23 @@ int usage(const QCommandLineParser &parser, const QString &message)
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
+    // `report --html/--pdf` draws its plots with QCustomPlot (widgets): it needs a GUI
+    // application, offscreen when there is no display. Every other verb stays QtCore only.
+    std::unique_ptr<QCoreApplication> application;
+    bool rendersReport = false;
+    for (int i = 2; argc > 1 && std::strcmp(argv[1], "report") == 0 && i < argc; ++i)
+        rendersReport = rendersReport || std::strncmp(argv[i], "--html", 6) == 0 ||
+                        std::strncmp(argv[i], "--pdf", 5) == 0 ||
+                        std::strncmp(argv[i], "--png", 5) == 0;
+    if (rendersReport) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+            qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        application = std::make_unique<QApplication>(argc, argv);
+    } else {
+        application = std::make_unique<QCoreApplication>(argc, argv);
+    }
     QCoreApplication::setApplicationName(QStringLiteral("kosmos-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KOSMOS_VERSION));
 
@@ -142,13 +169,39 @@ int main(int argc, char *argv[])
         QStringLiteral("dry-run"),
         QStringLiteral("run: say how many runs there are, how many are already done, and whether "
                        "the contracts fit; write nothing."));
+    const QCommandLineOption splitOption(
+        QStringLiteral("split"),
+        QStringLiteral("agreement: held_out (default), development or all."),
+        QStringLiteral("split"), QStringLiteral("held_out"));
+    const QCommandLineOption auditOption(
+        QStringLiteral("audit"),
+        QStringLiteral("report: the paired audit of two judge configurations, \"A,B\"."),
+        QStringLiteral("a,b"));
+    const QCommandLineOption configOption(
+        QStringLiteral("config"),
+        QStringLiteral("report: the judge configuration to calibrate (default: the protocol's "
+                       "own judge)."),
+        QStringLiteral("n"));
+    const QCommandLineOption htmlOption(
+        QStringLiteral("html"),
+        QStringLiteral("report: write the record as HTML (plots embedded)."),
+        QStringLiteral("file"));
+    const QCommandLineOption pdfOption(QStringLiteral("pdf"),
+                                       QStringLiteral("report: write the record as PDF."),
+                                       QStringLiteral("file"));
+    const QCommandLineOption pngOption(
+        QStringLiteral("png"),
+        QStringLiteral("report: write the start of the record as an image (900 px wide)."),
+        QStringLiteral("file"));
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({jsonOption, followOption, intervalOption, ledgerOption, workersOption,
-                       judgeOption, allOption, toOption, videoOption, isolateOption, dryRunOption,
-                       testOption, settingsOption, labelsOption, minLabelsOption, keyOption,
-                       sourceOption, referenceCsvOption, workerProcessOption});
+    parser.addOptions(
+        {jsonOption,   followOption, intervalOption,     ledgerOption, workersOption,
+         judgeOption,  allOption,    toOption,           videoOption,  isolateOption,
+         dryRunOption, testOption,   settingsOption,     labelsOption, minLabelsOption,
+         keyOption,    sourceOption, referenceCsvOption, splitOption,  auditOption,
+         configOption, htmlOption,   pdfOption,          pngOption,    workerProcessOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -279,6 +332,48 @@ int main(int argc, char *argv[])
                                                 "[--json]"));
         return runCalibrate(args[1].toStdString(), expectArgs(3) ? args[2].toStdString() : "",
                             labels.toStdString(), minLabels, json);
+    }
+    if (command == QLatin1String("agreement")) {
+        const QString split = parser.value(splitOption);
+        bool ok = false;
+        const int minClips = parser.value(minLabelsOption).toInt(&ok);
+        if (!(expectArgs(2) || expectArgs(4)) || !ok || minClips < 1)
+            return usage(parser, QStringLiteral("usage: kosmos-cli agreement BUNDLE [A B] "
+                                                "[--split held_out|development|all] "
+                                                "[--min-labels N] [--json]"));
+        std::vector<std::string> annotators;
+        for (qsizetype i = 2; i < args.size(); ++i)
+            annotators.push_back(args[i].toStdString());
+        return runAgreement(args[1].toStdString(), annotators, split.toStdString(), minClips, json);
+    }
+    if (command == QLatin1String("report")) {
+        const QString source = parser.value(sourceOption);
+        bool ok = false;
+        ReportRequest request;
+        request.minLabels = parser.value(minLabelsOption).toInt(&ok);
+        const QStringList audit =
+            parser.value(auditOption).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (!(expectArgs(2) || expectArgs(3)) || !ok || request.minLabels < 1 ||
+            (parser.isSet(auditOption) && audit.size() != 2) ||
+            (source != QLatin1String("judge") && source != QLatin1String("reference") &&
+             source != QLatin1String("human")))
+            return usage(parser, QStringLiteral("usage: kosmos-cli report BUNDLE [PROTOCOL] "
+                                                "[--source judge|reference|human] [--config N] "
+                                                "[--audit A,B] [--reference-csv FILE] "
+                                                "[--min-labels N] [--json | --html FILE "
+                                                "--pdf FILE]"));
+        request.bundle = args[1].toStdString();
+        request.protocol = expectArgs(3) ? args[2].toStdString() : "";
+        request.source = source.toStdString();
+        request.judgeConfig = parser.value(configOption).toStdString();
+        for (const QString &a : audit)
+            request.audit.push_back(a.trimmed().toStdString());
+        request.referenceCsv = parser.value(referenceCsvOption).toStdString();
+        request.htmlPath = parser.value(htmlOption).toStdString();
+        request.pdfPath = parser.value(pdfOption).toStdString();
+        request.pngPath = parser.value(pngOption).toStdString();
+        request.json = json;
+        return runReport(request);
     }
     if (command == QLatin1String("judgments")) {
         if (!expectArgs(3))

@@ -1,5 +1,6 @@
 #include "judge/Calibration.h"
 
+#include "judge/AnnotationPacket.h"
 #include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
 #include "util/Error.h"
@@ -30,20 +31,33 @@ std::string keyOf(const StoredJudgment &j)
     return j.judge + " " + configSettings(j).dump();
 }
 
-// Every run with a judgment, each with its judgments (a run's own and its re-judgments).
-std::map<std::int64_t, std::vector<StoredJudgment>> judgedRuns(Ledger &ledger)
+// Visits every rollout run with a judgment, with its judgments (a run's own and its
+// re-judgments), in run order. Runs are read a page at a time and their judgments one run at a
+// time, so a ledger of 100k runs is never held in memory at once.
+template<typename Visit>
+void forEachJudgedRun(Ledger &ledger, Visit &&visit)
 {
-    std::map<std::int64_t, std::vector<StoredJudgment>> out;
-    // Rollout runs only: a re-judging run's judgments are found through its source run.
-    sqlite::Statement runs(ledger.database(),
-                           "SELECT DISTINCT a.run_id FROM judgments j JOIN attempts a USING "
-                           "(attempt_id) JOIN runs r ON r.run_id = a.run_id WHERE "
-                           "json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL ORDER BY 1");
-    while (runs.step()) {
-        const std::int64_t runId = runs.int64(0);
-        out[runId] = judgmentsOfRun(ledger, runId);
+    constexpr int pageSize = 512;
+    std::int64_t after = 0;
+    for (;;) {
+        std::vector<std::int64_t> page;
+        {
+            // Rollout runs only: a re-judging run's judgments are found through its source run.
+            sqlite::Statement runs(ledger.database(),
+                                   "SELECT DISTINCT a.run_id FROM judgments j JOIN attempts a "
+                                   "USING (attempt_id) JOIN runs r ON r.run_id = a.run_id WHERE "
+                                   "a.run_id > ?1 AND json_extract(r.key_json, "
+                                   "'$.seeds.rejudge_of') IS NULL ORDER BY 1 LIMIT ?2");
+            runs.bind(1, after).bind(2, static_cast<std::int64_t>(pageSize));
+            while (runs.step())
+                page.push_back(runs.int64(0));
+        }
+        for (const std::int64_t runId : page)
+            visit(runId, judgmentsOfRun(ledger, runId));
+        if (static_cast<int>(page.size()) < pageSize)
+            return;
+        after = page.back();
     }
-    return out;
 }
 
 const StoredJudgment *latestOf(const std::vector<StoredJudgment> &judgments, const std::string &key)
@@ -117,7 +131,7 @@ void addSide(AuditSide &side, const StoredJudgment &j)
 std::vector<JudgeConfig> judgeConfigs(Ledger &ledger)
 {
     std::vector<JudgeConfig> out;
-    for (const auto &[runId, judgments] : judgedRuns(ledger)) {
+    forEachJudgedRun(ledger, [&](std::int64_t, const std::vector<StoredJudgment> &judgments) {
         for (const auto &j : judgments) {
             const std::string key = keyOf(j);
             auto it = std::find_if(out.begin(), out.end(), [&](auto &c) { return c.key == key; });
@@ -126,7 +140,7 @@ std::vector<JudgeConfig> judgeConfigs(Ledger &ledger)
             else
                 ++it->judgments;
         }
-    }
+    });
     return out;
 }
 
@@ -145,11 +159,11 @@ PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::stri
     // The audit adapts the fields of the judge schema (docs/judge.md).
     const std::vector<std::string> fields = {"integrity", "collision", "progress",
                                              "completion_evidence"};
-    for (const auto &[runId, judgments] : judgedRuns(ledger)) {
+    forEachJudgedRun(ledger, [&](std::int64_t runId, const std::vector<StoredJudgment> &judgments) {
         const StoredJudgment *ja = latestOf(judgments, keyA);
         const StoredJudgment *jb = latestOf(judgments, keyB);
         if (!ja || !jb)
-            continue;
+            return;
         ++audit.clips;
         addSide(audit.a, *ja);
         addSide(audit.b, *jb);
@@ -180,7 +194,7 @@ PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::stri
             ++audit.fullCompared;
             audit.fullAgreement += allAgree;
         }
-    }
+    });
     audit.mcnemar = mcnemarExact(b, c);
     return audit;
 }
@@ -199,17 +213,17 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
     std::vector<int> judgeProgress, labelProgress;
     std::vector<std::pair<double, bool>> votes; // judge success-vote share, label success
     bool keyFound = false;
-    for (const auto &[runId, judgments] : judgedRuns(ledger)) {
+    forEachJudgedRun(ledger, [&](std::int64_t runId, const std::vector<StoredJudgment> &judgments) {
         const StoredJudgment *j = latestOf(judgments, judgeKey);
         if (!j)
-            continue;
+            return;
         keyFound = true;
         std::optional<HumanLabelRecord> latest;
         for (const auto &l : ledger.labels(runId))
             if (l.source == labelSource)
                 latest = l; // oldest first
         if (!latest)
-            continue;
+            return;
         ++report.labeledClips;
         const std::optional<bool> labelled = latest->completion == "met" ? std::optional<bool>(true)
                                              : latest->completion == "not_met"
@@ -232,7 +246,7 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
             }
         if (valid > 0 && labelled)
             votes.emplace_back(static_cast<double>(met) / valid, *labelled);
-    }
+    });
     if (!keyFound)
         throw Error(ErrorCode::NotFound,
                     "no judgment in this ledger has the judge configuration '" + judgeKey + "'");
@@ -316,6 +330,9 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
         const bool failure = verdict == "failure" || verdict == "not_met";
         if (!success && !failure) {
             ++out.missing;
+            out.missingEpisodes.push_back(
+                {runs.optText(3).value_or("(unknown policy)"), runs.text(1),
+                 runs.text(1) + "#" + std::to_string(runs.int64(2)), false});
             continue;
         }
         out.episodes.push_back({runs.optText(3).value_or("(unknown policy)"), runs.text(1),
@@ -334,6 +351,151 @@ std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger
     while (s.step())
         out.emplace_back(s.text(0), s.text(1));
     return out;
+}
+
+namespace {
+
+// Each annotator's latest human label per run: annotator -> run -> label.
+std::map<std::string, std::map<std::int64_t, HumanLabelRecord>> latestHumanLabels(Ledger &ledger)
+{
+    std::map<std::string, std::map<std::int64_t, HumanLabelRecord>> out;
+    sqlite::Statement s(
+        ledger.database(),
+        "SELECT DISTINCT run_id FROM human_labels WHERE source = 'human' ORDER BY 1");
+    while (s.step())
+        for (auto &label : ledger.labels(s.int64(0)))
+            if (label.source == "human")
+                out[label.annotatorId][label.runId] = label; // oldest first: the last wins
+    return out;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, int>> humanAnnotators(Ledger &ledger)
+{
+    std::vector<std::pair<std::string, int>> out;
+    for (const auto &[annotator, labels] : latestHumanLabels(ledger))
+        out.emplace_back(annotator, static_cast<int>(labels.size()));
+    return out;
+}
+
+AnnotatorAgreement annotatorAgreement(Ledger &ledger, const std::string &annotatorA,
+                                      const std::string &annotatorB, const std::string &split,
+                                      int minClips)
+{
+    if (split != "held_out" && split != "development" && split != "all")
+        throw Error(ErrorCode::InvalidInput,
+                    "split must be held_out, development or all, not '" + split + "'");
+    if (annotatorA == annotatorB)
+        throw Error(ErrorCode::InvalidInput,
+                    "annotator agreement needs two different annotators, not '" + annotatorA +
+                        "' twice");
+    const auto labels = latestHumanLabels(ledger);
+    for (const auto &who : {annotatorA, annotatorB})
+        if (!labels.count(who))
+            throw Error(ErrorCode::InvalidInput, "annotator '" + who + "' has no human label here");
+    AnnotatorAgreement out;
+    out.annotatorA = annotatorA;
+    out.annotatorB = annotatorB;
+    out.split = split;
+    std::vector<std::optional<bool>> a, b;
+    std::vector<int> progressA, progressB;
+    const auto &byB = labels.at(annotatorB);
+    auto verdict = [](const std::optional<std::string> &c) -> std::optional<bool> {
+        if (c == "met")
+            return true;
+        if (c == "not_met")
+            return false;
+        return std::nullopt;
+    };
+    for (const auto &[runId, la] : labels.at(annotatorA)) {
+        const auto it = byB.find(runId);
+        if (it == byB.end())
+            continue;
+        const HumanLabelRecord &lb = it->second;
+        if (split != "all") {
+            const std::string s =
+                la.split.value_or(lb.split.value_or(splitOfLineage(lineageOfRun(ledger, runId))));
+            if (s != split)
+                continue;
+        }
+        ++out.clips;
+        a.push_back(verdict(la.completion));
+        b.push_back(verdict(lb.completion));
+        if (la.progress && lb.progress) {
+            progressA.push_back(*la.progress);
+            progressB.push_back(*lb.progress);
+        }
+        auto compare = [&](const char *field, const std::optional<std::string> &x,
+                           const std::optional<std::string> &y) {
+            if (!x || !y)
+                return;
+            auto &[agree, compared] = out.fieldAgreement[field];
+            ++compared;
+            if (*x == *y)
+                ++agree;
+            else
+                out.disagreements.push_back({runId, field, *x, *y});
+        };
+        auto text = [](const std::optional<int> &v) {
+            return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+        };
+        compare("completion", la.completion, lb.completion);
+        compare("integrity", la.integrity, lb.integrity);
+        compare("collision", la.collision, lb.collision);
+        compare("progress", text(la.progress), text(lb.progress));
+    }
+    out.completion = binaryAgreement(a, b);
+    if (!progressA.empty())
+        out.progressKappa = weightedKappa(progressA, progressB, 0, 5);
+    if (out.clips < minClips)
+        out.emptyReason = "not enough doubly labelled clips: " + std::to_string(out.clips) +
+                          " of the " + std::to_string(minClips) + " needed (" + split + ")";
+    return out;
+}
+
+bool hasLabels(Ledger &ledger, const std::string &source)
+{
+    sqlite::Statement s(ledger.database(),
+                        "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = ?1)");
+    s.bind(1, source);
+    s.step();
+    return s.int64(0) != 0;
+}
+
+std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256)
+{
+    std::vector<std::int64_t> runIds;
+    {
+        sqlite::Statement runs(ledger.database(), R"sql(
+            SELECT r.run_id FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
+             WHERE p.protocol_sha256 = ?1
+               AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+               AND EXISTS (SELECT 1 FROM judgments j JOIN attempts a USING (attempt_id)
+                            WHERE a.run_id = r.run_id)
+             ORDER BY r.run_id)sql");
+        runs.bind(1, protocolSha256);
+        while (runs.step())
+            runIds.push_back(runs.int64(0));
+    }
+    std::vector<std::pair<std::string, int>> counts;
+    for (const std::int64_t runId : runIds) {
+        const auto judgments = judgmentsOfRun(ledger, runId);
+        if (judgments.empty())
+            continue;
+        const std::string key = keyOf(judgments.front());
+        auto it =
+            std::find_if(counts.begin(), counts.end(), [&](auto &c) { return c.first == key; });
+        if (it == counts.end())
+            counts.emplace_back(key, 1);
+        else
+            ++it->second;
+    }
+    if (counts.empty())
+        return {};
+    return std::max_element(counts.begin(), counts.end(),
+                            [](auto &x, auto &y) { return x.second < y.second; })
+        ->first;
 }
 
 bool hasHumanLabels(Ledger &ledger)

@@ -121,6 +121,7 @@ struct ProtocolOutcomes
     std::string protocolSha256;
     std::vector<EpisodeOutcome> episodes;
     int missing = 0;
+    std::vector<EpisodeOutcome> missingEpisodes; // policy, task, lineage; success meaningless
 };
 ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha256,
                                   const std::string &source);
@@ -132,7 +133,48 @@ std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger
 // file and line of a rate that is not a number in 0..1.
 std::vector<std::pair<std::string, double>> readReferenceRates(const std::string &path);
 
+// ---- agreement between two human annotators ---------------------------------------------------
+
+// Human annotators and how many clips each labelled (latest label per clip), by id.
+std::vector<std::pair<std::string, int>> humanAnnotators(Ledger &ledger);
+
+struct AnnotatorDisagreement
+{
+    std::int64_t runId = 0;
+    std::string field; // completion, integrity, collision, progress
+    std::string a;
+    std::string b;
+};
+
+// Two annotators on the clips both labelled (each one's latest human label of the clip), of one
+// split ("held_out", "development", or "all"; a label without a recorded split gets the split
+// of its run's start lineage). The completion verdicts of A against B as a binary agreement
+// (A in the judge's place), quadratic-weighted kappa of progress, and per-field agreement.
+struct AnnotatorAgreement
+{
+    std::string annotatorA;
+    std::string annotatorB;
+    std::string split;
+    int clips = 0;
+    BinaryAgreement completion;
+    KappaResult progressKappa;
+    std::map<std::string, std::pair<int, int>> fieldAgreement; // field -> (agree, compared)
+    std::vector<AnnotatorDisagreement> disagreements;
+    std::string emptyReason; // e.g. "not enough doubly labelled clips: 3 of the 20 needed"
+};
+// Throws Error(InvalidInput) for an annotator with no human label, an unknown split or the
+// same annotator twice.
+AnnotatorAgreement annotatorAgreement(Ledger &ledger, const std::string &annotatorA,
+                                      const std::string &annotatorB,
+                                      const std::string &split = "held_out", int minClips = 20);
+
 // Whether any human (not reference) label exists.
 bool hasHumanLabels(Ledger &ledger);
+// Whether any label of `source` (human, synthetic_reference, imported_reference) exists.
+bool hasLabels(Ledger &ledger, const std::string &source);
+
+// The judge configuration that gave the most of a protocol's rollouts their own (first)
+// judgment; empty when none of them was judged.
+std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256);
 
 } // namespace kosmos

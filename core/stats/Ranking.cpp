@@ -125,6 +125,55 @@ PolicyRanking rankPolicies(const std::vector<EpisodeOutcome> &episodes, int repl
     return ranking;
 }
 
+std::vector<CellRate> cellRates(const std::vector<EpisodeOutcome> &episodes,
+                                const std::vector<EpisodeOutcome> &missing)
+{
+    std::map<std::pair<std::string, std::string>, std::pair<Tally, int>> cells;
+    for (const auto &e : episodes) {
+        auto &[tally, m] = cells[{e.policy, e.task}];
+        tally.successes += e.success;
+        ++tally.n;
+    }
+    for (const auto &e : missing)
+        ++cells[{e.policy, e.task}].second;
+    std::vector<CellRate> out;
+    for (const auto &[key, value] : cells) {
+        const auto &[tally, m] = value;
+        CellRate c;
+        c.policy = key.first;
+        c.task = key.second;
+        c.decisive = wilson(tally.successes, tally.n);
+        c.missing = m;
+        const double all = tally.n + m;
+        c.worstCase = tally.successes / all;
+        c.bestCase = (tally.successes + m) / all;
+        out.push_back(c);
+    }
+    return out;
+}
+
+ReferenceComparison compareWithReference(const PolicyRanking &ranking,
+                                         const std::vector<std::pair<std::string, double>> &rates)
+{
+    ReferenceComparison out;
+    for (const auto &[policy, rate] : rates) {
+        bool found = false;
+        for (const auto &[name, p] : ranking.rates)
+            if (p.rate && (name == policy || name.rfind(policy + " ", 0) == 0)) {
+                out.matched.push_back(name);
+                out.simulated.push_back(*p.rate);
+                out.reference.push_back(rate);
+                found = true;
+            }
+        if (!found)
+            out.unmatched.push_back(policy);
+    }
+    out.pearson = pearson(out.simulated, out.reference);
+    out.spearman = spearman(out.simulated, out.reference);
+    out.mmrv = mmrv(out.simulated, out.reference);
+    return out;
+}
+
 std::map<std::string, double> bradleyTerry(const std::vector<PairwiseOutcome> &outcomes,
                                            int iterations)
 {

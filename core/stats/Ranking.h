@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,40 @@ struct PolicyRanking
 // protocols.
 PolicyRanking rankPolicies(const std::vector<EpisodeOutcome> &episodes, int replicates = 10000,
                            std::uint64_t seed = 20261202);
+
+// The success rate of one policy on one task with the episodes that have no decisive outcome
+// (judge unknown, unlabelled, failed attempt) kept in view: Wilson over the decisive episodes,
+// and the Horowitz-Manski worst/best-case bounds over all episodes of the cell, which assume
+// nothing about why an outcome is missing: [k / (n + m), (k + m) / (n + m)].
+struct CellRate
+{
+    std::string policy;
+    std::string task;
+    Proportion decisive; // Wilson over the n decisive episodes
+    int missing = 0;     // m
+    double worstCase = 0;
+    double bestCase = 0;
+};
+// Cells in (policy, task) order. `missing` lists the episodes without a decisive outcome (their
+// `success` is ignored).
+std::vector<CellRate> cellRates(const std::vector<EpisodeOutcome> &episodes,
+                                const std::vector<EpisodeOutcome> &missing);
+
+// Simulated success rates against reference rates (e.g. real-robot results) of the same
+// policies. A reference name matches a ranked policy whose name equals it or starts with it and
+// a space (a policy is "<adapter id> <settings>").
+struct ReferenceComparison
+{
+    std::vector<std::string> matched; // ranked policy names, in reference order
+    std::vector<double> simulated;
+    std::vector<double> reference;
+    std::vector<std::string> unmatched; // reference names with no ranked policy
+    std::optional<double> pearson;
+    std::optional<double> spearman;
+    std::optional<double> mmrv;
+};
+ReferenceComparison compareWithReference(const PolicyRanking &ranking,
+                                         const std::vector<std::pair<std::string, double>> &rates);
 
 // Bradley-Terry strengths from pairwise outcomes (Hunter's MM algorithm), scaled so that their
 // geometric mean is 1: P(i beats j) = s_i / (s_i + s_j). A player that never wins gets 0.

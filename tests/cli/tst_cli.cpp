@@ -579,3 +579,128 @@ TEST(Cli, SplitsNeverMixALineage)
     EXPECT_GT(heldOut, 60); // about a third of 300
     EXPECT_LT(heldOut, 140);
 }
+
+// Runs kosmos-cli with stderr folded into the output (error messages are on stderr).
+test::ProcessResult runWithErrors(const std::vector<std::string> &args)
+{
+    std::string command;
+    for (const auto &a : args) {
+        std::string quoted = "'";
+        for (char c : a)
+            quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        command += quoted + "' ";
+    }
+    return runProcess({"/bin/sh", "-c", command + "2>&1"});
+}
+
+TEST(Cli, TwoAnnotatorsAgreementAndTheEvaluationRecord)
+{
+    TempDir dir;
+    const auto bundle = (dir / "rec.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(6, 16).dump(2);
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ASSERT_EQ(runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle})
+                  .exitCode,
+              0);
+    {
+        // Two annotators: runs 1-4 held out, 5-6 development; they disagree on run 2 only.
+        Ledger ledger = Ledger::open(bundle);
+        for (std::int64_t run = 1; run <= 6; ++run)
+            for (const char *who : {"alice", "bob"}) {
+                HumanLabelRecord label;
+                label.runId = run;
+                label.annotatorId = who;
+                label.split = run <= 4 ? "held_out" : "development";
+                label.integrity = "intact";
+                label.collision = "none_visible";
+                label.progress = run % 2 == 0 ? 5 : 1;
+                label.completion = run % 2 == 0 ? "met" : "not_met";
+                if (run == 2 && std::string(who) == "bob") {
+                    label.completion = "not_met";
+                    label.progress = 3;
+                }
+                ledger.addHumanLabel(label);
+            }
+    }
+    auto r = runProcess({test::cliPath(), "agreement", bundle, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 2u);
+    r = runProcess({test::cliPath(), "agreement", bundle, "alice", "bob", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto agreement = nlohmann::json::parse(r.output);
+    EXPECT_EQ(agreement["clips"], 4) << "held-out clips only by default";
+    EXPECT_EQ(agreement["agreement"]["successes"], 3);
+    EXPECT_EQ(agreement["agreement"]["n"], 4);
+    EXPECT_EQ(agreement["disagreements"].size(), 2u) << "completion and progress of run 2";
+    EXPECT_EQ(agreement["empty_reason"], "not enough doubly labelled clips: 4 of the 20 needed "
+                                         "(held_out)");
+    r = runProcess(
+        {test::cliPath(), "agreement", bundle, "alice", "bob", "--split", "all", "--json"});
+    EXPECT_EQ(nlohmann::json::parse(r.output)["clips"], 6);
+    // Bad input: the same annotator twice, an unknown one, an unknown split.
+    r = runWithErrors({test::cliPath(), "agreement", bundle, "alice", "alice"});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("two different annotators"), std::string::npos) << r.output;
+    r = runWithErrors({test::cliPath(), "agreement", bundle, "alice", "carol"});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("'carol' has no human label"), std::string::npos) << r.output;
+    EXPECT_EQ(
+        runProcess({test::cliPath(), "agreement", bundle, "alice", "bob", "--split", "x"}).exitCode,
+        4);
+
+    // The evaluation record: text and JSON carry the protocol hash, n and intervals, both
+    // calibrations, the annotators' agreement, and the plain statement.
+    r = runProcess({test::cliPath(), "report", bundle, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto record = nlohmann::json::parse(r.output);
+    EXPECT_EQ(record["protocol"]["sha256"].get<std::string>().size(), 64u);
+    EXPECT_EQ(record["episodes"], 6);
+    EXPECT_EQ(record["rates"][0]["success"]["n"], 6);
+    EXPECT_EQ(record["calibration_human"]["labelled_clips"], 6) << "the latest label of each run";
+    EXPECT_EQ(record["calibration_reference"]["labelled_clips"], 6);
+    EXPECT_EQ(record["annotator_agreement"].size(), 1u);
+    EXPECT_EQ(record["cells"][0]["missing"], 0);
+    EXPECT_EQ(record["components"].size(), 3u) << "policy, world model, judge";
+    const std::string statement = record["statement"].dump();
+    EXPECT_NE(statement.find("real robot-task success"), std::string::npos) << statement;
+    EXPECT_NE(statement.find("calibration gate against human labels failed"), std::string::npos)
+        << statement;
+    r = runProcess({test::cliPath(), "report", bundle});
+    EXPECT_NE(r.output.find("What they do not support"), std::string::npos) << r.output;
+
+    // HTML with embedded plots and a PDF, with a paired audit against a second judge.
+    std::ofstream(dir / "judge.json") << nlohmann::json{
+        {"plugin", "synthetic.frame_judge"},
+        {"settings",
+         {{"format_noise", 0.6}}}}.dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "judge", "--all", "--ledger", bundle, "--judge",
+                          (dir / "judge.json").string()})
+                  .exitCode,
+              0);
+    const auto html = dir / "record.html", pdf = dir / "record.pdf";
+    r = runProcess({test::cliPath(), "report", bundle, "--audit", "1,2", "--html", html.string(),
+                    "--pdf", pdf.string(), "--png", (dir / "record.png").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::ifstream htmlFile(html);
+    const std::string text((std::istreambuf_iterator<char>(htmlFile)), {});
+    EXPECT_NE(text.find(record["protocol"]["sha256"].get<std::string>()), std::string::npos);
+    EXPECT_NE(text.find("data:image/png;base64,iVBOR"), std::string::npos) << "embedded PNG";
+    EXPECT_NE(text.find("Paired judge audit"), std::string::npos);
+    EXPECT_NE(text.find("not evidence of real robot-task success"), std::string::npos);
+    std::ifstream pdfFile(pdf, std::ios::binary);
+    const std::string pdfBytes((std::istreambuf_iterator<char>(pdfFile)), {});
+    EXPECT_EQ(pdfBytes.rfind("%PDF-", 0), 0u);
+    EXPECT_GT(pdfBytes.size(), 10000u);
+    EXPECT_GT(fs::file_size(dir / "record.png"), 10000u);
+
+    // Bad input: one audit configuration, an unknown protocol, an unwritable path.
+    EXPECT_EQ(runProcess({test::cliPath(), "report", bundle, "--audit", "1"}).exitCode, 2);
+    r = runWithErrors({test::cliPath(), "report", bundle, "no-such-protocol"});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("no protocol 'no-such-protocol'"), std::string::npos) << r.output;
+    r = runWithErrors(
+        {test::cliPath(), "report", bundle, "--html", (dir / "missing" / "r.html").string()});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("cannot write the report"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "missing"));
+}

@@ -204,3 +204,40 @@ TEST(Stats, BradleyTerry)
     EXPECT_NEAR(c.at("B") / c.at("C"), 2.0, 1e-6);
     EXPECT_THROW(bradleyTerry({{"A", "A", 1}}), Error);
 }
+
+TEST(Stats, CellRatesKeepMissingOutcomesInViewWithWorstAndBestCase)
+{
+    // Policy p on task t: 3 successes of 5 decisive episodes and 2 missing. Wilson over 5;
+    // Horowitz-Manski bounds over all 7: worst 3/7 (missing all failed), best 5/7.
+    std::vector<EpisodeOutcome> decisive = {{"p", "t", "t#0", true},  {"p", "t", "t#1", true},
+                                            {"p", "t", "t#2", true},  {"p", "t", "t#3", false},
+                                            {"p", "t", "t#4", false}, {"q", "t", "t#0", true}};
+    std::vector<EpisodeOutcome> missing = {
+        {"p", "t", "t#5", false}, {"p", "t", "t#6", false}, {"q", "u", "u#0", false}};
+    const auto cells = cellRates(decisive, missing);
+    ASSERT_EQ(cells.size(), 3u);
+    EXPECT_EQ(cells[0].policy, "p");
+    EXPECT_EQ(cells[0].decisive.n, 5);
+    EXPECT_EQ(cells[0].missing, 2);
+    EXPECT_DOUBLE_EQ(cells[0].worstCase, 3.0 / 7);
+    EXPECT_DOUBLE_EQ(cells[0].bestCase, 5.0 / 7);
+    // A cell with nothing decisive: no rate, bounds [0, 1].
+    EXPECT_EQ(cells[2].task, "u");
+    EXPECT_FALSE(cells[2].decisive.rate);
+    EXPECT_DOUBLE_EQ(cells[2].worstCase, 0.0);
+    EXPECT_DOUBLE_EQ(cells[2].bestCase, 1.0);
+}
+
+TEST(Stats, ReferenceComparisonMatchesByNameOrAdapterPrefix)
+{
+    PolicyRanking ranking;
+    ranking.rates = {
+        {"a {\"skill\":1}", wilson(9, 10)}, {"b", wilson(5, 10)}, {"c", wilson(1, 10)}};
+    const auto c = compareWithReference(ranking, {{"a", 0.8}, {"b", 0.6}, {"c", 0.1}, {"z", 0.5}});
+    ASSERT_EQ(c.matched.size(), 3u);
+    EXPECT_EQ(c.matched[0], "a {\"skill\":1}");
+    EXPECT_EQ(c.unmatched, std::vector<std::string>{"z"});
+    // Same order in both: Spearman 1, MMRV 0.
+    EXPECT_DOUBLE_EQ(*c.spearman, 1.0);
+    EXPECT_DOUBLE_EQ(*c.mmrv, 0.0);
+}

@@ -23,6 +23,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -314,6 +316,44 @@ private slots:
         view.setLedger(&ledger);
         view.labelSource()->setCurrentIndex(0);
         QVERIFY(view.calibrationSummary()->text().contains(QStringLiteral("2 labelled clips")));
+
+        // A second annotator on the same two clips: their agreement, with its n.
+        for (const std::int64_t run : {std::int64_t{1}, std::int64_t{2}}) {
+            HumanLabelRecord label = writer.labels(run).back();
+            label.annotatorId = "ann-8";
+            writer.addHumanLabel(label);
+        }
+        view.setLedger(&ledger);
+        QCOMPARE(view.annotatorA()->count(), 2);
+        const QString agreement = view.agreementSummary()->text();
+        QVERIFY2(agreement.contains(QStringLiteral("doubly labelled clips")) ||
+                     agreement.contains(QStringLiteral("labelled by both")),
+                 qPrintable(agreement));
+
+        // Per policy and task with missing outcomes; reference rates from a CSV.
+        QVERIFY(view.cellsTable()->rowCount() >= 2);
+        QCOMPARE(view.cellsTable()->item(0, 3)->text(), QStringLiteral("0"));
+        std::ofstream(dir / "bad.csv") << "policy,rate\nsynthetic.scripted_policy,1.7\n";
+        QVERIFY(!view.loadReferenceRates(QString::fromStdString((dir / "bad.csv").string())));
+        QVERIFY2(view.referenceSummary()->text().contains(QStringLiteral("bad.csv:2")),
+                 qPrintable(view.referenceSummary()->text()));
+        std::ofstream(dir / "real.csv") << "policy,rate\nsynthetic.scripted_policy,0.5\n";
+        QVERIFY(view.loadReferenceRates(QString::fromStdString((dir / "real.csv").string())));
+        QVERIFY2(view.referenceSummary()->text().contains(QStringLiteral("2 matched")),
+                 qPrintable(view.referenceSummary()->text()));
+
+        // The evaluation record with what the view shows.
+        const QString html = QString::fromStdString((dir / "record.html").string());
+        const QString pdf = QString::fromStdString((dir / "record.pdf").string());
+        const QString error = view.exportReport(html, pdf);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QFile htmlFile(html);
+        QVERIFY(htmlFile.open(QIODevice::ReadOnly));
+        const QByteArray document = htmlFile.readAll();
+        QVERIFY(document.contains("Paired judge audit"));
+        QVERIFY(document.contains("Against reference success rates"));
+        QVERIFY(document.contains("Agreement between annotators"));
+        QVERIFY(QFileInfo(pdf).size() > 10000);
     }
 
     void aCrashingPluginFailsItsAttemptNotTheWorkstation()

@@ -1,15 +1,23 @@
 #include "views/EvaluationView.h"
 
 #include "judge/Calibration.h"
+#include "judge/EvaluationRecord.h"
 #include "ledger/Ledger.h"
+#include "plots/EvaluationPlots.h"
+#include "report/ReportWriter.h"
 #include "stats/Ranking.h"
+#include "util/Error.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -57,21 +65,6 @@ QTableWidget *makeTable(QWidget *parent, const QStringList &headers)
     return t;
 }
 
-// Points with Wilson error bars on a QCustomPlot.
-void plotRates(QCustomPlot *plot, const QVector<double> &x, const QVector<double> &rate,
-               const QVector<double> &lowerErr, const QVector<double> &upperErr,
-               const QColor &colour)
-{
-    auto *graph = plot->addGraph();
-    graph->setData(x, rate);
-    graph->setLineStyle(QCPGraph::lsNone);
-    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
-    auto *bars = new QCPErrorBars(plot->xAxis, plot->yAxis);
-    bars->setDataPlottable(graph);
-    bars->setData(lowerErr, upperErr);
-    bars->setPen(QPen(colour));
-}
-
 } // namespace
 
 EvaluationView::EvaluationView(QWidget *parent)
@@ -79,7 +72,9 @@ EvaluationView::EvaluationView(QWidget *parent)
       m_labelSource(new QComboBox(this)), m_minLabels(new QSpinBox(this)),
       m_minSensitivity(new QDoubleSpinBox(this)), m_minSpecificity(new QDoubleSpinBox(this)),
       m_maxLeniency(new QDoubleSpinBox(this)), m_calibrationText(new QLabel(this)),
-      m_reliability(new QCustomPlot(this)), m_auditA(new QComboBox(this)),
+      m_reliability(new QCustomPlot(this)), m_annotatorA(new QComboBox(this)),
+      m_annotatorB(new QComboBox(this)), m_agreementSplit(new QComboBox(this)),
+      m_agreementText(new QLabel(this)), m_auditA(new QComboBox(this)),
       m_auditB(new QComboBox(this)),
       m_auditTable(makeTable(this, {tr("Metric"), tr("A"), tr("B")})),
       m_flips(makeTable(this, {tr("Run"), tr("Field"), tr("A"), tr("B")})),
@@ -88,11 +83,25 @@ EvaluationView::EvaluationView(QWidget *parent)
       m_rates(makeTable(this, {tr("Policy"), tr("Success (Wilson 95%)"), tr("n")})),
       m_pairs(makeTable(this, {tr("Pair"), tr("Order"), tr("Bootstrap difference"),
                                tr("Exact bounds separate")})),
-      m_rankingText(new QLabel(this)), m_ratesPlot(new QCustomPlot(this))
+      m_rankingText(new QLabel(this)), m_ratesPlot(new QCustomPlot(this)),
+      m_cells(makeTable(this, {tr("Policy"), tr("Task"), tr("Decisive (Wilson 95%)"), tr("Missing"),
+                               tr("Worst / best case")})),
+      m_referenceButton(new QPushButton(tr("Reference rates..."), this)),
+      m_referenceText(new QLabel(this)), m_referencePlot(new QCustomPlot(this)),
+      m_exportButton(new QPushButton(tr("Export evaluation record..."), this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_tabs);
+    auto *exportRow = new QHBoxLayout;
+    exportRow->addStretch(1);
+    m_exportButton->setToolTip(
+        tr("The chosen protocol's record as HTML (plots embedded) and PDF: protocol hash, "
+           "components, rates with n and intervals, calibration and gate, the audit, and what "
+           "the numbers do and do not support."));
+    exportRow->addWidget(m_exportButton);
+    layout->addLayout(exportRow);
+    connect(m_exportButton, &QPushButton::clicked, this, &EvaluationView::chooseReportFile);
 
     // Calibration.
     auto *calibration = new QWidget(this);
@@ -125,8 +134,6 @@ EvaluationView::EvaluationView(QWidget *parent)
     m_calibrationText->setTextFormat(Qt::RichText);
     m_calibrationText->setWordWrap(true);
     m_calibrationText->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_reliability->xAxis->setLabel(tr("judge success-vote share"));
-    m_reliability->yAxis->setLabel(tr("label success rate"));
     m_reliability->setMinimumHeight(180);
     auto *calibrationSplit = new QSplitter(Qt::Horizontal, this);
     calibrationSplit->addWidget(m_calibrationText);
@@ -134,6 +141,22 @@ EvaluationView::EvaluationView(QWidget *parent)
     auto *calibrationLayout = new QVBoxLayout(calibration);
     calibrationLayout->addLayout(calibrationForm);
     calibrationLayout->addWidget(calibrationSplit, 1);
+    // Two human annotators on the clips both labelled (held-out clips by default).
+    auto *agreementRow = new QHBoxLayout;
+    agreementRow->addWidget(new QLabel(tr("Annotator agreement:"), this));
+    agreementRow->addWidget(m_annotatorA, 1);
+    agreementRow->addWidget(m_annotatorB, 1);
+    m_agreementSplit->addItem(tr("held-out clips"), QStringLiteral("held_out"));
+    m_agreementSplit->addItem(tr("development clips"), QStringLiteral("development"));
+    m_agreementSplit->addItem(tr("all clips"), QStringLiteral("all"));
+    agreementRow->addWidget(m_agreementSplit);
+    calibrationLayout->addLayout(agreementRow);
+    m_agreementText->setWordWrap(true);
+    m_agreementText->setTextFormat(Qt::RichText);
+    calibrationLayout->addWidget(m_agreementText);
+    for (QComboBox *box : {m_annotatorA, m_annotatorB, m_agreementSplit})
+        connect(box, &QComboBox::currentIndexChanged, this, &EvaluationView::updateAgreement);
+    connect(m_minLabels, &QSpinBox::valueChanged, this, &EvaluationView::updateAgreement);
     m_tabs->addTab(calibration, tr("Calibration"));
     connect(m_calibrationJudge, &QComboBox::currentIndexChanged, this,
             &EvaluationView::updateCalibration);
@@ -176,8 +199,27 @@ EvaluationView::EvaluationView(QWidget *parent)
     auto *tables = new QSplitter(Qt::Vertical, this);
     tables->addWidget(m_rates);
     tables->addWidget(m_pairs);
+    tables->addWidget(m_cells);
     rankingSplit->addWidget(tables);
-    rankingSplit->addWidget(m_ratesPlot);
+    auto *plots = new QSplitter(Qt::Vertical, this);
+    plots->addWidget(m_ratesPlot);
+    auto *referencePane = new QWidget(this);
+    auto *referenceLayout = new QVBoxLayout(referencePane);
+    referenceLayout->setContentsMargins(0, 0, 0, 0);
+    auto *referenceRow = new QHBoxLayout;
+    m_referenceButton->setToolTip(tr("A CSV of \"policy,rate\" lines, e.g. real-robot success "
+                                     "rates: Pearson, Spearman and MMRV against the rates here."));
+    referenceRow->addWidget(m_referenceButton);
+    referenceRow->addWidget(m_referenceText, 1);
+    m_referenceText->setWordWrap(true);
+    m_referenceText->setText(tr("No reference rates loaded."));
+    referenceLayout->addLayout(referenceRow);
+    referenceLayout->addWidget(m_referencePlot, 1);
+    m_referencePlot->setMinimumHeight(140);
+    m_referencePlot->hide();
+    plots->addWidget(referencePane);
+    rankingSplit->addWidget(plots);
+    connect(m_referenceButton, &QPushButton::clicked, this, &EvaluationView::chooseReferenceRates);
     auto *rankingLayout = new QVBoxLayout(ranking);
     rankingLayout->addLayout(rankingForm);
     rankingLayout->addWidget(rankingSplit, 1);
@@ -238,6 +280,17 @@ void EvaluationView::refresh()
         // on an empty page; the choice stays the user's.
         const QSignalBlocker blockSource(m_labelSource);
         m_labelSource->setCurrentIndex(hasHumanLabels(*m_ledger) ? 0 : 1);
+        for (QComboBox *box : {m_annotatorA, m_annotatorB}) {
+            const QSignalBlocker blockAnnotator(box);
+            box->clear();
+            for (const auto &[who, clips] : humanAnnotators(*m_ledger))
+                box->addItem(tr("%1 (%2 clips)").arg(QString::fromStdString(who)).arg(clips),
+                             QString::fromStdString(who));
+        }
+        {
+            const QSignalBlocker blockAnnotator(m_annotatorB);
+            m_annotatorB->setCurrentIndex(std::min(1, m_annotatorB->count() - 1));
+        }
         const QSignalBlocker block(m_protocol);
         for (const auto &[name, sha] : rolloutProtocols(*m_ledger))
             m_protocol->addItem(
@@ -250,6 +303,7 @@ void EvaluationView::refresh()
         return;
     }
     updateCalibration();
+    updateAgreement();
     updateAudit();
     updateRanking();
 }
@@ -312,22 +366,7 @@ void EvaluationView::updateCalibration()
                          QString::fromStdString(line.figure).toHtmlEscaped());
     m_calibrationText->setText(text + QStringLiteral("</p>"));
 
-    QVector<double> x, y, lo, hi;
-    for (const ReliabilityBin &bin : r.reliability) {
-        if (!bin.labelSuccess.rate)
-            continue;
-        x << (bin.from + bin.to) / 2;
-        y << *bin.labelSuccess.rate;
-        lo << *bin.labelSuccess.rate - *bin.labelSuccess.lower;
-        hi << *bin.labelSuccess.upper - *bin.labelSuccess.rate;
-    }
-    plotRates(m_reliability, x, y, lo, hi, QColor(40, 90, 170));
-    auto *diagonal = m_reliability->addGraph();
-    diagonal->setData({0, 1}, {0, 1});
-    diagonal->setPen(QPen(Qt::gray, 1, Qt::DashLine));
-    m_reliability->xAxis->setRange(0, 1);
-    m_reliability->yAxis->setRange(0, 1);
-    m_reliability->replot();
+    EvaluationPlots::reliability(m_reliability, r);
 }
 
 void EvaluationView::updateAudit()
@@ -382,36 +421,18 @@ void EvaluationView::updateAudit()
                 QString::fromStdString(a.flips[i].a), QString::fromStdString(a.flips[i].b)});
 
     // Side by side: schema-valid and bare-JSON rates of A and B.
-    auto *barsA = new QCPBars(m_auditPlot->xAxis, m_auditPlot->yAxis);
-    auto *barsB = new QCPBars(m_auditPlot->xAxis, m_auditPlot->yAxis);
-    auto share = [](int k, int n) { return n > 0 ? static_cast<double>(k) / n : 0.0; };
-    barsA->setData({0.85, 1.85},
-                   {share(a.a.schemaValid, a.a.samples), share(a.a.bareJson, a.a.samples)});
-    barsB->setData({1.15, 2.15},
-                   {share(a.b.schemaValid, a.b.samples), share(a.b.bareJson, a.b.samples)});
-    barsA->setWidth(0.3);
-    barsB->setWidth(0.3);
-    barsA->setName(tr("A"));
-    barsB->setName(tr("B"));
-    barsA->setBrush(QColor(40, 90, 170));
-    barsB->setBrush(QColor(200, 120, 0));
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    ticker->addTick(1, tr("schema-valid"));
-    ticker->addTick(2, tr("bare JSON"));
-    m_auditPlot->xAxis->setTicker(ticker);
-    m_auditPlot->xAxis->setRange(0.4, 2.6);
-    m_auditPlot->yAxis->setRange(0, 1.05);
-    m_auditPlot->legend->setVisible(true);
-    m_auditPlot->replot();
+    EvaluationPlots::audit(m_auditPlot, a);
 }
 
 void EvaluationView::updateRanking()
 {
     m_rates->setRowCount(0);
     m_pairs->setRowCount(0);
+    m_cells->setRowCount(0);
     m_ratesPlot->clearPlottables();
     if (!m_ledger || m_protocol->count() == 0) {
         m_ratesPlot->replot();
+        m_referencePlot->hide();
         return;
     }
     ProtocolOutcomes outcomes;
@@ -425,17 +446,10 @@ void EvaluationView::updateRanking()
         m_rankingText->setText(QString::fromUtf8(e.what()));
         return;
     }
-    QVector<double> x, y, lo, hi;
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (std::size_t i = 0; i < ranking.rates.size(); ++i) {
         const auto &[policy, p] = ranking.rates[i];
         setRow(m_rates, static_cast<int>(i),
                {QString::fromStdString(policy), interval(p), QString::number(p.n)});
-        x << static_cast<double>(i + 1);
-        y << *p.rate;
-        lo << *p.rate - *p.lower;
-        hi << *p.upper - *p.rate;
-        ticker->addTick(static_cast<double>(i + 1), QString::number(i + 1));
     }
     for (std::size_t i = 0; i < ranking.pairs.size(); ++i) {
         const PairOrder &pair = ranking.pairs[i];
@@ -450,22 +464,144 @@ void EvaluationView::updateRanking()
                     .arg(pair.difference.upper, 0, 'f', 3),
                 pair.exactSeparated ? tr("yes") : tr("no")});
     }
+    // Per policy and task, with the episodes that have no decisive outcome kept in view.
+    const auto cells = cellRates(outcomes.episodes, outcomes.missingEpisodes);
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        setRow(m_cells, static_cast<int>(i),
+               {QString::fromStdString(cells[i].policy), QString::fromStdString(cells[i].task),
+                interval(cells[i].decisive), QString::number(cells[i].missing),
+                QStringLiteral("%1% / %2%")
+                    .arg(cells[i].worstCase * 100, 0, 'f', 0)
+                    .arg(cells[i].bestCase * 100, 0, 'f', 0)});
     m_rates->resizeColumnsToContents();
     m_pairs->resizeColumnsToContents();
-    plotRates(m_ratesPlot, x, y, lo, hi, QColor(40, 90, 170));
-    m_ratesPlot->xAxis->setTicker(ticker);
-    m_ratesPlot->xAxis->setLabel(tr("policy (row in the table)"));
-    m_ratesPlot->yAxis->setLabel(tr("success rate, Wilson 95%"));
-    m_ratesPlot->xAxis->setRange(0.5, static_cast<double>(ranking.rates.size()) + 0.5);
-    m_ratesPlot->yAxis->setRange(0, 1.05);
-    m_ratesPlot->replot();
+    m_cells->resizeColumnsToContents();
+    EvaluationPlots::policyRates(m_ratesPlot, ranking);
     m_rankingText->setText(
         tr("%1 episodes with a decisive outcome, %2 without (left out of the rates and counted "
-           "here). An order is stated only when the task-stratified lineage bootstrap (2,000 "
-           "replicates, seeded) and the Clopper-Pearson bounds both separate the pair. These are "
-           "rollouts in a generated or synthetic world, not evidence of real robot-task success.")
+           "here; the worst / best case per cell counts them as failures / successes). An order "
+           "is stated only when the task-stratified lineage bootstrap (2,000 replicates, "
+           "seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts "
+           "in a generated or synthetic world, not evidence of real robot-task success.")
             .arg(outcomes.episodes.size())
             .arg(outcomes.missing));
+    if (m_referenceRates.empty()) {
+        m_referencePlot->hide();
+        return;
+    }
+    const ReferenceComparison c = compareWithReference(ranking, m_referenceRates);
+    QStringList matched;
+    for (std::size_t i = 0; i < c.matched.size(); ++i)
+        matched << QStringLiteral("%1: %2").arg(i + 1).arg(QString::fromStdString(c.matched[i]));
+    m_referenceText->setText(
+        tr("%1: %2 matched, %3 unmatched. Pearson %4, Spearman %5, MMRV %6 (n = %7).")
+            .arg(QFileInfo(m_referenceName).fileName())
+            .arg(c.matched.size())
+            .arg(c.unmatched.size())
+            .arg(optional(c.pearson), optional(c.spearman), optional(c.mmrv))
+            .arg(c.matched.size()));
+    m_referenceText->setToolTip(matched.join(QLatin1Char('\n')));
+    EvaluationPlots::reference(m_referencePlot, c);
+    m_referencePlot->show();
+}
+
+void EvaluationView::updateAgreement()
+{
+    if (!m_ledger || m_annotatorA->count() < 2) {
+        m_agreementText->setText(
+            tr("Agreement between annotators needs two people who labelled the same clips "
+               "(%1 annotator(s) here).")
+                .arg(m_annotatorA->count()));
+        return;
+    }
+    try {
+        const AnnotatorAgreement a = annotatorAgreement(
+            *m_ledger, m_annotatorA->currentData().toString().toStdString(),
+            m_annotatorB->currentData().toString().toStdString(),
+            m_agreementSplit->currentData().toString().toStdString(), m_minLabels->value());
+        QString text;
+        if (!a.emptyReason.empty())
+            text += QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(a.emptyReason));
+        text += tr("%1 clips labelled by both: completion agreement %2, kappa %3 (n = %4); "
+                   "progress weighted kappa %5 (n = %6); %7 disagreement(s).")
+                    .arg(a.clips)
+                    .arg(interval(a.completion.agreement), optional(a.completion.kappa.kappa))
+                    .arg(a.completion.pairs)
+                    .arg(optional(a.progressKappa.kappa))
+                    .arg(a.progressKappa.n)
+                    .arg(a.disagreements.size());
+        m_agreementText->setText(text);
+    } catch (const std::exception &e) {
+        m_agreementText->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
+    }
+}
+
+bool EvaluationView::loadReferenceRates(const QString &path)
+{
+    try {
+        m_referenceRates = readReferenceRates(path.toStdString());
+        m_referenceName = path;
+    } catch (const std::exception &e) {
+        m_referenceRates.clear();
+        m_referenceName.clear();
+        m_referenceText->setText(QString::fromUtf8(e.what()));
+        m_referencePlot->hide();
+        return false;
+    }
+    updateRanking();
+    return true;
+}
+
+void EvaluationView::chooseReferenceRates()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Reference success rates"), QString(), tr("CSV files (*.csv);;All files (*)"));
+    if (!path.isEmpty())
+        loadReferenceRates(path);
+}
+
+QString EvaluationView::exportReport(const QString &htmlPath, const QString &pdfPath)
+{
+    if (!m_ledger || m_protocol->count() == 0)
+        return tr("No protocol with rollouts in this ledger: nothing to report.");
+    try {
+        EvaluationRecordOptions options;
+        options.protocol = m_protocol->currentData().toString().toStdString();
+        options.outcomeSource = m_outcomeSource->currentData().toString().toStdString();
+        options.judgeKey = m_calibrationJudge->currentData().toString().toStdString();
+        options.gate.minLabels = m_minLabels->value();
+        options.gate.minSensitivity = m_minSensitivity->value();
+        options.gate.minSpecificity = m_minSpecificity->value();
+        options.gate.maxLeniency = m_maxLeniency->value();
+        if (m_auditA->count() > 1 && m_auditA->currentIndex() != m_auditB->currentIndex())
+            options.auditKeys = {m_auditA->currentData().toString().toStdString(),
+                                 m_auditB->currentData().toString().toStdString()};
+        options.referenceRates = m_referenceRates;
+        options.referenceName = m_referenceName.toStdString();
+        writeEvaluationReport(buildEvaluationRecord(*m_ledger, options), htmlPath, pdfPath);
+    } catch (const std::exception &e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+void EvaluationView::chooseReportFile()
+{
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Export evaluation record"),
+                                     QStringLiteral("evaluation-record.html"), tr("HTML (*.html)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive))
+        path += QStringLiteral(".html");
+    const QString pdf = path.left(path.size() - 5) + QStringLiteral(".pdf");
+    const QString error = exportReport(path, pdf);
+    if (error.isEmpty())
+        QMessageBox::information(this, tr("Export evaluation record"),
+                                 tr("Evaluation record written:\n%1\n%2").arg(path, pdf));
+    else
+        QMessageBox::warning(this, tr("Export evaluation record"),
+                             tr("Could not export the evaluation record: %1").arg(error));
 }
 
 } // namespace kosmos::ui

@@ -2,10 +2,15 @@
 
 #include <QWidget>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 class QTableWidget;
 class QTabWidget;
@@ -39,11 +44,27 @@ public:
     QTableWidget *ratesTable() const { return m_rates; }
     QTableWidget *pairsTable() const { return m_pairs; }
     QComboBox *outcomeSource() const { return m_outcomeSource; }
+    QTableWidget *cellsTable() const { return m_cells; }
+    QLabel *agreementSummary() const { return m_agreementText; }
+    QComboBox *annotatorA() const { return m_annotatorA; }
+    QComboBox *annotatorB() const { return m_annotatorB; }
+    QLabel *referenceSummary() const { return m_referenceText; }
+
+    // Reads reference success rates ("policy,rate" lines) for the ranking's comparison; false
+    // with the reason shown when the file is wrong.
+    bool loadReferenceRates(const QString &path);
+    // The evaluation record of the chosen protocol with the figures chosen here (outcome
+    // source, judge, gate, audit pair, reference rates) as HTML and, when pdfPath is not empty,
+    // PDF. Returns an empty string or the reason it failed.
+    QString exportReport(const QString &htmlPath, const QString &pdfPath);
 
 public slots:
     void updateCalibration();
     void updateAudit();
     void updateRanking();
+    void updateAgreement();
+    void chooseReferenceRates();
+    void chooseReportFile();
 
 signals:
     void runActivated(qint64 runId);
@@ -64,6 +85,10 @@ private:
     QDoubleSpinBox *m_maxLeniency;
     QLabel *m_calibrationText;
     QCustomPlot *m_reliability;
+    QComboBox *m_annotatorA;
+    QComboBox *m_annotatorB;
+    QComboBox *m_agreementSplit;
+    QLabel *m_agreementText;
     // audit
     QComboBox *m_auditA;
     QComboBox *m_auditB;
@@ -77,6 +102,13 @@ private:
     QTableWidget *m_pairs;
     QLabel *m_rankingText;
     QCustomPlot *m_ratesPlot;
+    QTableWidget *m_cells;
+    QPushButton *m_referenceButton;
+    QLabel *m_referenceText;
+    QCustomPlot *m_referencePlot;
+    std::vector<std::pair<std::string, double>> m_referenceRates;
+    QString m_referenceName;
+    QPushButton *m_exportButton;
 };
 
 } // namespace kosmos::ui

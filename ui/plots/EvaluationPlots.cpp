@@ -1,0 +1,145 @@
+#include "plots/EvaluationPlots.h"
+
+#include "judge/Calibration.h"
+#include "stats/Ranking.h"
+
+#include <qcustomplot.h>
+
+namespace kosmos::ui {
+
+namespace {
+
+const QColor kBlue(40, 90, 170);
+const QColor kOrange(200, 120, 0);
+
+void reset(QCustomPlot *plot)
+{
+    plot->clearPlottables();
+    plot->clearItems();
+    plot->legend->setVisible(false);
+    plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+}
+
+// Points with Wilson error bars.
+void ratesWithBars(QCustomPlot *plot, const QVector<double> &x, const QVector<double> &rate,
+                   const QVector<double> &lowerErr, const QVector<double> &upperErr,
+                   const QColor &colour)
+{
+    auto *graph = plot->addGraph();
+    graph->setData(x, rate);
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
+    auto *bars = new QCPErrorBars(plot->xAxis, plot->yAxis);
+    bars->setDataPlottable(graph);
+    bars->setData(lowerErr, upperErr);
+    bars->setPen(QPen(colour));
+}
+
+void diagonal(QCustomPlot *plot)
+{
+    auto *line = plot->addGraph();
+    line->setData({0, 1}, {0, 1});
+    line->setPen(QPen(Qt::gray, 1, Qt::DashLine));
+}
+
+} // namespace
+
+void EvaluationPlots::reliability(QCustomPlot *plot, const CalibrationReport &report)
+{
+    reset(plot);
+    QVector<double> x, y, lo, hi;
+    for (const ReliabilityBin &bin : report.reliability) {
+        if (!bin.labelSuccess.rate)
+            continue;
+        x << (bin.from + bin.to) / 2;
+        y << *bin.labelSuccess.rate;
+        lo << *bin.labelSuccess.rate - *bin.labelSuccess.lower;
+        hi << *bin.labelSuccess.upper - *bin.labelSuccess.rate;
+    }
+    ratesWithBars(plot, x, y, lo, hi, kBlue);
+    diagonal(plot);
+    plot->xAxis->setLabel(tr("judge success-vote share"));
+    plot->yAxis->setLabel(report.labelSource == "human" ? tr("human label success rate")
+                                                        : tr("reference label success rate"));
+    plot->xAxis->setRange(0, 1);
+    plot->yAxis->setRange(0, 1);
+    plot->replot();
+}
+
+void EvaluationPlots::audit(QCustomPlot *plot, const PairedAudit &a)
+{
+    reset(plot);
+    auto *barsA = new QCPBars(plot->xAxis, plot->yAxis);
+    auto *barsB = new QCPBars(plot->xAxis, plot->yAxis);
+    auto share = [](int k, int n) { return n > 0 ? static_cast<double>(k) / n : 0.0; };
+    barsA->setData({0.85, 1.85},
+                   {share(a.a.schemaValid, a.a.samples), share(a.a.bareJson, a.a.samples)});
+    barsB->setData({1.15, 2.15},
+                   {share(a.b.schemaValid, a.b.samples), share(a.b.bareJson, a.b.samples)});
+    barsA->setWidth(0.3);
+    barsB->setWidth(0.3);
+    barsA->setName(tr("A"));
+    barsB->setName(tr("B"));
+    barsA->setBrush(kBlue);
+    barsB->setBrush(kOrange);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    ticker->addTick(1, tr("schema-valid"));
+    ticker->addTick(2, tr("bare JSON"));
+    plot->xAxis->setTicker(ticker);
+    plot->xAxis->setLabel(QString());
+    plot->yAxis->setLabel(tr("share of answers"));
+    plot->xAxis->setRange(0.4, 2.6);
+    plot->yAxis->setRange(0, 1.05);
+    plot->legend->setVisible(true);
+    plot->replot();
+}
+
+void EvaluationPlots::policyRates(QCustomPlot *plot, const PolicyRanking &ranking)
+{
+    reset(plot);
+    QVector<double> x, y, lo, hi;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (std::size_t i = 0; i < ranking.rates.size(); ++i) {
+        const Proportion &p = ranking.rates[i].second;
+        if (!p.rate)
+            continue;
+        x << static_cast<double>(i + 1);
+        y << *p.rate;
+        lo << *p.rate - *p.lower;
+        hi << *p.upper - *p.rate;
+        ticker->addTick(static_cast<double>(i + 1), QString::number(i + 1));
+    }
+    ratesWithBars(plot, x, y, lo, hi, kBlue);
+    plot->xAxis->setTicker(ticker);
+    plot->xAxis->setLabel(tr("policy (row in the table)"));
+    plot->yAxis->setLabel(tr("success rate, Wilson 95%"));
+    plot->xAxis->setRange(0.5, static_cast<double>(ranking.rates.size()) + 0.5);
+    plot->yAxis->setRange(0, 1.05);
+    plot->replot();
+}
+
+void EvaluationPlots::reference(QCustomPlot *plot, const ReferenceComparison &comparison)
+{
+    reset(plot);
+    QVector<double> x, y;
+    for (std::size_t i = 0; i < comparison.matched.size(); ++i) {
+        x << comparison.reference[i];
+        y << comparison.simulated[i];
+        auto *label = new QCPItemText(plot);
+        label->position->setCoords(comparison.reference[i], comparison.simulated[i]);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setText(QStringLiteral(" %1").arg(i + 1));
+    }
+    auto *points = plot->addGraph();
+    points->setData(x, y);
+    points->setLineStyle(QCPGraph::lsNone);
+    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kOrange, kOrange, 8));
+    diagonal(plot);
+    plot->xAxis->setLabel(tr("reference success rate"));
+    plot->yAxis->setLabel(tr("success rate here"));
+    plot->xAxis->setRange(0, 1);
+    plot->yAxis->setRange(0, 1);
+    plot->replot();
+}
+
+} // namespace kosmos::ui

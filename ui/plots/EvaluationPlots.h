@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QCoreApplication>
+
+class QCustomPlot;
+
+namespace kosmos {
+struct CalibrationReport;
+struct PairedAudit;
+struct PolicyRanking;
+struct ReferenceComparison;
+} // namespace kosmos
+
+namespace kosmos::ui {
+
+// The evaluation plots (QCustomPlot), drawn the same way in the workstation's evaluation view
+// and in the exported evaluation record. Each clears the plot first and replots.
+class EvaluationPlots
+{
+    Q_DECLARE_TR_FUNCTIONS(EvaluationPlots)
+public:
+    // Label success rate (Wilson 95 %) per bin of the judge's success-vote share, with the
+    // diagonal of a perfectly calibrated judge.
+    static void reliability(QCustomPlot *plot, const CalibrationReport &report);
+    // Schema-valid and bare-JSON shares of configurations A and B side by side.
+    static void audit(QCustomPlot *plot, const PairedAudit &audit);
+    // Success rate per policy (numbered as in the rates table) with Wilson 95 % bars.
+    static void policyRates(QCustomPlot *plot, const PolicyRanking &ranking);
+    // Simulated against reference success rate per matched policy, with the diagonal.
+    static void reference(QCustomPlot *plot, const ReferenceComparison &comparison);
+};
+
+} // namespace kosmos::ui
