@@ -138,11 +138,28 @@ std::optional<std::pair<std::string, std::string>> contractMisfit(const ActionCo
                                                                   const FrameContract &frames)
 {
     const ActionConversion conversion = ActionConversion::identity(policy, world);
+    // A world model with one certified chunk length L gathers L actions from consecutive policy
+    // calls when the policy's chunk divides L (the engine's loop); otherwise the policy's chunk
+    // itself must be certified.
+    ContractCheck length;
+    if (frames.certifiedChunkLengths.size() == 1 && policy.chunkLength > 0 &&
+        frames.certifiedChunkLengths.front() % policy.chunkLength == 0) {
+        // gathered: fits
+    } else if (frames.certifiedChunkLengths.size() == 1 &&
+               policy.chunkLength < frames.certifiedChunkLengths.front()) {
+        length.add(Reason::ChunkLengthUncertified,
+                   "the world model takes chunks of " +
+                       std::to_string(frames.certifiedChunkLengths.front()) +
+                       " actions; policy chunks of " + std::to_string(policy.chunkLength) +
+                       " do not divide it (set the policy to execute a divisor)");
+    } else {
+        length = frames.checkChunkLength(policy.chunkLength);
+    }
     for (const auto &[who, check] :
          {std::pair{"policy_contract", policy.checkSelf()},
           std::pair{"world_contract", world.checkSelf()},
           std::pair{"conversion", conversion.checkAgainst(policy, world)},
-          std::pair{"chunk_length", frames.checkChunkLength(policy.chunkLength)}}) {
+          std::pair{"chunk_length", length}}) {
         if (!check.ok())
             return std::pair{std::string(reasonName(check.violations[0].reason)),
                              std::string(who) + ": " + check.summary()};
@@ -409,6 +426,27 @@ private:
                 throw StageFailure{"policy",
                                    std::string(reasonName(policyCheck.violations[0].reason)),
                                    "step " + std::to_string(step) + ": " + policyCheck.summary()};
+            // A world model that takes exactly L actions per call (Cosmos 12, IRASim 15) and a
+            // policy that gives fewer: the policy is asked again, on the same latest frame (the
+            // world has produced nothing new yet), until L actions are gathered.
+            const int worldChunk = frameContract.certifiedChunkLengths.size() == 1
+                                       ? frameContract.certifiedChunkLengths.front()
+                                       : 0;
+            while (worldChunk > 0 && static_cast<int>(chunk.size()) < worldChunk &&
+                   step + static_cast<int>(chunk.size()) < m_protocol.horizon) {
+                obs.step = step + static_cast<int>(chunk.size());
+                t = Steady::now();
+                const ActionChunk more = policy->act(obs);
+                m_policyMs += msSince(t);
+                const auto moreCheck = policyContract.checkChunk(more);
+                if (!moreCheck.ok())
+                    throw StageFailure{
+                        "policy", std::string(reasonName(moreCheck.violations[0].reason)),
+                        "step " + std::to_string(obs.step) + ": " + moreCheck.summary()};
+                chunk.insert(chunk.end(), more.begin(), more.end());
+            }
+            if (worldChunk > 0 && static_cast<int>(chunk.size()) > worldChunk)
+                chunk.resize(static_cast<std::size_t>(worldChunk));
             if (static_cast<int>(chunk.size()) > m_protocol.horizon - step)
                 chunk.resize(static_cast<std::size_t>(m_protocol.horizon - step));
             // Conversion to the world model's space, and its contract.

@@ -168,7 +168,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 12u);
+    EXPECT_EQ(list.size(), 12u + KOSMOS_TORCH_PLUGINS);
     int unavailable = 0;
     for (const auto &p : list) {
         if (!p["available"].get<bool>()) {
@@ -176,9 +176,9 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
             EXPECT_FALSE(p["reason"].get<std::string>().empty()) << p.dump();
         }
     }
-    EXPECT_EQ(unavailable, 7)
+    EXPECT_EQ(unavailable, 7 + KOSMOS_TORCH_PLUGINS)
         << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge and "
-           "replay judge unconfigured";
+           "replay judge unconfigured; each torch family without a package";
 }
 
 TEST(Cli, PluginTestRunsOneStepAndReportsTimingMemoryOrTheReason)
@@ -430,8 +430,9 @@ TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
     const auto r = runProcess({test::cliPath(), "plugins", "--json"});
     ::unsetenv("XDG_CONFIG_HOME");
     ASSERT_EQ(r.exitCode, 0);
-    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 12u)
-        << "5 built-in + 6 fixtures from the settings folder";
+    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 12u + KOSMOS_TORCH_PLUGINS)
+        << "5 built-in (+ 8 torch families when libtorch is there) + 6 fixtures from the "
+           "settings folder";
 }
 
 TEST(Cli, CalibrateAndAuditAJudgeOnTheSameClips)

@@ -1,0 +1,235 @@
+#include "ModelPackage.h"
+
+#include "util/Error.h"
+#include "util/JsonFields.h"
+#include "util/Sha256.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace kosmos::torchadapters {
+
+namespace fs = std::filesystem;
+
+const std::vector<FamilySpec> &allFamilies()
+{
+    static const std::vector<FamilySpec> families = {
+        {ModelFamily::OpenVla,
+         "openvla",
+         "policy",
+         1,
+         {"module"},
+         NormalizationScheme::BoundsQ99,
+         1,
+         224},
+        {ModelFamily::MiniVla,
+         "minivla",
+         "policy",
+         1,
+         {"module"},
+         NormalizationScheme::BoundsQ99,
+         1,
+         224},
+        {ModelFamily::Octo, "octo", "policy", 1, {"module"}, NormalizationScheme::Normal, 4, 256},
+        {ModelFamily::OpenPiZero,
+         "openpizero",
+         "policy",
+         1,
+         {"module"},
+         NormalizationScheme::Bounds,
+         4,
+         224},
+        {ModelFamily::Susie,
+         "susie",
+         "policy",
+         1,
+         {"subgoal", "module"},
+         NormalizationScheme::Normal,
+         4,
+         256},
+        {ModelFamily::SusieLowLevel,
+         "susie_ll",
+         "policy",
+         1,
+         {"module"},
+         NormalizationScheme::Normal,
+         4,
+         256},
+        {ModelFamily::Cosmos,
+         "cosmos",
+         "world_model",
+         1,
+         {"module"},
+         NormalizationScheme::None,
+         12,
+         0},
+        {ModelFamily::IraSim,
+         "irasim",
+         "world_model",
+         1,
+         {"module"},
+         NormalizationScheme::None,
+         15,
+         0},
+    };
+    return families;
+}
+
+const FamilySpec &familySpec(ModelFamily family)
+{
+    for (const auto &spec : allFamilies())
+        if (spec.family == family)
+            return spec;
+    throw Error(ErrorCode::InvalidInput, "unknown model family");
+}
+
+std::optional<ModelFamily> familyFromName(const std::string &name)
+{
+    for (const auto &spec : allFamilies())
+        if (spec.name == name)
+            return spec.family;
+    return std::nullopt;
+}
+
+const PackageFile &ModelPackage::file(const std::string &role) const
+{
+    const auto it = files.find(role);
+    if (it == files.end())
+        throw Error(ErrorCode::InvalidInput, std::string(kManifestName) + ": files." + role +
+                                                 " is missing (family " + spec.name + ")");
+    return it->second;
+}
+
+nlohmann::json ModelPackage::identity() const
+{
+    nlohmann::json fileHashes = nlohmann::json::object();
+    for (const auto &[role, f] : files)
+        fileHashes[role] = f.sha256;
+    return {{"family", spec.name},
+            {"signature", spec.signature},
+            {"manifest_sha256", manifestSha256},
+            {"files", fileHashes}};
+}
+
+namespace {
+
+std::string readAll(const fs::path &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorCode::NotFound, "no model package manifest at " + path.string() +
+                                             " (a package is a folder with " + kManifestName + ")");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFamily> expected)
+{
+    const std::string where = kManifestName;
+    if (!fs::is_directory(directory))
+        throw Error(ErrorCode::NotFound,
+                    "model package " + directory.string() + " is not a folder");
+    ModelPackage p;
+    p.directory = fs::absolute(directory).lexically_normal();
+    const std::string text = readAll(p.directory / kManifestName);
+    p.manifestSha256 = Sha256::hex(std::string_view(text));
+    p.manifest = nlohmann::json::parse(text, nullptr, false);
+    if (!p.manifest.is_object())
+        throw Error(ErrorCode::InvalidInput,
+                    (p.directory / kManifestName).string() + ": not a JSON object");
+    const auto &m = p.manifest;
+    if (json::requireInt(m, "kosmos_model", where, 0, 1000) != 1)
+        json::fail(where + ".kosmos_model", "this build reads manifest version 1");
+    const std::string familyName = json::requireString(m, "family", where);
+    const auto family = familyFromName(familyName);
+    if (!family)
+        json::fail(where + ".family", "unknown family '" + familyName +
+                                          "' (openvla, minivla, octo, openpizero, susie, "
+                                          "susie_ll, cosmos, irasim)");
+    p.spec = familySpec(*family);
+    if (expected && *expected != *family)
+        json::fail(where + ".family", "the package is a " + familyName +
+                                          " package; this adapter "
+                                          "loads " +
+                                          familySpec(*expected).name);
+    const auto signature = json::requireInt(m, "signature", where, 0, 1000);
+    if (signature != p.spec.signature)
+        json::fail(where + ".signature",
+                   "module signature version " + std::to_string(signature) +
+                       "; this build of the " + familyName + " adapter speaks version " +
+                       std::to_string(p.spec.signature) + " (docs/export.md)");
+
+    // Files: inside the folder, present, and with the SHA-256 the manifest names.
+    for (const auto &[role, entry] : json::requireObject(m, "files", where).items()) {
+        const std::string at = where + ".files." + role;
+        if (!entry.is_object())
+            json::fail(at, "expected {\"path\": ..., \"sha256\": ...}");
+        const fs::path relative = json::requireString(entry, "path", at);
+        const fs::path full = (p.directory / relative).lexically_normal();
+        if (relative.is_absolute() || full.string().rfind(p.directory.string() + "/", 0) != 0)
+            json::fail(at + ".path", "must be a path inside the package folder");
+        const std::string sha = json::requireString(entry, "sha256", at);
+        if (!Sha256::isValidHex(sha))
+            json::fail(at + ".sha256", "must be 64 lowercase hex characters");
+        if (!fs::is_regular_file(full))
+            throw Error(ErrorCode::NotFound, at + ": file " + full.string() + " is missing");
+        const std::string actual = Sha256::fileHex(full);
+        if (actual != sha)
+            throw Error(ErrorCode::Corrupt, at + ": SHA-256 mismatch for " + relative.string() +
+                                                ": the manifest says " + sha.substr(0, 16) +
+                                                "..., the file has " + actual.substr(0, 16) +
+                                                "...");
+        p.files[role] = {full, sha, static_cast<std::int64_t>(fs::file_size(full))};
+    }
+    for (const auto &role : p.spec.modules)
+        if (!p.files.count(role))
+            json::fail(where + ".files",
+                       "family " + familyName + " needs a '" + role + "' module (docs/export.md)");
+
+    // The action contract and its statistics, against the family's scheme.
+    p.action = ActionContract::fromJson(json::requireObject(m, "action", where), where + ".action");
+    if (p.action.dimension() != 7)
+        json::fail(where + ".action.dimensions",
+                   "family " + familyName +
+                       " uses 7-D Bridge end-effector actions, the manifest "
+                       "declares " +
+                       std::to_string(p.action.dimension()));
+    if (p.action.normalization != p.spec.normalization)
+        json::fail(where + ".action.normalization.scheme",
+                   "family " + familyName + " unnormalizes with " +
+                       normalizationSchemeName(p.spec.normalization) + ", the manifest says " +
+                       normalizationSchemeName(p.action.normalization));
+    if (p.action.chunkLength != p.spec.chunkLength)
+        json::fail(where + ".action.chunk_length", "family " + familyName + " predicts chunks of " +
+                                                       std::to_string(p.spec.chunkLength) +
+                                                       ", the manifest says " +
+                                                       std::to_string(p.action.chunkLength));
+    const ContractCheck self = p.action.checkSelf();
+    if (!self.ok())
+        throw Error(ErrorCode::InvalidInput, where + ".action: " + self.summary());
+
+    if (p.spec.kind == "world_model") {
+        p.frame = FrameContract::fromJson(json::requireObject(m, "frame", where), where + ".frame");
+        if (p.spec.family == ModelFamily::IraSim &&
+            (p.frame->width != 320 || p.frame->height != 256))
+            json::fail(where + ".frame", "IRASim generates 256x320 frames, the manifest says " +
+                                             std::to_string(p.frame->height) + "x" +
+                                             std::to_string(p.frame->width));
+        if (p.frame->conditioningFrames != 1)
+            json::fail(where + ".frame.conditioning_frames",
+                       "family " + familyName + " conditions on 1 frame");
+    }
+    if (m.contains("defaults")) {
+        const auto &d = json::requireObject(m, "defaults", where);
+        p.defaultDevice = json::optString(d, "device", where + ".defaults").value_or("cpu");
+        p.defaultDtype = json::optString(d, "dtype", where + ".defaults").value_or("fp32");
+    }
+    if (m.contains("options"))
+        p.options = json::requireObject(m, "options", where);
+    return p;
+}
+
+} // namespace kosmos::torchadapters

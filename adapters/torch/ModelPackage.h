@@ -1,0 +1,84 @@
+#pragma once
+
+// Model packages for the libtorch adapters: a folder with a manifest, kosmos-model.json, that
+// names the model family, every file with its SHA-256, the module signature version, the action
+// and frame contracts with their normalization statistics, and default device and dtype.
+// Loading checks all of it against the family's contract before the first step; every mismatch
+// is an Error naming the file, key or dimension. No libtorch here: this is plain C++.
+
+#include "contracts/ActionContract.h"
+#include "contracts/FrameContract.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos::torchadapters {
+
+enum class ModelFamily
+{
+    OpenVla,
+    MiniVla,
+    Octo,
+    OpenPiZero,
+    Susie,
+    SusieLowLevel,
+    Cosmos,
+    IraSim,
+};
+
+// What a family needs from its package (docs/export.md has the module signatures).
+struct FamilySpec
+{
+    ModelFamily family;
+    std::string name;                 // "openvla", ... as in the manifest's "family"
+    std::string kind;                 // "policy" or "world_model"
+    int signature = 1;                // the module signature version this build speaks
+    std::vector<std::string> modules; // file roles that are TorchScript modules
+    NormalizationScheme normalization = NormalizationScheme::None;
+    int chunkLength = 1; // actions per model call
+    int imageSize = 224; // square policy input; world models: see the frame contract
+};
+const FamilySpec &familySpec(ModelFamily family);
+std::optional<ModelFamily> familyFromName(const std::string &name);
+const std::vector<FamilySpec> &allFamilies();
+
+struct PackageFile
+{
+    std::filesystem::path path; // absolute
+    std::string sha256;
+    std::int64_t bytes = 0;
+};
+
+struct ModelPackage
+{
+    std::filesystem::path directory;
+    std::string manifestSha256; // of kosmos-model.json's bytes: part of the component identity
+    FamilySpec spec;
+    std::map<std::string, PackageFile> files; // role -> file ("module", "subgoal", ...)
+    ActionContract action;                    // policies: their output; world models: input
+    std::optional<FrameContract> frame;       // world models
+    std::string defaultDevice = "cpu";
+    std::string defaultDtype = "fp32";
+    nlohmann::json options = nlohmann::json::object(); // the family's own block, e.g. "openvla"
+    nlohmann::json manifest;
+
+    const PackageFile &file(const std::string &role) const;
+    // What identifies the package in a run's component identity.
+    nlohmann::json identity() const;
+};
+
+inline constexpr const char *kManifestName = "kosmos-model.json";
+
+// Reads and checks a package: manifest schema, family, signature version, every file's SHA-256,
+// the statistics' keys and dimensions against the family's scheme (e.g. "p01" where "q01" is
+// expected), the gripper mask, and the frame contract. Throws Error(InvalidInput) for a wrong
+// manifest or contract, Error(Corrupt) for a hash mismatch, Error(NotFound) for a missing file.
+ModelPackage loadModelPackage(const std::filesystem::path &directory,
+                              std::optional<ModelFamily> expected = std::nullopt);
+
+} // namespace kosmos::torchadapters

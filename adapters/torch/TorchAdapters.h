@@ -1,0 +1,43 @@
+#pragma once
+
+// The libtorch adapters behind a header without libtorch: the plugin modules (Qt, moc) include
+// only this; TorchAdapters.cpp is the one translation unit that includes torch (build-notes
+// pitfalls 1-3). Each family runs its exported TorchScript module(s) and does everything else
+// in C++ (Processing.h).
+
+#include "ModelPackage.h"
+#include "pipeline/Components.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+namespace kosmos::torchadapters {
+
+// Settings every torch adapter takes (the family's extras are listed in its plugin metadata):
+//   package  folder with kosmos-model.json (required)
+//   device   "cpu" (default: the package's), "cuda", "cuda:N"
+//   dtype    "fp32" (default: the package's), "bf16", "fp16" (CUDA only)
+//   threads  intra-op CPU threads (0: libtorch's default; recorded either way)
+//   warmup   forward passes on placeholder inputs before the first step, excluded from timings
+struct RuntimeOptions
+{
+    std::string device = "cpu";
+    std::string dtype = "fp32";
+    int threads = 0;
+    int warmup = 1;
+};
+
+// Whether this family can run here with these settings, and why not: package not set, package
+// wrong (the named error), no CUDA in this libtorch, a dtype the device does not support.
+Availability torchAvailability(ModelFamily family, const nlohmann::json &settings);
+
+// Throws Error naming what is wrong (InvalidInput, NotFound, Corrupt).
+std::unique_ptr<Policy> createTorchPolicy(ModelFamily family, const nlohmann::json &settings);
+std::unique_ptr<WorldModel> createTorchWorldModel(ModelFamily family,
+                                                  const nlohmann::json &settings);
+
+// "libtorch 1.13.1, CPU" / "... CUDA 12.1 (2 devices)": for About and the plugin manager.
+std::string torchBuildInfo();
+
+} // namespace kosmos::torchadapters
