@@ -50,8 +50,22 @@ public:
     virtual std::unique_ptr<Judge> createJudge(const nlohmann::json &settings) = 0;
 };
 
+// Optional, beside the family interface: what identifies a component beyond its settings (the
+// hashes of its weights or model package, the runtime it resolved: device, dtype, threads).
+// Read before any run, so it is part of the component identity and the run key. Plugins
+// without weights need not implement it.
+class ComponentIdentityProvider
+{
+public:
+    virtual ~ComponentIdentityProvider() = default;
+    // {"weights_sha256": "<64 hex>" (optional), "details": {...}}. Throws kosmos::Error when
+    // the settings cannot be resolved (e.g. the package is missing or its hashes mismatch).
+    virtual nlohmann::json componentIdentity(const nlohmann::json &settings) const = 0;
+};
+
 } // namespace kosmos
 
+#define KOSMOS_IDENTITY_PROVIDER_IID "org.kosmos-workstation.ComponentIdentityProvider/1"
 #define KOSMOS_POLICY_PLUGIN_IID "org.kosmos-workstation.PolicyPlugin/1"
 #define KOSMOS_WORLD_MODEL_PLUGIN_IID "org.kosmos-workstation.WorldModelPlugin/1"
 #define KOSMOS_JUDGE_PLUGIN_IID "org.kosmos-workstation.JudgePlugin/1"
@@ -59,3 +73,4 @@ public:
 Q_DECLARE_INTERFACE(kosmos::PolicyPlugin, KOSMOS_POLICY_PLUGIN_IID)
 Q_DECLARE_INTERFACE(kosmos::WorldModelPlugin, KOSMOS_WORLD_MODEL_PLUGIN_IID)
 Q_DECLARE_INTERFACE(kosmos::JudgePlugin, KOSMOS_JUDGE_PLUGIN_IID)
+Q_DECLARE_INTERFACE(kosmos::ComponentIdentityProvider, KOSMOS_IDENTITY_PROVIDER_IID)

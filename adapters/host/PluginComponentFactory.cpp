@@ -30,6 +30,11 @@ std::unique_ptr<WorldModel> PluginComponentFactory::createWorldModel(const Compo
     return m_registry.createWorldModel(spec.plugin, spec.settings);
 }
 
+nlohmann::json PluginComponentFactory::identityOf(const ComponentSpec &spec)
+{
+    return m_registry.componentIdentity(spec.plugin, spec.settings);
+}
+
 std::unique_ptr<Judge> PluginComponentFactory::createJudge(const ComponentSpec &spec)
 {
     return m_registry.createJudge(spec.plugin, spec.settings);

@@ -15,6 +15,7 @@ public:
     std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override;
     std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &spec) override;
     std::unique_ptr<Judge> createJudge(const ComponentSpec &spec) override;
+    nlohmann::json identityOf(const ComponentSpec &spec) override;
 
 private:
     PluginRegistry &m_registry;

@@ -266,6 +266,13 @@ std::unique_ptr<WorldModel> PluginRegistry::createWorldModel(const std::string &
         [&](WorldModelPlugin *p) { return p->createWorldModel(settings); });
 }
 
+nlohmann::json PluginRegistry::componentIdentity(const std::string &id,
+                                                 const nlohmann::json &settings)
+{
+    auto *provider = qobject_cast<ComponentIdentityProvider *>(instance(id, ""));
+    return provider ? provider->componentIdentity(settings) : nlohmann::json();
+}
+
 std::unique_ptr<Judge> PluginRegistry::createJudge(const std::string &id,
                                                    const nlohmann::json &settings)
 {

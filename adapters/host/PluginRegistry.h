@@ -64,6 +64,8 @@ public:
     std::unique_ptr<WorldModel> createWorldModel(const std::string &id,
                                                  const nlohmann::json &settings);
     std::unique_ptr<Judge> createJudge(const std::string &id, const nlohmann::json &settings);
+    // The plugin's ComponentIdentityProvider answer, or null when it implements none.
+    nlohmann::json componentIdentity(const std::string &id, const nlohmann::json &settings);
 
 private:
     QObject *instance(const std::string &id, const std::string &family);

@@ -16,6 +16,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 namespace kosmos::torchadapters {
@@ -102,14 +106,24 @@ struct Runtime
     }
 };
 
+// Loaded modules are kept for the life of the process, keyed by file hash, device and dtype:
+// the engine creates a component per run, and a 7B-parameter module must not be read from disk
+// for every episode. Inference does not change a module, so runs share it.
 torch::jit::Module loadModule(const ModelPackage &package, const std::string &role,
                               const Runtime &rt)
 {
     const PackageFile &f = package.file(role);
+    static std::mutex mutex;
+    static std::map<std::string, torch::jit::Module> cache;
+    const std::string key = f.sha256 + " " + rt.device.str() + " " + c10::toString(rt.dtype);
+    std::lock_guard lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end())
+        return it->second;
     try {
         torch::jit::Module m = torch::jit::load(f.path.string(), rt.device);
         m.eval();
         m.to(rt.device, rt.dtype);
+        cache.emplace(key, m);
         return m;
     } catch (const c10::Error &e) {
         throw Error(ErrorCode::InvalidInput,
@@ -195,6 +209,17 @@ std::vector<int64_t> promptTokens(const ModelPackage &p, const std::string &prom
     return ids;
 }
 
+// The process's peak resident set (VmHWM), bytes; 0 where /proc cannot be read.
+std::int64_t peakRssBytes()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stoll(line.substr(6)) * 1024;
+    return 0;
+}
+
 // The component's own view of time: per-call milliseconds, the warm-up excluded.
 class CallClock
 {
@@ -207,12 +232,28 @@ public:
         m_lastMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
+        ++m_calls;
+        m_totalMs += m_lastMs;
         return result;
     }
-    double lastMs() const { return m_lastMs; }
+    // For the step's event: this call, the running mean, peak RSS. CUDA allocator statistics
+    // would join here on a CUDA build (Debian's libtorch is CPU-only).
+    nlohmann::json stats(const Runtime &rt) const
+    {
+        if (m_calls == 0)
+            return nullptr;
+        return {
+            {"call_ms", std::round(m_lastMs * 1000) / 1000},
+            {"mean_call_ms", std::round(m_totalMs / static_cast<double>(m_calls) * 1000) / 1000},
+            {"calls", m_calls},
+            {"peak_rss_bytes", peakRssBytes()},
+            {"device", rt.device.str()}};
+    }
 
 private:
     double m_lastMs = 0;
+    double m_totalMs = 0;
+    std::int64_t m_calls = 0;
 };
 
 // ---- policies ----------------------------------------------------------------------------------
@@ -226,6 +267,7 @@ public:
     {
     }
     ActionContract actionContract() const override { return m_contract; }
+    nlohmann::json lastCallStats() const override { return m_clock.stats(m_runtime); }
 
 protected:
     // The physical action for a normalized model output, checked to be finite.
@@ -494,6 +536,15 @@ public:
         m_contract.normalization = NormalizationScheme::None;
     }
 
+    std::vector<std::pair<std::string, cv::Mat>> takeImages() override
+    {
+        std::vector<std::pair<std::string, cv::Mat>> out;
+        for (auto &image : m_subgoals)
+            out.emplace_back("subgoal", std::move(image));
+        m_subgoals.clear();
+        return out;
+    }
+
     void reset(std::uint64_t, const std::string &instruction) override
     {
         if (!m_lowLevelOnly)
@@ -586,6 +637,7 @@ public:
         return c;
     }
     FrameContract frameContract() const override { return m_frame; }
+    nlohmann::json lastCallStats() const override { return m_clock.stats(m_runtime); }
 
     std::vector<cv::Mat> reset(const WorldStart &start) override
     {
@@ -691,6 +743,19 @@ Availability torchAvailability(ModelFamily family, const nlohmann::json &setting
     } catch (const Error &e) {
         return Availability::no(e.what());
     }
+}
+
+nlohmann::json torchIdentity(ModelFamily family, const nlohmann::json &settings)
+{
+    const ModelPackage package = loadModelPackage(requirePackageSetting(settings), family);
+    const Runtime runtime = Runtime::make(runtimeOptions(settings, package));
+    return {{"weights_sha256", package.manifestSha256},
+            {"details",
+             {{"package", package.identity()},
+              {"device", runtime.options.device},
+              {"dtype", runtime.options.dtype},
+              {"threads", runtime.threads},
+              {"libtorch", TORCH_VERSION}}}};
 }
 
 std::unique_ptr<Policy> createTorchPolicy(ModelFamily family, const nlohmann::json &settings)

@@ -32,6 +32,11 @@ struct RuntimeOptions
 // wrong (the named error), no CUDA in this libtorch, a dtype the device does not support.
 Availability torchAvailability(ModelFamily family, const nlohmann::json &settings);
 
+// What identifies a component beyond its settings: {"weights_sha256": the manifest's SHA-256
+// (it binds every file's hash), "details": {package identity, resolved device, dtype,
+// threads}}. Throws Error like createTorch*.
+nlohmann::json torchIdentity(ModelFamily family, const nlohmann::json &settings);
+
 // Throws Error naming what is wrong (InvalidInput, NotFound, Corrupt).
 std::unique_ptr<Policy> createTorchPolicy(ModelFamily family, const nlohmann::json &settings);
 std::unique_ptr<WorldModel> createTorchWorldModel(ModelFamily family,

@@ -8,12 +8,16 @@
 
 namespace kosmos::torchadapters {
 
-class IraSimPlugin : public QObject, public WorldModelPlugin
+class IraSimPlugin : public QObject, public WorldModelPlugin, public ComponentIdentityProvider
 {
     Q_OBJECT
     Q_PLUGIN_METADATA(IID KOSMOS_WORLD_MODEL_PLUGIN_IID FILE "torch_irasim.json")
-    Q_INTERFACES(kosmos::WorldModelPlugin)
+    Q_INTERFACES(kosmos::WorldModelPlugin kosmos::ComponentIdentityProvider)
 public:
+    nlohmann::json componentIdentity(const nlohmann::json &settings) const override
+    {
+        return torchIdentity(ModelFamily::IraSim, settings);
+    }
     Availability availability(const nlohmann::json &settings) const override
     {
         return torchAvailability(ModelFamily::IraSim, settings);

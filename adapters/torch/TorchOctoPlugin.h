@@ -8,12 +8,16 @@
 
 namespace kosmos::torchadapters {
 
-class OctoPlugin : public QObject, public PolicyPlugin
+class OctoPlugin : public QObject, public PolicyPlugin, public ComponentIdentityProvider
 {
     Q_OBJECT
     Q_PLUGIN_METADATA(IID KOSMOS_POLICY_PLUGIN_IID FILE "torch_octo.json")
-    Q_INTERFACES(kosmos::PolicyPlugin)
+    Q_INTERFACES(kosmos::PolicyPlugin kosmos::ComponentIdentityProvider)
 public:
+    nlohmann::json componentIdentity(const nlohmann::json &settings) const override
+    {
+        return torchIdentity(ModelFamily::Octo, settings);
+    }
     Availability availability(const nlohmann::json &settings) const override
     {
         return torchAvailability(ModelFamily::Octo, settings);

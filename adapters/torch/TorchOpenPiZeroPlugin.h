@@ -8,12 +8,16 @@
 
 namespace kosmos::torchadapters {
 
-class OpenPiZeroPlugin : public QObject, public PolicyPlugin
+class OpenPiZeroPlugin : public QObject, public PolicyPlugin, public ComponentIdentityProvider
 {
     Q_OBJECT
     Q_PLUGIN_METADATA(IID KOSMOS_POLICY_PLUGIN_IID FILE "torch_openpizero.json")
-    Q_INTERFACES(kosmos::PolicyPlugin)
+    Q_INTERFACES(kosmos::PolicyPlugin kosmos::ComponentIdentityProvider)
 public:
+    nlohmann::json componentIdentity(const nlohmann::json &settings) const override
+    {
+        return torchIdentity(ModelFamily::OpenPiZero, settings);
+    }
     Availability availability(const nlohmann::json &settings) const override
     {
         return torchAvailability(ModelFamily::OpenPiZero, settings);

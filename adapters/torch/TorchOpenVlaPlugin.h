@@ -8,12 +8,16 @@
 
 namespace kosmos::torchadapters {
 
-class OpenVlaPlugin : public QObject, public PolicyPlugin
+class OpenVlaPlugin : public QObject, public PolicyPlugin, public ComponentIdentityProvider
 {
     Q_OBJECT
     Q_PLUGIN_METADATA(IID KOSMOS_POLICY_PLUGIN_IID FILE "torch_openvla.json")
-    Q_INTERFACES(kosmos::PolicyPlugin)
+    Q_INTERFACES(kosmos::PolicyPlugin kosmos::ComponentIdentityProvider)
 public:
+    nlohmann::json componentIdentity(const nlohmann::json &settings) const override
+    {
+        return torchIdentity(ModelFamily::OpenVla, settings);
+    }
     Availability availability(const nlohmann::json &settings) const override
     {
         return torchAvailability(ModelFamily::OpenVla, settings);

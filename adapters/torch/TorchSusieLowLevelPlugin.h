@@ -8,12 +8,16 @@
 
 namespace kosmos::torchadapters {
 
-class SusieLowLevelPlugin : public QObject, public PolicyPlugin
+class SusieLowLevelPlugin : public QObject, public PolicyPlugin, public ComponentIdentityProvider
 {
     Q_OBJECT
     Q_PLUGIN_METADATA(IID KOSMOS_POLICY_PLUGIN_IID FILE "torch_susie_ll.json")
-    Q_INTERFACES(kosmos::PolicyPlugin)
+    Q_INTERFACES(kosmos::PolicyPlugin kosmos::ComponentIdentityProvider)
 public:
+    nlohmann::json componentIdentity(const nlohmann::json &settings) const override
+    {
+        return torchIdentity(ModelFamily::SusieLowLevel, settings);
+    }
     Availability availability(const nlohmann::json &settings) const override
     {
         return torchAvailability(ModelFamily::SusieLowLevel, settings);

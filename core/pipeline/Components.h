@@ -43,6 +43,12 @@ public:
     virtual void reset(std::uint64_t seed, const std::string &instruction) = 0;
     // One chunk of physical actions in the policy's own contract.
     virtual ActionChunk act(const Observation &observation) = 0;
+    // The component's own account of its last act() (e.g. {"call_ms", "peak_rss_bytes"}), added
+    // to the step's event in the ledger; null when it keeps none.
+    virtual nlohmann::json lastCallStats() const { return nullptr; }
+    // Images the policy made on the way (e.g. SuSIE's subgoals), taken once: (name, RGB image).
+    // Stored as artifacts of the attempt and shown in the player.
+    virtual std::vector<std::pair<std::string, cv::Mat>> takeImages() { return {}; }
 };
 
 // Where an episode starts: a start state (for simulators) and/or a start frame.
@@ -75,6 +81,8 @@ public:
     // (framesPerAction per action, without the conditioning frames).
     virtual std::vector<cv::Mat> step(const ActionChunk &actions) = 0;
     virtual std::vector<double> proprio() const { return {}; }
+    // As Policy::lastCallStats, for the last step().
+    virtual nlohmann::json lastCallStats() const { return nullptr; }
     virtual std::optional<GroundTruth> groundTruth() const { return std::nullopt; }
 };
 

@@ -90,6 +90,22 @@ RolloutEngine::RolloutEngine(std::filesystem::path bundle, ComponentFactory &fac
         throw Error(ErrorCode::InvalidInput, "--workers must be at least 1");
 }
 
+namespace {
+
+// A plugin's own identity beyond its settings (model package hashes, resolved runtime): the
+// weights hash and a "resolved" entry in the config, so both enter the run key.
+void addResolvedIdentity(ComponentIdentity &id, const nlohmann::json &extra)
+{
+    if (!extra.is_object())
+        return;
+    if (extra.contains("weights_sha256") && extra["weights_sha256"].is_string())
+        id.weightsSha256 = extra["weights_sha256"].get<std::string>();
+    if (extra.contains("details"))
+        id.config["resolved"] = extra["details"];
+}
+
+} // namespace
+
 ComponentIdentity RolloutEngine::policyIdentity(const Protocol &p, int policyIndex)
 {
     const auto &spec = p.policies.at(static_cast<std::size_t>(policyIndex));
@@ -98,6 +114,7 @@ ComponentIdentity RolloutEngine::policyIdentity(const Protocol &p, int policyInd
     id.adapterId = spec.plugin;
     id.adapterVersion = m_factory.version(spec.plugin);
     id.config = spec.settings;
+    addResolvedIdentity(id, m_factory.identityOf(spec));
     return id;
 }
 
@@ -109,6 +126,7 @@ ComponentIdentity RolloutEngine::worldModelIdentity(const Protocol &p)
     id.adapterVersion = m_factory.version(p.worldModel.plugin);
     id.config = {{"settings", p.worldModel.settings},
                  {"feedback_mode", feedbackModeName(p.feedback)}};
+    addResolvedIdentity(id, m_factory.identityOf(p.worldModel));
     return id;
 }
 
@@ -332,6 +350,20 @@ private:
         }
     }
 
+    // A policy call's own statistics (timing, memory) for the step's event, and the images it
+    // made (SuSIE's subgoals), stored as "policy_image" artifacts with an event each.
+    void notePolicyCall(Policy &policy, int step, nlohmann::json &calls)
+    {
+        if (auto stats = policy.lastCallStats(); !stats.is_null())
+            calls.push_back(stats);
+        for (const auto &[name, image] : policy.takeImages()) {
+            const std::string file = "step-" + std::to_string(step) + "-" + name + ".png";
+            m_ledger.putArtifact(m_lease, "policy_image", file, encodePng(image), "image/png");
+            m_pendingEvents.emplace_back("policy_image",
+                                         nlohmann::json{{"step", step}, {"name", file}});
+        }
+    }
+
     std::int64_t storeFrame(const cv::Mat &frame, int index)
     {
         const auto t = Steady::now();
@@ -421,6 +453,8 @@ private:
             t = Steady::now();
             ActionChunk chunk = policy->act(obs);
             m_policyMs += msSince(t);
+            nlohmann::json policyCalls = nlohmann::json::array();
+            notePolicyCall(*policy, step, policyCalls);
             const auto policyCheck = policyContract.checkChunk(chunk);
             if (!policyCheck.ok())
                 throw StageFailure{"policy",
@@ -438,6 +472,7 @@ private:
                 t = Steady::now();
                 const ActionChunk more = policy->act(obs);
                 m_policyMs += msSince(t);
+                notePolicyCall(*policy, obs.step, policyCalls);
                 const auto moreCheck = policyContract.checkChunk(more);
                 if (!moreCheck.ok())
                     throw StageFailure{
@@ -490,8 +525,12 @@ private:
                 timestamps.push_back(static_cast<double>(policyActions.size()) * dt);
             }
             step += static_cast<int>(chunk.size());
-            m_pendingEvents.emplace_back("step",
-                                         nlohmann::json{{"step", step}, {"frames", frames.size()}});
+            nlohmann::json stepEvent = {{"step", step}, {"frames", frames.size()}};
+            if (!policyCalls.empty())
+                stepEvent["policy_calls"] = policyCalls;
+            if (auto worldCall = world->lastCallStats(); !worldCall.is_null())
+                stepEvent["world_call"] = worldCall;
+            m_pendingEvents.emplace_back("step", stepEvent);
             if (m_pendingEvents.size() >= 10)
                 flushEvents();
             if (m_progress)

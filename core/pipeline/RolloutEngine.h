@@ -24,6 +24,9 @@ public:
     virtual std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) = 0;
     virtual std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &spec) = 0;
     virtual std::unique_ptr<Judge> createJudge(const ComponentSpec &spec) = 0;
+    // What identifies the component beyond its settings ({"weights_sha256", "details"}), or
+    // null when the plugin says nothing more (no weights).
+    virtual nlohmann::json identityOf(const ComponentSpec &) { return nullptr; }
 };
 
 struct EngineOptions

@@ -2,6 +2,8 @@
 
 #include "ledger/Ledger.h"
 
+#include <algorithm>
+
 namespace kosmos {
 
 RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
@@ -37,6 +39,21 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
             view.referenceVideoSha256 = artifacts.text(2);
         else if (role == "video")
             view.sourceVideoSha256 = artifacts.text(2);
+        else if (role == "policy_image") {
+            // "step-<N>-<label>.png"
+            const std::string name = artifacts.text(1);
+            const auto dash = name.find('-', 5);
+            if (name.rfind("step-", 0) == 0 && dash != std::string::npos) {
+                try {
+                    const int step = std::stoi(name.substr(5, dash - 5));
+                    std::string label = name.substr(dash + 1);
+                    if (label.size() > 4 && label.ends_with(".png"))
+                        label.resize(label.size() - 4);
+                    view.policyImages.push_back({step, label, artifacts.text(2)});
+                } catch (const std::exception &) {
+                }
+            }
+        }
     }
     auto readJson = [&](const std::optional<std::string> &sha) -> nlohmann::json {
         if (!sha)
@@ -48,6 +65,8 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
             return nullptr; // missing or corrupt: shown as absent, reported by verify
         }
     };
+    std::sort(view.policyImages.begin(), view.policyImages.end(),
+              [](const PolicyImage &a, const PolicyImage &b) { return a.step < b.step; });
     const nlohmann::json actions = readJson(actionsSha);
     if (actions.is_object()) {
         for (const auto &row : actions.value("policy_actions", nlohmann::json::array()))

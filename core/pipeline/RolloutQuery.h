@@ -17,6 +17,14 @@ struct RolloutFrame
     std::string sha256;
 };
 
+// An image a policy made on the way (SuSIE's subgoal), stored as "step-<N>-<label>.png".
+struct PolicyImage
+{
+    int step = 0;
+    std::string label; // "subgoal"
+    std::string sha256;
+};
+
 // What the workstation shows of one run: its latest attempt that holds frames, the frame
 // artifacts in order, the actions as recorded, the contracts, the validation verdict.
 struct RolloutView
@@ -39,6 +47,7 @@ struct RolloutView
     // imported run were decoded from. Artifact SHA-256s; the workstation plays them as is.
     std::optional<std::string> referenceVideoSha256;
     std::optional<std::string> sourceVideoSha256;
+    std::vector<PolicyImage> policyImages; // by step
 };
 
 // Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run

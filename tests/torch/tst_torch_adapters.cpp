@@ -251,6 +251,38 @@ TEST(TorchAdapters, EveryPolicyFamilyRunsEndToEndThroughCosmosOnCpu)
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
     const auto events = runProcess({test::cliPath(), "events", bundle, "1", "--json"});
     EXPECT_NE(events.output.find("\"frames\":25"), std::string::npos) << events.output;
+    // Per-call timing and memory of both components in each step's event.
+    EXPECT_NE(events.output.find("\"policy_calls\""), std::string::npos);
+    EXPECT_NE(events.output.find("\"world_call\""), std::string::npos);
+    EXPECT_NE(events.output.find("\"peak_rss_bytes\""), std::string::npos);
+    // SuSIE's subgoals (every 8 steps of 24: steps 0, 8, 16) are artifacts of its run only.
+    int runsWithSubgoals = 0;
+    for (int run = 1; run <= 6; ++run) {
+        const auto e =
+            runProcess({test::cliPath(), "events", bundle, std::to_string(run), "--json"});
+        int images = 0;
+        for (auto at = e.output.find("\"policy_image\""); at != std::string::npos;
+             at = e.output.find("\"policy_image\"", at + 1))
+            ++images;
+        if (images > 0) {
+            ++runsWithSubgoals;
+            EXPECT_EQ(images, 3) << e.output;
+        }
+    }
+    EXPECT_EQ(runsWithSubgoals, 1);
+    // The package's manifest hash is the component's weights hash; the resolved runtime is in
+    // its identity (and so in the run key).
+    const auto report = runProcess({test::cliPath(), "report", bundle, "--json"});
+    const auto record = nlohmann::json::parse(report.output);
+    int withWeights = 0;
+    for (const auto &c : record["components"]) {
+        if (c["weights_sha256"].is_string()) {
+            ++withWeights;
+            EXPECT_EQ(c["config"]["resolved"]["package"]["manifest_sha256"], c["weights_sha256"]);
+            EXPECT_EQ(c["config"]["resolved"]["threads"], 2);
+        }
+    }
+    EXPECT_EQ(withWeights, 7) << "6 policies and the world model";
 }
 
 TEST(TorchAdapters, IraSimGeneratesFifteenFramesPerCallAt256x320)

@@ -23,6 +23,7 @@
 #include <QApplication>
 #include <QHeaderView>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QListWidget>
 #include <QMediaPlayer>
 #include <QMenuBar>
@@ -82,6 +83,10 @@ private:
                     *lease, "actions", "actions.json",
                     std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()),
                     "application/json");
+                for (int step : {0, 8}) // a policy's own images (SuSIE's subgoals)
+                    ledger.putArtifact(*lease, "policy_image",
+                                       "step-" + std::to_string(step) + "-subgoal.png",
+                                       test::testImage(16, 16, 100 + step), "image/png");
                 for (int step = 4; step <= 20; step += 4) // five world-model calls of 4 actions
                     ledger.appendEvent(*lease, "step", {{"step", step}, {"frames", step + 1}});
             }
@@ -198,6 +203,15 @@ private slots:
         QCOMPARE(player->view()->zoom(), 0.0);
         emit window.traces()->seekRequested(7);
         QCOMPARE(player->position(), 7);
+        // The policy's subgoal beside the frame: made at step 0 for frame 7, at step 8 from
+        // frame 9 (which follows action 8).
+        QVERIFY(!player->policyImage()->isHidden());
+        QVERIFY2(player->policyImage()->toolTip().contains(QStringLiteral("step 0")),
+                 qPrintable(player->policyImage()->toolTip()));
+        player->seek(9);
+        QVERIFY(player->policyImage()->toolTip().contains(QStringLiteral("step 8")));
+        QVERIFY(!player->policyImage()->pixmap().isNull());
+        player->seek(7);
         // The verdict panel shows the stored parse of each sample.
         QTreeWidget *verdicts = window.verdicts()->tree();
         QCOMPARE(verdicts->topLevelItemCount(), 1);
@@ -216,8 +230,8 @@ private slots:
         QTreeWidget *tree = window.provenance()->tree();
         QCOMPARE(tree->topLevelItemCount(), 4);           // run, components, attempts, artifacts
         QCOMPARE(tree->topLevelItem(1)->childCount(), 3); // policy, world model, judge
-        QVERIFY(
-            tree->topLevelItem(3)->text(0).contains(QStringLiteral("(22)"))); // 21 frames + actions
+        // 21 frames + actions + 2 policy images
+        QVERIFY(tree->topLevelItem(3)->text(0).contains(QStringLiteral("(24)")));
         QCOMPARE(window.provenance()->verifyArtifacts(), 0);
         // Tamper with one frame: Verify names it.
         Ledger ledger = Ledger::open(copy, {OpenMode::ReadOnly});

@@ -77,6 +77,8 @@ public:
     double speed() const;
     const FrameView *view() const { return m_view; }
     ReferenceVideo *reference() const { return m_reference; }
+    // The policy's own image for the current frame (SuSIE's subgoal), hidden when it has none.
+    QLabel *policyImage() const { return m_policyImage; }
 
 public slots:
     void seek(int frame);
@@ -98,6 +100,7 @@ private:
     void show(int frame);
     QImage decode(int frame) const;
     void showReference();
+    void showPolicyImage(int frame);
 
     Ledger *m_ledger = nullptr;
     RolloutView m_rollout;
@@ -107,6 +110,8 @@ private:
     int m_decoding = -1;
     FrameView *m_view;
     ReferenceVideo *m_reference;
+    QLabel *m_policyImage;
+    int m_policyImageShown = -1; // index into m_rollout.policyImages
     QToolButton *m_play;
     QSlider *m_slider;
     QComboBox *m_speed;
