@@ -647,10 +647,6 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <source>No CUDA device: no installed plugin uses a CUDA-enabled libtorch. Adapters that need one say why in Run &gt; Plugins.</source>
-        <translation>Kein CUDA-Gerät: kein installiertes Plugin verwendet ein libtorch mit CUDA. Adapter, die eines brauchen, nennen den Grund unter Ausführen &gt; Plugins.</translation>
-    </message>
-    <message>
         <source>Load...</source>
         <translation>Laden...</translation>
     </message>
@@ -713,6 +709,10 @@
     <message>
         <source>%1 runs (policies x tasks x episodes). Check to see how many this ledger already finished.</source>
         <translation>%1 Läufe (Policies x Aufgaben x Episoden). Prüfen zeigt, wie viele dieses Ledger bereits beendet hat.</translation>
+    </message>
+    <message>
+        <source>The synthetic backends run on the CPU. A libtorch adapter (torch.*) has its own device setting (cpu, cuda): set it in the adapter's settings; an adapter whose libtorch has no CUDA refuses cuda with the reason (Run &gt; Plugins).</source>
+        <translation>Die synthetischen Backends laufen auf der CPU. Ein libtorch-Adapter (torch.*) hat eine eigene Geräte-Einstellung (cpu, cuda): setzen Sie sie in den Einstellungen des Adapters; ein Adapter, dessen libtorch kein CUDA hat, lehnt cuda mit Begründung ab (Ausführen &gt; Plugins).</translation>
     </message>
 </context>
 <context>

@@ -109,8 +109,10 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     for (const auto &p : m_catalog.plugins())
         cuda = cuda || (p.available && p.requires_.value("cuda", false));
     if (!cuda) {
-        m_device->setToolTip(tr("No CUDA device: no installed plugin uses a CUDA-enabled "
-                                "libtorch. Adapters that need one say why in Run > Plugins."));
+        m_device->setToolTip(
+            tr("The synthetic backends run on the CPU. A libtorch adapter (torch.*) has its own "
+               "device setting (cpu, cuda): set it in the adapter's settings; an adapter whose "
+               "libtorch has no CUDA refuses cuda with the reason (Run > Plugins)."));
         m_device->setEnabled(false);
     }
 
