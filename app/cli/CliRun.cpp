@@ -379,7 +379,7 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
             out["create_ms"] = ms(t);
             // The observation (frame and proprio) comes from the first available world model's
             // start, so policies that need proprio can be tested too; else a grey frame.
-            Observation observation{grey, "put the red block in the green square", 0, {}};
+            Observation observation{grey, "put the red block in the green square", 0, {}, {}};
             for (const auto &w : registry.plugins()) {
                 if (w.family != "world_model" || !w.usable ||
                     !registry.availability(w.id, nlohmann::json::object()).available)

@@ -7,6 +7,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct Observation
     std::string instruction;
     int step = 0;
     std::vector<double> proprio; // end-effector state when the world model reports one
+    // True once the run is to stop (cancel requested, batch interrupted): a policy that waits on
+    // a server polls it and abandons the request. Empty: never.
+    std::function<bool()> cancelled;
 };
 
 class Policy

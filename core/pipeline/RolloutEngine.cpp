@@ -350,6 +350,19 @@ private:
         }
     }
 
+    // A policy's act(); when it fails because the run was cancelled meanwhile (a remote policy
+    // abandons its request), the run is cancelled, not failed.
+    ActionChunk actOrCancelled(Policy &policy, const Observation &obs)
+    {
+        try {
+            return policy.act(obs);
+        } catch (...) {
+            if (obs.cancelled && obs.cancelled())
+                throw Cancelled{};
+            throw;
+        }
+    }
+
     // A policy call's own statistics (timing, memory) for the step's event, and the images it
     // made (SuSIE's subgoals), stored as "policy_image" artifacts with an event each.
     void notePolicyCall(Policy &policy, int step, nlohmann::json &calls)
@@ -450,8 +463,9 @@ private:
             obs.instruction = m_task.instruction;
             obs.step = step;
             obs.proprio = world->proprio();
+            obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
             t = Steady::now();
-            ActionChunk chunk = policy->act(obs);
+            ActionChunk chunk = actOrCancelled(*policy, obs);
             m_policyMs += msSince(t);
             nlohmann::json policyCalls = nlohmann::json::array();
             notePolicyCall(*policy, step, policyCalls);
@@ -470,7 +484,7 @@ private:
                    step + static_cast<int>(chunk.size()) < m_protocol.horizon) {
                 obs.step = step + static_cast<int>(chunk.size());
                 t = Steady::now();
-                const ActionChunk more = policy->act(obs);
+                const ActionChunk more = actOrCancelled(*policy, obs);
                 m_policyMs += msSince(t);
                 notePolicyCall(*policy, obs.step, policyCalls);
                 const auto moreCheck = policyContract.checkChunk(more);

@@ -1,0 +1,65 @@
+#pragma once
+
+// A client of openpi's websocket policy server (openpi-client's WebsocketClientPolicy, byte for
+// byte): ws://host:port, optional "Authorization: Api-Key <key>", one binary metadata frame from
+// the server first, then strictly one binary request and one binary reply. The socket lives in
+// a thread of its own with a running event loop, so the server's pings (every 20 s; it closes
+// with 1011 when no pong comes) are answered during long episodes too.
+
+#include <QString>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+class QObject;
+class QThread;
+class QWebSocket;
+
+namespace kosmos::remote {
+
+class OpenPiClient
+{
+public:
+    OpenPiClient();
+    ~OpenPiClient();
+    OpenPiClient(const OpenPiClient &) = delete;
+    OpenPiClient &operator=(const OpenPiClient &) = delete;
+
+    // Connects and reads the metadata frame. Throws Error: "unreachable: ...", "protocol
+    // mismatch: first frame was not metadata (...)", a timeout.
+    void connect(const QString &url, const QString &apiKey, int timeoutMs);
+    bool connected() const;
+    // The server's metadata frame, raw msgpack.
+    const std::string &metadata() const { return m_metadata; }
+    // One request, one reply (raw msgpack). Throws Error with the server's traceback when it
+    // answers with a text frame (it then closes with 1011), on a close, on the timeout, or when
+    // `cancelled` turns true (checked every 50 ms); the connection is dropped in every such case.
+    std::string request(const std::string &bytes, int timeoutMs,
+                        const std::function<bool()> &cancelled = {});
+    void close();
+    // The close code of the last connection (1011 after a server error), 0 while open.
+    int closeCode() const;
+
+private:
+    struct Frame
+    {
+        bool binary = true;
+        std::string bytes;
+    };
+    struct State;
+    void runInSocketThread(std::function<void()> f);
+    void drop();
+
+    std::unique_ptr<QThread> m_thread;
+    std::unique_ptr<QObject> m_context; // lives in m_thread: where work is posted
+    std::shared_ptr<State> m_state;
+    QWebSocket *m_socket = nullptr; // lives in m_thread
+    std::string m_metadata;
+};
+
+} // namespace kosmos::remote

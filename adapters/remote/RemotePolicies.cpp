@@ -1,0 +1,552 @@
+#include "RemotePolicies.h"
+
+#include "OpenPiClient.h"
+#include "util/Error.h"
+
+#include <QByteArray>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QTcpSocket>
+#include <QTimer>
+#include <QUrl>
+
+#include <opencv2/imgproc.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+namespace kosmos::remote {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string imageBytes(const cv::Mat &rgb, int size, bool chw)
+{
+    cv::Mat image;
+    cv::resize(rgb, image, cv::Size(size, size), 0, 0,
+               rgb.cols > size ? cv::INTER_AREA : cv::INTER_LINEAR);
+    std::string bytes(static_cast<std::size_t>(size * size * 3), '\0');
+    for (int y = 0; y < size; ++y)
+        for (int x = 0; x < size; ++x)
+            for (int c = 0; c < 3; ++c) {
+                const auto v = static_cast<char>(image.at<cv::Vec3b>(y, x)[c]);
+                const std::size_t at = chw ? static_cast<std::size_t>((c * size + y) * size + x)
+                                           : static_cast<std::size_t>((y * size + x) * 3 + c);
+                bytes[at] = v;
+            }
+    return bytes;
+}
+
+MsgValue image(const cv::Mat &rgb, int size, bool chw)
+{
+    const std::vector<std::int64_t> shape =
+        chw ? std::vector<std::int64_t>{3, size, size} : std::vector<std::int64_t>{size, size, 3};
+    return MsgValue::ndarray(NdArray::uint8(shape, imageBytes(rgb, size, chw)));
+}
+
+MsgValue state(const std::vector<double> &proprio, int dim, int from = 0)
+{
+    std::vector<float> v(static_cast<std::size_t>(dim), 0.0f);
+    for (int i = 0; i < dim && from + i < static_cast<int>(proprio.size()); ++i)
+        v[static_cast<std::size_t>(i)] =
+            static_cast<float>(proprio[static_cast<std::size_t>(from + i)]);
+    return MsgValue::ndarray(NdArray::float32({dim}, v));
+}
+
+std::string apiKey(const nlohmann::json &settings)
+{
+    // The key comes from the environment (named in the settings), never from the settings
+    // themselves: settings go into the ledger.
+    const std::string variable = settings.value("api_key_env", std::string());
+    if (variable.empty())
+        return {};
+    const char *value = std::getenv(variable.c_str());
+    if (!value)
+        throw Error(ErrorCode::InvalidInput,
+                    "settings.api_key_env names " + variable + ", which is not set");
+    return value;
+}
+
+ActionContract contractFor(int dim, int chunk)
+{
+    ActionContract c = ActionContract::bridgeEndEffector();
+    if (dim != 7) {
+        c.dimensions.clear();
+        for (int i = 0; i < dim; ++i)
+            c.dimensions.push_back({"a" + std::to_string(i), "1", -10.0, 10.0});
+        c.gripperIndex.reset();
+    }
+    c.chunkLength = chunk;
+    return c;
+}
+
+nlohmann::json toJson(const MsgValue &v)
+{
+    switch (v.kind) {
+    case MsgValue::Kind::Nil:
+        return nullptr;
+    case MsgValue::Kind::Bool:
+        return v.b;
+    case MsgValue::Kind::Int:
+        return v.i;
+    case MsgValue::Kind::Float:
+        return v.f;
+    case MsgValue::Kind::Str:
+        return v.s;
+    case MsgValue::Kind::Bin:
+        return {{"bin_bytes", v.s.size()}};
+    case MsgValue::Kind::Array: {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto &item : v.items)
+            out.push_back(toJson(item));
+        return out;
+    }
+    case MsgValue::Kind::Map: {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto &[key, value] : v.map)
+            out[key] = toJson(value);
+        return out;
+    }
+    case MsgValue::Kind::NdArray:
+        return {{"ndarray", {{"dtype", v.array.dtype}, {"shape", v.array.shape}}}};
+    }
+    return nullptr;
+}
+
+// GET url with a timeout: (HTTP status or 0, error text).
+std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs)
+{
+    QNetworkAccessManager manager;
+    QNetworkRequest request(url);
+    request.setTransferTimeout(timeoutMs);
+    QNetworkReply *reply = manager.get(request);
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const std::string error = reply->error() == QNetworkReply::NoError
+                                  ? std::string()
+                                  : reply->errorString().toStdString();
+    reply->deleteLater();
+    return {status, error};
+}
+
+struct OpenPiSettings
+{
+    QString url;
+    int timeoutMs = 30000;
+    int connectTimeoutMs = 10000;
+    int actionDim = 7;
+    int execute = 5;
+};
+
+OpenPiSettings openPiSettings(const nlohmann::json &s)
+{
+    OpenPiSettings o;
+    o.url = QString::fromStdString(s.value("url", std::string("ws://127.0.0.1:8000")));
+    o.timeoutMs = static_cast<int>(s.value("timeout_s", 30.0) * 1000);
+    o.connectTimeoutMs = static_cast<int>(s.value("connect_timeout_s", 10.0) * 1000);
+    o.actionDim = s.value("action_dim", 7);
+    o.execute = s.value("execute_steps", 5);
+    if (o.execute < 1 || o.actionDim < 1)
+        throw Error(ErrorCode::InvalidInput, "settings.execute_steps and action_dim must be >= 1");
+    return o;
+}
+
+class OpenPiPolicy final : public Policy
+{
+public:
+    explicit OpenPiPolicy(const nlohmann::json &settings)
+        : m_settings(openPiSettings(settings)), m_layout(layoutFromSettings(settings)),
+          m_key(QString::fromStdString(apiKey(settings)))
+    {
+        m_client.connect(m_settings.url, m_key, m_settings.connectTimeoutMs);
+    }
+
+    ActionContract actionContract() const override
+    {
+        return contractFor(m_settings.actionDim, m_settings.execute);
+    }
+
+    void reset(std::uint64_t, const std::string &) override
+    {
+        if (!m_client.connected()) // after a server error (1011) or a timeout: a new connection
+            m_client.connect(m_settings.url, m_key, m_settings.connectTimeoutMs);
+    }
+
+    ActionChunk act(const Observation &observation) override
+    {
+        if (!m_client.connected())
+            m_client.connect(m_settings.url, m_key, m_settings.connectTimeoutMs);
+        const std::string request = packOpenPi(buildObservation(m_layout, observation));
+        const auto t = std::chrono::steady_clock::now();
+        const std::string bytes =
+            m_client.request(request, m_settings.timeoutMs, observation.cancelled);
+        m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
+                   {"request_bytes", request.size()},
+                   {"reply_bytes", bytes.size()}};
+        const MsgValue reply = unpackOpenPi(bytes, "reply");
+        if (reply.kind != MsgValue::Kind::Map)
+            throw Error(ErrorCode::InvalidInput, "openpi reply: expected a map with \"actions\"");
+        if (const MsgValue *timing = reply.find("server_timing");
+            timing && timing->kind == MsgValue::Kind::Map) {
+            for (const char *key : {"infer_ms", "prev_total_ms"})
+                if (const MsgValue *v = timing->find(key))
+                    m_stats[std::string("server_") + key] =
+                        v->kind == MsgValue::Kind::Float ? v->f : static_cast<double>(v->i);
+        }
+        if (const MsgValue *timing = reply.find("policy_timing");
+            timing && timing->kind == MsgValue::Kind::Map)
+            m_stats["policy_timing"] = toJson(*timing);
+        const MsgValue *actions = reply.find("actions");
+        if (!actions || actions->kind != MsgValue::Kind::NdArray)
+            throw Error(ErrorCode::InvalidInput,
+                        "openpi reply.actions: missing or not a numpy array");
+        const NdArray &a = actions->array;
+        const std::int64_t rows = a.shape.size() == 2 ? a.shape[0] : 1;
+        const std::int64_t cols =
+            a.shape.size() == 2 ? a.shape[1] : (a.shape.empty() ? 0 : a.shape[0]);
+        if (a.shape.empty() || a.shape.size() > 2)
+            throw Error(ErrorCode::InvalidInput,
+                        "openpi reply.actions: expected shape (horizon, D)");
+        if (cols < m_settings.actionDim)
+            throw Error(ErrorCode::InvalidInput, "openpi reply.actions: " + std::to_string(cols) +
+                                                     " values per action, "
+                                                     "settings.action_dim is " +
+                                                     std::to_string(m_settings.actionDim));
+        if (rows < m_settings.execute)
+            throw Error(ErrorCode::InvalidInput, "openpi reply.actions: a chunk of " +
+                                                     std::to_string(rows) +
+                                                     " actions, settings.execute_steps is " +
+                                                     std::to_string(m_settings.execute));
+        m_stats["chunk"] = rows;
+        ActionChunk chunk;
+        for (std::int64_t r = 0; r < m_settings.execute; ++r) {
+            Action action;
+            for (std::int64_t c = 0; c < m_settings.actionDim; ++c)
+                action.push_back(a.at(r * cols + c));
+            chunk.push_back(action);
+        }
+        return chunk;
+    }
+
+    nlohmann::json lastCallStats() const override { return m_stats; }
+
+private:
+    OpenPiSettings m_settings;
+    ObservationLayout m_layout;
+    QString m_key;
+    OpenPiClient m_client;
+    nlohmann::json m_stats;
+};
+
+// ---- OpenVLA REST ------------------------------------------------------------------------------
+
+struct RestSettings
+{
+    QUrl base;
+    std::string unnormKey;
+    int timeoutMs = 60000;
+    int imageSize = 256;
+    int chunk = 1;
+    int execute = 1;
+};
+
+RestSettings restSettings(const nlohmann::json &s)
+{
+    RestSettings o;
+    const std::string url = s.value("url", std::string("http://127.0.0.1:8000"));
+    o.base = QUrl(QString::fromStdString(url));
+    if (!o.base.isValid() ||
+        (o.base.scheme() != QLatin1String("http") && o.base.scheme() != QLatin1String("https")))
+        throw Error(ErrorCode::InvalidInput,
+                    "settings.url must be http://host:port (OpenVLA's deploy.py listens on 8000, "
+                    "OpenVLA-OFT's on 8777), not '" +
+                        url + "'");
+    o.unnormKey = s.value("unnorm_key", std::string());
+    o.timeoutMs = static_cast<int>(s.value("timeout_s", 60.0) * 1000);
+    o.imageSize = s.value("image_size", 256);
+    o.chunk = s.value("chunk", 1);
+    o.execute = s.value("execute_steps", o.chunk);
+    if (o.execute < 1 || o.execute > o.chunk)
+        throw Error(ErrorCode::InvalidInput, "settings.execute_steps must be 1..chunk");
+    return o;
+}
+
+class OpenVlaRestPolicy final : public Policy
+{
+public:
+    explicit OpenVlaRestPolicy(const nlohmann::json &settings) : m_settings(restSettings(settings))
+    {
+    }
+
+    ActionContract actionContract() const override { return contractFor(7, m_settings.execute); }
+    void reset(std::uint64_t, const std::string &) override {}
+
+    ActionChunk act(const Observation &observation) override
+    {
+        cv::Mat image;
+        cv::resize(observation.image, image, cv::Size(m_settings.imageSize, m_settings.imageSize),
+                   0, 0, cv::INTER_AREA);
+        nlohmann::json body = {{"image", jsonNumpyImage(image)},
+                               {"instruction", observation.instruction}};
+        if (!m_settings.unnormKey.empty())
+            body["unnorm_key"] = m_settings.unnormKey;
+        QUrl url = m_settings.base;
+        url.setPath(url.path().endsWith(QLatin1Char('/')) ? url.path() + QStringLiteral("act")
+                                                          : url.path() + QStringLiteral("/act"));
+        QNetworkAccessManager manager;
+        QNetworkRequest request(url);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+        const auto t = std::chrono::steady_clock::now();
+        QNetworkReply *reply = manager.post(request, QByteArray::fromStdString(body.dump()));
+        QEventLoop loop;
+        QTimer poll;
+        bool timedOut = false, cancelled = false;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+            if (msSince(t) > m_settings.timeoutMs)
+                timedOut = true;
+            else if (observation.cancelled && observation.cancelled())
+                cancelled = true;
+            if (timedOut || cancelled)
+                reply->abort();
+        });
+        poll.start(50);
+        loop.exec();
+        poll.stop();
+        const QByteArray data = reply->readAll();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const auto error = reply->error();
+        const std::string errorText = reply->errorString().toStdString();
+        reply->deleteLater();
+        m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
+                   {"request_bytes", body.dump().size()},
+                   {"reply_bytes", data.size()}};
+        if (timedOut)
+            throw Error(ErrorCode::InvalidInput, "OpenVLA server: no reply within " +
+                                                     std::to_string(m_settings.timeoutMs) +
+                                                     " ms (settings.timeout_s)");
+        if (cancelled)
+            throw Error(ErrorCode::InvalidInput, "OpenVLA server: cancelled during the request");
+        if (error != QNetworkReply::NoError && status == 0)
+            throw Error(ErrorCode::InvalidInput,
+                        "OpenVLA server unreachable: " + url.toString().toStdString() + ": " +
+                            errorText);
+        if (status != 200)
+            throw Error(ErrorCode::InvalidInput, "OpenVLA server: HTTP " + std::to_string(status) +
+                                                     " from " + url.toString().toStdString() +
+                                                     ": " + data.left(300).toStdString());
+        ActionChunk chunk = parseActReply(data.toStdString());
+        if (static_cast<int>(chunk.size()) < m_settings.execute)
+            throw Error(ErrorCode::InvalidInput,
+                        "OpenVLA server: " + std::to_string(chunk.size()) +
+                            " action(s) in the reply, settings.execute_steps is " +
+                            std::to_string(m_settings.execute));
+        chunk.resize(static_cast<std::size_t>(m_settings.execute));
+        return chunk;
+    }
+
+    nlohmann::json lastCallStats() const override { return m_stats; }
+
+private:
+    RestSettings m_settings;
+    nlohmann::json m_stats;
+};
+
+Action numpyVector(const nlohmann::json &j, const std::string &where)
+{
+    if (!j.is_object() || !j.contains("__numpy__") || !j["__numpy__"].is_string())
+        throw Error(ErrorCode::InvalidInput, where + ": not a json_numpy array");
+    const std::string dtype = j.value("dtype", std::string());
+    const int size = itemSize(dtype);
+    if (dtype != "<f8" && dtype != "<f4")
+        throw Error(ErrorCode::InvalidInput,
+                    where + ": dtype '" + dtype + "' (actions are <f8 or <f4)");
+    const QByteArray raw =
+        QByteArray::fromBase64(QByteArray::fromStdString(j["__numpy__"].get<std::string>()),
+                               QByteArray::AbortOnBase64DecodingErrors);
+    NdArray a{dtype, {}, raw.toStdString()};
+    for (const auto &d : j.value("shape", nlohmann::json::array()))
+        a.shape.push_back(d.get<std::int64_t>());
+    if (a.count() * size != static_cast<std::int64_t>(a.data.size()))
+        throw Error(ErrorCode::InvalidInput, where + ": " + std::to_string(a.data.size()) +
+                                                 " bytes do not fill its shape (truncated?)");
+    Action out;
+    for (std::int64_t i = 0; i < a.count(); ++i)
+        out.push_back(a.at(i));
+    return out;
+}
+
+} // namespace
+
+ObservationLayout layoutFromSettings(const nlohmann::json &settings)
+{
+    ObservationLayout layout;
+    layout.name = settings.value("layout", std::string("libero"));
+    layout.imageSize = settings.value("image_size", 224);
+    if (layout.name == "custom") {
+        layout.custom = settings.value("keys", nlohmann::json::object());
+        if (!layout.custom.is_object() || !layout.custom.contains("image"))
+            throw Error(ErrorCode::InvalidInput,
+                        "settings.keys: a custom layout needs at least {\"image\": key}");
+    } else if (layout.name != "libero" && layout.name != "droid" && layout.name != "aloha") {
+        throw Error(ErrorCode::InvalidInput, "settings.layout must be libero, droid, aloha or "
+                                             "custom, not '" +
+                                                 layout.name + "'");
+    }
+    return layout;
+}
+
+MsgValue buildObservation(const ObservationLayout &layout, const Observation &o)
+{
+    const int n = layout.imageSize;
+    const MsgValue prompt = MsgValue::str(o.instruction);
+    if (layout.name == "libero")
+        return MsgValue::object({{"observation/image", image(o.image, n, false)},
+                                 {"observation/wrist_image", image(o.image, n, false)},
+                                 {"observation/state", state(o.proprio, 8)},
+                                 {"prompt", prompt}});
+    if (layout.name == "droid")
+        return MsgValue::object({{"observation/exterior_image_1_left", image(o.image, n, false)},
+                                 {"observation/wrist_image_left", image(o.image, n, false)},
+                                 {"observation/joint_position", state(o.proprio, 7)},
+                                 {"observation/gripper_position", state(o.proprio, 1, 7)},
+                                 {"prompt", prompt}});
+    if (layout.name == "aloha")
+        return MsgValue::object(
+            {{"state", state(o.proprio, 14)},
+             {"images", MsgValue::object({{"cam_high", image(o.image, n, true)}})},
+             {"prompt", prompt}});
+    const auto &k = layout.custom;
+    const bool chw = k.value("chw", false);
+    std::vector<std::pair<std::string, MsgValue>> entries;
+    entries.emplace_back(k["image"].get<std::string>(), image(o.image, n, chw));
+    if (k.contains("wrist_image"))
+        entries.emplace_back(k["wrist_image"].get<std::string>(), image(o.image, n, chw));
+    if (k.contains("state"))
+        entries.emplace_back(k["state"].get<std::string>(),
+                             state(o.proprio, k.value("state_dim", 8)));
+    entries.emplace_back(k.value("prompt", std::string("prompt")), prompt);
+    return MsgValue::object(std::move(entries));
+}
+
+Availability openPiAvailability(const nlohmann::json &settings)
+{
+    try {
+        const OpenPiSettings s = openPiSettings(settings);
+        layoutFromSettings(settings);
+        QUrl health(s.url);
+        health.setScheme(health.scheme() == QLatin1String("wss") ? QStringLiteral("https")
+                                                                 : QStringLiteral("http"));
+        health.setPath(QStringLiteral("/healthz"));
+        const auto [status, error] = httpGet(health, s.connectTimeoutMs);
+        if (status == 0)
+            return Availability::no("unreachable: " + s.url.toStdString() + ": " + error);
+        if (status != 200)
+            return Availability::no("healthz failed: GET " + health.toString().toStdString() +
+                                    " answered HTTP " + std::to_string(status));
+        OpenPiClient client; // the first frame must be the metadata
+        client.connect(s.url, QString::fromStdString(apiKey(settings)), s.connectTimeoutMs);
+        return Availability::yes();
+    } catch (const Error &e) {
+        return Availability::no(e.what());
+    }
+}
+
+nlohmann::json openPiIdentity(const nlohmann::json &settings)
+{
+    const OpenPiSettings s = openPiSettings(settings);
+    OpenPiClient client;
+    client.connect(s.url, QString::fromStdString(apiKey(settings)), s.connectTimeoutMs);
+    return {
+        {"details", {{"server_metadata", toJson(unpackOpenPi(client.metadata(), "metadata"))}}}};
+}
+
+std::unique_ptr<Policy> createOpenPiPolicy(const nlohmann::json &settings)
+{
+    return std::make_unique<OpenPiPolicy>(settings);
+}
+
+nlohmann::json jsonNumpyImage(const cv::Mat &rgb)
+{
+    const std::string bytes(reinterpret_cast<const char *>(rgb.data),
+                            static_cast<std::size_t>(rgb.total() * rgb.elemSize()));
+    return {{"__numpy__", QByteArray::fromStdString(bytes).toBase64().toStdString()},
+            {"dtype", "|u1"},
+            {"shape", {rgb.rows, rgb.cols, rgb.channels()}}};
+}
+
+ActionChunk parseActReply(const std::string &body)
+{
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded())
+        throw Error(ErrorCode::InvalidInput, "OpenVLA reply: not JSON: " + body.substr(0, 200));
+    if (j.is_string())
+        throw Error(ErrorCode::InvalidInput,
+                    "OpenVLA server answered \"" + j.get<std::string>() +
+                        "\" instead of an action (its model failed; see the server's log)");
+    if (j.is_object()) {
+        const Action flat = numpyVector(j, "reply");
+        const auto shape = j.value("shape", nlohmann::json::array());
+        if (shape.size() == 2) { // [N, D]
+            const std::size_t d = shape[1].get<std::size_t>();
+            ActionChunk chunk;
+            for (std::size_t i = 0; i + d <= flat.size(); i += d)
+                chunk.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i),
+                                   flat.begin() + static_cast<std::ptrdiff_t>(i + d));
+            return chunk;
+        }
+        return {flat};
+    }
+    if (j.is_array()) { // OpenVLA-OFT: a list of chunk actions
+        ActionChunk chunk;
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            const std::string at = "reply[" + std::to_string(i) + "]";
+            if (j[i].is_object()) {
+                chunk.push_back(numpyVector(j[i], at));
+            } else if (j[i].is_array()) {
+                Action a;
+                for (const auto &v : j[i]) {
+                    if (!v.is_number())
+                        throw Error(ErrorCode::InvalidInput, at + ": not a number");
+                    a.push_back(v.get<double>());
+                }
+                chunk.push_back(a);
+            } else {
+                throw Error(ErrorCode::InvalidInput, at + ": not an action");
+            }
+        }
+        return chunk;
+    }
+    throw Error(ErrorCode::InvalidInput, "OpenVLA reply: neither a json_numpy array nor a list");
+}
+
+Availability openVlaRestAvailability(const nlohmann::json &settings)
+{
+    try {
+        const RestSettings s = restSettings(settings);
+        QTcpSocket socket;
+        socket.connectToHost(s.base.host(), static_cast<quint16>(s.base.port(80)));
+        if (!socket.waitForConnected(std::min(s.timeoutMs, 5000)))
+            return Availability::no("unreachable: " + s.base.toString().toStdString() + ": " +
+                                    socket.errorString().toStdString());
+        return Availability::yes();
+    } catch (const Error &e) {
+        return Availability::no(e.what());
+    }
+}
+
+std::unique_ptr<Policy> createOpenVlaRestPolicy(const nlohmann::json &settings)
+{
+    return std::make_unique<OpenVlaRestPolicy>(settings);
+}
+
+} // namespace kosmos::remote

@@ -1,0 +1,52 @@
+#pragma once
+
+// Policies served over the network: openpi's websocket server (pi0, pi0.5 ...) and OpenVLA's
+// REST server (OpenVLA, MiniVLA, OpenVLA-OFT). docs/remote-policies.md tells how to start them.
+
+#include "NumpyMsgpack.h"
+#include "pipeline/Components.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+namespace kosmos::remote {
+
+// ---- openpi ------------------------------------------------------------------------------------
+
+// Which observation keys the server's policy config expects (openpi's examples): LIBERO
+// ("observation/image", "observation/wrist_image" 224x224x3 uint8, "observation/state" 8 float32,
+// "prompt"), DROID ("observation/exterior_image_1_left", "observation/wrist_image_left",
+// "observation/joint_position" 7, "observation/gripper_position" 1, "prompt"), ALOHA ("state"
+// 14, "images": {"cam_high": 3x224x224 uint8}, "prompt"), or a custom key map.
+struct ObservationLayout
+{
+    std::string name = "libero";
+    nlohmann::json custom; // for "custom": {"image": key, "wrist_image"?: key, "state"?: key,
+                           //  "state_dim"?: n, "prompt"?: key, "chw"?: bool}
+    int imageSize = 224;
+};
+ObservationLayout layoutFromSettings(const nlohmann::json &settings);
+// The observation the server receives: images from the frame (resized, the wrist image is the
+// same frame: the worlds here have one camera), state from the world's proprio padded with
+// zeros, the instruction as the prompt.
+MsgValue buildObservation(const ObservationLayout &layout, const Observation &observation);
+
+Availability openPiAvailability(const nlohmann::json &settings);
+nlohmann::json openPiIdentity(const nlohmann::json &settings);
+std::unique_ptr<Policy> createOpenPiPolicy(const nlohmann::json &settings);
+
+// ---- OpenVLA REST ------------------------------------------------------------------------------
+
+// json_numpy, as OpenVLA's deploy.py uses it: {"__numpy__": base64 of the raw C-order bytes,
+// "dtype": "|u1", "shape": [H, W, 3]}.
+nlohmann::json jsonNumpyImage(const cv::Mat &rgb);
+// A reply: one json_numpy array (dtype <f8/<f4, shape [D] or [N, D]), or a list of actions
+// (OpenVLA-OFT: each a json_numpy array or a list of numbers). The JSON string "error" is the
+// server's model failing: an Error naming it, never an action.
+ActionChunk parseActReply(const std::string &body);
+
+Availability openVlaRestAvailability(const nlohmann::json &settings);
+std::unique_ptr<Policy> createOpenVlaRestPolicy(const nlohmann::json &settings);
+
+} // namespace kosmos::remote
