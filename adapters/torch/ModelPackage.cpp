@@ -213,6 +213,8 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
             json::fail(where + ".files",
                        "family " + familyName + " needs a '" + role + "' module (docs/export.md)");
 
+    if (m.contains("options"))
+        p.options = json::requireObject(m, "options", where);
     // The action contract and its statistics, against the family's scheme.
     p.action = ActionContract::fromJson(json::requireObject(m, "action", where), where + ".action");
     if (p.action.dimension() != 7)
@@ -226,7 +228,10 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
                    "family " + familyName + " unnormalizes with " +
                        normalizationSchemeName(p.spec.normalization) + ", the manifest says " +
                        normalizationSchemeName(p.action.normalization));
-    if (p.action.chunkLength != p.spec.chunkLength)
+    // MiniVLA with a VQ decoder predicts a chunk (default 8) from its 7 codes.
+    const bool vqChunk = p.spec.family == ModelFamily::MiniVla && p.files.count("vq_decoder") &&
+                         p.action.chunkLength == p.options.value("vq_chunk", 8);
+    if (p.action.chunkLength != p.spec.chunkLength && !vqChunk)
         json::fail(where + ".action.chunk_length", "family " + familyName + " predicts chunks of " +
                                                        std::to_string(p.spec.chunkLength) +
                                                        ", the manifest says " +
@@ -251,8 +256,6 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
         p.defaultDevice = json::optString(d, "device", where + ".defaults").value_or("cpu");
         p.defaultDtype = json::optString(d, "dtype", where + ".defaults").value_or("fp32");
     }
-    if (m.contains("options"))
-        p.options = json::requireObject(m, "options", where);
     return p;
 }
 

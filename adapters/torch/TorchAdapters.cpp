@@ -307,6 +307,12 @@ public:
         m_contract = m_package.action;
         m_contract.normalization = NormalizationScheme::None;
         m_contract.chunkLength = 1;
+        if (m_package.files.count("vq_decoder")) {
+            // MiniVLA's VQ action chunking: the 7 decoded tokens are codes (0..255, the bin
+            // index of each token) that the exported decoder turns into a normalized chunk.
+            m_vqDecoder = loadModule(m_package, "vq_decoder", m_runtime);
+            m_contract.chunkLength = m_package.action.chunkLength;
+        }
         for (int i = 0; i < m_runtime.options.warmup; ++i) {
             std::vector<int64_t> ids = {1, 2, 3};
             runStep(torch::zeros({1, 3, 224, 224}).to(m_runtime.device, m_runtime.dtype), ids);
@@ -342,6 +348,21 @@ public:
                 actionTokens.push_back(next);
                 ids.push_back(next);
             }
+            if (m_vqDecoder) {
+                std::vector<int64_t> codes;
+                for (const int64_t t : actionTokens)
+                    codes.push_back(m_vocab - 1 - t);
+                torch::InferenceMode guard;
+                const torch::Tensor out =
+                    forward(*m_vqDecoder,
+                            {torch::tensor(codes, torch::kLong).view({1, -1}).to(m_runtime.device)},
+                            "the VQ decoder");
+                expectShape(out, {1, m_contract.chunkLength, 7}, "the VQ decoder");
+                ActionChunk chunk;
+                for (const auto &normalized : tensorChunk(out))
+                    chunk.push_back(physical(normalized));
+                return chunk;
+            }
             return ActionChunk{physical(decodeActionTokens(actionTokens, m_vocab, m_bins))};
         });
     }
@@ -359,6 +380,7 @@ private:
 
     bool m_mini;
     torch::jit::Module m_module;
+    std::optional<torch::jit::Module> m_vqDecoder;
     int m_vocab = 32000;
     int m_bins = 256;
     std::optional<int64_t> m_append;

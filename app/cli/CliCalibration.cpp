@@ -245,33 +245,12 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
         if (!referenceCsv.empty())
             reference = compareWithReference(ranking, readReferenceRates(referenceCsv));
         if (json) {
-            nlohmann::json rates = nlohmann::json::array(), pairs = nlohmann::json::array();
-            for (const auto &[name, p] : ranking.rates)
-                rates.push_back({{"policy", name}, {"success", toJson(p)}});
-            for (const auto &pair : ranking.pairs)
-                pairs.push_back(
-                    {{"a", pair.a},
-                     {"b", pair.b},
-                     {"verdict", pair.verdict == PairOrder::Verdict::ABetter   ? "a_better"
-                                 : pair.verdict == PairOrder::Verdict::BBetter ? "b_better"
-                                                                               : "indeterminate"},
-                     {"bootstrap_difference",
-                      {pair.difference.observed, pair.difference.lower, pair.difference.upper}},
-                     {"exact_separated", pair.exactSeparated}});
-            nlohmann::json out = {{"protocol_sha256", sha},
-                                  {"source", src},
-                                  {"missing", outcomes.missing},
-                                  {"rates", rates},
-                                  {"pairs", pairs}};
-            auto opt = [](const std::optional<double> &v) {
-                return v ? nlohmann::json(*v) : nlohmann::json();
-            };
+            nlohmann::json out = toJson(ranking);
+            out["protocol_sha256"] = sha;
+            out["source"] = src;
+            out["missing"] = outcomes.missing;
             if (reference)
-                out["reference"] = {{"matched", reference->matched},
-                                    {"unmatched", reference->unmatched},
-                                    {"pearson", opt(reference->pearson)},
-                                    {"spearman", opt(reference->spearman)},
-                                    {"mmrv", opt(reference->mmrv)}};
+                out["reference"] = toJson(*reference);
             std::cout << out.dump(2) << "\n";
             return ExitCode::Ok;
         }

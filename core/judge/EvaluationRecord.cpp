@@ -334,20 +334,8 @@ nlohmann::json toJson(const EvaluationRecord &r)
                                                                  : nlohmann::json()},
                               {"config", c.config},
                               {"runs", c.runs}});
-    nlohmann::json rates = nlohmann::json::array(), pairs = nlohmann::json::array(),
-                   cells = nlohmann::json::array(), agreements = nlohmann::json::array();
-    for (const auto &[name, p] : r.ranking.rates)
-        rates.push_back({{"policy", name}, {"success", toJson(p)}});
-    for (const auto &pair : r.ranking.pairs)
-        pairs.push_back(
-            {{"a", pair.a},
-             {"b", pair.b},
-             {"verdict", pair.verdict == PairOrder::Verdict::ABetter   ? "a_better"
-                         : pair.verdict == PairOrder::Verdict::BBetter ? "b_better"
-                                                                       : "indeterminate"},
-             {"bootstrap_difference",
-              {pair.difference.observed, pair.difference.lower, pair.difference.upper}},
-             {"exact_separated", pair.exactSeparated}});
+    nlohmann::json cells = nlohmann::json::array(), agreements = nlohmann::json::array();
+    const nlohmann::json ranking = toJson(r.ranking);
     for (const auto &c : r.cells)
         cells.push_back({{"policy", c.policy},
                          {"task", c.task},
@@ -366,8 +354,8 @@ nlohmann::json toJson(const EvaluationRecord &r)
         {"outcome_source", r.outcomeSource},
         {"episodes", r.episodes},
         {"missing", r.outcomes.missing},
-        {"rates", rates},
-        {"pairs", pairs},
+        {"rates", ranking["rates"]},
+        {"pairs", ranking["pairs"]},
         {"bootstrap", {{"replicates", r.replicates}, {"seed", r.seed}}},
         {"cells", cells},
         {"judge", r.judgeKey},
@@ -377,16 +365,37 @@ nlohmann::json toJson(const EvaluationRecord &r)
         {"annotator_agreement", agreements},
         {"audit", r.audit ? toJson(*r.audit) : nlohmann::json()},
         {"statement", {{"supports", r.supports}, {"does_not_support", r.doesNotSupport}}}};
-    if (r.reference)
-        out["reference"] = {{"source", r.referenceName},
-                            {"matched", r.reference->matched},
-                            {"simulated", r.reference->simulated},
-                            {"reference", r.reference->reference},
-                            {"unmatched", r.reference->unmatched},
-                            {"pearson", optional(r.reference->pearson)},
-                            {"spearman", optional(r.reference->spearman)},
-                            {"mmrv", optional(r.reference->mmrv)}};
+    if (r.reference) {
+        out["reference"] = toJson(*r.reference);
+        out["reference"]["source"] = r.referenceName;
+    }
     return out;
+}
+
+nlohmann::json toJson(const PolicyRanking &ranking)
+{
+    nlohmann::json rates = nlohmann::json::array(), pairs = nlohmann::json::array();
+    for (const auto &[name, p] : ranking.rates)
+        rates.push_back({{"policy", name}, {"success", toJson(p)}});
+    for (const auto &pair : ranking.pairs)
+        pairs.push_back(
+            {{"a", pair.a},
+             {"b", pair.b},
+             {"verdict", pair.verdict == PairOrder::Verdict::ABetter   ? "a_better"
+                         : pair.verdict == PairOrder::Verdict::BBetter ? "b_better"
+                                                                       : "indeterminate"},
+             {"bootstrap_difference",
+              {pair.difference.observed, pair.difference.lower, pair.difference.upper}},
+             {"exact_separated", pair.exactSeparated}});
+    return {{"rates", rates}, {"pairs", pairs}};
+}
+
+nlohmann::json toJson(const ReferenceComparison &c)
+{
+    return {{"matched", c.matched},           {"simulated", c.simulated},
+            {"reference", c.reference},       {"unmatched", c.unmatched},
+            {"pearson", optional(c.pearson)}, {"spearman", optional(c.spearman)},
+            {"mmrv", optional(c.mmrv)}};
 }
 
 std::string toText(const EvaluationRecord &r)

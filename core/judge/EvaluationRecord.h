@@ -79,6 +79,10 @@ nlohmann::json toJson(const Proportion &p);
 nlohmann::json toJson(const CalibrationReport &r);
 nlohmann::json toJson(const PairedAudit &a);
 nlohmann::json toJson(const AnnotatorAgreement &a);
+// {"rates": [{policy, success}], "pairs": [{a, b, verdict, bootstrap_difference,
+// exact_separated}]}
+nlohmann::json toJson(const PolicyRanking &ranking);
+nlohmann::json toJson(const ReferenceComparison &comparison);
 nlohmann::json toJson(const EvaluationRecord &record);
 // The record as plain text (what `kosmos-cli report` prints).
 std::string toText(const EvaluationRecord &record);

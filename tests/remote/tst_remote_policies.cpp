@@ -33,6 +33,7 @@
 
 using namespace kosmos;
 using namespace kosmos::remote;
+using kosmos::test::errorOf;
 using kosmos::test::runProcess;
 using kosmos::test::TempDir;
 
@@ -333,16 +334,6 @@ private:
     std::atomic<bool> m_stop{false};
     std::thread m_thread;
 };
-
-std::string errorOf(const std::function<void()> &f)
-{
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 Observation grey()
 {

@@ -1,5 +1,7 @@
 #include "TestSupport.h"
 
+#include "util/Error.h"
+
 #include <opencv2/imgcodecs.hpp>
 
 #include <cstdlib>
@@ -204,6 +206,16 @@ std::string cliPath()
 std::string toolPath()
 {
     return KOSMOS_TEST_TOOL_PATH;
+}
+
+std::string errorOf(const std::function<void()> &f)
+{
+    try {
+        f();
+    } catch (const Error &e) {
+        return e.what();
+    }
+    return "(no error)";
 }
 
 } // namespace kosmos::test

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ std::string readFile(const std::filesystem::path &path);
 
 // Paths of the binaries under test (set by CMake).
 std::string cliPath();
+// The message of the kosmos::Error that f throws, or "(no error)".
+std::string errorOf(const std::function<void()> &f);
 std::string toolPath();
 
 } // namespace kosmos::test

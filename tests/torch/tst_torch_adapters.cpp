@@ -20,6 +20,7 @@
 
 using namespace kosmos;
 using namespace kosmos::torchadapters;
+using kosmos::test::errorOf;
 using kosmos::test::runProcess;
 using kosmos::test::TempDir;
 namespace fs = std::filesystem;
@@ -204,16 +205,6 @@ nlohmann::json protocol(const Packages &p, const std::string &world, const fs::p
               {"settings", {{"package", worldPackage.string()}, {"threads", 2}}}}}};
 }
 
-std::string errorOf(const std::function<void()> &f)
-{
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 } // namespace
 
 TEST(TorchAdapters, EveryPolicyFamilyRunsEndToEndThroughCosmosOnCpu)
@@ -346,6 +337,41 @@ TEST(TorchAdapters, OpenVlaDecodesSevenTokensAndUnnormalizes)
     EXPECT_NE(errorOf([&] { policy->reset(1, "open the drawer"); })
                   .find("no tokens for the prompt \"In: What action should the robot take to "
                         "open the drawer?"),
+              std::string::npos);
+}
+
+TEST(TorchAdapters, MiniVlaDecodesAVqChunkWhenThePackageHasTheDecoder)
+{
+    TempDir dir;
+    const Packages p = writeAll(dir);
+    // A stand-in VQ decoder: code c -> normalized value c / 255 on every dimension, 8 steps.
+    const char *const decoder = R"(
+def forward(self, codes: Tensor) -> Tensor:
+    v = codes.float() / 255.0
+    return v.view(1, 1, 7).repeat(1, 8, 1)
+)";
+    auto action = policyContract(NormalizationScheme::BoundsQ99, 8).toJson();
+    const std::string miniPrompt = "<|im_start|>user\nWhat action should the robot take to " +
+                                   kInstruction + "?<|im_end|>\n<|im_start|>assistant\n";
+    const auto vq = writePackage(
+        dir / "minivla-vq", "minivla", {{"module", kVlaStep}, {"vq_decoder", decoder}}, action,
+        {{"vocab_size", 1000}, {"vq_chunk", 8}, {"prompt_tokens", {{miniPrompt, {5, 6, 7}}}}},
+        nullptr, 1000);
+    auto policy = createTorchPolicy(ModelFamily::MiniVla, {{"package", vq.string()}});
+    EXPECT_EQ(policy->actionContract().chunkLength, 8);
+    policy->reset(1, kInstruction);
+    Observation obs;
+    obs.image = cv::Mat(256, 256, CV_8UC3, cv::Scalar::all(0));
+    const ActionChunk chunk = policy->act(obs);
+    ASSERT_EQ(chunk.size(), 8u);
+    // Token k (n = 3 + k ids, black image) -> idx = (37 n) % 128 + 127 = code; value code/255,
+    // BOUNDS_Q99 on dx: 0.5 (v + 1) 0.04 - 0.02.
+    const int code = (37 * 3) % 128 + 127;
+    EXPECT_NEAR(chunk[7][0], 0.5 * (code / 255.0 + 1) * 0.04 - 0.02, 1e-6);
+    // Without the decoder, a chunk of 8 is refused for MiniVLA.
+    auto noDecoder = writePackage(dir / "minivla-bad", "minivla", {{"module", kVlaStep}}, action,
+                                  {{"vocab_size", 1000}}, nullptr, 1000);
+    EXPECT_NE(errorOf([&] { loadModelPackage(noDecoder); }).find("predicts chunks of 1"),
               std::string::npos);
 }
 
