@@ -807,14 +807,4 @@ std::unique_ptr<WorldModel> createTorchWorldModel(ModelFamily family,
     return std::make_unique<TorchWorldModel>(family, settings);
 }
 
-std::string torchBuildInfo()
-{
-    std::string info = "libtorch " + std::string(TORCH_VERSION);
-    if (torch::cuda::is_available())
-        info += ", CUDA (" + std::to_string(torch::cuda::device_count()) + " devices)";
-    else
-        info += ", CPU only";
-    return info;
-}
-
 } // namespace kosmos::torchadapters

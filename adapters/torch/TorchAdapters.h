@@ -42,7 +42,4 @@ std::unique_ptr<Policy> createTorchPolicy(ModelFamily family, const nlohmann::js
 std::unique_ptr<WorldModel> createTorchWorldModel(ModelFamily family,
                                                   const nlohmann::json &settings);
 
-// "libtorch 1.13.1, CPU" / "... CUDA 12.1 (2 devices)": for About and the plugin manager.
-std::string torchBuildInfo();
-
 } // namespace kosmos::torchadapters
