@@ -472,3 +472,29 @@ TEST(Engine, TheDemoProtocolRecoversTheDesignedRanking)
                   << " (unknown " << row.judgeUnknown << ")\n";
     }
 }
+
+TEST(Engine, AWorldChunkIsGatheredFromPolicyChunksThatDivideIt)
+{
+    // A world model certified for chunks of 12 (Cosmos) takes policies of chunk 1, 4 or 12: the
+    // engine gathers 12 actions from consecutive calls. A chunk of 5 does not divide 12 and is a
+    // misfit before any run; a world with several certified lengths keeps the plain rule.
+    const ActionContract world = ActionContract::bridgeEndEffector();
+    FrameContract frames;
+    frames.certifiedChunkLengths = {12};
+    for (int chunk : {1, 4, 12}) {
+        ActionContract policy = ActionContract::bridgeEndEffector();
+        policy.chunkLength = chunk;
+        EXPECT_FALSE(contractMisfit(policy, world, frames)) << chunk;
+    }
+    ActionContract five = ActionContract::bridgeEndEffector();
+    five.chunkLength = 5;
+    const auto misfit = contractMisfit(five, world, frames);
+    ASSERT_TRUE(misfit);
+    EXPECT_NE(misfit->second.find("chunks of 12 actions; policy chunks of 5 do not divide it"),
+              std::string::npos)
+        << misfit->second;
+    frames.certifiedChunkLengths = {4, 8};
+    ActionContract two = ActionContract::bridgeEndEffector();
+    two.chunkLength = 2;
+    EXPECT_TRUE(contractMisfit(two, world, frames));
+}
