@@ -306,7 +306,8 @@ public:
         QNetworkRequest request(url);
         request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
         const auto t = std::chrono::steady_clock::now();
-        QNetworkReply *reply = manager.post(request, QByteArray::fromStdString(body.dump()));
+        const std::string payload = body.dump();
+        QNetworkReply *reply = manager.post(request, QByteArray::fromStdString(payload));
         QEventLoop loop;
         QTimer poll;
         bool timedOut = false, cancelled = false;
@@ -328,7 +329,7 @@ public:
         const std::string errorText = reply->errorString().toStdString();
         reply->deleteLater();
         m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
-                   {"request_bytes", body.dump().size()},
+                   {"request_bytes", payload.size()},
                    {"reply_bytes", data.size()}};
         if (timedOut)
             throw Error(ErrorCode::InvalidInput, "OpenVLA server: no reply within " +

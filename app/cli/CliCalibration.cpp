@@ -30,11 +30,6 @@ std::string number(const std::optional<double> &v, const char *format)
     return text;
 }
 
-std::string interval(const Proportion &p)
-{
-    return intervalText(p);
-}
-
 void listConfigs(const std::vector<JudgeConfig> &configs)
 {
     std::cout << configs.size() << " judge configuration(s):\n";
@@ -154,16 +149,17 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
             std::cout << r.emptyReason << "\n";
         std::cout << "confusion (judge x label): TP " << b.truePositive << ", FP "
                   << b.falsePositive << ", TN " << b.trueNegative << ", FN " << b.falseNegative
-                  << "\n  agreement    " << interval(b.agreement) << "\n  sensitivity  "
-                  << interval(b.sensitivity) << "\n  specificity  " << interval(b.specificity)
-                  << "\n  kappa        " << number(b.kappa.kappa, "%.3f") << " (n = " << b.pairs
+                  << "\n  agreement    " << intervalText(b.agreement) << "\n  sensitivity  "
+                  << intervalText(b.sensitivity) << "\n  specificity  "
+                  << intervalText(b.specificity) << "\n  kappa        "
+                  << number(b.kappa.kappa, "%.3f") << " (n = " << b.pairs
                   << ")\n  progress weighted kappa " << number(r.progressKappa.kappa, "%.3f")
                   << " (n = " << r.progressKappa.n << ")\n  leniency offset "
                   << number(b.leniencyOffset, "%+.3f") << "\nreliability (judge success-vote share "
                   << "-> label success):\n";
         for (const auto &bin : r.reliability)
             std::printf("  [%.1f, %.1f%s  %s\n", bin.from, bin.to, bin.to >= 1.0 ? "]" : ")",
-                        interval(bin.labelSuccess).c_str());
+                        intervalText(bin.labelSuccess).c_str());
         std::cout << "calibration gate: " << (r.gatePassed ? "PASS" : "FAIL") << "\n";
         for (const auto &line : r.gate)
             std::cout << "  " << (line.pass ? "pass  " : "FAIL  ") << line.name << ": "
@@ -223,15 +219,8 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
 {
     try {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-        const auto protocols = rolloutProtocols(ledger);
-        if (protocols.empty())
-            throw Error(ErrorCode::InvalidInput, "no protocol with rollouts in " + bundle);
-        std::string sha;
-        for (const auto &[name, s] : protocols)
-            if (protocol.empty() ? true : (name == protocol || s.rfind(protocol, 0) == 0))
-                sha = s; // the newest match; rates are never pooled across protocols
-        if (sha.empty())
-            throw Error(ErrorCode::InvalidInput, "no protocol '" + protocol + "' in " + bundle);
+        // One protocol, the newest match: rates are never pooled across protocols.
+        const std::string sha = findRolloutProtocol(ledger, protocol).second;
         const std::string src = source == "reference" ? "synthetic_reference" : source;
         const ProtocolOutcomes outcomes = protocolOutcomes(ledger, sha, src);
         if (outcomes.episodes.empty())
@@ -257,7 +246,7 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
         std::cout << "protocol " << sha.substr(0, 16) << "..., success by " << src << "; "
                   << outcomes.missing << " episode(s) without a decisive outcome\n";
         for (const auto &[name, p] : ranking.rates)
-            std::cout << "  " << interval(p) << "  " << name << "\n";
+            std::cout << "  " << intervalText(p) << "  " << name << "\n";
         for (const auto &pair : ranking.pairs) {
             const char *verdict = pair.verdict == PairOrder::Verdict::ABetter   ? "first better"
                                   : pair.verdict == PairOrder::Verdict::BBetter ? "second better"
@@ -312,7 +301,7 @@ int runAgreement(const std::string &bundle, const std::vector<std::string> &anno
         if (!a.emptyReason.empty())
             std::cout << a.emptyReason << "\n";
         std::cout << "completion: " << c.pairs << " decisive pairs, " << c.indecisive
-                  << " indecisive\n  agreement " << interval(c.agreement) << "\n  kappa "
+                  << " indecisive\n  agreement " << intervalText(c.agreement) << "\n  kappa "
                   << number(c.kappa.kappa, "%.3f") << " (n = " << c.pairs
                   << ")\n  A met / B not met " << c.falsePositive << ", A not met / B met "
                   << c.falseNegative << "\nprogress weighted kappa "

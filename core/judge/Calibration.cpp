@@ -269,14 +269,6 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
     if (report.binary.pairs < gate.minLabels)
         report.emptyReason = "not enough labels: " + std::to_string(report.binary.pairs) +
                              " decisive of the " + std::to_string(gate.minLabels) + " needed";
-    auto percent = [](const Proportion &p) {
-        char text[96];
-        if (!p.rate)
-            return std::string("n = 0");
-        std::snprintf(text, sizeof text, "%d/%d = %.0f%% [95%% CI %.0f-%.0f%%]", p.successes, p.n,
-                      *p.rate * 100, *p.lower * 100, *p.upper * 100);
-        return std::string(text);
-    };
     report.gate.push_back({"decisive labelled clips >= " + std::to_string(gate.minLabels),
                            report.binary.pairs >= gate.minLabels,
                            std::to_string(report.binary.pairs) + " (" +
@@ -285,9 +277,11 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
     const auto &spec = report.binary.specificity;
     char bound[64];
     std::snprintf(bound, sizeof bound, "sensitivity >= %.2f", gate.minSensitivity);
-    report.gate.push_back({bound, sens.rate && *sens.rate >= gate.minSensitivity, percent(sens)});
+    report.gate.push_back(
+        {bound, sens.rate && *sens.rate >= gate.minSensitivity, intervalText(sens)});
     std::snprintf(bound, sizeof bound, "specificity >= %.2f", gate.minSpecificity);
-    report.gate.push_back({bound, spec.rate && *spec.rate >= gate.minSpecificity, percent(spec)});
+    report.gate.push_back(
+        {bound, spec.rate && *spec.rate >= gate.minSpecificity, intervalText(spec)});
     std::snprintf(bound, sizeof bound, "|leniency offset| <= %.2f", gate.maxLeniency);
     char figure[64] = "n = 0";
     if (report.binary.leniencyOffset)
@@ -452,6 +446,22 @@ AnnotatorAgreement annotatorAgreement(Ledger &ledger, const std::string &annotat
         out.emptyReason = "not enough doubly labelled clips: " + std::to_string(out.clips) +
                           " of the " + std::to_string(minClips) + " needed (" + split + ")";
     return out;
+}
+
+std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const std::string &text)
+{
+    const auto protocols = rolloutProtocols(ledger);
+    if (protocols.empty())
+        throw Error(ErrorCode::InvalidInput, "no protocol with rollouts in this ledger");
+    std::pair<std::string, std::string> found;
+    for (const auto &[name, sha] : protocols)
+        if (text.empty() || name == text || sha.rfind(text, 0) == 0)
+            found = {name, sha}; // oldest first: the last match is the newest
+    if (found.second.empty())
+        throw Error(ErrorCode::InvalidInput, "no protocol '" + text +
+                                                 "' with rollouts in this ledger (" +
+                                                 std::to_string(protocols.size()) + " protocols)");
+    return found;
 }
 
 bool hasLabels(Ledger &ledger, const std::string &source)

@@ -128,6 +128,9 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
 
 // Frozen protocols with rollout runs (not only re-judgments), oldest first: (name, SHA-256).
 std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger);
+// The protocol a user names (its name or a SHA-256 prefix; empty: any), the newest match:
+// (name, SHA-256). Throws Error(InvalidInput) when none has rollouts or none matches.
+std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const std::string &text);
 // Reference success rates (e.g. real-robot results) from a CSV of "policy,rate" lines, an
 // optional header row, policy names optionally quoted ("" for a quote). Throws Error naming the
 // file and line of a rate that is not a number in 0..1.

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 #ifndef KOSMOS_VERSION
 #define KOSMOS_VERSION "unknown"
@@ -157,35 +158,13 @@ void writeStatement(EvaluationRecord &r)
 
 } // namespace
 
-std::string intervalText(const Proportion &p)
-{
-    if (!p.rate)
-        return "n = 0 (no rate)";
-    char text[96];
-    std::snprintf(text, sizeof text, "%d/%d = %.0f%% [95%% CI %.0f-%.0f%%]", p.successes, p.n,
-                  *p.rate * 100, *p.lower * 100, *p.upper * 100);
-    return text;
-}
-
 EvaluationRecord buildEvaluationRecord(Ledger &ledger, const EvaluationRecordOptions &options)
 {
     EvaluationRecord r;
     r.kosmosVersion = KOSMOS_VERSION;
     r.generatedAtMs = nowMs();
     r.ledgerPath = ledger.bundle().string();
-    const auto protocols = rolloutProtocols(ledger);
-    if (protocols.empty())
-        throw Error(ErrorCode::InvalidInput, "no protocol with rollouts in this ledger");
-    for (const auto &[name, sha] : protocols)
-        if (options.protocol.empty() || name == options.protocol ||
-            sha.rfind(options.protocol, 0) == 0) {
-            r.protocolName = name; // the newest match
-            r.protocolSha256 = sha;
-        }
-    if (r.protocolSha256.empty())
-        throw Error(ErrorCode::InvalidInput, "no protocol '" + options.protocol +
-                                                 "' with rollouts in this ledger (" +
-                                                 std::to_string(protocols.size()) + " protocols)");
+    std::tie(r.protocolName, r.protocolSha256) = findRolloutProtocol(ledger, options.protocol);
     r.components = componentsOf(ledger, r.protocolSha256);
     r.outcomeSource = options.outcomeSource;
     r.outcomes = protocolOutcomes(ledger, r.protocolSha256, options.outcomeSource);

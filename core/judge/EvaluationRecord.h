@@ -86,7 +86,5 @@ nlohmann::json toJson(const ReferenceComparison &comparison);
 nlohmann::json toJson(const EvaluationRecord &record);
 // The record as plain text (what `kosmos-cli report` prints).
 std::string toText(const EvaluationRecord &record);
-// "k/n = r% [95% CI l-u%]", or "n = 0 (no rate)".
-std::string intervalText(const Proportion &p);
 
 } // namespace kosmos

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace kosmos {
 
@@ -21,6 +22,16 @@ Proportion wilson(int successes, int n, double z)
     p.lower = std::max(0.0, centre - half);
     p.upper = std::min(1.0, centre + half);
     return p;
+}
+
+std::string intervalText(const Proportion &p)
+{
+    if (!p.rate)
+        return "n = 0 (no rate)";
+    char text[96];
+    std::snprintf(text, sizeof text, "%d/%d = %.0f%% [95%% CI %.0f-%.0f%%]", p.successes, p.n,
+                  *p.rate * 100, *p.lower * 100, *p.upper * 100);
+    return text;
 }
 
 } // namespace kosmos

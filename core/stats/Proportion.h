@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 namespace kosmos {
 
@@ -16,5 +17,8 @@ struct Proportion
 
 // Wilson score interval for successes out of n at the given z (1.96: 95 %).
 Proportion wilson(int successes, int n, double z = 1.959963984540054);
+
+// "k/n = r% [95% CI l-u%]", or "n = 0 (no rate)": how every rate is written in text.
+std::string intervalText(const Proportion &p);
 
 } // namespace kosmos
