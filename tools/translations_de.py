@@ -379,6 +379,13 @@ DE = {
     'Annotator id:': 'Annotator-ID:',
     '%1 human labels saved': '%1 menschliche Labels gespeichert',
     'Labeling needs a writable ledger: %1': 'Labeln braucht ein beschreibbares Ledger: %1',
+    '&Retry selected failed runs': 'Ausgewählte fehlgeschlagene Läufe &wiederholen',
+    '%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)':
+        '%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)',
+    'run %1 is %2': 'Lauf %1 ist %2',
+    'missing': 'nicht vorhanden',
+    'run %1 was imported, not run: there is nothing to run again':
+        'Lauf %1 wurde importiert, nicht ausgeführt: es gibt nichts erneut auszuführen',
 }
 
 

@@ -969,6 +969,14 @@
         <source>Labeling needs a writable ledger: %1</source>
         <translation>Labeln braucht ein beschreibbares Ledger: %1</translation>
     </message>
+    <message>
+        <source>&amp;Retry selected failed runs</source>
+        <translation>Ausgewählte fehlgeschlagene Läufe &amp;wiederholen</translation>
+    </message>
+    <message>
+        <source>%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)</source>
+        <translation>%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::PluginCatalog</name>
@@ -1271,6 +1279,18 @@
     <message>
         <source>cannot start %1: %2</source>
         <translation>%1 kann nicht gestartet werden: %2</translation>
+    </message>
+    <message>
+        <source>run %1 is %2</source>
+        <translation>Lauf %1 ist %2</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>nicht vorhanden</translation>
+    </message>
+    <message>
+        <source>run %1 was imported, not run: there is nothing to run again</source>
+        <translation>Lauf %1 wurde importiert, nicht ausgeführt: es gibt nichts erneut auszuführen</translation>
     </message>
 </context>
 <context>

@@ -476,6 +476,20 @@ void MainWindow::setCliPath(const QString &cliPath)
     });
     m_runMenu->addAction(m_progressDock->toggleViewAction());
     m_runMenu->addAction(tr("&Cancel batch"), this, [this] { m_controller->cancelBatch(); });
+    m_runMenu->addAction(tr("&Retry selected failed runs"), this, [this] {
+        QList<qint64> runIds;
+        for (const QModelIndex &index : m_runsView->table()->selectionModel()->selectedRows())
+            runIds << m_runsModel->runIdAt(index.row());
+        const int requeued = m_controller->retryFailed(runIds, 1);
+        QString message = tr("%1 failed run(s) queued for a new attempt (their failed attempts "
+                             "stay recorded)")
+                              .arg(requeued);
+        if (!m_controller->error().isEmpty())
+            message += QStringLiteral(" - ") + m_controller->error();
+        statusBar()->showMessage(message);
+        if (requeued > 0)
+            m_progressDock->show();
+    });
     connect(m_controller, &RunController::runsFinished, this, [this] {
         const qint64 current = m_currentRun;
         m_runsModel->refresh();

@@ -20,6 +20,11 @@ std::string PluginComponentFactory::version(const std::string &pluginId)
     return info->version;
 }
 
+void PluginComponentFactory::checkSettings(const ComponentSpec &spec)
+{
+    m_registry.checkSettingsOf(spec.plugin, spec.settings);
+}
+
 std::unique_ptr<Policy> PluginComponentFactory::createPolicy(const ComponentSpec &spec)
 {
     return m_registry.createPolicy(spec.plugin, spec.settings);

@@ -16,6 +16,7 @@ public:
     std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &spec) override;
     std::unique_ptr<Judge> createJudge(const ComponentSpec &spec) override;
     nlohmann::json identityOf(const ComponentSpec &spec) override;
+    void checkSettings(const ComponentSpec &spec) override;
 
 private:
     PluginRegistry &m_registry;

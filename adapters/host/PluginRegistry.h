@@ -67,10 +67,12 @@ public:
     // The plugin's ComponentIdentityProvider answer, or null when it implements none.
     nlohmann::json componentIdentity(const std::string &id, const nlohmann::json &settings);
 
+    // Throws Error(InvalidInput) naming each field that fails the plugin's settings_schema
+    // (nothing for an unknown id: creating it reports that).
+    void checkSettingsOf(const std::string &id, const nlohmann::json &settings) const;
+
 private:
     QObject *instance(const std::string &id, const std::string &family);
-    // Throws Error(InvalidInput) naming each field that fails the plugin's settings_schema.
-    void checkSettingsOf(const std::string &id, const nlohmann::json &settings) const;
 
     std::vector<PluginInfo> m_plugins;
     std::vector<std::unique_ptr<QPluginLoader>> m_loaders; // parallel to m_plugins

@@ -2,6 +2,7 @@
 
 #include "util/Error.h"
 #include "util/JsonFields.h"
+#include "util/Secrets.h"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -160,8 +161,10 @@ OpenAiJudge::Reply OpenAiJudge::post(const nlohmann::json &body) const
     request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
     request.setTransferTimeout(static_cast<int>(m_settings.timeoutS * 1000));
     if (!m_settings.apiKeyEnv.empty()) {
-        if (const char *key = std::getenv(m_settings.apiKeyEnv.c_str()))
+        if (const char *key = std::getenv(m_settings.apiKeyEnv.c_str())) {
+            registerSecret(key); // redacted from anything stored, should the server echo it
             request.setRawHeader("Authorization", QByteArray("Bearer ") + key);
+        }
     }
     const std::string text = body.dump();
     QNetworkReply *reply =

@@ -2,6 +2,7 @@
 
 #include "OpenPiClient.h"
 #include "util/Error.h"
+#include "util/Secrets.h"
 
 #include <QByteArray>
 #include <QEventLoop>
@@ -71,6 +72,7 @@ std::string apiKey(const nlohmann::json &settings)
     if (!value)
         throw Error(ErrorCode::InvalidInput,
                     "settings.api_key_env names " + variable + ", which is not set");
+    registerSecret(value); // redacted from anything stored, should the server echo it
     return value;
 }
 

@@ -12,6 +12,8 @@ constexpr int Usage = 2;         // bad command line
 constexpr int CannotOpen = 3;    // no ledger there, not a ledger, newer schema, migration failed
 constexpr int Failed = 4;        // anything else went wrong (I/O, database, invalid input)
 constexpr int RunsFailed = 5;    // run/demo: some runs failed (each is recorded in the ledger)
+constexpr int Unfinished = 6;    // run/judge: some runs were left unfinished (held by another
+                                 // live process, or the lease was lost); run again to finish
 constexpr int Interrupted = 130; // events --follow stopped by Ctrl-C / SIGTERM
 } // namespace ExitCode
 
@@ -44,8 +46,10 @@ enum class RunMode
     WorkerProcess,
     DryRun // what would run: counts, runs already done, contract misfits; writes nothing
 };
+// retryFailed: every failed run of the protocol gets a new attempt (the failed ones are kept).
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
-                const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads);
+                const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads,
+                bool retryFailed = false);
 int runDemo(const std::string &executableDir, const std::string &bundle, int workers);
 int runImport(const std::string &directory, const std::string &bundle);
 int runJudge(const std::string &executableDir, const std::string &bundle, const std::string &run,

@@ -13,7 +13,9 @@
 #include "pipeline/BatchSummary.h"
 #include "pipeline/Importer.h"
 #include "pipeline/Rejudge.h"
+#include "util/BoundedJson.h"
 #include "util/JsonFields.h"
+#include "util/Secrets.h"
 
 #include "pipeline/RolloutEngine.h"
 #include "util/Error.h"
@@ -26,6 +28,7 @@
 #include <cstring>
 #include <iostream>
 #include <set>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +42,14 @@ std::atomic<bool> g_stop{false};
 void onInterrupt(int)
 {
     g_stop = true;
+}
+
+// A worker process of `run --isolate` told to stop (by its supervisor, or by the kernel when the
+// supervisor died): cancel cleanly between calls, and if a call hangs, end 15 s later anyway.
+void onWorkerStop(int)
+{
+    g_stop = true;
+    ::alarm(15);
 }
 
 std::string percent(const std::optional<double> &v)
@@ -96,8 +107,18 @@ int preview(const std::string &executableDir, const Protocol &protocol, const st
     return p.problems.empty() ? ExitCode::Ok : ExitCode::Failed;
 }
 
+// The exit status of a batch: interrupted, runs failed, runs left unfinished, or success.
+int batchExitCode(const BatchResult &result)
+{
+    if (g_stop)
+        return ExitCode::Interrupted;
+    if (result.failed > 0)
+        return ExitCode::RunsFailed;
+    return result.unfinished() > 0 ? ExitCode::Unfinished : ExitCode::Ok;
+}
+
 int execute(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
-            int workers, bool quiet = false)
+            int workers, bool quiet = false, bool retryFailed = false)
 {
     PluginRegistry registry;
     scan(registry, executableDir);
@@ -112,9 +133,15 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
                   << batch.protocolSha256.substr(0, 16) << "...: " << batch.runIds.size()
                   << " runs (" << batch.created << " new, " << batch.existing
                   << " already in the ledger)\n";
+    if (retryFailed) {
+        const int requeued = engine.retryFailed(batch);
+        if (!quiet)
+            std::cout << requeued << " failed run(s) queued for a new attempt (their failed "
+                      << "attempts stay recorded)\n";
+    }
 
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    std::signal(SIGINT, quiet ? onWorkerStop : onInterrupt);
+    std::signal(SIGTERM, quiet ? onWorkerStop : onInterrupt);
     TerminalProgress bar;
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     std::size_t finished = 0;
@@ -136,14 +163,22 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
     });
     bar.finish();
     if (quiet) // a worker process: its supervisor prints the summary
-        return g_stop ? ExitCode::Interrupted
-                      : (result.failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok);
+        return batchExitCode(result);
     std::cout << "completed " << result.completed << ", failed " << result.failed << ", cancelled "
-              << result.cancelled << ", already finished " << result.skipped << "\n\n";
+              << result.cancelled << ", already finished " << result.skipped;
+    if (result.finishedElsewhere > 0)
+        std::cout << ", finished by another process " << result.finishedElsewhere;
+    if (result.unfinished() > 0)
+        std::cout << ", NOT FINISHED " << result.unfinished() << " (" << result.busy
+                  << " held by another live process, " << result.leaseLost << " lost their lease)";
+    std::cout << "\n\n";
     printSummary(bundle, batch.protocolSha256);
-    if (g_stop)
-        return ExitCode::Interrupted;
-    return result.failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok;
+    if (result.unfinished() > 0 && !g_stop)
+        std::cerr << "kosmos-cli: " << result.unfinished()
+                  << " run(s) of this protocol are not finished; run the same command again "
+                     "when their holder has ended (exit "
+                  << ExitCode::Unfinished << ")\n";
+    return batchExitCode(result);
 }
 
 void printSummary(const std::string &bundle, const std::string &protocolSha256)
@@ -170,22 +205,30 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
 // abnormally has its running attempt failed in the ledger with the signal (what it recorded is
 // kept), and a replacement is started while runs are still queued.
 int supervise(const std::string &executableDir, const std::string &protocolPath,
-              const Protocol &protocol, const std::string &bundle, int workers)
+              const Protocol &protocol, const std::string &bundle, int workers, bool retryFailed)
 {
     SubmittedBatch batch;
+    int requeued = 0;
     {
         PluginRegistry registry;
         scan(registry, executableDir);
         PluginComponentFactory factory(registry);
         EngineOptions options;
         options.workerName = "kosmos-cli";
-        batch = RolloutEngine(bundle, factory, options).submit(protocol);
+        RolloutEngine engine(bundle, factory, options);
+        batch = engine.submit(protocol);
+        if (retryFailed)
+            requeued = engine.retryFailed(batch);
     }
     const std::size_t total = batch.runIds.size();
     std::cout << "protocol " << protocol.name << " frozen as " << batch.protocolSha256.substr(0, 16)
               << "...: " << total << " runs (" << batch.created << " new, " << batch.existing
-              << " already in the ledger) in " << workers << " worker process(es)\n"
-              << std::flush;
+              << " already in the ledger) in " << workers << " worker process(es)\n";
+    if (retryFailed)
+        std::cout << requeued << " failed run(s) queued for a new attempt (their failed "
+                  << "attempts stay recorded)\n";
+    std::cout << std::flush;
+    const pid_t supervisor = ::getpid();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     char self[4096] = {};
@@ -195,6 +238,12 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
     auto spawn = [&]() -> pid_t {
         const pid_t pid = ::fork();
         if (pid == 0) {
+            // The worker stops when its supervisor dies (killed, crashed), whatever the reason:
+            // SIGTERM cancels its run cleanly. The check after prctl closes the race of a
+            // supervisor that died before it.
+            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (::getppid() != supervisor)
+                ::_exit(ExitCode::Interrupted);
             const std::string w = "1";
             ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
                     "--workers", w.c_str(), "--worker-process", static_cast<char *>(nullptr));
@@ -228,6 +277,7 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         const bool abnormal =
             signalled || (WIFEXITED(status) && WEXITSTATUS(status) != ExitCode::Ok &&
                           WEXITSTATUS(status) != ExitCode::RunsFailed &&
+                          WEXITSTATUS(status) != ExitCode::Unfinished &&
                           WEXITSTATUS(status) != ExitCode::Interrupted);
         if (!abnormal)
             continue;
@@ -254,9 +304,20 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
     if (g_stop)
         return ExitCode::Interrupted;
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    for (std::int64_t runId : batch.runIds)
-        if (ledger.run(runId)->status == "failed")
+    int unfinished = 0;
+    for (std::int64_t runId : batch.runIds) {
+        const std::string status = ledger.run(runId)->status;
+        if (status == "failed")
             return ExitCode::RunsFailed;
+        unfinished += status == "queued" || status == "running";
+    }
+    if (unfinished > 0) {
+        std::cerr << "kosmos-cli: " << unfinished
+                  << " run(s) of this protocol are not finished; run the same command again "
+                     "(exit "
+                  << ExitCode::Unfinished << ")\n";
+        return ExitCode::Unfinished;
+    }
     return ExitCode::Ok;
 }
 
@@ -445,7 +506,7 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
 }
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
-                const std::string &bundle, int workers, bool json, RunMode mode)
+                const std::string &bundle, int workers, bool json, RunMode mode, bool retryFailed)
 {
     try {
         const Protocol protocol = Protocol::fromFile(protocolPath);
@@ -455,8 +516,9 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
         if (mode == RunMode::DryRun)
             return preview(executableDir, protocol, bundle, json);
         if (mode == RunMode::Isolated)
-            return supervise(executableDir, protocolPath, protocol, bundle, workers);
-        return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess);
+            return supervise(executableDir, protocolPath, protocol, bundle, workers, retryFailed);
+        return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess,
+                       retryFailed);
     } catch (const Error &e) {
         return reportError(e);
     }
@@ -503,16 +565,12 @@ int runJudge(const std::string &executableDir, const std::string &bundle,
              const std::string &runText, const std::string &configPath)
 {
     try {
-        std::ifstream in(configPath);
-        if (!in)
-            throw Error(ErrorCode::InvalidInput, "cannot read judge configuration " + configPath);
-        nlohmann::json config;
-        try {
-            config = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::exception &e) {
-            throw Error(ErrorCode::InvalidInput,
-                        configPath + ": not valid JSON (" + e.what() + ")");
-        }
+        json::Limits limits;
+        limits.maxBytes = 1u << 20;
+        limits.maxDepth = 32;
+        limits.rejectDuplicateKeys = true;
+        const nlohmann::json config = json::parseFile(configPath, limits);
+        refuseSecrets(config, configPath); // before anything is written
         ComponentSpec spec;
         spec.plugin = json::requireString(config, "plugin", configPath);
         if (config.contains("settings"))
@@ -522,6 +580,7 @@ int runJudge(const std::string &executableDir, const std::string &bundle,
         PluginRegistry registry;
         scan(registry, executableDir);
         PluginComponentFactory factory(registry);
+        factory.checkSettings(spec);
         Ledger ledger = Ledger::open(bundle);
         std::vector<std::int64_t> runs;
         if (runText == "--all") {
@@ -535,16 +594,27 @@ int runJudge(const std::string &executableDir, const std::string &bundle,
         std::signal(SIGINT, onInterrupt);
         const auto outcomes = rejudgeRuns(ledger, factory, spec, quorum, runs, g_stop);
         int failed = 0;
+        int busy = 0;
         for (const auto &o : outcomes) {
             std::cout << "run " << o.sourceRunId << ": " << o.state;
-            if (o.runId)
+            if (o.runId && o.state != "busy")
                 std::cout << " (judgment recorded in run " << o.runId << ")";
             std::cout << (o.detail.empty() ? "" : " - " + o.detail) << "\n";
             failed += o.state == "failed";
+            busy += o.state == "busy";
         }
         if (g_stop)
             return ExitCode::Interrupted;
-        return failed ? ExitCode::RunsFailed : ExitCode::Ok;
+        if (failed)
+            return ExitCode::RunsFailed;
+        if (busy) {
+            std::cerr << "kosmos-cli: " << busy
+                      << " run(s) not judged: another live process holds them; run the same "
+                         "command again when it has ended (exit "
+                      << ExitCode::Unfinished << ")\n";
+            return ExitCode::Unfinished;
+        }
+        return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);
     }

@@ -27,7 +27,9 @@ const char *const kDescription =
     "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
     "                           running it again resumes (finished runs are skipped);\n"
     "                           --isolate: worker processes, a plugin crash fails one\n"
-    "                           attempt (recorded with its signal), never the batch\n"
+    "                           attempt (recorded with its signal), never the batch;\n"
+    "                           --retry-failed: failed runs get a new attempt (the\n"
+    "                           failed attempts stay recorded)\n"
     "  judge RUN|--all --ledger L --judge CONFIG\n"
     "                           re-judge finished rollouts with another judge\n"
     "                           configuration (new judgments beside the old ones)\n"
@@ -66,7 +68,9 @@ const char *const kDescription =
     "  2    bad command line\n"
     "  3    cannot open the ledger: missing, not a ledger, newer schema, failed migration\n"
     "  4    any other failure (I/O, database, invalid input)\n"
-    "  5    run/demo/import: runs failed (each is recorded in the ledger)\n"
+    "  5    run/demo/import/judge: runs failed (each is recorded in the ledger)\n"
+    "  6    run/judge: runs left unfinished (held by another live process, or the\n"
+    "       lease was lost); the same command again finishes them\n"
     "  130  interrupted (events --follow, run, demo: Ctrl-C cancels cleanly)\n"
     "\n"
     "Plugins are searched in <bin>/../lib/kosmos/plugins, then in KOSMOS_PLUGIN_PATH.";
@@ -193,15 +197,20 @@ int main(int argc, char *argv[])
         QStringLiteral("png"),
         QStringLiteral("report: write the start of the record as an image (900 px wide)."),
         QStringLiteral("file"));
+    const QCommandLineOption retryFailedOption(
+        QStringLiteral("retry-failed"),
+        QStringLiteral("run: give every failed run of the protocol a new attempt (the failed "
+                       "attempts stay recorded)."));
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions(
-        {jsonOption,   followOption, intervalOption,     ledgerOption, workersOption,
-         judgeOption,  allOption,    toOption,           videoOption,  isolateOption,
-         dryRunOption, testOption,   settingsOption,     labelsOption, minLabelsOption,
-         keyOption,    sourceOption, referenceCsvOption, splitOption,  auditOption,
-         configOption, htmlOption,   pdfOption,          pngOption,    workerProcessOption});
+    parser.addOptions({jsonOption,          followOption,       intervalOption,  ledgerOption,
+                       workersOption,       judgeOption,        allOption,       toOption,
+                       videoOption,         isolateOption,      dryRunOption,    testOption,
+                       settingsOption,      labelsOption,       minLabelsOption, keyOption,
+                       sourceOption,        referenceCsvOption, splitOption,     auditOption,
+                       configOption,        htmlOption,         pdfOption,       pngOption,
+                       workerProcessOption, retryFailedOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -263,13 +272,13 @@ int main(int argc, char *argv[])
                 parser,
                 QStringLiteral(
                     "usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N] [--isolate] "
-                    "[--dry-run]"));
+                    "[--retry-failed] [--dry-run]"));
         const RunMode mode = parser.isSet(dryRunOption)          ? RunMode::DryRun
                              : parser.isSet(workerProcessOption) ? RunMode::WorkerProcess
                              : parser.isSet(isolateOption)       ? RunMode::Isolated
                                                                  : RunMode::Threads;
         return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
-                           workers, json, mode);
+                           workers, json, mode, parser.isSet(retryFailedOption));
     }
     if (command == QLatin1String("judge")) {
         const bool all = parser.isSet(allOption);

@@ -1,5 +1,6 @@
 #include "judge/JudgeSchema.h"
 
+#include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
 
@@ -35,6 +36,39 @@ bool ParsedAnswer::decisive() const
            (completion == "met" || completion == "not_met");
 }
 
+namespace {
+
+// An integer field's value when it is an integer in [min, max]; nullopt otherwise. Checked on
+// the 64-bit value before any narrowing: 4294967301 is not 5.
+std::optional<std::int64_t> intIn(const nlohmann::json &v, std::int64_t min, std::int64_t max)
+{
+    if (!v.is_number_integer())
+        return std::nullopt;
+    std::int64_t value = 0;
+    if (v.is_number_unsigned()) {
+        const auto u = v.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(max))
+            return std::nullopt;
+        value = static_cast<std::int64_t>(u);
+    } else {
+        value = v.get<std::int64_t>();
+    }
+    if (value < min || value > max)
+        return std::nullopt;
+    return value;
+}
+
+// Unicode code points in UTF-8 text (what "characters" means to the person reading them).
+std::size_t codePoints(const std::string &utf8)
+{
+    std::size_t n = 0;
+    for (const unsigned char c : utf8)
+        n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+} // namespace
+
 std::vector<std::string> judgmentSchemaErrors(const nlohmann::json &j)
 {
     std::vector<std::string> errors;
@@ -69,23 +103,22 @@ std::vector<std::string> judgmentSchemaErrors(const nlohmann::json &j)
     oneOf("integrity", {"intact", "artifact", "uncertain"});
     oneOf("collision", {"none_visible", "visible", "uncertain"});
     oneOf("completion_evidence", {"met", "not_met", "uncertain"});
-    const auto &progress = j["progress"];
-    if (!progress.is_null() &&
-        (!progress.is_number_integer() || progress.get<int>() < 0 || progress.get<int>() > 5))
-        errors.push_back("progress must be an integer 0-5 or null, got " + progress.dump());
+    const auto &progressField = j["progress"];
+    const std::optional<std::int64_t> progress = intIn(progressField, 0, 5);
+    if (!progressField.is_null() && !progress)
+        errors.push_back("progress must be an integer 0-5 or null, got " + progressField.dump());
     const std::string completion =
         j["completion_evidence"].is_string() ? j["completion_evidence"].get<std::string>() : "";
-    if (completion == "met" && !(progress.is_number_integer() && progress.get<int>() == 5))
+    if (completion == "met" && progress != 5)
         errors.push_back("completion_evidence 'met' requires progress 5");
-    if (completion == "not_met" &&
-        !(progress.is_number_integer() && progress.get<int>() >= 0 && progress.get<int>() <= 4))
+    if (completion == "not_met" && !(progress && *progress <= 4))
         errors.push_back("completion_evidence 'not_met' requires progress 0-4");
     const auto &indices = j["evidence_frame_indices"];
     if (!indices.is_array() || indices.empty())
         errors.push_back("evidence_frame_indices must be a non-empty list");
     else {
         for (const auto &i : indices) {
-            if (!i.is_number_integer() || i.get<int>() < 0 || i.get<int>() > 15) {
+            if (!intIn(i, 0, 15)) {
                 errors.push_back("evidence_frame_indices must hold integers 0-15, got " + i.dump());
                 break;
             }
@@ -94,9 +127,9 @@ std::vector<std::string> judgmentSchemaErrors(const nlohmann::json &j)
     const auto &reasons = j["observable_reasons"];
     if (!reasons.is_string())
         errors.push_back("observable_reasons must be a string");
-    else if (reasons.get<std::string>().size() > 1200)
+    else if (const std::size_t n = codePoints(reasons.get<std::string>()); n > 1200)
         errors.push_back("observable_reasons is longer than 1,200 characters (" +
-                         std::to_string(reasons.get<std::string>().size()) + ")");
+                         std::to_string(n) + ")");
     return errors;
 }
 
@@ -129,10 +162,16 @@ ParsedAnswer classify(const std::string &json, FormatClass format)
     ParsedAnswer answer;
     nlohmann::json value;
     try {
-        value = nlohmann::json::parse(json);
-    } catch (const nlohmann::json::exception &e) {
+        // A duplicate key is schema-invalid: nlohmann would keep the last one silently
+        // ("not_met" then "met" read as a success).
+        json::Limits limits;
+        limits.maxDepth = 16;
+        limits.maxBytes = 1u << 20;
+        limits.rejectDuplicateKeys = true;
+        value = json::parseBounded(json, "the answer", limits);
+    } catch (const Error &e) {
         answer.format = FormatClass::Invalid;
-        answer.error = std::string("not valid JSON: ") + e.what();
+        answer.error = e.what();
         return answer;
     }
     const auto errors = judgmentSchemaErrors(value);

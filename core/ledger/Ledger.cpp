@@ -4,6 +4,8 @@
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
+#include "util/ProcessIdentity.h"
+#include "util/Secrets.h"
 #include "util/Sha256.h"
 
 #include <openssl/rand.h>
@@ -609,6 +611,42 @@ void Ledger::retryRun(std::int64_t runId)
 
 // ---- leases -----------------------------------------------------------------------------------
 
+namespace {
+
+// The process that claimed an attempt, from its attempt_started event (empty for attempts made
+// before process identities were recorded: those are never judged dead, only expired).
+ProcessIdentity holderOf(sqlite::Database &db, std::int64_t attemptId)
+{
+    Statement s(db, "SELECT payload_json FROM events WHERE attempt_id = ? AND "
+                    "type = 'attempt_started' ORDER BY event_id LIMIT 1");
+    s.bind(1, attemptId);
+    if (!s.step())
+        return {};
+    const auto payload = nlohmann::json::parse(s.text(0), nullptr, false);
+    if (payload.is_discarded() || !payload.is_object() || !payload.contains("process"))
+        return {};
+    return ProcessIdentity::fromJson(payload["process"]);
+}
+
+bool holderIsDead(sqlite::Database &db, std::int64_t attemptId)
+{
+    return provablyDead(holderOf(db, attemptId));
+}
+
+// A run whose running attempt is held by a process that provably died (on this host), so its
+// lease can be taken over before it expires.
+std::optional<std::int64_t> runOfDeadHolder(sqlite::Database &db)
+{
+    Statement live(db, "SELECT attempt_id, run_id FROM attempts WHERE state = 'running' "
+                       "ORDER BY attempt_id");
+    while (live.step())
+        if (holderIsDead(db, live.int64(0)))
+            return live.int64(1);
+    return std::nullopt;
+}
+
+} // namespace
+
 std::optional<Lease> Ledger::claim(std::string_view workerId, std::int64_t leaseMs,
                                    std::optional<std::int64_t> runId)
 {
@@ -637,6 +675,8 @@ std::optional<Lease> Ledger::claim(std::string_view workerId, std::int64_t lease
                 expired.bind(1, now);
                 if (expired.step())
                     candidate = expired.int64(0);
+                else
+                    candidate = runOfDeadHolder(m_db);
             }
         }
         if (!candidate)
@@ -657,13 +697,24 @@ std::optional<Lease> Ledger::claim(std::string_view workerId, std::int64_t lease
             const std::int64_t staleAttempt = live.int64(0);
             const std::int64_t expiresAt = live.int64(1);
             const std::string staleWorker = live.text(2);
-            if (expiresAt >= now)
-                break; // leased and alive (only reachable for an explicit runId)
+            const bool dead = expiresAt >= now && holderIsDead(m_db, staleAttempt);
+            if (expiresAt >= now && !dead)
+                break; // leased by a live process (only reachable for an explicit runId)
             AttemptOutcome abandoned;
-            abandoned.errorCode = "lease_expired";
-            abandoned.errorMessage = "lease of worker " + staleWorker + " expired at " +
-                                     std::to_string(expiresAt) + " ms; taken over by worker " +
-                                     std::string(workerId);
+            if (dead) {
+                const ProcessIdentity holder = holderOf(m_db, staleAttempt);
+                abandoned.errorCode = "worker_died";
+                abandoned.errorMessage =
+                    "worker " + staleWorker + " (process " + std::to_string(holder.pid) + " on " +
+                    holder.host + ") no longer runs; its lease (until " +
+                    std::to_string(expiresAt) + " ms) was taken over at once by worker " +
+                    std::string(workerId);
+            } else {
+                abandoned.errorCode = "lease_expired";
+                abandoned.errorMessage = "lease of worker " + staleWorker + " expired at " +
+                                         std::to_string(expiresAt) + " ms; taken over by worker " +
+                                         std::string(workerId);
+            }
             const std::string nextStatus = cancelRequested ? "cancelled" : "queued";
             closeAttempt(staleAttempt, *candidate, "abandoned", abandoned, nextStatus, now);
             status = nextStatus;
@@ -698,7 +749,8 @@ std::optional<Lease> Ledger::claim(std::string_view workerId, std::int64_t lease
         insertEvent(lease.runId, lease.attemptId, "attempt_started",
                     {{"attempt_no", lease.attemptNo},
                      {"worker_id", lease.workerId},
-                     {"lease_expires_at_ms", lease.expiresAtMs}},
+                     {"lease_expires_at_ms", lease.expiresAtMs},
+                     {"process", ProcessIdentity::current().toJson()}},
                     now);
         tx.commit();
         return lease;
@@ -765,7 +817,11 @@ std::int64_t Ledger::insertEvent(std::int64_t runId, std::optional<std::int64_t>
     const std::int64_t next = seq.int64(0);
     Statement s(m_db, "INSERT INTO events (run_id, attempt_id, seq, type, payload_json, "
                       "created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
-    s.bind(1, runId).bind(2, attemptId).bind(3, next).bind(4, type).bind(5, canonicalJson(payload));
+    s.bind(1, runId)
+        .bind(2, attemptId)
+        .bind(3, next)
+        .bind(4, type)
+        .bind(5, redactSecrets(canonicalJson(payload)));
     s.bind(6, now).run();
     return next;
 }
@@ -926,7 +982,12 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
                            "raw_text, format_class, parse_error, parsed_json, generated_tokens, "
                            "decode_ms, finish_reason, row_sha256, created_at_ms) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (const JudgeSampleRecord &js : judgment.samples) {
+    for (JudgeSampleRecord js : judgment.samples) {
+        // A server that echoes a key in an error body must not get it stored.
+        if (js.rawText)
+            js.rawText = redactSecrets(*js.rawText);
+        if (js.parseError)
+            js.parseError = redactSecrets(*js.parseError);
         sample.reset();
         sample.bind(1, judgmentId)
             .bind(2, js.sampleIndex)
@@ -951,9 +1012,11 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
 }
 
 void Ledger::closeAttempt(std::int64_t attemptId, std::int64_t runId, std::string_view state,
-                          const AttemptOutcome &outcome, std::string_view runStatus,
-                          std::int64_t now)
+                          const AttemptOutcome &given, std::string_view runStatus, std::int64_t now)
 {
+    AttemptOutcome outcome = given;
+    if (outcome.errorMessage)
+        outcome.errorMessage = redactSecrets(*outcome.errorMessage);
     nlohmann::json payload = {{"state", state}};
     if (outcome.errorCode)
         payload["error_code"] = *outcome.errorCode;

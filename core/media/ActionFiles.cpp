@@ -1,5 +1,6 @@
 #include "media/ActionFiles.h"
 
+#include "util/BoundedJson.h"
 #include "util/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -31,7 +32,7 @@ void checkRagged(const std::filesystem::path &path, const ActionChunk &rows)
 
 ActionTable readCsv(const std::filesystem::path &path)
 {
-    std::ifstream in(path);
+    std::istringstream in(json::readFileBounded(path, kMaxActionFileBytes));
     ActionTable table;
     std::string line;
     int lineNo = 0;
@@ -90,12 +91,15 @@ ActionTable readCsv(const std::filesystem::path &path)
 
 ActionTable readJson(const std::filesystem::path &path)
 {
-    std::ifstream in(path);
+    json::Limits limits;
+    limits.maxBytes = kMaxActionFileBytes;
+    limits.maxDepth = 8;
+    limits.rejectDuplicateKeys = true;
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception &e) {
-        bad(path, std::string("not valid JSON (") + e.what() + ")");
+        doc = json::parseFile(path, limits);
+    } catch (const Error &e) {
+        throw Error(ErrorCode::InvalidInput, std::string("actions file ") + e.what());
     }
     ActionTable table;
     const nlohmann::json *rows = &doc;
@@ -127,36 +131,48 @@ ActionTable readJson(const std::filesystem::path &path)
 
 ActionTable readNpy(const std::filesystem::path &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    char magic[8] = {};
-    in.read(magic, 8);
-    if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    // Every size is checked against the file's real length before anything is allocated.
+    const std::string bytes = json::readFileBounded(path, kMaxActionFileBytes);
+    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
         bad(path, "not a .npy file (bad magic)");
-    const int major = static_cast<unsigned char>(magic[6]);
-    std::uint32_t headerLength = 0;
+    const int major = static_cast<unsigned char>(bytes[6]);
+    std::size_t headerStart = 0;
+    std::size_t headerLength = 0;
+    auto byte = [&](std::size_t i) {
+        return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i]));
+    };
     if (major == 1) {
-        unsigned char b[2];
-        in.read(reinterpret_cast<char *>(b), 2);
-        headerLength = b[0] | (b[1] << 8);
+        headerStart = 10;
+        headerLength = byte(8) | (byte(9) << 8);
     } else if (major == 2 || major == 3) {
-        unsigned char b[4];
-        in.read(reinterpret_cast<char *>(b), 4);
-        headerLength = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+        if (bytes.size() < 12)
+            bad(path, "truncated header");
+        headerStart = 12;
+        headerLength = byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24);
     } else {
         bad(path, "unsupported .npy version " + std::to_string(major));
     }
-    std::string header(headerLength, '\0');
-    in.read(header.data(), headerLength);
+    if (headerLength > 65536 || headerLength > bytes.size() - headerStart)
+        bad(path, "header of " + std::to_string(headerLength) + " bytes does not fit the file (" +
+                      std::to_string(bytes.size()) + " bytes)");
+    const std::string header = bytes.substr(headerStart, headerLength);
     std::smatch m;
     if (!std::regex_search(header, m, std::regex("'descr':\\s*'([^']+)'")))
         bad(path, "header has no 'descr'");
     const std::string descr = m[1];
     if (std::regex_search(header, std::regex("'fortran_order':\\s*True")))
         bad(path, "Fortran-ordered arrays are not supported; save with np.ascontiguousarray");
-    if (!std::regex_search(header, m, std::regex("'shape':\\s*\\((\\d+),\\s*(\\d+)\\s*,?\\)")))
-        bad(path, "expected a 2-D shape (N, D) in the header: " + header);
-    const std::size_t n = std::stoull(m[1]);
-    const std::size_t d = std::stoull(m[2]);
+    if (!std::regex_search(header, m,
+                           std::regex("'shape':\\s*\\((\\d{1,20}),\\s*(\\d{1,20})\\s*,?\\)")))
+        bad(path, "expected a 2-D shape (N, D) in the header: " + header.substr(0, 200));
+    std::uint64_t n = 0;
+    std::uint64_t d = 0;
+    try {
+        n = std::stoull(m[1]);
+        d = std::stoull(m[2]);
+    } catch (const std::exception &) {
+        bad(path, "shape (" + m[1].str() + ", " + m[2].str() + ") does not fit 64 bits");
+    }
     std::size_t width = 0;
     if (descr == "<f8" || descr == "<i8")
         width = 8;
@@ -164,16 +180,28 @@ ActionTable readNpy(const std::filesystem::path &path)
         width = 4;
     else
         bad(path, "unsupported dtype '" + descr + "' (need <f4, <f8, <i4 or <i8)");
-    std::vector<char> data(n * d * width);
-    in.read(data.data(), static_cast<std::streamsize>(data.size()));
-    if (static_cast<std::size_t>(in.gcount()) != data.size())
-        bad(path, "truncated: the header promises " + std::to_string(n) + "x" + std::to_string(d) +
-                      " values");
+    if (d == 0 || d > kMaxActionDimension)
+        bad(path, "shape (" + std::to_string(n) + ", " + std::to_string(d) +
+                      "): an action needs 1 to " + std::to_string(kMaxActionDimension) + " values");
+    std::uint64_t values = 0;
+    std::uint64_t dataBytes = 0;
+    if (__builtin_mul_overflow(n, d, &values) || __builtin_mul_overflow(values, width, &dataBytes))
+        bad(path, "shape (" + std::to_string(n) + ", " + std::to_string(d) + ") overflows 64 bits");
+    const std::size_t available = bytes.size() - headerStart - headerLength;
+    if (dataBytes != available)
+        bad(path, "the header promises " + std::to_string(n) + "x" + std::to_string(d) + " " +
+                      descr + " values (" + std::to_string(dataBytes) +
+                      " bytes) but the file holds " + std::to_string(available) + " bytes of data");
+    if (n > kMaxActionRows)
+        bad(path, std::to_string(n) + " rows, more than the " + std::to_string(kMaxActionRows) +
+                      " allowed");
+    const char *data = bytes.data() + headerStart + headerLength;
     ActionTable table;
+    table.rows.reserve(static_cast<std::size_t>(n));
     for (std::size_t i = 0; i < n; ++i) {
         Action row(d);
         for (std::size_t j = 0; j < d; ++j) {
-            const char *p = data.data() + (i * d + j) * width;
+            const char *p = data + (i * d + j) * width;
             if (descr == "<f8") {
                 double v;
                 std::memcpy(&v, p, 8);

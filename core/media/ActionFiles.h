@@ -2,6 +2,7 @@
 
 #include "contracts/ActionContract.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,6 +14,11 @@ struct ActionTable
     ActionChunk rows;
     std::vector<std::string> columnNames; // from a CSV header or a JSON object; may be empty
 };
+
+// Limits on an imported actions file (docs/reliability.md).
+constexpr std::size_t kMaxActionFileBytes = 256u << 20;
+constexpr std::uint64_t kMaxActionRows = 1000000;
+constexpr std::uint64_t kMaxActionDimension = 64;
 
 // Reads N x D actions from .csv (optional header row), .json (an array of rows, or
 // {"actions": [...], "names": [...]}) or .npy (little-endian float32/float64/int32/int64,

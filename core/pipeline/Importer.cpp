@@ -1,5 +1,7 @@
 #include "pipeline/Importer.h"
 
+#include "ledger/LeaseKeeper.h"
+
 #include "contracts/FrameContract.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
@@ -202,10 +204,14 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
         result.state = "already_finished";
         return result;
     }
-    auto lease = ledger.claim("kosmos-import", 10 * 60 * 1000, submitted.runId);
+    // Renewed in the background however long the import takes; a dead importer's lease is
+    // taken over at once by the next import of the same folder (see Ledger::claim).
+    constexpr std::int64_t kImportLeaseMs = 60 * 1000;
+    auto lease = ledger.claim("kosmos-import", kImportLeaseMs, submitted.runId);
     if (!lease)
         throw Error(ErrorCode::InvalidInput, "run " + std::to_string(submitted.runId) +
                                                  " is being imported by another process right now");
+    const LeaseKeeper keeper(ledger.bundle(), *lease, kImportLeaseMs, kImportLeaseMs / 6);
     try {
         // The inputs, as given.
         const auto manifestBytes = readBytes(dir / "import.json");

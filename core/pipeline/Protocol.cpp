@@ -1,8 +1,10 @@
 #include "pipeline/Protocol.h"
 
+#include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
+#include "util/Secrets.h"
 
 #include <fstream>
 #include <set>
@@ -17,10 +19,35 @@ std::string feedbackModeName(FeedbackMode mode)
 
 namespace {
 
+// A string field within its cap, counted in bytes of UTF-8 (what it costs in every row that
+// repeats it).
+std::string cappedString(const nlohmann::json &object, const std::string &key,
+                         const std::string &where, std::size_t maxBytes)
+{
+    std::string value = json::requireString(object, key, where);
+    if (value.empty())
+        json::fail(where + "." + key, "must not be empty");
+    if (value.size() > maxBytes)
+        json::fail(where + "." + key, std::to_string(value.size()) + " bytes, more than the " +
+                                          std::to_string(maxBytes) + " allowed");
+    return value;
+}
+
+// Bounded recursion: a document built in memory is walked at most maxDepth levels deep.
+void requireDepth(const nlohmann::json &j, const std::string &where, int depth)
+{
+    if (!j.is_structured())
+        return;
+    if (depth >= kMaxProtocolDepth)
+        json::fail(where, "nested deeper than " + std::to_string(kMaxProtocolDepth) + " levels");
+    for (const auto &child : j)
+        requireDepth(child, where, depth + 1);
+}
+
 ComponentSpec component(const nlohmann::json &j, const std::string &where)
 {
     ComponentSpec c;
-    c.plugin = json::requireString(j, "plugin", where);
+    c.plugin = cappedString(j, "plugin", where, kMaxNameBytes);
     if (j.contains("settings")) {
         if (!j["settings"].is_object())
             json::fail(where + ".settings", "expected an object");
@@ -36,13 +63,15 @@ Protocol Protocol::fromJson(const nlohmann::json &doc)
     const std::string where = "protocol";
     if (!doc.is_object())
         json::fail(where, "expected a JSON object");
+    requireDepth(doc, where, 0);
+    refuseSecrets(doc, where);
     Protocol p;
     p.document = doc;
     const auto version = json::requireInt(doc, "kosmos_protocol", where, 1, 1000);
     if (version != 1)
         json::fail(where + ".kosmos_protocol",
                    "version " + std::to_string(version) + " is not supported (this build reads 1)");
-    p.name = json::requireString(doc, "name", where);
+    p.name = cappedString(doc, "name", where, kMaxNameBytes);
     p.seed = json::requireInt(doc, "seed", where, 0, (std::int64_t{1} << 53) - 1);
     p.horizon = static_cast<int>(json::requireInt(doc, "horizon", where, 1, 100000));
     p.episodesPerTask =
@@ -64,8 +93,8 @@ Protocol Protocol::fromJson(const nlohmann::json &doc)
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         const std::string at = where + ".tasks[" + std::to_string(i) + "]";
         TaskSpec t;
-        t.id = json::requireString(tasks[i], "id", at);
-        t.instruction = json::requireString(tasks[i], "instruction", at);
+        t.id = cappedString(tasks[i], "id", at, kMaxNameBytes);
+        t.instruction = cappedString(tasks[i], "instruction", at, kMaxInstructionBytes);
         if (tasks[i].contains("start_state")) {
             if (!tasks[i]["start_state"].is_object())
                 json::fail(at + ".start_state", "expected an object");
@@ -95,23 +124,29 @@ Protocol Protocol::fromJson(const nlohmann::json &doc)
             json::fail(where + ".horizon",
                        "the judge needs at least 16 frames: horizon must be 15 or more");
     }
-    canonicalJson(doc); // refuses NaN, invalid UTF-8 ... before anything is frozen
+    const auto runs = static_cast<std::uint64_t>(p.policies.size()) * p.tasks.size() *
+                      static_cast<std::uint64_t>(p.episodesPerTask);
+    if (runs > kMaxRunsPerProtocol)
+        json::fail(where, std::to_string(p.policies.size()) + " policies x " +
+                              std::to_string(p.tasks.size()) + " tasks x " +
+                              std::to_string(p.episodesPerTask) +
+                              " episodes = " + std::to_string(runs) + " runs, more than the " +
+                              std::to_string(kMaxRunsPerProtocol) +
+                              " one protocol may expand to (split it into several)");
+    const std::string canonical = canonicalJson(doc); // refuses NaN, invalid UTF-8 ...
+    if (canonical.size() > kMaxProtocolBytes)
+        json::fail(where, std::to_string(canonical.size()) + " bytes, more than the " +
+                              std::to_string(kMaxProtocolBytes) + " a protocol may have");
     return p;
 }
 
 Protocol Protocol::fromFile(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(ErrorCode::InvalidInput, "cannot read protocol file " + path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error &e) {
-        throw Error(ErrorCode::InvalidInput, path + ": not valid JSON (" + e.what() + ")");
-    }
+    json::Limits limits;
+    limits.maxDepth = kMaxProtocolDepth;
+    limits.maxBytes = kMaxProtocolBytes;
+    limits.rejectDuplicateKeys = true;
+    const nlohmann::json doc = json::parseFile(path, limits);
     try {
         return fromJson(doc);
     } catch (const Error &e) {

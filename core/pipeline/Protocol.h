@@ -33,6 +33,13 @@ enum class FeedbackMode
     OpenLoop
 };
 
+// Limits on a protocol, checked before anything is frozen (docs/reliability.md).
+constexpr std::uint64_t kMaxRunsPerProtocol = 100000; // policies x tasks x episodes
+constexpr std::size_t kMaxInstructionBytes = 4096;    // a task's instruction (UTF-8 bytes)
+constexpr std::size_t kMaxNameBytes = 256;            // names, task ids, plugin ids
+constexpr std::size_t kMaxProtocolBytes = 4u << 20;   // the canonical document
+constexpr int kMaxProtocolDepth = 32;                 // nesting of the document
+
 // An evaluation protocol (docs/pipeline.md): frozen (canonical JSON, SHA-256) in the ledger
 // before anything runs. Runs = policies x tasks x episodes.
 struct Protocol

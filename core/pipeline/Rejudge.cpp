@@ -1,5 +1,7 @@
 #include "pipeline/Rejudge.h"
 
+#include "ledger/LeaseKeeper.h"
+
 #include "judge/JudgeRunner.h"
 #include "util/Error.h"
 
@@ -9,6 +11,10 @@
 namespace kosmos {
 
 namespace {
+
+// Re-judging holds a lease like any attempt: renewed in the background, so a slow judge never
+// loses it, and a dead judging process is taken over at once (see Ledger::claim).
+constexpr std::int64_t kJudgeLeaseMs = 60 * 1000;
 
 std::optional<ComponentIdentity> identityOf(Ledger &ledger, std::optional<std::int64_t> componentId)
 {
@@ -115,13 +121,15 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             out.push_back(o);
             continue;
         }
-        auto lease = ledger.claim("kosmos-judge", 10 * 60 * 1000, submitted.runId);
+        auto lease = ledger.claim("kosmos-judge", kJudgeLeaseMs, submitted.runId);
         if (!lease) {
-            o.state = "skipped";
-            o.detail = "another process is judging it";
+            o.state = "busy";
+            o.detail = "another live process is judging it (run " + std::to_string(o.runId) +
+                       "); not judged by this call";
             out.push_back(o);
             continue;
         }
+        const LeaseKeeper keeper(ledger.bundle(), *lease, kJudgeLeaseMs, kJudgeLeaseMs / 6);
         try {
             ledger.appendEvent(*lease, "rejudge_of",
                                {{"source_run_id", sourceId},
@@ -154,7 +162,8 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             JudgmentRecord record =
                 runJudge(*judge, decoded, source->task.value_or(""),
                          source->instruction.value_or(""), quorum, forbidden, [&] {
-                             if (stop || ledger.cancelRequested(*lease))
+                             keeper.throwIfLost();
+                             if (stop || keeper.cancelRequested() || ledger.cancelRequested(*lease))
                                  throw Stop{};
                          });
             record.judgeComponentId = ledger.registerComponent(judgeIdentity);

@@ -13,7 +13,8 @@ struct RejudgeOutcome
 {
     std::int64_t sourceRunId = 0;
     std::int64_t runId = 0; // the re-judging run (0 when skipped)
-    std::string state;      // completed | failed | skipped
+    std::string state;      // completed | failed | cancelled | skipped | busy (held by another
+                            // live process: not judged by this call)
     std::string detail;
 };
 

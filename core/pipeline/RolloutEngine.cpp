@@ -3,6 +3,7 @@
 #include "judge/JudgePrompt.h"
 #include "judge/JudgeRunner.h"
 #include "judge/JudgeSchema.h"
+#include "ledger/LeaseKeeper.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
@@ -14,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <mutex>
 #include <sys/resource.h>
 #include <thread>
@@ -187,6 +189,19 @@ std::optional<std::pair<std::string, std::string>> contractMisfit(const ActionCo
 
 std::vector<RunSpec> RolloutEngine::runSpecs(const Protocol &protocol)
 {
+    // Every component's settings against its plugin's schema, before anything is frozen.
+    auto check = [&](const ComponentSpec &spec, const std::string &where) {
+        try {
+            m_factory.checkSettings(spec);
+        } catch (const Error &e) {
+            throw Error(e.code(), where + ": " + e.what());
+        }
+    };
+    for (std::size_t i = 0; i < protocol.policies.size(); ++i)
+        check(protocol.policies[i], "protocol.policies[" + std::to_string(i) + "]");
+    check(protocol.worldModel, "protocol.world_model");
+    if (protocol.judge)
+        check(*protocol.judge, "protocol.judge");
     std::vector<ComponentIdentity> policies;
     for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
         policies.push_back(policyIdentity(protocol, i));
@@ -259,18 +274,33 @@ SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
     return batch;
 }
 
+int RolloutEngine::retryFailed(const SubmittedBatch &batch)
+{
+    Ledger ledger = Ledger::open(m_bundle);
+    int requeued = 0;
+    for (const std::int64_t runId : batch.runIds) {
+        const auto run = ledger.run(runId);
+        if (run && run->status == "failed") {
+            ledger.retryRun(runId);
+            ++requeued;
+        }
+    }
+    return requeued;
+}
+
 namespace {
 
 // Executes one leased run end to end.
 class RunExecutor
 {
 public:
-    RunExecutor(Ledger &ledger, Lease &lease, const Protocol &protocol, const RunPlan &plan,
-                ComponentFactory &factory, const EngineOptions &options,
+    RunExecutor(Ledger &ledger, Lease &lease, const LeaseKeeper &keeper, const Protocol &protocol,
+                const RunPlan &plan, ComponentFactory &factory, const EngineOptions &options,
                 const std::atomic<bool> &stop, const ProgressFn &progress,
                 const std::optional<ComponentIdentity> &judgeIdentity)
-        : m_ledger(ledger), m_lease(lease), m_protocol(protocol), m_plan(plan), m_factory(factory),
-          m_options(options), m_stop(stop), m_progress(progress), m_judgeIdentity(judgeIdentity),
+        : m_ledger(ledger), m_lease(lease), m_keeper(keeper), m_protocol(protocol), m_plan(plan),
+          m_factory(factory), m_options(options), m_stop(stop), m_progress(progress),
+          m_judgeIdentity(judgeIdentity),
           m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
     {
     }
@@ -333,17 +363,13 @@ private:
         m_pendingEvents.clear();
     }
 
+    // Between calls: the lease keeper renews the lease in the background (also during a call
+    // that takes minutes); here its findings are acted on.
     void checkCancel()
     {
-        const auto now = Steady::now();
-        if (std::chrono::duration_cast<std::chrono::milliseconds>(now - m_lastHeartbeat).count() >=
-            m_options.heartbeatEveryMs) {
-            m_lastHeartbeat = now;
-            if (m_ledger.heartbeat(m_lease, m_options.leaseMs))
-                throw Cancelled{};
-        } else if (m_ledger.cancelRequested(m_lease)) {
+        m_keeper.throwIfLost();
+        if (m_keeper.cancelRequested() || m_ledger.cancelRequested(m_lease))
             throw Cancelled{};
-        }
         if (m_stop) {
             m_ledger.requestCancel(m_lease.runId, "the batch was stopped (interrupt)");
             throw Cancelled{};
@@ -394,7 +420,6 @@ private:
 
     void runPipeline()
     {
-        m_lastHeartbeat = Steady::now();
         stage("setup");
         const auto &policySpec = m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)];
         std::unique_ptr<Policy> policy;
@@ -659,6 +684,7 @@ private:
 
     Ledger &m_ledger;
     Lease &m_lease;
+    const LeaseKeeper &m_keeper;
     const Protocol &m_protocol;
     const RunPlan &m_plan;
     ComponentFactory &m_factory;
@@ -670,7 +696,6 @@ private:
     std::string m_stage = "setup";
     std::vector<std::pair<std::string, nlohmann::json>> m_pendingEvents;
     std::optional<std::int64_t> m_lastFrameArtifact;
-    Steady::time_point m_lastHeartbeat;
     double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
     double m_cpuStartMs = threadCpuMs();
 
@@ -689,6 +714,9 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
     BatchResult result;
     std::mutex mutex;
     std::atomic<std::size_t> next{0};
+    // Runs another live worker held when they came up: tried again once the batch's own runs
+    // are handed out, until they end there or become claimable here (their holder died).
+    std::deque<std::size_t> held;
     const auto judge = judgeIdentity(protocol);
     ProgressFn report = [&](const EngineProgress &p) {
         if (progress) {
@@ -696,19 +724,31 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             progress(p);
         }
     };
+    auto nextIndex = [&]() -> std::optional<std::pair<std::size_t, bool>> {
+        const std::size_t i = next.fetch_add(1);
+        if (i < batch.runIds.size())
+            return std::make_pair(i, false);
+        std::lock_guard lock(mutex);
+        if (held.empty())
+            return std::nullopt;
+        const std::size_t h = held.front();
+        held.pop_front();
+        return std::make_pair(h, true);
+    };
     auto worker = [&](int index) {
         Ledger ledger = Ledger::open(m_bundle);
         const std::string workerId =
             m_options.workerName + "-" + std::to_string(::getpid()) + "-" + std::to_string(index);
         while (!stop) {
-            const std::size_t i = next.fetch_add(1);
-            if (i >= batch.runIds.size())
+            const auto picked = nextIndex();
+            if (!picked)
                 break;
+            const auto [i, retry] = *picked;
             const std::int64_t runId = batch.runIds[i];
             const auto run = ledger.run(runId);
             if (!run || run->finishedAtMs) {
                 std::lock_guard lock(mutex);
-                ++result.skipped;
+                ++(retry ? result.finishedElsewhere : result.skipped);
                 if (progress)
                     progress({EngineProgress::Kind::RunSkipped, runId, 0, protocol.horizon,
                               run ? run->status : "", ""});
@@ -716,18 +756,35 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             }
             auto lease = ledger.claim(workerId, m_options.leaseMs, runId);
             if (!lease) {
+                // Another live worker (this or another process) holds it: not finished here.
+                if (m_options.waitForHeldRuns) {
+                    {
+                        std::lock_guard lock(mutex);
+                        held.push_back(i);
+                    }
+                    if (retry) // only held runs are left: poll, do not spin
+                        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                    continue;
+                }
                 std::lock_guard lock(mutex);
-                ++result.skipped; // another worker (process) holds it
+                ++result.busy;
+                if (progress)
+                    progress({EngineProgress::Kind::RunSkipped, runId, 0, protocol.horizon, "busy",
+                              "held by another live worker"});
                 continue;
             }
             report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
-            RunExecutor executor(ledger, *lease, protocol, batch.plans[i], m_factory, m_options,
-                                 stop, report, judge);
+            LeaseKeeper keeper(m_bundle, *lease, m_options.leaseMs, m_options.heartbeatEveryMs);
+            RunExecutor executor(ledger, *lease, keeper, protocol, batch.plans[i], m_factory,
+                                 m_options, stop, report, judge);
             std::string state;
+            std::string detail;
             try {
                 state = executor.execute();
+                detail = executor.failure();
             } catch (const Error &e) {
                 state = "lease_lost";
+                detail = e.what();
             }
             {
                 std::lock_guard lock(mutex);
@@ -741,7 +798,7 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                     ++result.leaseLost;
             }
             report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
-                    state, executor.failure()});
+                    state, detail});
         }
     };
     std::vector<std::thread> threads;
@@ -750,6 +807,7 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
     worker(0);
     for (auto &t : threads)
         t.join();
+    result.busy += static_cast<int>(held.size()); // left when stopped
     return result;
 }
 

@@ -27,6 +27,9 @@ public:
     // What identifies the component beyond its settings ({"weights_sha256", "details"}), or
     // null when the plugin says nothing more (no weights).
     virtual nlohmann::json identityOf(const ComponentSpec &) { return nullptr; }
+    // Throws Error(InvalidInput) naming each setting that the plugin's settings schema refuses
+    // (checked before a protocol is frozen, so bad settings never become N failed runs).
+    virtual void checkSettings(const ComponentSpec &) {}
 };
 
 struct EngineOptions
@@ -35,6 +38,10 @@ struct EngineOptions
     std::int64_t leaseMs = 30000;
     std::int64_t heartbeatEveryMs = 5000;
     std::string workerName = "kosmos"; // worker ids: <name>-<pid>-<thread>
+    // Runs of the batch held by another live worker: wait for them to end there (or for their
+    // holder to die, then run them here) before returning; false: return at once and count
+    // them as busy (unfinished).
+    bool waitForHeldRuns = true;
 };
 
 struct EngineProgress
@@ -50,7 +57,8 @@ struct EngineProgress
     std::int64_t runId = 0;
     int step = 0;
     int horizon = 0;
-    std::string state;  // RunFinished: completed | failed | cancelled
+    std::string state;  // RunFinished: completed | failed | cancelled | lease_lost;
+                        // RunSkipped: the run's status, or busy (held by another worker)
     std::string detail; // failure reason
 };
 using ProgressFn = std::function<void(const EngineProgress &)>;
@@ -88,8 +96,12 @@ struct BatchResult
     int completed = 0;
     int failed = 0;
     int cancelled = 0;
-    int skipped = 0; // already finished before this call (resume)
-    int leaseLost = 0;
+    int skipped = 0;           // already finished before this call (resume)
+    int finishedElsewhere = 0; // held by another worker when this call came to it, finished there
+    int busy = 0;              // held by another live worker: not finished by this call
+    int leaseLost = 0;         // the lease was taken over mid-run: not finished by this call
+    // Runs of the batch this call did not bring to an end (a caller must not report success).
+    int unfinished() const { return busy + leaseLost; }
 };
 
 // A judge's identity: plugin id and version, its settings, the frozen quorum settings and the
@@ -108,6 +120,9 @@ public:
 
     // Freezes the protocol and submits its runs (idempotent: existing runs are returned).
     SubmittedBatch submit(const Protocol &protocol);
+    // Puts every failed run of the batch back in the queue for a new attempt (each failed
+    // attempt stays recorded as it was). Returns how many were requeued.
+    int retryFailed(const SubmittedBatch &batch);
     // Runs every run of the batch that is not finished, with the configured workers. `stop`
     // (e.g. Ctrl-C) cancels cleanly between steps.
     BatchResult run(const Protocol &protocol, const SubmittedBatch &batch,

@@ -708,3 +708,165 @@ TEST(Cli, TwoAnnotatorsAgreementAndTheEvaluationRecord)
     EXPECT_NE(r.output.find("cannot write the report"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(dir / "missing"));
 }
+
+namespace {
+
+// Waits until `pred` holds (polling the ledger read-only), at most timeout_s.
+bool waitFor(const std::function<bool()> &pred, int timeout_s = 30)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (pred())
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return pred();
+}
+
+int runningAttempts(const std::string &bundle)
+{
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    sqlite::Statement s(ledger.database(), "SELECT COUNT(DISTINCT a.attempt_id) FROM attempts a "
+                                           "JOIN events e "
+                                           "USING (attempt_id) WHERE a.state = 'running' AND "
+                                           "e.type = 'step'");
+    s.step();
+    return static_cast<int>(s.int64(0));
+}
+
+// Gone, or a zombie nobody reaped yet (in a container, PID 1 may not reap orphans).
+bool processStopped(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line))
+        return true;
+    const auto close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() &&
+           (line[close + 2] == 'Z' || line[close + 2] == 'X');
+}
+
+} // namespace
+
+TEST(Cli, AKilledWriterIsTakenOverAtOnceWhenTheRunResumes)
+{
+    TempDir dir;
+    const auto bundle = (dir / "killed.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(1, 600).dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const std::vector<std::string> args = {test::cliPath(), "run", (dir / "p.json").string(),
+                                           "--ledger", bundle};
+    const pid_t pid = test::startProcess(args, dir / "out");
+    ASSERT_TRUE(waitFor([&] { return runningAttempts(bundle) > 0; })) << "the run never started";
+    ::kill(pid, SIGKILL);
+    test::waitProcess(pid);
+
+    // Before: "already finished" and exit 0 for a run still running under a dead lease. Now the
+    // dead process's lease is taken over at once (not after its 30 s expiry) and the run ends.
+    const auto resumed = runProcess(args);
+    EXPECT_EQ(resumed.exitCode, 0) << resumed.output;
+    EXPECT_NE(resumed.output.find("completed 1"), std::string::npos) << resumed.output;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const auto attempts = ledger.attempts(1);
+    ASSERT_EQ(attempts.size(), 2u);
+    EXPECT_EQ(attempts[0].state, "abandoned");
+    EXPECT_EQ(attempts[0].errorCode, "worker_died") << attempts[0].errorMessage.value_or("");
+    EXPECT_EQ(attempts[1].state, "completed");
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
+
+TEST(Cli, ARunHeldByALiveProcessIsWaitedForAndTakenOverWhenItDies)
+{
+    TempDir dir;
+    const auto bundle = (dir / "held.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(2, 300).dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const std::vector<std::string> args = {test::cliPath(), "run", (dir / "p.json").string(),
+                                           "--ledger", bundle};
+    const pid_t runner = test::startProcess(args, dir / "run.out");
+    // While the runner works on run 1 (300 steps), another process takes run 2 and stays alive.
+    ASSERT_TRUE(waitFor([&] { return runningAttempts(bundle) > 0; }));
+    const pid_t holder = test::startProcess(
+        {test::toolPath(), "hold", bundle, "other-process", "600000", "2"}, dir / "hold.out");
+    ASSERT_TRUE(waitFor([&] { return !test::readFile(dir / "hold.out").empty(); }));
+    ASSERT_EQ(test::readFile(dir / "hold.out").rfind("2 ", 0), 0u)
+        << "the holder could not claim run 2: " << test::readFile(dir / "hold.out");
+    // The runner finishes run 1, then waits for run 2 instead of calling it finished.
+    ASSERT_TRUE(waitFor(
+        [&] { return Ledger::open(bundle, {OpenMode::ReadOnly}).run(1)->status == "completed"; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    EXPECT_FALSE(processStopped(runner)) << "the runner returned with run 2 unfinished";
+    ::kill(holder, SIGKILL);
+    test::waitProcess(holder);
+    const auto result = test::waitProcess(runner);
+    EXPECT_EQ(result.exitCode, 0) << test::readFile(dir / "run.out");
+    EXPECT_NE(test::readFile(dir / "run.out").find("completed 2"), std::string::npos)
+        << test::readFile(dir / "run.out");
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.run(2)->status, "completed");
+    EXPECT_EQ(ledger.attempts(2).front().errorCode, "worker_died");
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
+
+TEST(Cli, RetryFailedGivesFailedRunsANewAttemptAndKeepsTheOldOne)
+{
+    TempDir dir;
+    const auto bundle = (dir / "retry.kosmos").string();
+    nlohmann::json protocol = smallProtocol(2, 16);
+    protocol["policies"] = {
+        {{"plugin", "fixture.crash"}, {"settings", {{"crash_at_step", 2}, {"action", "throw"}}}}};
+    std::ofstream(dir / "p.json") << protocol.dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ::setenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR, 1);
+    const std::vector<std::string> args = {test::cliPath(), "run", (dir / "p.json").string(),
+                                           "--ledger", bundle};
+    auto r = runProcess(args);
+    EXPECT_EQ(r.exitCode, 5) << r.output;
+    r = runProcess(args);
+    EXPECT_EQ(r.exitCode, 0) << "failed runs are final without --retry-failed: " << r.output;
+    EXPECT_NE(r.output.find("already finished 2"), std::string::npos) << r.output;
+    auto retried = args;
+    retried.push_back("--retry-failed");
+    r = runProcess(retried);
+    ::unsetenv("KOSMOS_PLUGIN_PATH");
+    EXPECT_EQ(r.exitCode, 5) << r.output;
+    EXPECT_NE(r.output.find("2 failed run(s) queued for a new attempt"), std::string::npos)
+        << r.output;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    for (std::int64_t runId : {1, 2}) {
+        const auto attempts = ledger.attempts(runId);
+        ASSERT_EQ(attempts.size(), 2u);
+        EXPECT_EQ(attempts[0].state, "failed") << "the failed attempt stays recorded";
+        EXPECT_EQ(attempts[1].attemptNo, 2);
+    }
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
+
+TEST(Cli, IsolatedWorkersStopWhenTheirSupervisorIsKilled)
+{
+    TempDir dir;
+    const auto bundle = (dir / "orphans.kosmos").string();
+    std::ofstream(dir / "p.json") << smallProtocol(2, 2000).dump();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const pid_t supervisor = test::startProcess({test::cliPath(), "run", (dir / "p.json").string(),
+                                                 "--ledger", bundle, "--isolate", "--workers", "2"},
+                                                dir / "out");
+    ASSERT_TRUE(waitFor([&] { return runningAttempts(bundle) == 2; }))
+        << test::readFile(dir / "out");
+    std::vector<pid_t> workers;
+    {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        for (std::int64_t runId : {1, 2}) {
+            const std::string id = ledger.attempts(runId).back().workerId; // kosmos-cli-PID-0
+            workers.push_back(std::stoi(id.substr(11, id.rfind('-') - 11)));
+        }
+    }
+    ::kill(supervisor, SIGKILL);
+    test::waitProcess(supervisor);
+    for (pid_t worker : workers)
+        EXPECT_TRUE(waitFor([&] { return processStopped(worker); }, 15))
+            << "worker " << worker << " outlived its supervisor";
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.info().runsByStatus[1].second, 0) << "no attempt is left running";
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}

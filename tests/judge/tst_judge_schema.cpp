@@ -164,3 +164,52 @@ TEST(JudgePrompt, ATemplateThatWouldLeakIsRefused)
         renderPrompt(defaultPromptTemplate(), "stack the cups like acme.vla does", {"acme.vla"}),
         Error);
 }
+
+TEST(JudgeSchema, AnIntegerOutsideItsRangeIsNeverNarrowedIntoIt)
+{
+    // 4294967301 = 2^32 + 5: read as a 32-bit int it wrapped to 5 and counted as a success.
+    const std::string wrapped = R"({"integrity":"intact","collision":"none_visible",)"
+                                R"("progress":4294967301,"completion_evidence":"met",)"
+                                R"("evidence_frame_indices":[15],"observable_reasons":"x"})";
+    const auto p = parseJudgeAnswer(wrapped);
+    EXPECT_FALSE(p.schemaValid());
+    EXPECT_FALSE(p.decisive());
+    EXPECT_NE(p.error.find("progress must be an integer 0-5"), std::string::npos) << p.error;
+    EXPECT_FALSE(parsed(answer("intact", "met", 9223372036854775813ull)).schemaValid());
+    EXPECT_FALSE(parsed(answer("intact", "not_met", -4294967295ll)).schemaValid());
+    json frames = answer("intact", "met", 5);
+    frames["evidence_frame_indices"] = {4294967311ull}; // 2^32 + 15
+    EXPECT_FALSE(parsed(frames).schemaValid());
+}
+
+TEST(JudgeSchema, ObservableReasonsCountCharactersNotBytes)
+{
+    std::string e1200;
+    for (int i = 0; i < 1200; ++i)
+        e1200 += "\xc3\xa9"; // é: 2 bytes, 1 character
+    json j = answer("intact", "met", 5);
+    j["observable_reasons"] = e1200;
+    EXPECT_TRUE(parsed(j).schemaValid()) << parsed(j).error;
+    j["observable_reasons"] = e1200 + "\xc3\xa9";
+    const auto p = parsed(j);
+    EXPECT_FALSE(p.schemaValid());
+    EXPECT_NE(p.error.find("(1201)"), std::string::npos) << p.error;
+}
+
+TEST(JudgeSchema, ADuplicateKeyMakesTheAnswerInvalid)
+{
+    const std::string twice = R"({"integrity":"intact","collision":"none_visible","progress":5,)"
+                              R"("completion_evidence":"not_met","completion_evidence":"met",)"
+                              R"("evidence_frame_indices":[15],"observable_reasons":"x"})";
+    const auto p = parseJudgeAnswer(twice);
+    EXPECT_EQ(p.format, FormatClass::Invalid);
+    EXPECT_FALSE(p.decisive());
+    EXPECT_NE(p.error.find("\"completion_evidence\" appears twice"), std::string::npos) << p.error;
+    const auto fenced = parseJudgeAnswer("```json\n" + twice + "\n```");
+    EXPECT_EQ(fenced.format, FormatClass::Invalid);
+    // Nested too deep: refused, not walked.
+    const auto deep =
+        parseJudgeAnswer("{\"a\":" + std::string(5000, '[') + std::string(5000, ']') + "}");
+    EXPECT_EQ(deep.format, FormatClass::Invalid);
+    EXPECT_NE(deep.error.find("nested deeper"), std::string::npos) << deep.error;
+}

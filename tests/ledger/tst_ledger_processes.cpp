@@ -4,6 +4,7 @@
 #include "ledger/LedgerVerifier.h"
 #include "util/Clock.h"
 #include "util/Error.h"
+#include "util/ProcessIdentity.h"
 #include "util/Sha256.h"
 
 #include "TestSupport.h"
@@ -255,4 +256,70 @@ TEST(LedgerProcesses, AnExpiredLeaseIsTakenOverByAnotherProcessAndLateWritesAreR
     EXPECT_EQ(kept, 3) << "attempt_started, progress, attempt_abandoned";
     EXPECT_EQ(ledger.info().artifacts, 1);
     EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(LedgerProcesses, ALeaseOfAProcessThatDiedIsTakenOverAtOnceNotAfterExpiry)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "dead.kosmos";
+    Ledger ledger = Ledger::create(bundle);
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    const auto run = ledger.submitRun(test::testRunSpec(protocol, 0));
+
+    // A worker in another process claims the run with a 10-minute lease and stays alive.
+    const fs::path out = dir / "hold.out";
+    const pid_t holder = test::startProcess(
+        {test::toolPath(), "hold", bundle.string(), "worker-dies", "600000"}, out);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (test::readFile(out).empty() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_FALSE(test::readFile(out).empty()) << "the holder never claimed";
+
+    // Alive: nobody else may take it, not even by naming the run.
+    EXPECT_FALSE(ledger.claim("worker-next", 5000));
+    EXPECT_FALSE(ledger.claim("worker-next", 5000, run.runId));
+
+    // Killed: the next claim takes it over at once, 10 minutes before the lease would expire.
+    ::kill(holder, SIGKILL);
+    test::waitProcess(holder);
+    const auto taken = ledger.claim("worker-next", 5000);
+    ASSERT_TRUE(taken) << "a dead process's lease was not taken over";
+    EXPECT_EQ(taken->runId, run.runId);
+    EXPECT_EQ(taken->attemptNo, 2);
+    const auto attempts = ledger.attempts(run.runId);
+    ASSERT_EQ(attempts.size(), 2u);
+    EXPECT_EQ(attempts[0].state, "abandoned");
+    EXPECT_EQ(attempts[0].errorCode, "worker_died");
+    EXPECT_NE(attempts[0].errorMessage.value_or("").find("no longer runs"), std::string::npos)
+        << attempts[0].errorMessage.value_or("");
+    ledger.finishAttempt(*taken, AttemptOutcome::completed());
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(LedgerProcesses, AProcessIdentityIsDeadOnlyWhenProvablySo)
+{
+    const ProcessIdentity &self = ProcessIdentity::current();
+    EXPECT_GT(self.pid, 0);
+    EXPECT_GT(self.startTicks, 0);
+    EXPECT_FALSE(self.bootId.empty());
+    EXPECT_FALSE(provablyDead(self));
+    EXPECT_FALSE(provablyDead(ProcessIdentity::fromJson(self.toJson())));
+
+    ProcessIdentity reused = self;
+    reused.startTicks += 1; // the same PID, started at another time: another process
+    EXPECT_TRUE(provablyDead(reused));
+
+    ProcessIdentity elsewhere = self;
+    elsewhere.host = "another-host";
+    elsewhere.pid = 999999999;
+    EXPECT_FALSE(provablyDead(elsewhere)) << "nothing is proven about another host";
+    ProcessIdentity rebooted = elsewhere;
+    rebooted.host = self.host;
+    rebooted.bootId = "00000000-0000-0000-0000-000000000000";
+    EXPECT_FALSE(provablyDead(rebooted)) << "nor about another boot";
+    EXPECT_FALSE(provablyDead(ProcessIdentity::fromJson(nlohmann::json::object())))
+        << "an attempt recorded without an identity only expires";
+    ProcessIdentity gone = self;
+    gone.pid = 999999999; // above pid_max: no such process
+    EXPECT_TRUE(provablyDead(gone));
 }

@@ -311,3 +311,53 @@ TEST(Import, AnUndecodableReferenceFailsTheAttemptWithItsReason)
     EXPECT_NE(r.error.find("reference.mp4"), std::string::npos) << r.error;
     EXPECT_TRUE(verifyLedger(ledger).clean());
 }
+
+namespace {
+
+// A .npy file whose header says `shape` and that holds `dataBytes` bytes of data.
+void writeRawNpy(const fs::path &path, const std::string &shape, std::size_t dataBytes,
+                 std::uint16_t headerLength = 0)
+{
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + header.size() + 1) % 64 != 0)
+        header += ' ';
+    header += '\n';
+    std::ofstream out(path, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    const std::uint16_t len =
+        headerLength ? headerLength : static_cast<std::uint16_t>(header.size());
+    out.put(static_cast<char>(len & 0xff));
+    out.put(static_cast<char>(len >> 8));
+    out << header << std::string(dataBytes, '\0');
+}
+
+} // namespace
+
+TEST(ActionFiles, NpyHeadersThatLieAboutTheirSizeAreRefusedNamingTheProblem)
+{
+    TempDir dir;
+    // n x d overflows 64 bits: before, the product wrapped and the reader ran off its buffer.
+    writeRawNpy(dir / "overflow.npy", "(4611686018427387904, 7)", 56);
+    EXPECT_NE(test::errorOf([&] { readActions(dir / "overflow.npy"); }).find("overflows 64 bits"),
+              std::string::npos);
+    // A huge but representable shape: refused against the file's real length, nothing allocated.
+    writeRawNpy(dir / "huge.npy", "(100000000000, 7)", 56);
+    EXPECT_NE(test::errorOf([&] { readActions(dir / "huge.npy"); }).find("but the file holds 56"),
+              std::string::npos)
+        << test::errorOf([&] { readActions(dir / "huge.npy"); });
+    writeRawNpy(dir / "short.npy", "(2, 7)", 100);
+    EXPECT_NE(test::errorOf([&] { readActions(dir / "short.npy"); }).find("112 bytes"),
+              std::string::npos);
+    writeRawNpy(dir / "wide.npy", "(1, 100000)", 800000);
+    EXPECT_NE(test::errorOf([&] { readActions(dir / "wide.npy"); }).find("1 to 64 values"),
+              std::string::npos);
+    writeRawNpy(dir / "header.npy", "(1, 7)", 56, 60000); // header length past the end
+    EXPECT_NE(test::errorOf([&] { readActions(dir / "header.npy"); }).find("does not fit"),
+              std::string::npos);
+    writeRawNpy(dir / "good.npy", "(2, 7)", 112);
+    EXPECT_EQ(readActions(dir / "good.npy").rows.size(), 2u);
+    // JSON actions nested without end: refused, not walked.
+    std::ofstream(dir / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+    EXPECT_NE(test::errorOf([&] { readActions(dir / "deep.json"); }).find("nested deeper"),
+              std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include "synthetic/ScriptedPolicy.h"
 #include "synthetic/TabletopWorldModel.h"
 #include "util/Error.h"
+#include "util/Secrets.h"
 
 #include "TestSupport.h"
 
@@ -14,6 +15,7 @@
 
 #include <fstream>
 #include <limits>
+#include <thread>
 
 using namespace kosmos;
 using kosmos::test::TempDir;
@@ -45,6 +47,8 @@ public:
             chunk[0][1] = std::numeric_limits<double>::quiet_NaN();
         if (obs.step == 3 && m_mode == "throws")
             throw std::runtime_error("CUDA error: out of memory");
+        if (obs.step == 2 && m_mode.rfind("slow:", 0) == 0) // one call of N ms (a slow model)
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(m_mode.substr(5))));
         return chunk;
     }
 
@@ -497,4 +501,211 @@ TEST(Engine, AWorldChunkIsGatheredFromPolicyChunksThatDivideIt)
     ActionContract two = ActionContract::bridgeEndEffector();
     two.chunkLength = 2;
     EXPECT_TRUE(contractMisfit(two, world, frames));
+}
+
+namespace {
+
+// One run whose policy makes a single call of callMs, under a lease of leaseMs renewed every
+// everyMs: the run must complete (the lease is renewed during the call), not lose its lease.
+void expectASlowCallKeepsTheLease(std::int64_t callMs, std::int64_t leaseMs, std::int64_t everyMs)
+{
+    Fixture f;
+    nlohmann::json json = protocolJson("slow:" + std::to_string(callMs), 1);
+    json["horizon"] = 16;
+    const Protocol protocol = Protocol::fromJson(json);
+    RolloutEngine engine(f.bundle, f.factory, EngineOptions{1, leaseMs, everyMs, "slow"});
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    std::vector<EngineProgress> finished;
+    const auto result = engine.run(protocol, batch, stop, [&](const EngineProgress &p) {
+        if (p.kind == EngineProgress::Kind::RunFinished)
+            finished.push_back(p);
+    });
+    EXPECT_EQ(result.completed, 1);
+    EXPECT_EQ(result.leaseLost, 0);
+    EXPECT_EQ(result.unfinished(), 0);
+    ASSERT_EQ(finished.size(), 1u);
+    EXPECT_EQ(finished[0].state, "completed") << finished[0].detail;
+    Ledger ledger = Ledger::open(f.bundle);
+    EXPECT_EQ(ledger.run(batch.runIds[0])->status, "completed");
+    const auto attempts = ledger.attempts(batch.runIds[0]);
+    ASSERT_EQ(attempts.size(), 1u) << "one attempt, never taken over";
+    EXPECT_EQ(attempts[0].state, "completed");
+    expectClean(f.bundle);
+}
+
+} // namespace
+
+TEST(Engine, ACallLongerThanTheLeaseKeepsTheLeaseRenewedInTheBackground)
+{
+    // A 4 s call under a 1.5 s lease: before the lease keeper this ended in lease_lost.
+    expectASlowCallKeepsTheLease(4000, 1500, 300);
+}
+
+TEST(Engine, AFortyFiveSecondCallKeepsTheDefaultThirtySecondLease)
+{
+    const EngineOptions defaults;
+    ASSERT_EQ(defaults.leaseMs, 30000);
+    expectASlowCallKeepsTheLease(45000, defaults.leaseMs, defaults.heartbeatEveryMs);
+}
+
+TEST(Engine, RunsHeldByAnotherLiveWorkerAreReportedUnfinishedNotSkipped)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 2));
+    EngineOptions options;
+    options.waitForHeldRuns = false;
+    RolloutEngine engine(f.bundle, f.factory, options);
+    const auto batch = engine.submit(protocol);
+    Ledger ledger = Ledger::open(f.bundle);
+    auto held = ledger.claim("another-worker-0", 60000, batch.runIds[1]); // alive: this process
+    ASSERT_TRUE(held);
+    std::atomic<bool> stop{false};
+    std::vector<std::string> skipped;
+    auto result = engine.run(protocol, batch, stop, [&](const EngineProgress &p) {
+        if (p.kind == EngineProgress::Kind::RunSkipped)
+            skipped.push_back(p.state);
+    });
+    EXPECT_EQ(result.completed, 1);
+    EXPECT_EQ(result.skipped, 0) << "a run still running is not 'already finished'";
+    EXPECT_EQ(result.busy, 1);
+    EXPECT_EQ(result.unfinished(), 1);
+    EXPECT_EQ(skipped, std::vector<std::string>{"busy"});
+
+    ledger.finishAttempt(*held, AttemptOutcome::failed("test", "the other worker failed"));
+    result = engine.run(protocol, batch, stop);
+    EXPECT_EQ(result.skipped, 2);
+    EXPECT_EQ(result.unfinished(), 0);
+}
+
+TEST(Engine, FailedRunsAreRetriedWithANewAttemptAndTheFailedOneKept)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("throws", 2));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    EXPECT_EQ(engine.run(protocol, batch, stop).failed, 2);
+    EXPECT_EQ(engine.retryFailed(batch), 2);
+    EXPECT_EQ(engine.retryFailed(batch), 0) << "queued runs are not requeued twice";
+    const auto again = engine.run(protocol, batch, stop);
+    EXPECT_EQ(again.failed, 2);
+    EXPECT_EQ(again.skipped, 0);
+    Ledger ledger = Ledger::open(f.bundle);
+    for (const std::int64_t runId : batch.runIds) {
+        const auto attempts = ledger.attempts(runId);
+        ASSERT_EQ(attempts.size(), 2u);
+        EXPECT_EQ(attempts[0].state, "failed");
+        EXPECT_EQ(attempts[1].state, "failed");
+        EXPECT_EQ(attempts[1].attemptNo, 2);
+    }
+    expectClean(f.bundle);
+}
+
+TEST(Engine, ByDefaultARunHeldElsewhereIsWaitedForUntilItEndsThere)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 2));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    Ledger ledger = Ledger::open(f.bundle);
+    auto held = ledger.claim("another-worker-0", 60000, batch.runIds[0]);
+    ASSERT_TRUE(held);
+    std::thread other([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        Ledger own = Ledger::open(f.bundle);
+        own.finishAttempt(*held, AttemptOutcome::completed());
+    });
+    std::atomic<bool> stop{false};
+    const auto result = engine.run(protocol, batch, stop);
+    other.join();
+    EXPECT_EQ(result.completed, 1);
+    EXPECT_EQ(result.finishedElsewhere, 1);
+    EXPECT_EQ(result.unfinished(), 0);
+}
+
+TEST(Protocol, UnboundedInputIsRefusedWithTheFieldAndTheLimit)
+{
+    // Too many runs: the product is named before anything is expanded.
+    nlohmann::json many = protocolJson("expert", 1000000);
+    many["tasks"].push_back({{"id", "second"}, {"instruction", "push the blue block"}});
+    EXPECT_NE(test::errorOf([&] { Protocol::fromJson(many); })
+                  .find("1 policies x 2 tasks x 1000000 episodes = 2000000 runs, more than the "
+                        "100000"),
+              std::string::npos)
+        << test::errorOf([&] { Protocol::fromJson(many); });
+    // A 10 MB instruction (it grew a ledger to 1.2 GB): refused naming the field.
+    nlohmann::json longText = protocolJson();
+    longText["tasks"][0]["instruction"] = std::string(10u << 20, 'x');
+    EXPECT_NE(test::errorOf([&] {
+                  Protocol::fromJson(longText);
+              }).find("protocol.tasks[0].instruction: 10485760 bytes, more than the 4096"),
+              std::string::npos);
+    nlohmann::json longName = protocolJson();
+    longName["name"] = std::string(300, 'n');
+    EXPECT_NE(test::errorOf([&] { Protocol::fromJson(longName); }).find("protocol.name: 300 bytes"),
+              std::string::npos);
+    // Nested 100k deep in a file: refused by the parser, no stack overflow.
+    TempDir dir;
+    std::ofstream(dir / "deep.json")
+        << "{\"kosmos_protocol\": 1, \"x\": " << std::string(100000, '[')
+        << std::string(100000, ']') << "}";
+    EXPECT_NE(test::errorOf([&] {
+                  Protocol::fromFile((dir / "deep.json").string());
+              }).find("nested deeper than 32 levels"),
+              std::string::npos);
+    nlohmann::json deep = protocolJson();
+    nlohmann::json *at = &deep["tasks"][0]["start_state"];
+    for (int i = 0; i < 40; ++i)
+        at = &((*at)["x"] = nlohmann::json::object());
+    EXPECT_NE(test::errorOf([&] { Protocol::fromJson(deep); }).find("nested deeper"),
+              std::string::npos);
+    std::ofstream(dir / "dup.json") << R"({"kosmos_protocol": 1, "name": "a", "name": "b"})";
+    EXPECT_NE(test::errorOf([&] {
+                  Protocol::fromFile((dir / "dup.json").string());
+              }).find("\"name\" appears twice"),
+              std::string::npos);
+}
+
+TEST(Protocol, SecretsAreRefusedAtParseTimeBeforeAnythingIsWritten)
+{
+    nlohmann::json inline_key = protocolJson();
+    inline_key["judge"]["settings"] = {{"api_key", "not-a-real-key-but-a-key"}};
+    EXPECT_NE(test::errorOf([&] {
+                  Protocol::fromJson(inline_key);
+              }).find("protocol.judge.settings.api_key: a key named like a credential"),
+              std::string::npos);
+    nlohmann::json value = protocolJson();
+    value["policies"][0]["settings"]["header"] = "Bearer abcdefghijklmnop1234";
+    EXPECT_NE(test::errorOf([&] { Protocol::fromJson(value); })
+                  .find("protocol.policies[0].settings.header: a value that looks like a "
+                        "credential"),
+              std::string::npos);
+    nlohmann::json openai = protocolJson();
+    openai["world_model"]["settings"]["note"] = "sk-proj-abcdefghijklmnopqrstuvwx";
+    EXPECT_THROW(Protocol::fromJson(openai), Error);
+    nlohmann::json pointer = protocolJson();
+    pointer["judge"]["settings"] = {{"api_key_env", "OPENAI_API_KEY"}, {"max_tokens", 300}};
+    EXPECT_NO_THROW(Protocol::fromJson(pointer)) << "naming the variable is the right way";
+
+    // The engine refuses before freezing: the ledger holds no protocol, no component.
+    Fixture f;
+    EXPECT_THROW(Protocol::fromJson(inline_key), Error);
+    Ledger ledger = Ledger::open(f.bundle);
+    sqlite::Statement protocols(ledger.database(), "SELECT COUNT(*) FROM protocols");
+    protocols.step();
+    EXPECT_EQ(protocols.int64(0), 0);
+}
+
+TEST(Redaction, SecretsEchoedByAServerAreRedactedFromStoredText)
+{
+    registerSecret("my-registered-key-123456");
+    EXPECT_EQ(redactSecrets("401: bad key my-registered-key-123456 given"),
+              "401: bad key [redacted] given");
+    EXPECT_EQ(redactSecrets("Authorization: Bearer abc.def-ghi_jkl0123"),
+              "Authorization: [redacted]");
+    EXPECT_EQ(redactSecrets("Incorrect API key provided: sk-abcdefghijklmnopqrstuvwxyz12"),
+              "Incorrect API key provided: [redacted]");
+    const std::string hash(64, 'a');
+    EXPECT_EQ(redactSecrets("sha256 " + hash), "sha256 " + hash) << "hashes stay";
 }

@@ -7,6 +7,8 @@
 //   claim BUNDLE WORKER LEASE_MS      claim a run and leave the attempt running;
 //                                     print "RUN_ID ATTEMPT_ID ATTEMPT_NO", exit 3 if none
 //   emit BUNDLE COUNT DELAY_MS        claim a run, append COUNT events DELAY_MS apart, finish
+//   hold BUNDLE WORKER LEASE_MS [RUN] claim a run (or RUN), print as claim does, then sleep
+//                                     without renewing until killed (a worker that dies)
 #include "ledger/Ledger.h"
 #include "util/Clock.h"
 #include "util/Error.h"
@@ -15,6 +17,7 @@
 
 #include <fcntl.h>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -83,6 +86,22 @@ int claim(const std::string &bundle, const std::string &worker, std::int64_t lea
     return 0;
 }
 
+// Claims the oldest claimable run (or the given one) and holds its lease without renewing it
+// until killed: a worker that dies mid-run.
+int hold(const std::string &bundle, const std::string &worker, std::int64_t leaseMs,
+         std::optional<std::int64_t> runId)
+{
+    Ledger ledger = Ledger::open(bundle);
+    const auto lease = ledger.claim(worker, leaseMs, runId);
+    if (!lease) {
+        std::cout << "nothing to claim" << std::endl;
+        return 3;
+    }
+    std::cout << lease->runId << " " << lease->attemptId << " " << lease->attemptNo << std::endl;
+    for (;;)
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 int emit(const std::string &bundle, int count, int delayMs)
 {
     Ledger ledger = Ledger::open(bundle);
@@ -109,6 +128,10 @@ int main(int argc, char **argv)
             return submit(a[1], a[2], std::stoll(a[3]), std::stoll(a[4]));
         if (a.size() == 4 && a[0] == "claim")
             return claim(a[1], a[2], std::stoll(a[3]));
+        if ((a.size() == 4 || a.size() == 5) && a[0] == "hold")
+            return hold(a[1], a[2], std::stoll(a[3]),
+                        a.size() == 5 ? std::optional<std::int64_t>(std::stoll(a[4]))
+                                      : std::nullopt);
         if (a.size() == 4 && a[0] == "emit")
             return emit(a[1], std::stoi(a[2]), std::stoi(a[3]));
     } catch (const Error &e) {

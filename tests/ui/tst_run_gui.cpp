@@ -374,6 +374,25 @@ private slots:
             QCOMPARE(attempts[0].exitSignal.value_or(0), 6); // SIGABRT
         }
         QVERIFY(verifyLedger(ledger).clean());
+
+        // Run > Retry selected failed runs: one of the two is selected and gets a new attempt;
+        // its failed attempt stays, the other run is left as it was.
+        const qint64 retried = controller.progress().runs[0].runId;
+        const qint64 left = controller.progress().runs[1].runId;
+        QCOMPARE(controller.retryFailed({retried}, 1), 1);
+        QVERIFY2(controller.error().isEmpty(), qPrintable(controller.error()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly}).attempts(retried).size() == 2,
+            20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.active(), 60000);
+        Ledger after = Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly});
+        QVERIFY(after.attempts(retried)[0].errorCode.value_or("") == "worker_crashed");
+        QCOMPARE(after.attempts(retried)[1].attemptNo, 2);
+        QCOMPARE(after.attempts(left).size(), std::size_t{1});
+        QCOMPARE(controller.retryFailed({left, 999}, 1), 1);
+        QVERIFY(controller.error().contains(QStringLiteral("run 999 is missing")));
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.active(), 60000);
+        QVERIFY(verifyLedger(after).clean());
     }
 };
 

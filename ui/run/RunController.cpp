@@ -11,6 +11,8 @@
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <set>
+
 namespace kosmos::ui {
 
 RunController::RunController(QString cliPath, QObject *parent)
@@ -173,6 +175,47 @@ bool RunController::cancelRun(qint64 runId)
         m_error = QString::fromUtf8(e.what());
         return false;
     }
+}
+
+int RunController::retryFailed(const QList<qint64> &runIds, int workers)
+{
+    m_error.clear();
+    QStringList skipped;
+    std::vector<nlohmann::json> protocols;
+    int requeued = 0;
+    try {
+        Ledger writer = Ledger::open(m_bundle.toStdString(), {OpenMode::ReadWrite});
+        std::set<std::string> seen;
+        for (const qint64 runId : runIds) {
+            const auto run = writer.run(runId);
+            if (!run || run->status != "failed") {
+                skipped << tr("run %1 is %2")
+                               .arg(runId)
+                               .arg(run ? QString::fromStdString(run->status) : tr("missing"));
+                continue;
+            }
+            const auto protocol = writer.protocol(run->protocolSha256);
+            if (!protocol || !protocol->contains("kosmos_protocol")) {
+                skipped
+                    << tr("run %1 was imported, not run: there is nothing to run again").arg(runId);
+                continue;
+            }
+            writer.retryRun(runId);
+            ++requeued;
+            if (seen.insert(run->protocolSha256).second)
+                protocols.push_back(*protocol);
+        }
+    } catch (const std::exception &e) {
+        m_error = QString::fromUtf8(e.what());
+        return requeued;
+    }
+    for (const auto &protocol : protocols)
+        if (!start(protocol, workers))
+            skipped << m_error;
+    if (!skipped.isEmpty())
+        m_error = skipped.join(QStringLiteral("; "));
+    poll();
+    return requeued;
 }
 
 int RunController::cancelBatch()

@@ -2,6 +2,7 @@
 
 #include "pipeline/BatchProgress.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
@@ -50,6 +51,11 @@ public:
     // Through the ledger: a queued run is cancelled at once, a running one at its next step.
     bool cancelRun(qint64 runId);
     int cancelBatch();
+    // Puts the failed runs among runIds back in the queue (each failed attempt stays recorded)
+    // and starts their protocols' batches, which run just those runs. Returns how many were
+    // requeued; runs that did not fail, or whose protocol is not runnable (imported runs), are
+    // left as they are and named in error().
+    int retryFailed(const QList<qint64> &runIds, int workers);
 
 public slots:
     void poll();

@@ -61,7 +61,7 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(RunsModel::Run, Qt::AscendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->horizontalHeader()->setStretchLastSection(true);

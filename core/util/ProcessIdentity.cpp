@@ -1,0 +1,147 @@
+#include "util/ProcessIdentity.h"
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+#include <utility>
+
+namespace kosmos {
+
+namespace {
+
+std::string firstLine(const char *path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+std::string hostName()
+{
+    char buffer[256] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0)
+        return {};
+    return buffer;
+}
+
+std::string currentPidNamespace()
+{
+    char buffer[128] = {};
+    const ssize_t n = ::readlink("/proc/self/ns/pid", buffer, sizeof buffer - 1);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+} // namespace
+
+namespace {
+
+// State letter and start time of a process; nullopt when it does not exist.
+std::optional<std::pair<char, std::int64_t>> statOf(std::int64_t pid)
+{
+    if (pid <= 0)
+        return std::nullopt;
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    if (!std::getline(in, stat))
+        return std::nullopt;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so count fields from
+    // the last ')'. starttime is field 22 overall, the 20th after comm.
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string state;
+    std::string field;
+    if (!(fields >> state) || state.empty())
+        return std::nullopt;
+    for (int i = 1; i < 20; ++i)
+        if (!(fields >> field))
+            return std::nullopt;
+    try {
+        return std::make_pair(state[0], static_cast<std::int64_t>(std::stoll(field)));
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+std::int64_t processStartTicks(std::int64_t pid)
+{
+    const auto stat = statOf(pid);
+    return stat ? stat->second : -1;
+}
+
+nlohmann::json ProcessIdentity::toJson() const
+{
+    return {{"host", host},
+            {"boot_id", bootId},
+            {"pid_namespace", pidNamespace},
+            {"pid", pid},
+            {"start_ticks", startTicks}};
+}
+
+ProcessIdentity ProcessIdentity::fromJson(const nlohmann::json &json)
+{
+    ProcessIdentity p;
+    if (!json.is_object())
+        return p;
+    auto text = [&](const char *key) {
+        const auto it = json.find(key);
+        return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    auto number = [&](const char *key) {
+        const auto it = json.find(key);
+        return it != json.end() && it->is_number_integer() ? it->get<std::int64_t>()
+                                                           : std::int64_t{0};
+    };
+    p.host = text("host");
+    p.bootId = text("boot_id");
+    p.pidNamespace = text("pid_namespace");
+    p.pid = number("pid");
+    p.startTicks = number("start_ticks");
+    return p;
+}
+
+const ProcessIdentity &ProcessIdentity::current()
+{
+    // Computed per call in a forked child would be wrong: fork keeps statics. Cache by PID.
+    thread_local ProcessIdentity cached;
+    const std::int64_t pid = ::getpid();
+    if (cached.pid != pid) {
+        ProcessIdentity p;
+        p.host = hostName();
+        p.bootId = firstLine("/proc/sys/kernel/random/boot_id");
+        p.pidNamespace = currentPidNamespace();
+        p.pid = pid;
+        p.startTicks = processStartTicks(pid);
+        cached = p;
+    }
+    return cached;
+}
+
+bool provablyDead(const ProcessIdentity &holder)
+{
+    const ProcessIdentity &self = ProcessIdentity::current();
+    if (holder.pid <= 0 || holder.startTicks <= 0 || holder.host.empty() || holder.bootId.empty() ||
+        holder.pidNamespace.empty())
+        return false;
+    if (holder.host != self.host || holder.bootId != self.bootId ||
+        holder.pidNamespace != self.pidNamespace || self.bootId.empty() ||
+        self.pidNamespace.empty())
+        return false;
+    if (holder.pid == self.pid)
+        return holder.startTicks != self.startTicks;
+    const auto stat = statOf(holder.pid);
+    if (!stat) {
+        // Gone, unless /proc itself is unreadable (then nothing is proven).
+        std::ifstream selfStat("/proc/self/stat");
+        return static_cast<bool>(selfStat);
+    }
+    // Another process under a reused PID, or this one dead and not yet reaped (zombie).
+    return stat->second != holder.startTicks || stat->first == 'Z' || stat->first == 'X';
+}
+
+} // namespace kosmos

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace kosmos {
+
+// Who holds a lease, precisely enough to tell later whether that process is still alive: the
+// host, the kernel's boot id and PID namespace (a PID means nothing across reboots or
+// containers), the PID and the process's start time in clock ticks since boot (a PID is reused;
+// PID + start time is not).
+struct ProcessIdentity
+{
+    std::string host;
+    std::string bootId;
+    std::string pidNamespace;
+    std::int64_t pid = 0;
+    std::int64_t startTicks = 0;
+
+    nlohmann::json toJson() const;
+    // Missing or malformed fields give an identity that is never judged dead.
+    static ProcessIdentity fromJson(const nlohmann::json &json);
+
+    // This process.
+    static const ProcessIdentity &current();
+};
+
+// True only when `holder` provably no longer runs: it was recorded on this host, this boot and
+// this PID namespace, and its PID is gone or belongs to a process started at another time.
+// Anything it cannot prove (another host, missing fields, unreadable /proc) is alive.
+bool provablyDead(const ProcessIdentity &holder);
+
+// The start time of a process in clock ticks since boot (/proc/<pid>/stat field 22), or -1
+// when the process does not exist or /proc cannot be read.
+std::int64_t processStartTicks(std::int64_t pid);
+
+} // namespace kosmos
