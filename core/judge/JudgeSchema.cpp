@@ -331,4 +331,36 @@ std::vector<int> selectJudgeFrames(int frameCount)
     return out;
 }
 
+std::optional<std::string> judgmentFramesProblem(const nlohmann::json &frameIndices, int frameCount)
+{
+    if (!frameIndices.is_array() || frameIndices.size() != 16)
+        return "frame_indices must be 16 frame indices, got " + frameIndices.dump().substr(0, 200);
+    std::int64_t previous = -1;
+    for (const auto &index : frameIndices) {
+        const auto value = intIn(index, 0, std::int64_t{frameCount} - 1);
+        if (!value)
+            return "frame_indices holds " + index.dump() + ", outside the rollout's " +
+                   std::to_string(frameCount) + " frames (0-" + std::to_string(frameCount - 1) +
+                   ")";
+        if (*value <= previous)
+            return "frame_indices must increase strictly, got " + frameIndices.dump();
+        previous = *value;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> evidenceFramesProblem(const nlohmann::json &parsedAnswer,
+                                                 const nlohmann::json &frameIndices)
+{
+    if (!parsedAnswer.is_object() || !parsedAnswer.contains("evidence_frame_indices"))
+        return std::nullopt; // not schema-valid: its evidence counts for nothing anyway
+    const std::int64_t selected =
+        frameIndices.is_array() ? static_cast<std::int64_t>(frameIndices.size()) : 0;
+    for (const auto &index : parsedAnswer["evidence_frame_indices"])
+        if (!intIn(index, 0, selected - 1))
+            return "evidence_frame_indices holds " + index.dump() + ", but the judge was shown " +
+                   std::to_string(selected) + " frames";
+    return std::nullopt;
+}
+
 } // namespace kosmos

@@ -73,4 +73,12 @@ QuorumOutcome computeQuorum(const std::vector<ParsedAnswer> &answers,
 // last = final control tick). Throws Error(InvalidInput) when frameCount < 16.
 std::vector<int> selectJudgeFrames(int frameCount);
 
+// Where a judgment's evidence points, checked on import and by verify: frame_indices must be 16
+// strictly increasing integers inside the rollout's [0, frameCount), and every answer's
+// evidence_frame_indices must index those 16. nullopt: they do; else the problem, named.
+std::optional<std::string> judgmentFramesProblem(const nlohmann::json &frameIndices,
+                                                 int frameCount);
+std::optional<std::string> evidenceFramesProblem(const nlohmann::json &parsedAnswer,
+                                                 const nlohmann::json &frameIndices);
+
 } // namespace kosmos

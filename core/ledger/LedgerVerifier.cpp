@@ -1,5 +1,6 @@
 #include "ledger/LedgerVerifier.h"
 
+#include "judge/JudgeSchema.h"
 #include "judge/JudgmentRecheck.h"
 
 #include "ledger/Ledger.h"
@@ -52,6 +53,7 @@ private:
         checkEventSequences();
         checkAttempts();
         checkJudgeSamples();
+        checkJudgmentFrames();
         for (const auto &p : recheckJudgments(m_ledger, &m_report.judgmentsRechecked))
             problem("judgment_recheck", "judgment " + std::to_string(p.judgmentId), p.message);
         checkArtifacts();
@@ -291,6 +293,35 @@ private:
                         "the stored sample hashes to " + actual + ", recorded " + s.text(11) +
                             ": it was edited after it was written");
             ++m_report.judgeSamplesChecked;
+        }
+    }
+
+    // A judgment's 16 frames lie inside its attempt's rollout, and every sample's evidence
+    // indexes those 16.
+    void checkJudgmentFrames()
+    {
+        Statement s(m_db, "SELECT j.judgment_id, j.frame_indices_json, (SELECT COUNT(*) FROM "
+                          "attempt_artifacts aa WHERE aa.attempt_id = j.attempt_id AND "
+                          "aa.role = 'frame') FROM judgments j ORDER BY j.judgment_id");
+        while (s.step()) {
+            const std::string where = "judgment " + std::to_string(s.int64(0));
+            const auto text = s.optText(1);
+            if (!text)
+                continue; // judgments without frames (none are written today)
+            const auto indices = nlohmann::json::parse(*text, nullptr, false);
+            if (const auto issue = judgmentFramesProblem(indices, static_cast<int>(s.int64(2)))) {
+                problem("judgment_frames", where, *issue);
+                continue;
+            }
+            Statement samples(m_db, "SELECT sample_index, parsed_json FROM judge_samples WHERE "
+                                    "judgment_id = ? AND parsed_json IS NOT NULL");
+            samples.bind(1, s.int64(0));
+            while (samples.step()) {
+                const auto parsed = nlohmann::json::parse(samples.text(1), nullptr, false);
+                if (const auto issue = evidenceFramesProblem(parsed, indices))
+                    problem("judgment_frames",
+                            where + ", sample " + std::to_string(samples.int64(0)), *issue);
+            }
         }
     }
 

@@ -7,6 +7,7 @@
 #include "ledger/Ledger.h"
 #include "media/ActionFiles.h"
 #include "media/VideoDecoder.h"
+#include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
@@ -359,19 +360,26 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
         if (in.judgeSamples) {
             nlohmann::json doc;
             try {
-                std::ifstream f(*in.judgeSamples);
-                doc = nlohmann::json::parse(f);
-            } catch (const nlohmann::json::exception &e) {
-                throw ImportFailure{"judge_samples_unreadable",
-                                    in.judgeSamples->string() + ": " + e.what()};
+                json::Limits limits;
+                limits.maxBytes = 16u << 20;
+                limits.maxDepth = 16;
+                limits.rejectDuplicateKeys = true;
+                doc = json::parseFile(*in.judgeSamples, limits);
+            } catch (const Error &e) {
+                throw ImportFailure{"judge_samples_unreadable", e.what()};
             }
             const std::string where = "judge_samples.json";
             const QuorumSettings settings = QuorumSettings::fromJson(
                 doc.value("settings", nlohmann::json::object()), where + ".settings");
             JudgmentRecord record;
             record.settings = settings.toJson();
-            if (doc.contains("frame_indices"))
-                record.frameIndices = doc["frame_indices"];
+            record.frameIndices =
+                doc.contains("frame_indices")
+                    ? doc["frame_indices"]
+                    : nlohmann::json(selectJudgeFrames(static_cast<int>(frames.size())));
+            if (const auto problem =
+                    judgmentFramesProblem(record.frameIndices, static_cast<int>(frames.size())))
+                throw ImportFailure{"judge_evidence_out_of_range", where + ": " + *problem};
             std::map<int, ParsedAnswer> finals;
             for (const auto &s : json::requireArray(doc, "samples", where)) {
                 JudgeSampleRecord sample;
@@ -387,6 +395,11 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
                 if (!parsed.error.empty())
                     sample.parseError = parsed.error;
                 sample.parsed = parsed.value;
+                if (const auto problem = evidenceFramesProblem(parsed.value, record.frameIndices))
+                    throw ImportFailure{"judge_evidence_out_of_range",
+                                        where + ".samples[" +
+                                            std::to_string(record.samples.size()) +
+                                            "]: " + *problem};
                 sample.generatedTokens =
                     json::optInt(s, "generated_tokens", where + ".samples", 0, INT64_MAX);
                 sample.decodeMs = json::optInt(s, "decode_ms", where + ".samples", 0, INT64_MAX);

@@ -361,3 +361,67 @@ TEST(ActionFiles, NpyHeadersThatLieAboutTheirSizeAreRefusedNamingTheProblem)
     EXPECT_NE(test::errorOf([&] { readActions(dir / "deep.json"); }).find("nested deeper"),
               std::string::npos);
 }
+
+TEST(Import, JudgeEvidenceOutsideTheRolloutIsRefusedOnImportAndFoundByVerify)
+{
+    TempDir dir;
+    const auto [frames, actions] = rollout(16); // 17 frames
+    auto episode = [&](const std::string &name, const nlohmann::json &frameIndices,
+                       const nlohmann::json &evidence) {
+        const fs::path src = dir / name;
+        fs::create_directories(src);
+        writeManifest(src);
+        writeFrames(src, frames);
+        writeCsv(src / "actions.csv", actions);
+        nlohmann::json samples = {{"frame_indices", frameIndices},
+                                  {"samples", nlohmann::json::array()}};
+        for (int i = 0; i < 5; ++i)
+            samples["samples"].push_back(
+                {{"sample_index", i},
+                 {"raw_text", nlohmann::json{{"integrity", "intact"},
+                                             {"collision", "none_visible"},
+                                             {"progress", 2},
+                                             {"completion_evidence", "not_met"},
+                                             {"evidence_frame_indices", evidence},
+                                             {"observable_reasons", "the block never moved"}}
+                                  .dump()}});
+        std::ofstream(src / "judge_samples.json") << samples.dump();
+        return src;
+    };
+    nlohmann::json inside = nlohmann::json::array();
+    nlohmann::json outside = nlohmann::json::array();
+    for (int i = 0; i < 16; ++i) {
+        inside.push_back(i);
+        outside.push_back(i == 15 ? 400 : i); // frame 400 of a 17-frame rollout
+    }
+    Ledger ledger = Ledger::create(dir / "e.kosmos");
+    auto r = importDirectory(ledger, episode("outside", outside, {15}));
+    EXPECT_EQ(r.state, "failed");
+    EXPECT_EQ(r.errorCode, "judge_evidence_out_of_range");
+    EXPECT_NE(r.error.find("400, outside the rollout's 17 frames"), std::string::npos) << r.error;
+    nlohmann::json shortList = inside;
+    shortList.erase(15);
+    r = importDirectory(ledger, episode("short", shortList, {14}));
+    EXPECT_EQ(r.errorCode, "judge_evidence_out_of_range") << r.error;
+    EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM judgments"), 0u) << "nothing was judged";
+    r = importDirectory(ledger, episode("good", inside, {15}));
+    ASSERT_EQ(r.state, "completed") << r.error;
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+
+    // Written past the importer (an old build, a hand edit): verify names it.
+    sqlite::Statement triggers(ledger.database(),
+                               "SELECT name FROM sqlite_master WHERE type = 'trigger' AND "
+                               "tbl_name = 'judgments'");
+    std::vector<std::string> names;
+    while (triggers.step())
+        names.push_back(triggers.text(0));
+    for (const auto &name : names)
+        ledger.database().exec("DROP TRIGGER " + name);
+    ledger.database().exec("UPDATE judgments SET frame_indices_json = '" + outside.dump() + "'");
+    const auto report = verifyLedger(ledger);
+    bool found = false;
+    for (const auto &p : report.problems)
+        found = found || (p.check == "judgment_frames" &&
+                          p.message.find("outside the rollout") != std::string::npos);
+    EXPECT_TRUE(found) << "verify did not find the evidence outside the rollout";
+}

@@ -2,6 +2,7 @@
 #include "MainWindow.h"
 #include "Translations.h"
 #include "dialogs/SettingsDialog.h"
+#include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
 #include "media/VideoDecoder.h"
@@ -90,7 +91,10 @@ private:
                 for (int step = 4; step <= 20; step += 4) // five world-model calls of 4 actions
                     ledger.appendEvent(*lease, "step", {{"step", step}, {"frames", step + 1}});
             }
-            ledger.recordJudgment(*lease, test::testJudgment());
+            JudgmentRecord judgment = test::testJudgment();
+            if (i == 3) // the judge's 16 frames of this 21-frame rollout
+                judgment.frameIndices = selectJudgeFrames(21);
+            ledger.recordJudgment(*lease, judgment);
             ledger.finishAttempt(*lease, AttemptOutcome::completed());
         }
     }
