@@ -58,11 +58,12 @@ int reportError(const Error &e)
 {
     std::cerr << "kosmos-cli: error [" << errorCodeName(e.code()) << "]: " << e.what() << "\n";
     switch (e.code()) {
+    case ErrorCode::NoLedger:
     case ErrorCode::NotALedger:
     case ErrorCode::NewerSchema:
     case ErrorCode::MigrationFailed:
-    case ErrorCode::NotFound: // the ledger is not there (a missing run is invalid input: 4)
-        return ExitCode::CannotOpen;
+        return ExitCode::CannotOpen; // only the ledger itself: an unknown plugin, run or key is 4
+
     default:
         return ExitCode::Failed;
     }

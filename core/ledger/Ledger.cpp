@@ -267,7 +267,7 @@ fs::path Ledger::bundleDirectory(const fs::path &path)
     if (path.filename() == kDatabaseName)
         return path.has_parent_path() ? path.parent_path() : fs::path(".");
     if (!fs::exists(path, ec))
-        throw Error(ErrorCode::NotFound, "no ledger at " + path.string() + " (it does not exist)");
+        throw Error(ErrorCode::NoLedger, "no ledger at " + path.string() + " (it does not exist)");
     throw Error(ErrorCode::NotALedger,
                 path.string() + " is not a Kosmos ledger (expected a NAME.kosmos/ directory or "
                                 "its ledger.sqlite)");
@@ -317,7 +317,7 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
     const fs::path bundle = bundleDirectory(path);
     const fs::path dbPath = bundle / kDatabaseName;
     if (!fs::exists(dbPath))
-        throw Error(ErrorCode::NotFound,
+        throw Error(ErrorCode::NoLedger,
                     "no ledger at " + bundle.string() + " (missing " + dbPath.string() +
                         "; create one with `kosmos-cli init " + bundle.string() + "`)");
     const bool readOnly = options.mode == OpenMode::ReadOnly;

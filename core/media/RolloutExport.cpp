@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <unistd.h>
 
 namespace kosmos {
 
@@ -22,9 +23,26 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     if (rollout.frames.empty())
         throw Error(ErrorCode::InvalidInput,
                     "run " + std::to_string(runId) + " has no frames to export");
-    ExportResult result;
-    result.framesDir = directory / "frames";
+    // Everything is written into a staging folder inside `directory` and moved into place only
+    // when complete: a failure or a cancel midway leaves no partial output behind.
     std::error_code ec;
+    std::filesystem::create_directories(directory, ec);
+    if (ec)
+        throw Error(ErrorCode::Io, "cannot create " + directory.string() + ": " + ec.message());
+    const std::filesystem::path staging =
+        directory / (".kosmos-export-partial-" + std::to_string(::getpid()));
+    struct Cleanup
+    {
+        std::filesystem::path path;
+        ~Cleanup()
+        {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } cleanup{staging};
+    std::filesystem::remove_all(staging, ec);
+    ExportResult result;
+    result.framesDir = staging / "frames";
     std::filesystem::create_directories(result.framesDir, ec);
     if (ec)
         throw Error(ErrorCode::Io,
@@ -49,10 +67,12 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
         }
         if (progress && !progress(result.frames, total)) {
             result.cancelled = true;
+            result.frames = 0; // nothing was kept
+            result.framesDir.clear();
             return result;
         }
     }
-    result.csv = directory / "actions.csv";
+    result.csv = staging / "actions.csv";
     std::ofstream csv(result.csv);
     csv.precision(std::numeric_limits<double>::max_digits10); // exact round trip of every value
     csv << "step,time_s";
@@ -83,11 +103,27 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
             cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255},
                         1, cv::LINE_AA);
         }
-        result.video = directory / "rollout.mp4";
+        result.video = staging / "rollout.mp4";
         encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)));
-        if (progress)
-            progress(total, total);
     }
+    csv.close();
+    // Complete: move each piece into place (replacing an earlier export's pieces).
+    auto publish = [&](std::filesystem::path &piece) {
+        if (piece.empty())
+            return;
+        const std::filesystem::path target = directory / piece.filename();
+        std::filesystem::remove_all(target, ec);
+        std::filesystem::rename(piece, target, ec);
+        if (ec)
+            throw Error(ErrorCode::Io, "cannot move " + piece.string() + " to " + target.string() +
+                                           ": " + ec.message());
+        piece = target;
+    };
+    publish(result.framesDir);
+    publish(result.csv);
+    publish(result.video);
+    if (video && progress)
+        progress(total, total);
     return result;
 }
 

@@ -7,6 +7,8 @@ std::string_view errorCodeName(ErrorCode code)
     switch (code) {
     case ErrorCode::InvalidInput:
         return "invalid_input";
+    case ErrorCode::NoLedger:
+        return "no_ledger";
     case ErrorCode::NotALedger:
         return "not_a_ledger";
     case ErrorCode::NewerSchema:

@@ -11,6 +11,7 @@ namespace kosmos {
 enum class ErrorCode
 {
     InvalidInput,    // a caller passed something malformed; nothing was written
+    NoLedger,        // there is no ledger at the given path
     NotALedger,      // the file is not a Kosmos ledger (or not SQLite at all)
     NewerSchema,     // made by a newer Kosmos; this build refuses to touch it
     MigrationFailed, // an older ledger could not be migrated; the original is untouched

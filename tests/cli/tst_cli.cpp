@@ -870,3 +870,55 @@ TEST(Cli, IsolatedWorkersStopWhenTheirSupervisorIsKilled)
     EXPECT_EQ(ledger.info().runsByStatus[1].second, 0) << "no attempt is left running";
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
 }
+
+TEST(Cli, ExitCodesMatchTheirDocumentationAndRefusalsWriteNothing)
+{
+    TempDir dir;
+    const auto bundle = makeLedger(dir);
+    // 3 is only "cannot open the ledger"; an unknown plugin, run or key file is 4.
+    auto r = runProcess({test::cliPath(), "events", bundle.string(), "ffffffffffff"});
+    EXPECT_EQ(r.exitCode, 4) << "unknown run key";
+    r = runProcess({test::cliPath(), "packet", "import", bundle.string(),
+                    (dir / "answers.json").string(), "--key", (dir / "missing.key.json").string()});
+    EXPECT_EQ(r.exitCode, 4) << "missing packet key";
+    nlohmann::json protocol = smallProtocol(1, 16);
+    protocol["policies"][0]["plugin"] = "no.such_plugin";
+    std::ofstream(dir / "unknown.json") << protocol.dump();
+    r = runProcess(
+        {test::cliPath(), "run", (dir / "unknown.json").string(), "--ledger", bundle.string()});
+    EXPECT_EQ(r.exitCode, 4) << "unknown plugin";
+    r = runProcess({test::cliPath(), "run", (dir / "unknown.json").string(), "--ledger",
+                    (dir / "missing.kosmos").string()});
+    EXPECT_EQ(r.exitCode, 3) << "missing ledger";
+    const auto help = runProcess({test::cliPath(), "--help"});
+    EXPECT_NE(help.output.find("3    cannot open the ledger"), std::string::npos);
+    EXPECT_NE(help.output.find("6    run/judge: runs left unfinished"), std::string::npos);
+
+    // Bad settings and inline secrets are refused by run as by --dry-run, before anything is
+    // frozen: no protocol, no component, no run is written.
+    const auto before = Ledger::open(bundle, {OpenMode::ReadOnly}).info();
+    nlohmann::json badSettings = smallProtocol(1, 16);
+    badSettings["policies"][0]["settings"]["skill"] = 7; // the schema wants a string
+    std::ofstream(dir / "bad.json") << badSettings.dump();
+    nlohmann::json secret = smallProtocol(1, 16);
+    secret["judge"]["settings"] = {{"api_key", "sk-abcdefghijklmnopqrstuvwxyz"}};
+    std::ofstream(dir / "secret.json") << secret.dump();
+    for (const char *file : {"bad.json", "secret.json"}) {
+        for (const bool dry : {true, false}) {
+            std::vector<std::string> args = {test::cliPath(), "run", (dir / file).string(),
+                                             "--ledger", bundle.string()};
+            if (dry)
+                args.push_back("--dry-run");
+            r = runProcess(args);
+            EXPECT_EQ(r.exitCode, 4) << file << (dry ? " --dry-run" : "");
+        }
+    }
+    Ledger after = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(after.info().runs, before.runs);
+    sqlite::Statement leaked(after.database(),
+                             "SELECT (SELECT COUNT(*) FROM protocols WHERE canonical_json LIKE "
+                             "'%sk-abc%'), (SELECT COUNT(*) FROM components WHERE identity_json "
+                             "LIKE '%sk-abc%')");
+    ASSERT_TRUE(leaked.step());
+    EXPECT_EQ(leaked.int64(0) + leaked.int64(1), 0) << "the key reached an immutable table";
+}

@@ -88,11 +88,11 @@ TEST(LedgerOpen, MissingLedgerAndForeignFilesGetClearErrors)
 {
     TempDir dir;
     expectError(
-        ErrorCode::NotFound, [&] { Ledger::open(dir / "nothing.kosmos/ledger.sqlite"); },
+        ErrorCode::NoLedger, [&] { Ledger::open(dir / "nothing.kosmos/ledger.sqlite"); },
         "kosmos-cli init");
     fs::create_directories(dir / "empty.kosmos");
     expectError(
-        ErrorCode::NotFound, [&] { Ledger::open(dir / "empty.kosmos"); }, "no ledger");
+        ErrorCode::NoLedger, [&] { Ledger::open(dir / "empty.kosmos"); }, "no ledger");
 
     fs::create_directories(dir / "junk.kosmos");
     {

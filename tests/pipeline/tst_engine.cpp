@@ -1,5 +1,6 @@
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
+#include "media/RolloutExport.h"
 #include "pipeline/BatchProgress.h"
 #include "pipeline/BatchSummary.h"
 #include "pipeline/RolloutEngine.h"
@@ -708,4 +709,38 @@ TEST(Redaction, SecretsEchoedByAServerAreRedactedFromStoredText)
               "Incorrect API key provided: [redacted]");
     const std::string hash(64, 'a');
     EXPECT_EQ(redactSecrets("sha256 " + hash), "sha256 " + hash) << "hashes stay";
+}
+
+TEST(Export, AFailureMidwayLeavesNoPartialOutput)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 1));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    ASSERT_EQ(engine.run(protocol, batch, stop).completed, 1);
+    Ledger ledger = Ledger::open(f.bundle);
+    const auto frames = artifactHashes(ledger, batch.runIds[0], "frame");
+    ASSERT_EQ(frames.size(), 31u);
+
+    const fs::path out = f.dir / "export";
+    const auto good = exportRollout(ledger, batch.runIds[0], out, false, false);
+    EXPECT_EQ(good.frames, 31);
+    EXPECT_TRUE(fs::exists(out / "frames" / "frame_00030.png"));
+    EXPECT_TRUE(fs::exists(out / "actions.csv"));
+
+    // Cancelled after 5 frames: nothing new is left, the earlier export is untouched.
+    const fs::path cancelled = f.dir / "cancelled";
+    const auto c = exportRollout(ledger, batch.runIds[0], cancelled, false, false,
+                                 [](int done, int) { return done < 5; });
+    EXPECT_TRUE(c.cancelled);
+    EXPECT_TRUE(fs::is_empty(cancelled)) << "a cancelled export left files";
+
+    // Frame 20 no longer matches its hash: the export fails midway and leaves nothing behind.
+    const fs::path object = ledger.artifacts().objectPath(frames[20]);
+    fs::permissions(object, fs::perms::owner_write, fs::perm_options::add);
+    std::ofstream(object, std::ios::binary | std::ios::app) << "x";
+    const fs::path failed = f.dir / "failed";
+    EXPECT_THROW(exportRollout(ledger, batch.runIds[0], failed, true, true), Error);
+    EXPECT_TRUE(fs::is_empty(failed)) << "a failed export left partial output";
 }
