@@ -22,3 +22,20 @@ option(KOSMOS_WERROR "Treat warnings as errors" OFF)
 if(KOSMOS_WERROR)
     target_compile_options(kosmos_warnings INTERFACE -Werror)
 endif()
+
+# Sanitizers for the whole build (presets asan and tsan; scripts/sanitize.sh runs them).
+set(KOSMOS_SANITIZE "" CACHE STRING "Sanitizers, e.g. address;undefined or thread (empty: none)")
+if(KOSMOS_SANITIZE)
+    list(JOIN KOSMOS_SANITIZE "," kosmos_sanitizers)
+    add_compile_options(-fsanitize=${kosmos_sanitizers} -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=${kosmos_sanitizers})
+    # GCC's flow analysis under ASan reports std::function inside std::regex as maybe
+    # uninitialized (a known false positive); the plain build keeps the warning.
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+        add_compile_options(-Wno-maybe-uninitialized)
+    endif()
+    if("undefined" IN_LIST KOSMOS_SANITIZE)
+        # A finding fails the test instead of printing and going on.
+        add_compile_options(-fno-sanitize-recover=undefined)
+    endif()
+endif()

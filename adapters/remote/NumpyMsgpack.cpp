@@ -166,8 +166,10 @@ MsgValue convert(const msgpack::object &o, const std::string &where, int depth)
                                           "' (|u1 |i1 |b1 <i2 <i4 <i8 <u2 <u4 <u8 <f4 <f8)");
             for (std::uint32_t k = 0; k < shape->via.array.size; ++k) {
                 const auto &d = shape->via.array.ptr[k];
-                if (d.type != msgpack::type::POSITIVE_INTEGER)
-                    bad(where + ".shape", "sizes must be non-negative integers");
+                if (d.type != msgpack::type::POSITIVE_INTEGER ||
+                    d.via.u64 > static_cast<std::uint64_t>(kMaxArrayElements))
+                    bad(where + ".shape",
+                        "sizes must be integers from 0 to " + std::to_string(kMaxArrayElements));
                 v.array.shape.push_back(static_cast<std::int64_t>(d.via.u64));
             }
             v.array.data = std::string(data->via.bin.ptr, data->via.bin.size);
@@ -217,9 +219,15 @@ int itemSize(const std::string &dtype)
 
 std::int64_t NdArray::count() const
 {
+    // Shapes come from servers: every product is checked (a wrapped count would let a short
+    // buffer pass for a huge array).
     std::int64_t n = 1;
-    for (const std::int64_t d : shape)
-        n *= d;
+    for (const std::int64_t d : shape) {
+        if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxArrayElements)
+            throw Error(ErrorCode::InvalidInput,
+                        "array shape with more than " + std::to_string(kMaxArrayElements) +
+                            " elements (or a negative or overflowing size)");
+    }
     return n;
 }
 

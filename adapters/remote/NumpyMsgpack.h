@@ -14,12 +14,16 @@
 
 namespace kosmos::remote {
 
+// The most elements an array from a server may have (a 4K RGB video of 60 frames is ~1.5e9).
+constexpr std::int64_t kMaxArrayElements = std::int64_t{1} << 31;
+
 struct NdArray
 {
     std::string dtype; // "|u1", "<f4", "<f8", "<i8", "|b1" ...
     std::vector<std::int64_t> shape;
     std::string data; // raw C-order bytes
 
+    // Elements; throws Error(InvalidInput) when the shape overflows or exceeds kMaxArrayElements.
     std::int64_t count() const;
     // Element i as a double (any supported dtype); throws on a bad index.
     double at(std::int64_t i) const;

@@ -1,5 +1,6 @@
 #include "RemotePolicies.h"
 
+#include "JsonNumpy.h"
 #include "OpenPiClient.h"
 #include "util/Error.h"
 #include "util/Secrets.h"
@@ -348,6 +349,14 @@ public:
                                                      " from " + url.toString().toStdString() +
                                                      ": " + data.left(300).toStdString());
         ActionChunk chunk = parseActReply(data.toStdString());
+        // The reply must hold the declared chunk: a longer one is never cut silently (its extra
+        // actions would vanish from the record), a shorter one cannot be executed.
+        if (static_cast<int>(chunk.size()) != m_settings.chunk)
+            throw Error(ErrorCode::InvalidInput,
+                        "OpenVLA server: " + std::to_string(chunk.size()) +
+                            " action(s) in the reply, but settings.chunk is " +
+                            std::to_string(m_settings.chunk) +
+                            " (set chunk to the model's chunk length)");
         if (static_cast<int>(chunk.size()) < m_settings.execute)
             throw Error(ErrorCode::InvalidInput,
                         "OpenVLA server: " + std::to_string(chunk.size()) +
@@ -363,30 +372,6 @@ private:
     RestSettings m_settings;
     nlohmann::json m_stats;
 };
-
-Action numpyVector(const nlohmann::json &j, const std::string &where)
-{
-    if (!j.is_object() || !j.contains("__numpy__") || !j["__numpy__"].is_string())
-        throw Error(ErrorCode::InvalidInput, where + ": not a json_numpy array");
-    const std::string dtype = j.value("dtype", std::string());
-    const int size = itemSize(dtype);
-    if (dtype != "<f8" && dtype != "<f4")
-        throw Error(ErrorCode::InvalidInput,
-                    where + ": dtype '" + dtype + "' (actions are <f8 or <f4)");
-    const QByteArray raw =
-        QByteArray::fromBase64(QByteArray::fromStdString(j["__numpy__"].get<std::string>()),
-                               QByteArray::AbortOnBase64DecodingErrors);
-    NdArray a{dtype, {}, raw.toStdString()};
-    for (const auto &d : j.value("shape", nlohmann::json::array()))
-        a.shape.push_back(d.get<std::int64_t>());
-    if (a.count() * size != static_cast<std::int64_t>(a.data.size()))
-        throw Error(ErrorCode::InvalidInput, where + ": " + std::to_string(a.data.size()) +
-                                                 " bytes do not fill its shape (truncated?)");
-    Action out;
-    for (std::int64_t i = 0; i < a.count(); ++i)
-        out.push_back(a.at(i));
-    return out;
-}
 
 } // namespace
 
@@ -485,51 +470,6 @@ nlohmann::json jsonNumpyImage(const cv::Mat &rgb)
     return {{"__numpy__", QByteArray::fromStdString(bytes).toBase64().toStdString()},
             {"dtype", "|u1"},
             {"shape", {rgb.rows, rgb.cols, rgb.channels()}}};
-}
-
-ActionChunk parseActReply(const std::string &body)
-{
-    const auto j = nlohmann::json::parse(body, nullptr, false);
-    if (j.is_discarded())
-        throw Error(ErrorCode::InvalidInput, "OpenVLA reply: not JSON: " + body.substr(0, 200));
-    if (j.is_string())
-        throw Error(ErrorCode::InvalidInput,
-                    "OpenVLA server answered \"" + j.get<std::string>() +
-                        "\" instead of an action (its model failed; see the server's log)");
-    if (j.is_object()) {
-        const Action flat = numpyVector(j, "reply");
-        const auto shape = j.value("shape", nlohmann::json::array());
-        if (shape.size() == 2) { // [N, D]
-            const std::size_t d = shape[1].get<std::size_t>();
-            ActionChunk chunk;
-            for (std::size_t i = 0; i + d <= flat.size(); i += d)
-                chunk.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i),
-                                   flat.begin() + static_cast<std::ptrdiff_t>(i + d));
-            return chunk;
-        }
-        return {flat};
-    }
-    if (j.is_array()) { // OpenVLA-OFT: a list of chunk actions
-        ActionChunk chunk;
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            const std::string at = "reply[" + std::to_string(i) + "]";
-            if (j[i].is_object()) {
-                chunk.push_back(numpyVector(j[i], at));
-            } else if (j[i].is_array()) {
-                Action a;
-                for (const auto &v : j[i]) {
-                    if (!v.is_number())
-                        throw Error(ErrorCode::InvalidInput, at + ": not a number");
-                    a.push_back(v.get<double>());
-                }
-                chunk.push_back(a);
-            } else {
-                throw Error(ErrorCode::InvalidInput, at + ": not an action");
-            }
-        }
-        return chunk;
-    }
-    throw Error(ErrorCode::InvalidInput, "OpenVLA reply: neither a json_numpy array nor a list");
 }
 
 Availability openVlaRestAvailability(const nlohmann::json &settings)

@@ -3,6 +3,7 @@
 // Policies served over the network: openpi's websocket server (pi0, pi0.5 ...) and OpenVLA's
 // REST server (OpenVLA, MiniVLA, OpenVLA-OFT). docs/remote-policies.md tells how to start them.
 
+#include "JsonNumpy.h"
 #include "NumpyMsgpack.h"
 #include "pipeline/Components.h"
 
@@ -41,10 +42,7 @@ std::unique_ptr<Policy> createOpenPiPolicy(const nlohmann::json &settings);
 // json_numpy, as OpenVLA's deploy.py uses it: {"__numpy__": base64 of the raw C-order bytes,
 // "dtype": "|u1", "shape": [H, W, 3]}.
 nlohmann::json jsonNumpyImage(const cv::Mat &rgb);
-// A reply: one json_numpy array (dtype <f8/<f4, shape [D] or [N, D]), or a list of actions
-// (OpenVLA-OFT: each a json_numpy array or a list of numbers). The JSON string "error" is the
-// server's model failing: an Error naming it, never an action.
-ActionChunk parseActReply(const std::string &body);
+// parseActReply (the reply's json_numpy arrays) lives in JsonNumpy.h, free of Qt.
 
 Availability openVlaRestAvailability(const nlohmann::json &settings);
 std::unique_ptr<Policy> createOpenVlaRestPolicy(const nlohmann::json &settings);

@@ -591,6 +591,28 @@ TEST(OpenVlaRest, ActRepliesErrorsAndOftChunks)
     const ActionChunk oftChunk = oft->act(grey());
     ASSERT_EQ(oftChunk.size(), 3u);
     EXPECT_DOUBLE_EQ(oftChunk[2][0], 0.003);
+    // A chunk of 4 where the settings declare 1: refused by name, never cut to its first row.
+    auto single = createOpenVlaRestPolicy({{"url", server.url()}});
+    EXPECT_NE(errorOf([&] {
+                  single->act(grey());
+              }).find("4 action(s) in the reply, but settings.chunk is 1"),
+              std::string::npos)
+        << errorOf([&] { single->act(grey()); });
+    // A [N, 0] shape (before: an endless loop of empty actions) and an overflowing shape.
+    EXPECT_NE(errorOf([] {
+                  parseActReply("{\"__numpy__\": \"\", \"dtype\": \"<f8\", \"shape\": [2, 0]}");
+              }).find("each size an integer from 1"),
+              std::string::npos);
+    EXPECT_NE(errorOf([] {
+                  parseActReply("{\"__numpy__\": \"AAAAAAAAAAA=\", \"dtype\": \"<f8\", "
+                                "\"shape\": [65536, 65536]}");
+              }).find("more than 2147483648 elements"),
+              std::string::npos);
+    EXPECT_NE(errorOf([] {
+                  parseActReply("{\"__numpy__\": \"A!AAAAAAAAA=\", \"dtype\": \"<f8\", "
+                                "\"shape\": [1]}");
+              }).find("not valid base64"),
+              std::string::npos);
     // Replies that are not actions.
     EXPECT_NE(errorOf([] {
                   parseActReply("{\"__numpy__\": \"AAAA\", \"dtype\": \"<f8\", \"shape\": [7]}");
