@@ -2,12 +2,18 @@
 
 #include "ledger/Ledger.h"
 #include "pipeline/RolloutQuery.h"
+#include "util/BoundedJson.h"
+#include "util/CanonicalJson.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
 #include <nlohmann/json.hpp>
 
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -21,15 +27,69 @@ namespace {
 
 nlohmann::json readJsonFile(const fs::path &path, const char *what)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(ErrorCode::NotFound, std::string(what) + " " + path.string() + " not found");
+    if (!fs::exists(path))
+        throw Error(ErrorCode::InvalidInput,
+                    std::string(what) + " " + path.string() + " not found");
+    json::Limits limits;
+    limits.maxBytes = 64u << 20;
+    limits.maxDepth = 16;
+    limits.rejectDuplicateKeys = true;
     try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception &e) {
-        throw Error(ErrorCode::InvalidInput, std::string(what) + " " + path.string() +
-                                                 ": not valid JSON (" + e.what() + ")");
+        return json::parseFile(path, limits);
+    } catch (const Error &e) {
+        throw Error(ErrorCode::InvalidInput, std::string(what) + " " + e.what());
     }
+}
+
+// The ledger's secret for binding packet keys (created on first use, readable by its owner
+// only). It never leaves the bundle: someone holding a key file cannot re-bind an edited one.
+std::string packetSecret(const fs::path &bundle)
+{
+    const fs::path path = bundle / "packet-binding.secret";
+    if (!fs::exists(path)) {
+        std::array<unsigned char, 32> bytes{};
+        if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
+            throw Error(ErrorCode::Io,
+                        "OpenSSL could not produce random bytes for " + path.string());
+        const fs::path temp = path.string() + ".tmp";
+        {
+            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+            out.write(reinterpret_cast<const char *>(bytes.data()),
+                      static_cast<std::streamsize>(bytes.size()));
+            if (!out)
+                throw Error(ErrorCode::Io, "cannot write " + temp.string());
+        }
+        fs::permissions(temp, fs::perms::owner_read | fs::perms::owner_write);
+        std::error_code ec;
+        fs::create_hard_link(temp, path, ec); // first writer wins; a racing one reads it
+        fs::remove(temp);
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (secret.size() != 32)
+        throw Error(ErrorCode::Corrupt, path.string() + " is not a 32-byte secret");
+    return secret;
+}
+
+// HMAC-SHA256 over the packet's hash and the clip-to-run mapping of its key.
+std::string keyBinding(const fs::path &bundle, const nlohmann::json &key)
+{
+    const std::string secret = packetSecret(bundle);
+    const std::string message = canonicalJson(
+        {{"packet_sha256", key.value("packet_sha256", std::string())}, {"clips", key["clips"]}});
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (!HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+              reinterpret_cast<const unsigned char *>(message.data()), message.size(), mac,
+              &length))
+        throw Error(ErrorCode::Io, "OpenSSL HMAC failed");
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned int i = 0; i < length; ++i) {
+        hex.push_back(kDigits[mac[i] >> 4]);
+        hex.push_back(kDigits[mac[i] & 0x0f]);
+    }
+    return hex;
 }
 
 void writeFile(const fs::path &path, const std::string &text)
@@ -125,6 +185,7 @@ PacketExport exportAnnotationPacket(Ledger &ledger, const std::vector<std::int64
     answers["packet_sha256"] = out.packetSha256;
     writeFile(directory / "answers.json", answers.dump(2));
     key["packet_sha256"] = out.packetSha256;
+    key["binding"] = keyBinding(ledger.bundle(), key);
     out.keyFile = fs::path(directory.string() + ".key.json");
     writeFile(out.keyFile, key.dump(2));
     return out;
@@ -144,6 +205,16 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
                         answers.value("packet_sha256", std::string("(none)")) +
                         " does not match the packet this key belongs to (" +
                         key.value("packet_sha256", std::string("(none)")) + ")");
+    if (!key["clips"].is_object() || !key.contains("binding") || !key["binding"].is_string())
+        throw Error(ErrorCode::InvalidInput,
+                    keyFile.string() + ": the key has no binding (made by an older Kosmos, or "
+                                       "not a key): export the packet again");
+    if (keyBinding(ledger.bundle(), key) != key["binding"].get<std::string>())
+        throw Error(ErrorCode::InvalidInput,
+                    keyFile.string() +
+                        ": the key does not belong to this packet and ledger (its clip-to-run "
+                        "mapping was changed, or it was exported from another ledger); nothing "
+                        "was written");
     PacketImport result;
     result.annotator = answers.value("annotator", std::string());
     if (result.annotator.empty())
@@ -176,11 +247,13 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
         label.collision = text("collision", kCollision);
         label.completion = text("completion_evidence", kCompletion);
         if (a.contains("progress") && !a["progress"].is_null()) {
-            if (!a["progress"].is_number_integer() || a["progress"].get<int>() < 0 ||
-                a["progress"].get<int>() > 5)
-                throw Error(ErrorCode::InvalidInput,
-                            at + ".progress: " + a["progress"].dump() + " is not 0-5");
-            label.progress = a["progress"].get<int>();
+            const auto &p = a["progress"];
+            const bool inRange = (p.is_number_unsigned() && p.get<std::uint64_t>() <= 5) ||
+                                 (p.is_number_integer() && !p.is_number_unsigned() &&
+                                  p.get<std::int64_t>() >= 0 && p.get<std::int64_t>() <= 5);
+            if (!inRange)
+                throw Error(ErrorCode::InvalidInput, at + ".progress: " + p.dump() + " is not 0-5");
+            label.progress = static_cast<int>(p.get<std::int64_t>());
         }
         if (!label.integrity && !label.collision && !label.completion && !label.progress)
             continue; // not answered (yet): no label
@@ -197,6 +270,15 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
                                                  runKey.substr(0, 16) + "...)");
         label.runId = run->runId;
         label.split = key["clips"][clip].value("split", std::string("development"));
+        label.notes = "packet " + key["packet_sha256"].get<std::string>();
+        for (const auto &existing : ledger.labels(label.runId))
+            if (existing.annotatorId == label.annotatorId && existing.notes == label.notes)
+                throw Error(ErrorCode::InvalidInput, at + ": " + result.annotator +
+                                                         "'s answers to this packet were "
+                                                         "already imported (clip '" +
+                                                         clip + "' is label " +
+                                                         std::to_string(existing.labelId) +
+                                                         "); nothing was written");
         labels.push_back(label);
     }
     for (const auto &label : labels) {

@@ -562,9 +562,27 @@ TEST(Cli, BlindAnnotationPacketsGoOutWithoutIdentitiesAndComeBackHashChecked)
     EXPECT_EQ(attempt(bad).exitCode, 4);
     EXPECT_EQ(countLabels(), 0) << "a refused file writes nothing";
 
+    // A key with two clips swapped would label the wrong runs: its binding no longer matches.
+    const std::string keyText = test::readFile(keyFile);
+    auto swapped = nlohmann::json::parse(keyText);
+    std::swap(swapped["clips"]["clip_001"], swapped["clips"]["clip_002"]);
+    std::ofstream(keyFile) << swapped.dump(2);
+    r = attempt(answers);
+    EXPECT_EQ(r.exitCode, 4) << r.output;
+    auto unbound = nlohmann::json::parse(keyText);
+    unbound.erase("binding");
+    std::ofstream(keyFile) << unbound.dump(2);
+    EXPECT_EQ(attempt(answers).exitCode, 4);
+    std::ofstream(keyFile) << keyText;
+    EXPECT_EQ(countLabels(), 0) << "a forged key writes nothing";
+
     r = attempt(answers);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("3 human label(s) by ann-1"), std::string::npos) << r.output;
+    EXPECT_EQ(countLabels(), 3);
+    // The same answers again: refused, no duplicate labels.
+    r = attempt(answers);
+    EXPECT_EQ(r.exitCode, 4) << r.output;
     EXPECT_EQ(countLabels(), 3);
     // Calibration now sees the human labels.
     r = runProcess({test::cliPath(), "calibrate", bundle, "--json", "--min-labels", "3"});
