@@ -39,3 +39,8 @@ if(KOSMOS_SANITIZE)
         add_compile_options(-fno-sanitize-recover=undefined)
     endif()
 endif()
+
+# The fuzz preset instruments every object for libFuzzer's coverage; fuzz/ links the driver.
+if(KOSMOS_BUILD_FUZZERS)
+    add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -208,6 +208,13 @@ MsgValue convert(const msgpack::object &o, const std::string &where, int depth)
 
 } // namespace
 
+MsgValue::MsgValue() = default;
+MsgValue::~MsgValue() = default;
+MsgValue::MsgValue(const MsgValue &) = default;
+MsgValue::MsgValue(MsgValue &&) noexcept = default;
+MsgValue &MsgValue::operator=(const MsgValue &) = default;
+MsgValue &MsgValue::operator=(MsgValue &&) noexcept = default;
+
 int itemSize(const std::string &dtype)
 {
     static const std::map<std::string, int> sizes = {{"|u1", 1}, {"|i1", 1}, {"|b1", 1}, {"<i2", 2},

@@ -57,6 +57,15 @@ struct MsgValue
     std::vector<std::pair<std::string, MsgValue>> map; // insertion order (str keys)
     NdArray array;
 
+    // Special members out of line: `map` holds MsgValue itself, which clang (with libstdc++)
+    // requires to be complete where they are defined.
+    MsgValue();
+    ~MsgValue();
+    MsgValue(const MsgValue &);
+    MsgValue(MsgValue &&) noexcept;
+    MsgValue &operator=(const MsgValue &);
+    MsgValue &operator=(MsgValue &&) noexcept;
+
     static MsgValue str(std::string v);
     static MsgValue number(double v);
     static MsgValue ndarray(NdArray a);

@@ -1,5 +1,6 @@
 #include "ModelPackage.h"
 
+#include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
 #include "util/Sha256.h"
@@ -116,17 +117,6 @@ nlohmann::json ModelPackage::identity() const
 
 namespace {
 
-std::string readAll(const fs::path &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(ErrorCode::NotFound, "no model package manifest at " + path.string() +
-                                             " (a package is a folder with " + kManifestName + ")");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 // A file's SHA-256, computed once per process for an unchanged file (same size and
 // modification time): a package of many gigabytes is hashed when first used, not per run.
 std::string cachedFileHash(const fs::path &path)
@@ -158,9 +148,17 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
                     "model package " + directory.string() + " is not a folder");
     ModelPackage p;
     p.directory = fs::absolute(directory).lexically_normal();
-    const std::string text = readAll(p.directory / kManifestName);
+    if (!fs::exists(p.directory / kManifestName))
+        throw Error(ErrorCode::NotFound, "no model package manifest at " +
+                                             (p.directory / kManifestName).string() +
+                                             " (a package is a folder with " + kManifestName + ")");
+    json::Limits limits;
+    limits.maxBytes = 4u << 20;
+    limits.maxDepth = 32;
+    limits.rejectDuplicateKeys = true;
+    const std::string text = json::readFileBounded(p.directory / kManifestName, limits.maxBytes);
     p.manifestSha256 = Sha256::hex(std::string_view(text));
-    p.manifest = nlohmann::json::parse(text, nullptr, false);
+    p.manifest = json::parseBounded(text, (p.directory / kManifestName).string(), limits);
     if (!p.manifest.is_object())
         throw Error(ErrorCode::InvalidInput,
                     (p.directory / kManifestName).string() + ": not a JSON object");

@@ -191,44 +191,46 @@ PacketExport exportAnnotationPacket(Ledger &ledger, const std::vector<std::int64
     return out;
 }
 
-PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath,
-                                     const fs::path &keyFile)
+std::vector<AnsweredClip> checkAnswers(const nlohmann::json &answers, const nlohmann::json &key,
+                                       const std::string &where)
 {
-    const nlohmann::json answers = readJsonFile(answersPath, "answers");
-    const nlohmann::json key = readJsonFile(keyFile, "packet key");
-    const std::string where = answersPath.string();
-    if (!answers.is_object() || !key.is_object() || !key.contains("clips"))
+    // Every access is type-checked: these files come from outside.
+    auto string = [](const nlohmann::json &object, const char *field) -> std::string {
+        if (!object.is_object() || !object.contains(field) || !object[field].is_string())
+            return {};
+        return object[field].get<std::string>();
+    };
+    if (!answers.is_object() || !key.is_object() || !key.contains("clips") ||
+        !key["clips"].is_object())
         throw Error(ErrorCode::InvalidInput, where + ": not an answers file for a Kosmos packet");
-    if (answers.value("packet_sha256", std::string()) != key.value("packet_sha256", std::string()))
+    const std::string packet = string(key, "packet_sha256");
+    if (packet.empty() || string(answers, "packet_sha256") != packet)
         throw Error(ErrorCode::InvalidInput,
                     where + ": packet_sha256 " +
-                        answers.value("packet_sha256", std::string("(none)")) +
+                        (answers.contains("packet_sha256")
+                             ? answers["packet_sha256"].dump().substr(0, 80)
+                             : std::string("(none)")) +
                         " does not match the packet this key belongs to (" +
-                        key.value("packet_sha256", std::string("(none)")) + ")");
-    if (!key["clips"].is_object() || !key.contains("binding") || !key["binding"].is_string())
-        throw Error(ErrorCode::InvalidInput,
-                    keyFile.string() + ": the key has no binding (made by an older Kosmos, or "
-                                       "not a key): export the packet again");
-    if (keyBinding(ledger.bundle(), key) != key["binding"].get<std::string>())
-        throw Error(ErrorCode::InvalidInput,
-                    keyFile.string() +
-                        ": the key does not belong to this packet and ledger (its clip-to-run "
-                        "mapping was changed, or it was exported from another ledger); nothing "
-                        "was written");
-    PacketImport result;
-    result.annotator = answers.value("annotator", std::string());
-    if (result.annotator.empty())
+                        (packet.empty() ? std::string("(none)") : packet) + ")");
+    const std::string annotator = string(answers, "annotator");
+    if (annotator.empty())
         throw Error(ErrorCode::InvalidInput, where + ": annotator is empty (name who labelled)");
-    std::vector<HumanLabelRecord> labels;
+    if (annotator.size() > 256)
+        throw Error(ErrorCode::InvalidInput, where + ": annotator is longer than 256 bytes");
+    if (answers.contains("answers") && !answers["answers"].is_array())
+        throw Error(ErrorCode::InvalidInput, where + ": answers must be a list");
+    std::vector<AnsweredClip> out;
     std::set<std::string> seen;
-    const auto &list = answers.value("answers", nlohmann::json::array());
+    const auto &list = answers.contains("answers") ? answers["answers"] : nlohmann::json::array();
     for (std::size_t i = 0; i < list.size(); ++i) {
         const auto &a = list[i];
         const std::string at = where + ": answers[" + std::to_string(i) + "]";
-        const std::string clip = a.value("clip", std::string());
-        if (!key["clips"].contains(clip))
+        if (!a.is_object())
+            throw Error(ErrorCode::InvalidInput, at + ": not an object");
+        const std::string clip = string(a, "clip");
+        if (!key["clips"].contains(clip) || !key["clips"][clip].is_object())
             throw Error(ErrorCode::InvalidInput,
-                        at + ": clip '" + clip + "' is not in this packet");
+                        at + ": clip '" + clip.substr(0, 80) + "' is not in this packet");
         if (!seen.insert(clip).second)
             throw Error(ErrorCode::InvalidInput, at + ": clip '" + clip + "' is answered twice");
         auto text = [&](const char *field,
@@ -236,12 +238,16 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
             if (!a.contains(field) || a[field].is_null())
                 return std::nullopt;
             if (!a[field].is_string() || !allowed.count(a[field].get<std::string>()))
-                throw Error(ErrorCode::InvalidInput,
-                            at + "." + field + ": " + a[field].dump() + " is not a valid value");
+                throw Error(ErrorCode::InvalidInput, at + "." + field + ": " +
+                                                         a[field].dump().substr(0, 80) +
+                                                         " is not a valid value");
             return a[field].get<std::string>();
         };
-        HumanLabelRecord label;
-        label.annotatorId = result.annotator;
+        AnsweredClip answered;
+        answered.clip = clip;
+        answered.runKey = string(key["clips"][clip], "run_key");
+        HumanLabelRecord &label = answered.label;
+        label.annotatorId = annotator;
         label.source = "human";
         label.integrity = text("integrity", kIntegrity);
         label.collision = text("collision", kCollision);
@@ -252,7 +258,8 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
                                  (p.is_number_integer() && !p.is_number_unsigned() &&
                                   p.get<std::int64_t>() >= 0 && p.get<std::int64_t>() <= 5);
             if (!inRange)
-                throw Error(ErrorCode::InvalidInput, at + ".progress: " + p.dump() + " is not 0-5");
+                throw Error(ErrorCode::InvalidInput,
+                            at + ".progress: " + p.dump().substr(0, 80) + " is not 0-5");
             label.progress = static_cast<int>(p.get<std::int64_t>());
         }
         if (!label.integrity && !label.collision && !label.completion && !label.progress)
@@ -262,29 +269,53 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
         if (label.completion == "not_met" && label.progress && *label.progress == 5)
             throw Error(ErrorCode::InvalidInput,
                         at + ": completion_evidence not_met needs progress 0-4");
-        const auto runKey = key["clips"][clip].value("run_key", std::string());
-        const auto run = ledger.runByKeyPrefix(runKey);
-        if (!run)
-            throw Error(ErrorCode::NotFound, at + ": the run of clip '" + clip +
-                                                 "' is not in this ledger (run key " +
-                                                 runKey.substr(0, 16) + "...)");
-        label.runId = run->runId;
-        label.split = key["clips"][clip].value("split", std::string("development"));
-        label.notes = "packet " + key["packet_sha256"].get<std::string>();
-        for (const auto &existing : ledger.labels(label.runId))
-            if (existing.annotatorId == label.annotatorId && existing.notes == label.notes)
-                throw Error(ErrorCode::InvalidInput, at + ": " + result.annotator +
-                                                         "'s answers to this packet were "
-                                                         "already imported (clip '" +
-                                                         clip + "' is label " +
-                                                         std::to_string(existing.labelId) +
-                                                         "); nothing was written");
-        labels.push_back(label);
+        const std::string split = string(key["clips"][clip], "split");
+        label.split = split == "held_out" ? "held_out" : "development";
+        label.notes = "packet " + packet;
+        out.push_back(std::move(answered));
     }
-    for (const auto &label : labels) {
-        ledger.addHumanLabel(label);
+    return out;
+}
+
+PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath,
+                                     const fs::path &keyFile)
+{
+    const nlohmann::json answers = readJsonFile(answersPath, "answers");
+    const nlohmann::json key = readJsonFile(keyFile, "packet key");
+    const std::string where = answersPath.string();
+    if (!key.is_object() || !key.contains("clips") || !key["clips"].is_object() ||
+        !key.contains("binding") || !key["binding"].is_string())
+        throw Error(ErrorCode::InvalidInput,
+                    keyFile.string() + ": the key has no binding (made by an older Kosmos, or "
+                                       "not a key): export the packet again");
+    if (keyBinding(ledger.bundle(), key) != key["binding"].get<std::string>())
+        throw Error(ErrorCode::InvalidInput,
+                    keyFile.string() +
+                        ": the key does not belong to this packet and ledger (its clip-to-run "
+                        "mapping was changed, or it was exported from another ledger); nothing "
+                        "was written");
+    std::vector<AnsweredClip> answered = checkAnswers(answers, key, where);
+    PacketImport result;
+    result.annotator = answers["annotator"].get<std::string>();
+    for (auto &a : answered) {
+        const auto run = ledger.runByKeyPrefix(a.runKey);
+        if (a.runKey.empty() || !run)
+            throw Error(ErrorCode::InvalidInput, where + ": the run of clip '" + a.clip +
+                                                     "' is not in this ledger (run key " +
+                                                     a.runKey.substr(0, 16) + "...)");
+        a.label.runId = run->runId;
+        for (const auto &existing : ledger.labels(a.label.runId))
+            if (existing.annotatorId == a.label.annotatorId && existing.notes == a.label.notes)
+                throw Error(ErrorCode::InvalidInput,
+                            where + ": " + result.annotator +
+                                "'s answers to this packet were already imported (clip '" + a.clip +
+                                "' is label " + std::to_string(existing.labelId) +
+                                "); nothing was written");
+    }
+    for (const auto &a : answered) {
+        ledger.addHumanLabel(a.label);
         ++result.labels;
-        result.heldOut += label.split == "held_out";
+        result.heldOut += a.label.split == "held_out";
     }
     return result;
 }

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "ledger/LedgerTypes.h"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -40,6 +44,20 @@ struct PacketImport
     int labels = 0;
     int heldOut = 0;
 };
+// One answered clip of an answers file, checked against its key: the label (annotator, fields,
+// split, "packet <sha>" in notes) and the run key it belongs to (not yet resolved).
+struct AnsweredClip
+{
+    std::string clip;
+    std::string runKey;
+    HumanLabelRecord label;
+};
+// Every check that needs no ledger: the packet hash, the annotator, each clip in the key and
+// answered once, each field a value of the judge schema. Throws Error(InvalidInput) naming the
+// answer and the field. (The fuzz target fuzz_annotation_answers drives it.)
+std::vector<AnsweredClip> checkAnswers(const nlohmann::json &answers, const nlohmann::json &key,
+                                       const std::string &where);
+
 // Checks everything first (the answers name this packet's hash, every clip is in the key, every
 // field is a value of the judge schema, the annotator is named), then records one human label
 // per answered clip with its split; nothing is written when anything is wrong.

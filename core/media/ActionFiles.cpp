@@ -30,9 +30,9 @@ void checkRagged(const std::filesystem::path &path, const ActionChunk &rows)
         bad(path, "no actions");
 }
 
-ActionTable readCsv(const std::filesystem::path &path)
+ActionTable readCsv(const std::filesystem::path &path, std::string_view bytes)
 {
-    std::istringstream in(json::readFileBounded(path, kMaxActionFileBytes));
+    std::istringstream in{std::string(bytes)};
     ActionTable table;
     std::string line;
     int lineNo = 0;
@@ -89,7 +89,7 @@ ActionTable readCsv(const std::filesystem::path &path)
     return table;
 }
 
-ActionTable readJson(const std::filesystem::path &path)
+ActionTable readJson(const std::filesystem::path &path, std::string_view bytes)
 {
     json::Limits limits;
     limits.maxBytes = kMaxActionFileBytes;
@@ -97,7 +97,7 @@ ActionTable readJson(const std::filesystem::path &path)
     limits.rejectDuplicateKeys = true;
     nlohmann::json doc;
     try {
-        doc = json::parseFile(path, limits);
+        doc = json::parseBounded(bytes, path.string(), limits);
     } catch (const Error &e) {
         throw Error(ErrorCode::InvalidInput, std::string("actions file ") + e.what());
     }
@@ -129,10 +129,9 @@ ActionTable readJson(const std::filesystem::path &path)
     return table;
 }
 
-ActionTable readNpy(const std::filesystem::path &path)
+ActionTable readNpy(const std::filesystem::path &path, std::string_view bytes)
 {
     // Every size is checked against the file's real length before anything is allocated.
-    const std::string bytes = json::readFileBounded(path, kMaxActionFileBytes);
     if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
         bad(path, "not a .npy file (bad magic)");
     const int major = static_cast<unsigned char>(bytes[6]);
@@ -155,7 +154,7 @@ ActionTable readNpy(const std::filesystem::path &path)
     if (headerLength > 65536 || headerLength > bytes.size() - headerStart)
         bad(path, "header of " + std::to_string(headerLength) + " bytes does not fit the file (" +
                       std::to_string(bytes.size()) + " bytes)");
-    const std::string header = bytes.substr(headerStart, headerLength);
+    const std::string header(bytes.substr(headerStart, headerLength));
     std::smatch m;
     if (!std::regex_search(header, m, std::regex("'descr':\\s*'([^']+)'")))
         bad(path, "header has no 'descr'");
@@ -228,18 +227,29 @@ ActionTable readNpy(const std::filesystem::path &path)
 
 } // namespace
 
+ActionTable parseActions(std::string_view bytes, const std::string &extension,
+                         const std::filesystem::path &path)
+{
+    if (bytes.size() > kMaxActionFileBytes)
+        bad(path, std::to_string(bytes.size()) + " bytes, more than the " +
+                      std::to_string(kMaxActionFileBytes) + " allowed");
+    if (extension == ".csv")
+        return readCsv(path, bytes);
+    if (extension == ".json")
+        return readJson(path, bytes);
+    if (extension == ".npy")
+        return readNpy(path, bytes);
+    bad(path, "unknown format '" + extension + "' (use .csv, .json or .npy)");
+}
+
 ActionTable readActions(const std::filesystem::path &path)
 {
     if (!std::filesystem::is_regular_file(path))
         bad(path, "not found");
     const std::string ext = path.extension().string();
-    if (ext == ".csv")
-        return readCsv(path);
-    if (ext == ".json")
-        return readJson(path);
-    if (ext == ".npy")
-        return readNpy(path);
-    bad(path, "unknown format '" + ext + "' (use .csv, .json or .npy)");
+    if (ext != ".csv" && ext != ".json" && ext != ".npy")
+        bad(path, "unknown format '" + ext + "' (use .csv, .json or .npy)");
+    return parseActions(json::readFileBounded(path, kMaxActionFileBytes), ext, path);
 }
 
 } // namespace kosmos

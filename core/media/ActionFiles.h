@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kosmos {
@@ -25,5 +26,9 @@ constexpr std::uint64_t kMaxActionDimension = 64;
 // C order, 2-D). Throws Error(InvalidInput) naming the file, the line/row and the problem
 // (ragged rows, non-numbers, an unsupported dtype).
 ActionTable readActions(const std::filesystem::path &path);
+// The same for a file's bytes; extension (".csv", ".json", ".npy") chooses the format and
+// `path` names the file in errors.
+ActionTable parseActions(std::string_view bytes, const std::string &extension,
+                         const std::filesystem::path &path);
 
 } // namespace kosmos

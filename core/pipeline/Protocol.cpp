@@ -142,11 +142,16 @@ Protocol Protocol::fromJson(const nlohmann::json &doc)
 
 Protocol Protocol::fromFile(const std::string &path)
 {
+    return fromText(json::readFileBounded(path, kMaxProtocolBytes), path);
+}
+
+Protocol Protocol::fromText(std::string_view text, const std::string &path)
+{
     json::Limits limits;
     limits.maxDepth = kMaxProtocolDepth;
     limits.maxBytes = kMaxProtocolBytes;
     limits.rejectDuplicateKeys = true;
-    const nlohmann::json doc = json::parseFile(path, limits);
+    const nlohmann::json doc = json::parseBounded(text, path, limits);
     try {
         return fromJson(doc);
     } catch (const Error &e) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kosmos {
@@ -60,6 +61,8 @@ struct Protocol
     // missing required field".
     static Protocol fromJson(const nlohmann::json &document);
     static Protocol fromFile(const std::string &path);
+    // The same for a document's text; `path` names it in errors.
+    static Protocol fromText(std::string_view text, const std::string &path);
 };
 
 std::string feedbackModeName(FeedbackMode mode);
