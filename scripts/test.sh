@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds, and runs the whole test suite. Fails on any failed test and
-# on any test that was skipped or not run. This is README's test command and what CI runs.
+# Installs what is needed, builds, and runs the whole test suite: the default build's suite, the
+# same suite under ASan + UBSan, the threaded engine and ledger tests under TSan, and a short run
+# of every fuzz target (docs/reliability.md). Fails on any failed test and on any test that was
+# skipped or not run. This is README's test command and what CI runs.
+# KOSMOS_SKIP_SANITIZERS=1 runs the default suite only (a quick local check, not CI).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup-debian.sh
 scripts/build.sh
+mkdir -p build
 log="build/ctest-last.log"
 set +e
 ctest --preset default 2>&1 | tee "$log"
@@ -18,4 +22,26 @@ if grep -Eq '\*\*\*Skipped|Not Run|No tests were found' "$log"; then
     echo "test.sh: some tests were skipped or not run; see $log" >&2
     exit 1
 fi
-echo "test.sh: all tests passed"
+logs=("$log")
+if [ "${KOSMOS_SKIP_SANITIZERS:-0}" != 1 ]; then
+    for kind in asan tsan; do
+        sanlog="build/ctest-$kind.log"
+        set +e
+        scripts/sanitize.sh "$kind" 2>&1 | tee "$sanlog"
+        status=${PIPESTATUS[0]}
+        set -e
+        if [ "$status" -ne 0 ] || grep -Eq '\*\*\*Skipped|Not Run' "$sanlog"; then
+            echo "test.sh: the $kind run failed (exit $status); see $sanlog" >&2
+            exit 1
+        fi
+        logs+=("$sanlog")
+    done
+    tools/fuzz.sh --seconds 60
+fi
+passed=0
+for l in "${logs[@]}"; do
+    n=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$l" | tail -1 | grep -Eo '[0-9]+$')
+    passed=$((passed + n))
+done
+echo "test.sh: all tests passed (default suite$([ ${#logs[@]} -gt 1 ] && echo ", ASan + UBSan, TSan, fuzz run"))"
+echo "${passed} passed, 0 failed"

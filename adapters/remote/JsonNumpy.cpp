@@ -86,7 +86,7 @@ ActionChunk parseActReply(const std::string &body)
         throw Error(ErrorCode::InvalidInput, std::string(e.what()) + ": " + body.substr(0, 200));
     }
     if (j.is_string())
-        throw Error(ErrorCode::InvalidInput,
+        throw Error(ErrorCode::RemoteError,
                     "OpenVLA server answered \"" + j.get<std::string>().substr(0, 500) +
                         "\" instead of an action (its model failed; see the server's log)");
     if (j.is_object()) {

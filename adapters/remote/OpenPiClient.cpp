@@ -138,7 +138,7 @@ void OpenPiClient::connect(const QString &url, const QString &apiKey, int timeou
                                     : m_state->socketError;
         lock.unlock();
         drop();
-        throw Error(ErrorCode::InvalidInput, "unreachable: " + url.toStdString() + ": " + why);
+        throw Error(ErrorCode::RemoteUnreachable, "unreachable: " + url.toStdString() + ": " + why);
     }
     if (!arrived || m_state->frames.empty() || !m_state->frames.front().binary) {
         const std::string detail =
@@ -148,7 +148,7 @@ void OpenPiClient::connect(const QString &url, const QString &apiKey, int timeou
                 : "a text frame: " + m_state->frames.front().bytes.substr(0, 200);
         lock.unlock();
         drop();
-        throw Error(ErrorCode::InvalidInput,
+        throw Error(ErrorCode::RemoteError,
                     "protocol mismatch: first frame was not metadata (" + detail + ")");
     }
     m_metadata = m_state->frames.front().bytes;
@@ -159,7 +159,7 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
                                   const std::function<bool()> &cancelled)
 {
     if (!connected())
-        throw Error(ErrorCode::InvalidInput, "openpi: not connected");
+        throw Error(ErrorCode::RemoteDisconnected, "openpi: not connected");
     {
         std::lock_guard lock(m_state->mutex);
         m_state->frames.clear();
@@ -179,12 +179,12 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
                 ") before replying";
             lock.unlock();
             drop();
-            throw Error(ErrorCode::InvalidInput, "openpi: " + why);
+            throw Error(ErrorCode::RemoteDisconnected, "openpi: " + why);
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             lock.unlock();
             drop();
-            throw Error(ErrorCode::InvalidInput,
+            throw Error(ErrorCode::RemoteTimeout,
                         "openpi: no reply within " + std::to_string(timeoutMs) +
                             " ms (settings.timeout_s); connection dropped");
         }
@@ -212,7 +212,7 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
     const int code = m_state->closeCode;
     lock.unlock();
     drop();
-    throw Error(ErrorCode::InvalidInput,
+    throw Error(ErrorCode::RemoteError,
                 "openpi server error" +
                     (code ? " (closed with " + std::to_string(code) + ")" : std::string()) + ":\n" +
                     frame.bytes);

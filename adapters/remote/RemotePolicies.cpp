@@ -335,19 +335,19 @@ public:
                    {"request_bytes", payload.size()},
                    {"reply_bytes", data.size()}};
         if (timedOut)
-            throw Error(ErrorCode::InvalidInput, "OpenVLA server: no reply within " +
-                                                     std::to_string(m_settings.timeoutMs) +
-                                                     " ms (settings.timeout_s)");
+            throw Error(ErrorCode::RemoteTimeout, "OpenVLA server: no reply within " +
+                                                      std::to_string(m_settings.timeoutMs) +
+                                                      " ms (settings.timeout_s)");
         if (cancelled)
             throw Error(ErrorCode::InvalidInput, "OpenVLA server: cancelled during the request");
         if (error != QNetworkReply::NoError && status == 0)
-            throw Error(ErrorCode::InvalidInput,
+            throw Error(ErrorCode::RemoteUnreachable,
                         "OpenVLA server unreachable: " + url.toString().toStdString() + ": " +
                             errorText);
         if (status != 200)
-            throw Error(ErrorCode::InvalidInput, "OpenVLA server: HTTP " + std::to_string(status) +
-                                                     " from " + url.toString().toStdString() +
-                                                     ": " + data.left(300).toStdString());
+            throw Error(ErrorCode::RemoteError, "OpenVLA server: HTTP " + std::to_string(status) +
+                                                    " from " + url.toString().toStdString() + ": " +
+                                                    data.left(300).toStdString());
         ActionChunk chunk = parseActReply(data.toStdString());
         // The reply must hold the declared chunk: a longer one is never cut silently (its extra
         // actions would vanish from the record), a shorter one cannot be executed.

@@ -378,11 +378,17 @@ private:
 
     // A policy's act(); when it fails because the run was cancelled meanwhile (a remote policy
     // abandons its request), the run is cancelled, not failed.
+    // Its time counts in the policy's stage timing whether it answers or fails (a call that timed
+    // out after 60 s is 60 s of the attempt, not 0).
     ActionChunk actOrCancelled(Policy &policy, const Observation &obs)
     {
+        const auto t = Steady::now();
         try {
-            return policy.act(obs);
+            ActionChunk chunk = policy.act(obs);
+            m_policyMs += msSince(t);
+            return chunk;
         } catch (...) {
+            m_policyMs += msSince(t);
             if (obs.cancelled && obs.cancelled())
                 throw Cancelled{};
             throw;
@@ -489,9 +495,7 @@ private:
             obs.step = step;
             obs.proprio = world->proprio();
             obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
-            t = Steady::now();
             ActionChunk chunk = actOrCancelled(*policy, obs);
-            m_policyMs += msSince(t);
             nlohmann::json policyCalls = nlohmann::json::array();
             notePolicyCall(*policy, step, policyCalls);
             const auto policyCheck = policyContract.checkChunk(chunk);
@@ -508,9 +512,7 @@ private:
             while (worldChunk > 0 && static_cast<int>(chunk.size()) < worldChunk &&
                    step + static_cast<int>(chunk.size()) < m_protocol.horizon) {
                 obs.step = step + static_cast<int>(chunk.size());
-                t = Steady::now();
                 const ActionChunk more = actOrCancelled(*policy, obs);
-                m_policyMs += msSince(t);
                 notePolicyCall(*policy, obs.step, policyCalls);
                 const auto moreCheck = policyContract.checkChunk(more);
                 if (!moreCheck.ok())

@@ -29,6 +29,14 @@ std::string_view errorCodeName(ErrorCode code)
         return "corrupt";
     case ErrorCode::Database:
         return "database";
+    case ErrorCode::RemoteError:
+        return "remote_error";
+    case ErrorCode::RemoteTimeout:
+        return "remote_timeout";
+    case ErrorCode::RemoteDisconnected:
+        return "remote_disconnected";
+    case ErrorCode::RemoteUnreachable:
+        return "remote_unreachable";
     }
     return "unknown";
 }

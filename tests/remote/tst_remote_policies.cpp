@@ -651,6 +651,37 @@ TEST(OpenVlaRest, AProtocolRunsEndToEndThroughKosmosCli)
         runProcess({test::cliPath(), "run", (dir / "q.json").string(), "--ledger", bundle});
     EXPECT_EQ(failed.exitCode, 5);
     EXPECT_NE(failed.output.find("answered \"error\""), std::string::npos) << failed.output;
+    auto failedCodes = [&] {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        sqlite::Statement s(ledger.database(), "SELECT DISTINCT error_code FROM attempts WHERE "
+                                               "state = 'failed' ORDER BY error_code");
+        std::vector<std::string> codes;
+        while (s.step())
+            codes.push_back(s.text(0));
+        return codes;
+    };
+    EXPECT_EQ(failedCodes(), std::vector<std::string>{"remote_error"})
+        << "a server's failure is remote_error, not invalid_input";
+
+    // A timed-out call: remote_timeout, and its real elapsed time in the policy's stage timing.
+    server.mode = RestServer::Mode::Slow;
+    std::ofstream(dir / "slow.json")
+        << protocolWith({{"plugin", "remote.openvla_rest"},
+                         {"settings", {{"url", server.url()}, {"timeout_s", 0.5}}}},
+                        16, 1)
+               .dump();
+    const auto slow =
+        runProcess({test::cliPath(), "run", (dir / "slow.json").string(), "--ledger", bundle});
+    EXPECT_EQ(slow.exitCode, 5) << slow.output;
+    EXPECT_EQ(failedCodes(), (std::vector<std::string>{"remote_error", "remote_timeout"}));
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    sqlite::Statement timing(ledger.database(),
+                             "SELECT e.payload_json FROM events e JOIN attempts a USING "
+                             "(attempt_id) WHERE a.error_code = 'remote_timeout' AND "
+                             "e.type = 'timings'");
+    ASSERT_TRUE(timing.step()) << "the failed attempt records its timings";
+    const auto payload = nlohmann::json::parse(timing.text(0));
+    EXPECT_GE(payload["stage_ms"]["policy"].get<double>(), 450.0) << payload.dump();
 }
 
 TEST(RemotePolicies, TheWorkstationRunsBothThroughItsRunController)
