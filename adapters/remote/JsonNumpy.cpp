@@ -43,13 +43,14 @@ Action numpyVector(const nlohmann::json &j, const std::string &where)
 {
     if (!j.is_object() || !j.contains("__numpy__") || !j["__numpy__"].is_string())
         throw Error(ErrorCode::InvalidInput, where + ": not a json_numpy array");
-    const std::string dtype = j.value("dtype", std::string());
+    const std::string dtype =
+        j.contains("dtype") && j["dtype"].is_string() ? j["dtype"].get<std::string>() : "";
     const int size = itemSize(dtype);
     if (dtype != "<f8" && dtype != "<f4")
         throw Error(ErrorCode::InvalidInput,
                     where + ": dtype '" + dtype + "' (actions are <f8 or <f4)");
     NdArray a{dtype, {}, decodeBase64(j["__numpy__"].get<std::string>(), where + ".__numpy__")};
-    const auto shape = j.value("shape", nlohmann::json::array());
+    const auto shape = j.contains("shape") ? j["shape"] : nlohmann::json::array();
     if (!shape.is_array() || shape.empty() || shape.size() > 2)
         throw Error(ErrorCode::InvalidInput,
                     where + ": shape must be [D] or [N, D], got " + shape.dump().substr(0, 100));

@@ -5,6 +5,7 @@
 #define MSGPACK_NO_BOOST
 #include <msgpack.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 namespace kosmos::remote {
@@ -329,7 +330,11 @@ MsgValue unpackOpenPi(const std::string &bytes, const std::string &where)
     msgpack::object_handle handle;
     std::size_t offset = 0;
     try {
-        handle = msgpack::unpack(bytes.data(), bytes.size(), offset);
+        // msgpack-cxx allocates a container for its declared count before reading it: every
+        // count is capped by what the bytes can hold (each element takes at least one byte).
+        const std::size_t elements = std::min<std::size_t>(bytes.size(), 1u << 20);
+        const msgpack::unpack_limit limit(elements, elements, bytes.size(), bytes.size(), 0, 32);
+        handle = msgpack::unpack(bytes.data(), bytes.size(), offset, nullptr, nullptr, limit);
     } catch (const std::exception &e) {
         bad(where, std::string("not msgpack (") + e.what() + ")");
     }

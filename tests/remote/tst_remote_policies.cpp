@@ -411,6 +411,14 @@ TEST(NumpyMsgpack, MalformedArraysAreRefusedByName)
     EXPECT_NE(
         errorOf([&] { unpackOpenPi(strKeys); }).find("reply.actions: an array map with str keys"),
         std::string::npos);
+    // Found by fuzz_msgpack_numpy: a map32 header declaring 84 million entries in 57 bytes made
+    // msgpack-cxx allocate 4 GiB before reading them; every count is now capped by the bytes.
+    const std::string hugeMap = std::string("\x81\xa1"
+                                            "a"
+                                            "\xdf\x05\x03\x00\x00",
+                                            8);
+    EXPECT_NE(errorOf([&] { unpackOpenPi(hugeMap); }).find("not msgpack"), std::string::npos)
+        << errorOf([&] { unpackOpenPi(hugeMap); });
     // an unsupported dtype string
     std::string badType = good;
     badType.replace(badType.find("<f4"), 3, ">f4");
@@ -612,6 +620,11 @@ TEST(OpenVlaRest, ActRepliesErrorsAndOftChunks)
                   parseActReply("{\"__numpy__\": \"A!AAAAAAAAA=\", \"dtype\": \"<f8\", "
                                 "\"shape\": [1]}");
               }).find("not valid base64"),
+              std::string::npos);
+    // Found by fuzz_json_numpy: a dtype that is not a string escaped as a JSON type_error.
+    EXPECT_NE(errorOf([] {
+                  parseActReply("{\"__numpy__\": \"AAAAAAAAAAA=\", \"dtype\": [2, 7]}");
+              }).find("dtype ''"),
               std::string::npos);
     // Replies that are not actions.
     EXPECT_NE(errorOf([] {
