@@ -1,5 +1,7 @@
 #include "util/ProcessIdentity.h"
 
+#include "util/ProcessStats.h"
+
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -40,27 +42,12 @@ namespace {
 // State letter and start time of a process; nullopt when it does not exist.
 std::optional<std::pair<char, std::int64_t>> statOf(std::int64_t pid)
 {
-    if (pid <= 0)
+    const auto fields = procStatFields(pid);
+    if (!fields || fields->size() < 20 || (*fields)[0].empty())
         return std::nullopt;
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat;
-    if (!std::getline(in, stat))
-        return std::nullopt;
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so count fields from
-    // the last ')'. starttime is field 22 overall, the 20th after comm.
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos)
-        return std::nullopt;
-    std::istringstream fields(stat.substr(close + 1));
-    std::string state;
-    std::string field;
-    if (!(fields >> state) || state.empty())
-        return std::nullopt;
-    for (int i = 1; i < 20; ++i)
-        if (!(fields >> field))
-            return std::nullopt;
     try {
-        return std::make_pair(state[0], static_cast<std::int64_t>(std::stoll(field)));
+        return std::make_pair((*fields)[0][0],
+                              static_cast<std::int64_t>(std::stoll((*fields)[19])));
     } catch (const std::exception &) {
         return std::nullopt;
     }

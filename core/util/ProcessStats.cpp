@@ -8,10 +8,11 @@
 
 namespace kosmos {
 
-std::optional<ProcessSample> sampleProcess(int pid)
+std::optional<std::vector<std::string>> procStatFields(std::int64_t pid)
 {
-    const std::string base = "/proc/" + std::to_string(pid);
-    std::ifstream stat(base + "/stat");
+    if (pid <= 0)
+        return std::nullopt;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
     if (!std::getline(stat, line))
         return std::nullopt;
@@ -19,14 +20,25 @@ std::optional<ProcessSample> sampleProcess(int pid)
     const auto close = line.rfind(')');
     if (close == std::string::npos)
         return std::nullopt;
-    std::istringstream fields(line.substr(close + 2));
-    std::string field;
+    std::istringstream in(line.substr(close + 1));
+    std::vector<std::string> fields;
+    for (std::string field; in >> field;)
+        fields.push_back(field);
+    return fields;
+}
+
+std::optional<ProcessSample> sampleProcess(int pid)
+{
+    const std::string base = "/proc/" + std::to_string(pid);
+    const auto fields = procStatFields(pid);
+    if (!fields || fields->size() < 13)
+        return std::nullopt;
     unsigned long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {
-        if (i == 14)
-            utime = std::stoull(field);
-        if (i == 15)
-            stime = std::stoull(field);
+    try {
+        utime = std::stoull((*fields)[11]); // field 14
+        stime = std::stoull((*fields)[12]); // field 15
+    } catch (const std::exception &) {
+        return std::nullopt;
     }
     std::ifstream statm(base + "/statm");
     long long pages = 0, resident = 0;

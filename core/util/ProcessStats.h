@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace kosmos {
 
@@ -17,6 +19,11 @@ struct ProcessSample
 
 // nullopt when the process does not exist (any more) or /proc cannot be read.
 std::optional<ProcessSample> sampleProcess(int pid);
+
+// The fields of /proc/<pid>/stat after the command name (which may hold spaces and
+// parentheses): element 0 is field 3 (state), element 19 field 22 (start time in clock ticks).
+// nullopt when the process does not exist or its stat cannot be read.
+std::optional<std::vector<std::string>> procStatFields(std::int64_t pid);
 
 // CPU use between two samples of one process, in percent of one core.
 double cpuPercent(const ProcessSample &before, const ProcessSample &after);
