@@ -76,6 +76,10 @@ ActionTable readCsv(const std::filesystem::path &path, std::string_view bytes)
         table.rows.push_back(row);
     }
     checkRagged(path, table.rows);
+    if (!table.columnNames.empty() && table.rows[0].size() != table.columnNames.size())
+        bad(path, "the header names " + std::to_string(table.columnNames.size()) +
+                      " columns, the rows hold " + std::to_string(table.rows[0].size()) +
+                      " values");
     // kosmos-cli export writes "step,time_s," before the action columns: read them back as the
     // same actions.
     if (table.columnNames.size() >= 2 && table.columnNames[0] == "step" &&

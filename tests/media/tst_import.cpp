@@ -354,6 +354,13 @@ TEST(ActionFiles, NpyHeadersThatLieAboutTheirSizeAreRefusedNamingTheProblem)
     writeRawNpy(dir / "header.npy", "(1, 7)", 56, 60000); // header length past the end
     EXPECT_NE(test::errorOf([&] { readActions(dir / "header.npy"); }).find("does not fit"),
               std::string::npos);
+    // Found by fuzz_actions: an exported-CSV header over rows of one value erased past the end.
+    std::ofstream(dir / "short-rows.csv") << "step,time_s,\"dx [m]\"\n0\n1\n";
+    EXPECT_NE(test::errorOf([&] {
+                  readActions(dir / "short-rows.csv");
+              }).find("the header names 3 columns, the rows hold 1 values"),
+              std::string::npos)
+        << test::errorOf([&] { readActions(dir / "short-rows.csv"); });
     writeRawNpy(dir / "good.npy", "(2, 7)", 112);
     EXPECT_EQ(readActions(dir / "good.npy").rows.size(), 2u);
     // JSON actions nested without end: refused, not walked.
