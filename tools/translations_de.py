@@ -382,10 +382,6 @@ DE = {
     '&Retry selected failed runs': 'Ausgewählte fehlgeschlagene Läufe &wiederholen',
     '%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)':
         '%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)',
-    'run %1 is %2': 'Lauf %1 ist %2',
-    'missing': 'nicht vorhanden',
-    'run %1 was imported, not run: there is nothing to run again':
-        'Lauf %1 wurde importiert, nicht ausgeführt: es gibt nichts erneut auszuführen',
 }
 
 

@@ -1280,18 +1280,6 @@
         <source>cannot start %1: %2</source>
         <translation>%1 kann nicht gestartet werden: %2</translation>
     </message>
-    <message>
-        <source>run %1 is %2</source>
-        <translation>Lauf %1 ist %2</translation>
-    </message>
-    <message>
-        <source>missing</source>
-        <translation>nicht vorhanden</translation>
-    </message>
-    <message>
-        <source>run %1 was imported, not run: there is nothing to run again</source>
-        <translation>Lauf %1 wurde importiert, nicht ausgeführt: es gibt nichts erneut auszuführen</translation>
-    </message>
 </context>
 <context>
     <name>kosmos::ui::RunsModel</name>

@@ -13,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -274,18 +275,39 @@ SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
     return batch;
 }
 
+RetryResult retryFailedRuns(Ledger &ledger, const std::vector<std::int64_t> &runIds)
+{
+    RetryResult result;
+    for (const std::int64_t runId : runIds) {
+        const auto run = ledger.run(runId);
+        if (!run || run->status != "failed") {
+            result.skipped.push_back("run " + std::to_string(runId) + " is " +
+                                     (run ? run->status : std::string("missing")));
+            continue;
+        }
+        const auto protocol = ledger.protocol(run->protocolSha256);
+        if (!protocol || !protocol->contains("kosmos_protocol")) {
+            result.skipped.push_back("run " + std::to_string(runId) +
+                                     " was imported, not run: there is nothing to run again");
+            continue;
+        }
+        ledger.retryRun(runId);
+        result.requeued.push_back(runId);
+        if (std::none_of(result.protocols.begin(), result.protocols.end(),
+                         [&](const nlohmann::json &p) { return p == *protocol; }))
+            result.protocols.push_back(*protocol);
+    }
+    return result;
+}
+
 int RolloutEngine::retryFailed(const SubmittedBatch &batch)
 {
     Ledger ledger = Ledger::open(m_bundle);
-    int requeued = 0;
-    for (const std::int64_t runId : batch.runIds) {
-        const auto run = ledger.run(runId);
-        if (run && run->status == "failed") {
-            ledger.retryRun(runId);
-            ++requeued;
-        }
-    }
-    return requeued;
+    std::vector<std::int64_t> failed;
+    for (const std::int64_t runId : batch.runIds)
+        if (const auto run = ledger.run(runId); run && run->status == "failed")
+            failed.push_back(runId);
+    return static_cast<int>(retryFailedRuns(ledger, failed).requeued.size());
 }
 
 namespace {
@@ -295,12 +317,10 @@ class RunExecutor
 {
 public:
     RunExecutor(Ledger &ledger, Lease &lease, const LeaseKeeper &keeper, const Protocol &protocol,
-                const RunPlan &plan, ComponentFactory &factory, const EngineOptions &options,
-                const std::atomic<bool> &stop, const ProgressFn &progress,
-                const std::optional<ComponentIdentity> &judgeIdentity)
+                const RunPlan &plan, ComponentFactory &factory, const std::atomic<bool> &stop,
+                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity)
         : m_ledger(ledger), m_lease(lease), m_keeper(keeper), m_protocol(protocol), m_plan(plan),
-          m_factory(factory), m_options(options), m_stop(stop), m_progress(progress),
-          m_judgeIdentity(judgeIdentity),
+          m_factory(factory), m_stop(stop), m_progress(progress), m_judgeIdentity(judgeIdentity),
           m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
     {
     }
@@ -690,7 +710,6 @@ private:
     const Protocol &m_protocol;
     const RunPlan &m_plan;
     ComponentFactory &m_factory;
-    const EngineOptions &m_options;
     const std::atomic<bool> &m_stop;
     const ProgressFn &m_progress;
     const std::optional<ComponentIdentity> &m_judgeIdentity;
@@ -777,8 +796,8 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             }
             report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
             LeaseKeeper keeper(m_bundle, *lease, m_options.leaseMs, m_options.heartbeatEveryMs);
-            RunExecutor executor(ledger, *lease, keeper, protocol, batch.plans[i], m_factory,
-                                 m_options, stop, report, judge);
+            RunExecutor executor(ledger, *lease, keeper, protocol, batch.plans[i], m_factory, stop,
+                                 report, judge);
             std::string state;
             std::string detail;
             try {

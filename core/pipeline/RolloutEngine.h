@@ -109,6 +109,17 @@ struct BatchResult
 ComponentIdentity makeJudgeIdentity(const std::string &version, const ComponentSpec &judge,
                                     const QuorumSettings &quorum);
 
+// Failed runs put back in the queue for a new attempt (each failed attempt stays recorded): the
+// runs requeued, the frozen protocols they belong to (to start them again), and why each other
+// run was left as it was (not failed, missing, or imported: nothing to run again).
+struct RetryResult
+{
+    std::vector<std::int64_t> requeued;
+    std::vector<nlohmann::json> protocols;
+    std::vector<std::string> skipped;
+};
+RetryResult retryFailedRuns(Ledger &ledger, const std::vector<std::int64_t> &runIds);
+
 // The pipeline: policy -> action contract -> conversion -> world model -> frame contract ->
 // ledger, then deterministic validation, then judge samples and the quorum outcome. See
 // docs/architecture.md, "The rollout engine".

@@ -1,6 +1,7 @@
 #include "run/RunController.h"
 
 #include "ledger/Ledger.h"
+#include "pipeline/RolloutEngine.h"
 #include "util/CanonicalJson.h"
 #include "util/Sha256.h"
 
@@ -10,8 +11,6 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTimer>
-
-#include <set>
 
 namespace kosmos::ui {
 
@@ -180,42 +179,23 @@ bool RunController::cancelRun(qint64 runId)
 int RunController::retryFailed(const QList<qint64> &runIds, int workers)
 {
     m_error.clear();
-    QStringList skipped;
-    std::vector<nlohmann::json> protocols;
-    int requeued = 0;
+    RetryResult retry;
     try {
         Ledger writer = Ledger::open(m_bundle.toStdString(), {OpenMode::ReadWrite});
-        std::set<std::string> seen;
-        for (const qint64 runId : runIds) {
-            const auto run = writer.run(runId);
-            if (!run || run->status != "failed") {
-                skipped << tr("run %1 is %2")
-                               .arg(runId)
-                               .arg(run ? QString::fromStdString(run->status) : tr("missing"));
-                continue;
-            }
-            const auto protocol = writer.protocol(run->protocolSha256);
-            if (!protocol || !protocol->contains("kosmos_protocol")) {
-                skipped
-                    << tr("run %1 was imported, not run: there is nothing to run again").arg(runId);
-                continue;
-            }
-            writer.retryRun(runId);
-            ++requeued;
-            if (seen.insert(run->protocolSha256).second)
-                protocols.push_back(*protocol);
-        }
+        retry = retryFailedRuns(writer, std::vector<std::int64_t>(runIds.begin(), runIds.end()));
     } catch (const std::exception &e) {
         m_error = QString::fromUtf8(e.what());
-        return requeued;
+        return 0;
     }
-    for (const auto &protocol : protocols)
+    QStringList problems;
+    for (const auto &why : retry.skipped)
+        problems << QString::fromStdString(why);
+    for (const auto &protocol : retry.protocols)
         if (!start(protocol, workers))
-            skipped << m_error;
-    if (!skipped.isEmpty())
-        m_error = skipped.join(QStringLiteral("; "));
+            problems << m_error;
+    m_error = problems.join(QStringLiteral("; "));
     poll();
-    return requeued;
+    return static_cast<int>(retry.requeued.size());
 }
 
 int RunController::cancelBatch()
