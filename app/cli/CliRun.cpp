@@ -638,6 +638,14 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                          {"try_index", s.tryIndex},
                          {"seed", s.seed ? nlohmann::json(*s.seed) : nlohmann::json()},
                          {"format_class", s.formatClass},
+                         {"answer_form", s.answerForm},
+                         {"request_sha256", s.requestSha256 ? nlohmann::json(*s.requestSha256)
+                                                            : nlohmann::json()},
+                         {"server_model",
+                          s.serverModel ? nlohmann::json(*s.serverModel) : nlohmann::json()},
+                         {"system_fingerprint", s.systemFingerprint
+                                                    ? nlohmann::json(*s.systemFingerprint)
+                                                    : nlohmann::json()},
                          {"raw_text", s.rawText ? nlohmann::json(*s.rawText) : nlohmann::json()},
                          {"parse_error",
                           s.parseError ? nlohmann::json(*s.parseError) : nlohmann::json()}});
@@ -677,7 +685,10 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                     raw = raw.substr(0, 157) + "...";
                 std::cout << "  sample " << s.sampleIndex << (s.tryIndex ? " retry" : "      ")
                           << " seed " << (s.seed ? std::to_string(*s.seed) : std::string("?"))
-                          << "  " << s.formatClass << "  " << raw
+                          << "  " << s.formatClass
+                          << (s.answerForm != s.formatClass ? " (written " + s.answerForm + ")"
+                                                            : std::string())
+                          << "  " << raw
                           << (s.parseError ? "  [" + *s.parseError + "]" : "") << "\n";
             }
         }

@@ -110,7 +110,7 @@ void addSide(AuditSide &side, const StoredJudgment &j)
             continue;
         ++side.samples;
         side.schemaValid += s.parsed.is_object();
-        side.bareJson += s.formatClass == "bare_json";
+        side.bareJson += s.answerForm == "bare_json"; // written so, valid or not
         if (s.generatedTokens) {
             tokens += static_cast<double>(*s.generatedTokens);
             ++withTokens;

@@ -34,7 +34,7 @@ struct AuditSide
     int clips = 0;
     int samples = 0;     // first tries of every sample of the clips' judgments
     int schemaValid = 0; // answers that parsed into the judge schema
-    int bareJson = 0;    // answers that were bare JSON
+    int bareJson = 0;    // answers written as bare JSON, whether schema-valid or not
     std::optional<double> meanTokens;
     std::optional<double> meanDecodeMs;
     int success = 0, failure = 0, unknown = 0; // quorum outcomes

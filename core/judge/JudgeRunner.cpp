@@ -49,6 +49,7 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
             sample.seed = answer.seedUsed ? *answer.seedUsed : request.seed;
             sample.rawText = answer.rawText;
             sample.formatClass = formatClassName(parsed.format);
+            sample.answerForm = answerFormName(parsed.form);
             if (answer.finishReason && *answer.finishReason == "length" && !parsed.schemaValid())
                 parsed.error += " (the answer was cut off at max_new_tokens)";
             if (!parsed.error.empty())

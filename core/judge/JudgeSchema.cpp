@@ -27,6 +27,23 @@ std::string formatClassName(FormatClass format)
     return "invalid";
 }
 
+std::string answerFormName(AnswerForm form)
+{
+    switch (form) {
+    case AnswerForm::BareJson:
+        return "bare_json";
+    case AnswerForm::FencedJson:
+        return "fenced_json";
+    case AnswerForm::FencedJsonInProse:
+        return "fenced_json_in_prose";
+    case AnswerForm::Other:
+        return "other";
+    case AnswerForm::NoAnswer:
+        return "no_answer";
+    }
+    return "other";
+}
+
 bool ParsedAnswer::decisive() const
 {
     if (!schemaValid())
@@ -188,18 +205,43 @@ ParsedAnswer classify(const std::string &json, FormatClass format)
 
 } // namespace
 
-ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw)
+ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw, int rule)
 {
-    if (!raw)
-        return {FormatClass::RequestFailed, nullptr, "no answer (the request failed)"};
-    const std::string text = trim(*raw);
+    if (!raw) {
+        ParsedAnswer failed{FormatClass::RequestFailed, AnswerForm::NoAnswer, nullptr,
+                            "no answer (the request failed)"};
+        return failed;
+    }
+    std::string text = trim(*raw);
+    // Rule 2: one byte order mark is not part of any answer, whatever follows it. (Rule 1 let
+    // it through, which made bare JSON after a BOM invalid but a fenced block after one valid.)
+    static constexpr std::string_view kBom = "\xEF\xBB\xBF";
+    if (rule >= 2 && text.compare(0, kBom.size(), kBom) == 0)
+        text = trim(text.substr(kBom.size()));
+    auto result = [](FormatClass format, AnswerForm form, std::string error) {
+        ParsedAnswer answer;
+        answer.format = format;
+        answer.form = form;
+        answer.error = std::move(error);
+        return answer;
+    };
     if (text.empty())
-        return {FormatClass::Invalid, nullptr, "empty answer"};
-    if (text.front() == '{' && text.back() == '}')
-        return classify(text, FormatClass::BareJson);
+        return result(FormatClass::Invalid, AnswerForm::Other, "empty answer");
+    if (text.front() == '{' && text.back() == '}') {
+        ParsedAnswer answer = classify(text, FormatClass::BareJson);
+        answer.form = AnswerForm::BareJson;
+        return answer;
+    }
 
-    // JSON in exactly one fenced block (```json ... ``` or ``` ... ```).
-    std::vector<std::string> blocks;
+    // JSON in exactly one fenced block (```json ... ``` or ``` ... ```). Text around the one
+    // block is allowed (the block is the answer) and recorded as fenced_json_in_prose.
+    struct Block
+    {
+        std::size_t open;
+        std::size_t end; // one past the closing fence
+        std::string inner;
+    };
+    std::vector<Block> blocks;
     std::size_t pos = 0;
     while ((pos = text.find("```", pos)) != std::string::npos) {
         const std::size_t lineEnd = text.find('\n', pos);
@@ -207,20 +249,26 @@ ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw)
             lineEnd == std::string::npos ? std::string::npos : text.find("```", lineEnd);
         if (close == std::string::npos)
             break;
-        blocks.push_back(text.substr(lineEnd + 1, close - lineEnd - 1));
+        blocks.push_back({pos, close + 3, text.substr(lineEnd + 1, close - lineEnd - 1)});
         pos = close + 3;
     }
     if (blocks.size() == 1) {
-        const std::string inner = trim(blocks[0]);
-        if (!inner.empty() && inner.front() == '{')
-            return classify(inner, FormatClass::FencedJson);
+        const std::string inner = trim(blocks[0].inner);
+        if (!inner.empty() && inner.front() == '{') {
+            ParsedAnswer answer = classify(inner, FormatClass::FencedJson);
+            answer.form = blocks[0].open == 0 && blocks[0].end == text.size()
+                              ? AnswerForm::FencedJson
+                              : AnswerForm::FencedJsonInProse;
+            return answer;
+        }
     }
     if (blocks.size() > 1)
-        return {FormatClass::Invalid, nullptr,
-                std::to_string(blocks.size()) + " fenced blocks (exactly one is allowed)"};
+        return result(FormatClass::Invalid, AnswerForm::Other,
+                      std::to_string(blocks.size()) + " fenced blocks (exactly one is allowed)");
     if (looksLikeRefusal(text))
-        return {FormatClass::Refusal, nullptr, "the judge declined to answer"};
-    return {FormatClass::Invalid, nullptr, "neither bare JSON nor one fenced JSON block"};
+        return result(FormatClass::Refusal, AnswerForm::Other, "the judge declined to answer");
+    return result(FormatClass::Invalid, AnswerForm::Other,
+                  "neither bare JSON nor one fenced JSON block");
 }
 
 nlohmann::json QuorumSettings::toJson() const

@@ -20,10 +20,29 @@ enum class FormatClass
 };
 std::string formatClassName(FormatClass format);
 
+// How a raw answer was written, whatever its content: recorded beside the format class, which
+// says whether it was valid (so schema-invalid bare JSON is `bare_json` here and `invalid`
+// there). docs/judge.md "How an answer is read" states the rule.
+enum class AnswerForm
+{
+    BareJson,          // the whole answer is one {...}
+    FencedJson,        // the whole answer is exactly one fenced block holding {...}
+    FencedJsonInProse, // exactly one fenced block holding {...}, with other text around it
+    Other,             // anything else: prose, several fenced blocks, empty
+    NoAnswer           // the request failed
+};
+std::string answerFormName(AnswerForm form);
+
+// The reading rule an answer was classified under. Rule 2 (current) ignores one leading byte
+// order mark (U+FEFF) in every form; rule 1 (ledgers before schema version 3) ignored it only
+// before a fenced block. Re-checking a stored answer uses the rule it was written under.
+inline constexpr int kAnswerRule = 2;
+
 // One judge answer after parsing and schema validation.
 struct ParsedAnswer
 {
     FormatClass format = FormatClass::Invalid;
+    AnswerForm form = AnswerForm::Other;
     nlohmann::json value; // the judgment object; null unless schema-valid
     std::string error;    // why it is invalid
     bool decisive() const;
@@ -34,8 +53,9 @@ struct ParsedAnswer
 };
 
 // Classifies and validates a raw answer: bare JSON, JSON in exactly one fenced block, a
-// refusal, or invalid (with the reason). nullopt raw text: the request failed.
-ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw);
+// refusal, or invalid (with the reason), and records how it was written. nullopt raw text: the
+// request failed. `rule`: kAnswerRule, or 1 for answers stored before schema version 3.
+ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw, int rule = kAnswerRule);
 
 // Every rule of the judgment schema, including the cross-field ones; empty when valid.
 std::vector<std::string> judgmentSchemaErrors(const nlohmann::json &judgment);

@@ -1,5 +1,6 @@
 #include "judge/JudgmentQuery.h"
 
+#include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
 
 namespace kosmos {
@@ -25,7 +26,8 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
     s.bind(1, runId).bind(2, run->runKey);
     sqlite::Statement samples(
         db, "SELECT sample_index, try_index, seed, raw_text, format_class, parse_error, "
-            "generated_tokens, decode_ms, finish_reason, parsed_json FROM judge_samples WHERE "
+            "generated_tokens, decode_ms, finish_reason, parsed_json, answer_form, "
+            "request_sha256, server_model, system_fingerprint FROM judge_samples WHERE "
             "judgment_id = ? "
             "ORDER BY sample_index, try_index");
     while (s.step()) {
@@ -62,6 +64,11 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
             x.finishReason = samples.optText(8);
             if (auto parsed = samples.optText(9))
                 x.parsed = nlohmann::json::parse(*parsed);
+            x.answerForm = samples.optText(10).value_or(
+                answerFormName(parseJudgeAnswer(x.rawText, 1).form));
+            x.requestSha256 = samples.optText(11);
+            x.serverModel = samples.optText(12);
+            x.systemFingerprint = samples.optText(13);
             j.samples.push_back(std::move(x));
         }
         out.push_back(std::move(j));

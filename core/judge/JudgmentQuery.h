@@ -23,6 +23,11 @@ struct StoredJudgeSample
     std::optional<std::int64_t> generatedTokens;
     std::optional<std::int64_t> decodeMs;
     std::optional<std::string> finishReason;
+    std::string answerForm; // as stored; for rows before schema version 3, read from the raw
+                            // text under answer rule 1 (what it was classified under)
+    std::optional<std::string> requestSha256; // the kosmos.judge_request/1 artifact, if kept
+    std::optional<std::string> serverModel;
+    std::optional<std::string> systemFingerprint;
 };
 
 struct StoredJudgment

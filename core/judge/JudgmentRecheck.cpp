@@ -17,7 +17,7 @@ std::vector<RecheckProblem> recheckJudgments(Ledger &ledger, std::int64_t *check
         db, "SELECT judgment_id, settings_json, outcome, unknown_reason, progress, "
             "decisive_votes FROM judgments ORDER BY judgment_id");
     sqlite::Statement samples(
-        db, "SELECT sample_index, try_index, raw_text, format_class, parsed_json "
+        db, "SELECT sample_index, try_index, raw_text, format_class, parsed_json, answer_form "
             "FROM judge_samples WHERE judgment_id = ? ORDER BY sample_index, try_index");
     std::int64_t count = 0;
     while (judgments.step()) {
@@ -38,8 +38,15 @@ std::vector<RecheckProblem> recheckJudgments(Ledger &ledger, std::int64_t *check
         bool formatProblem = false;
         while (samples.step()) {
             const int index = static_cast<int>(samples.int64(0));
-            const ParsedAnswer parsed = parseJudgeAnswer(samples.optText(2));
-            if (formatClassName(parsed.format) != samples.text(3)) {
+            // Rows before schema version 3 have no answer_form and were read under rule 1.
+            const auto storedForm = samples.optText(5);
+            const ParsedAnswer parsed = parseJudgeAnswer(samples.optText(2), storedForm ? 2 : 1);
+            if (storedForm && *storedForm != answerFormName(parsed.form)) {
+                problem("sample " + std::to_string(index) + " try " +
+                        std::to_string(samples.int64(1)) + " is stored as written " + *storedForm +
+                        " but its raw text is " + answerFormName(parsed.form));
+                formatProblem = true;
+            } else if (formatClassName(parsed.format) != samples.text(3)) {
                 problem("sample " + std::to_string(index) + " try " +
                         std::to_string(samples.int64(1)) + " is stored as " + samples.text(3) +
                         " but its raw text parses as " + formatClassName(parsed.format));

@@ -960,8 +960,40 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
         throw Error(ErrorCode::InvalidInput,
                     "a judgment has an unknown_reason exactly when its outcome is unknown");
     const std::int64_t now = nowMs();
+    // What the judge was shown and asked, stored first (content-addressed, so a crash leaves at
+    // most an unreferenced object): the frames' PNGs and each call's request document.
+    checkLease(lease);
+    std::vector<StoredObject> frames;
+    for (const auto &png : judgment.framePngs)
+        frames.push_back(m_store.putBytes(png, "image/png"));
+    std::vector<std::optional<StoredObject>> requests;
+    for (const JudgeSampleRecord &js : judgment.samples) {
+        if (js.request.is_null()) {
+            requests.emplace_back();
+            continue;
+        }
+        const std::string text = redactSecrets(canonicalJson(js.request));
+        requests.emplace_back(m_store.putBytes(std::string_view(text), "application/json"));
+    }
     Transaction tx(m_db);
     checkLease(lease);
+    Statement link(m_db, "INSERT INTO attempt_artifacts (attempt_id, artifact_id, role, name, "
+                         "created_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    auto attach = [&](const StoredObject &object, std::string_view role, const std::string &name) {
+        link.reset();
+        link.bind(1, lease.attemptId)
+            .bind(2, insertArtifactRow(object, now))
+            .bind(3, role)
+            .bind(4, name)
+            .bind(5, now)
+            .run();
+    };
+    for (const StoredObject &frame : frames)
+        attach(frame, "judge_frame", frame.sha256 + ".png");
+    for (const auto &request : requests) {
+        if (request)
+            attach(*request, "judge_request", request->sha256 + ".json");
+    }
     Statement s(m_db, "INSERT INTO judgments (attempt_id, judge_id, settings_json, outcome, "
                       "unknown_reason, progress, decisive_votes, frame_indices_json, "
                       "prompt_sha256, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -980,9 +1012,17 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
     const std::int64_t judgmentId = m_db.lastInsertRowId();
     Statement sample(m_db, "INSERT INTO judge_samples (judgment_id, sample_index, try_index, seed, "
                            "raw_text, format_class, parse_error, parsed_json, generated_tokens, "
-                           "decode_ms, finish_reason, row_sha256, created_at_ms) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (JudgeSampleRecord js : judgment.samples) {
+                           "decode_ms, finish_reason, row_sha256, created_at_ms, answer_form, "
+                           "request_sha256, server_model, system_fingerprint) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (std::size_t i = 0; i < judgment.samples.size(); ++i) {
+        JudgeSampleRecord js = judgment.samples[i];
+        js.requestSha256 =
+            requests[i] ? std::optional<std::string>(requests[i]->sha256) : std::nullopt;
+        if (js.serverModel)
+            js.serverModel = redactSecrets(*js.serverModel);
+        if (js.systemFingerprint)
+            js.systemFingerprint = redactSecrets(*js.systemFingerprint);
         // A server that echoes a key in an error body must not get it stored.
         if (js.rawText)
             js.rawText = redactSecrets(*js.rawText);
@@ -1005,6 +1045,10 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
             .bind(11, js.finishReason)
             .bind(12, js.rowSha256(judgmentId))
             .bind(13, now)
+            .bind(14, js.answerForm)
+            .bind(15, js.requestSha256)
+            .bind(16, js.serverModel)
+            .bind(17, js.systemFingerprint)
             .run();
     }
     tx.commit();

@@ -79,6 +79,14 @@ std::string JudgeSampleRecord::rowSha256(std::int64_t judgmentId) const
     // before them keep their hash.
     if (finishReason)
         row["finish_reason"] = *finishReason;
+    if (answerForm)
+        row["answer_form"] = *answerForm;
+    if (requestSha256)
+        row["request_sha256"] = *requestSha256;
+    if (serverModel)
+        row["server_model"] = *serverModel;
+    if (systemFingerprint)
+        row["system_fingerprint"] = *systemFingerprint;
     return canonicalHash(row);
 }
 

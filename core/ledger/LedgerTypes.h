@@ -157,6 +157,16 @@ struct JudgeSampleRecord
     std::optional<std::int64_t> generatedTokens;
     std::optional<std::int64_t> decodeMs;
     std::optional<std::string> finishReason;
+    // Schema version 3. answerForm: how the answer was written (answerFormName); nullopt only
+    // for rows read from older ledgers.
+    std::optional<std::string> answerForm;
+    // The exact request of this call (a kosmos.judge_request/1 document, see
+    // judge/JudgeRequestRecord.h); stored as an artifact whose hash is request_sha256. Null:
+    // not known (an imported judgment).
+    nlohmann::json request;
+    std::optional<std::string> requestSha256; // set by the ledger when reading or recording
+    std::optional<std::string> serverModel;       // the `model` the server said answered
+    std::optional<std::string> systemFingerprint; // the server's `system_fingerprint`
 
     // Canonical hash of the fields above (stored as row_sha256).
     std::string rowSha256(std::int64_t judgmentId) const;
@@ -173,6 +183,9 @@ struct JudgmentRecord
     nlohmann::json frameIndices; // null or an array
     std::optional<std::string> promptSha256;
     std::vector<JudgeSampleRecord> samples;
+    // The PNG bytes of the frames the judge was shown, which the samples' request documents
+    // name by hash; stored as artifacts (role judge_frame) with the judgment. Empty: none kept.
+    std::vector<std::vector<std::uint8_t>> framePngs;
 };
 
 struct HumanLabelRecord

@@ -264,7 +264,8 @@ private:
     {
         Statement s(m_db, "SELECT sample_id, judgment_id, sample_index, try_index, seed, raw_text, "
                           "format_class, parse_error, parsed_json, generated_tokens, decode_ms, "
-                          "row_sha256, finish_reason FROM judge_samples");
+                          "row_sha256, finish_reason, answer_form, request_sha256, "
+                          "server_model, system_fingerprint FROM judge_samples");
         while (s.step()) {
             JudgeSampleRecord r;
             r.sampleIndex = static_cast<int>(s.int64(2));
@@ -287,6 +288,10 @@ private:
             r.generatedTokens = s.optInt64(9);
             r.decodeMs = s.optInt64(10);
             r.finishReason = s.optText(12);
+            r.answerForm = s.optText(13);
+            r.requestSha256 = s.optText(14);
+            r.serverModel = s.optText(15);
+            r.systemFingerprint = s.optText(16);
             const std::string actual = r.rowSha256(s.int64(1));
             if (actual != s.text(11))
                 problem("judge_sample_hash", where,

@@ -1,9 +1,10 @@
--- Kosmos ledger schema, version 2.
+-- Kosmos ledger schema, version 3.
 --
 -- A ledger is a bundle directory NAME.kosmos/ holding this database (ledger.sqlite) and the
 -- content-addressed artifact store (objects/). This file creates a new ledger at the current
 -- schema version; older ledgers are brought forward by the numbered migrations in
--- core/ledger/Schema.cpp.in (version 2 added judge_samples.finish_reason).
+-- core/ledger/Schema.cpp.in (version 2 added judge_samples.finish_reason; version 3 its
+-- answer_form and the request provenance columns).
 --
 -- Conventions
 -- * Every timestamp is an INTEGER *_ms: milliseconds since the Unix epoch, UTC.
@@ -213,6 +214,18 @@ CREATE TABLE judge_samples (
     generated_tokens INTEGER,
     decode_ms        INTEGER,
     finish_reason    TEXT,  -- as the server reported it ("stop", "length" ...); NULL: unknown
+    -- How the answer was written, valid or not (format_class says whether it was valid);
+    -- NULL in rows written before schema version 3 (read under answer rule 1).
+    answer_form      TEXT CHECK (answer_form IS NULL OR
+                                 answer_form IN ('bare_json', 'fenced_json', 'fenced_json_in_prose',
+                                                 'other', 'no_answer')),
+    -- The artifact (a kosmos.judge_request/1 JSON document) holding the exact request of this
+    -- call: every parameter, the prompt, the frames' PNG hashes and, for a wire protocol, the
+    -- body that was sent with its images by hash. NULL: not known (imported, older ledgers).
+    request_sha256   TEXT CHECK (request_sha256 IS NULL OR
+                                 (length(request_sha256) = 64 AND request_sha256 NOT GLOB '*[^0-9a-f]*')),
+    server_model       TEXT,  -- the `model` the server said answered; NULL: not reported
+    system_fingerprint TEXT,  -- the server's `system_fingerprint`; NULL: not reported
     row_sha256       TEXT NOT NULL,
     created_at_ms    INTEGER NOT NULL,
     UNIQUE (judgment_id, sample_index, try_index)
@@ -351,4 +364,4 @@ CREATE TRIGGER judge_samples_attempt_open BEFORE INSERT ON judge_samples
           WHERE j.judgment_id = NEW.judgment_id) IS NOT 'running'
 BEGIN SELECT RAISE(ABORT, 'kosmos: the attempt is finished; no judge sample can be added to it'); END;
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

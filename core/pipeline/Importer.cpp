@@ -392,6 +392,7 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
                     sample.rawText = s["raw_text"].get<std::string>();
                 const ParsedAnswer parsed = parseJudgeAnswer(sample.rawText);
                 sample.formatClass = formatClassName(parsed.format);
+                sample.answerForm = answerFormName(parsed.form);
                 if (!parsed.error.empty())
                     sample.parseError = parsed.error;
                 sample.parsed = parsed.value;

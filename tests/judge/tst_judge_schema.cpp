@@ -1,5 +1,10 @@
+#include "judge/Calibration.h"
 #include "judge/JudgeSchema.h"
+#include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
 #include "util/Error.h"
+
+#include "TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -212,4 +217,102 @@ TEST(JudgeSchema, ADuplicateKeyMakesTheAnswerInvalid)
         parseJudgeAnswer("{\"a\":" + std::string(5000, '[') + std::string(5000, ']') + "}");
     EXPECT_EQ(deep.format, FormatClass::Invalid);
     EXPECT_NE(deep.error.find("nested deeper"), std::string::npos) << deep.error;
+}
+
+TEST(JudgeSchema, HowAnAnswerWasWrittenIsRecordedApartFromWhetherItIsValid)
+{
+    const json good = answer("intact", "met", 5);
+    json bad = good;
+    bad["progress"] = 9; // schema-invalid, but still written as bare JSON
+    const auto bareInvalid = parseJudgeAnswer(bad.dump());
+    EXPECT_EQ(bareInvalid.format, FormatClass::Invalid);
+    EXPECT_EQ(bareInvalid.form, AnswerForm::BareJson);
+    EXPECT_EQ(answerFormName(bareInvalid.form), "bare_json");
+
+    const auto bare = parseJudgeAnswer(good.dump());
+    EXPECT_EQ(bare.format, FormatClass::BareJson);
+    EXPECT_EQ(bare.form, AnswerForm::BareJson);
+
+    const auto fenced = parseJudgeAnswer("```json\n" + good.dump() + "\n```");
+    EXPECT_EQ(fenced.format, FormatClass::FencedJson);
+    EXPECT_EQ(fenced.form, AnswerForm::FencedJson);
+
+    const auto inProse = parseJudgeAnswer("Here you go:\n```json\n" + good.dump() + "\n```\nDone.");
+    EXPECT_EQ(inProse.format, FormatClass::FencedJson) << "prose around one block is accepted";
+    EXPECT_EQ(inProse.form, AnswerForm::FencedJsonInProse);
+
+    const auto fencedInvalid = parseJudgeAnswer("```json\n" + bad.dump() + "\n```");
+    EXPECT_EQ(fencedInvalid.format, FormatClass::Invalid);
+    EXPECT_EQ(fencedInvalid.form, AnswerForm::FencedJson);
+
+    EXPECT_EQ(parseJudgeAnswer("I cannot evaluate robot videos.").form, AnswerForm::Other);
+    EXPECT_EQ(parseJudgeAnswer("The robot succeeded.").form, AnswerForm::Other);
+    EXPECT_EQ(parseJudgeAnswer("").form, AnswerForm::Other);
+    EXPECT_EQ(parseJudgeAnswer(std::nullopt).form, AnswerForm::NoAnswer);
+}
+
+TEST(JudgeSchema, AByteOrderMarkIsIgnoredTheSameWayBeforeEveryForm)
+{
+    const std::string bom = "\xEF\xBB\xBF";
+    const json good = answer("intact", "met", 5);
+    const auto bare = parseJudgeAnswer(bom + good.dump());
+    EXPECT_EQ(bare.format, FormatClass::BareJson) << bare.error;
+    EXPECT_EQ(bare.form, AnswerForm::BareJson);
+    const auto spaced = parseJudgeAnswer("  " + bom + "\n" + good.dump() + "\n");
+    EXPECT_EQ(spaced.format, FormatClass::BareJson) << spaced.error;
+    const auto fenced = parseJudgeAnswer(bom + "```json\n" + good.dump() + "\n```");
+    EXPECT_EQ(fenced.format, FormatClass::FencedJson);
+    EXPECT_EQ(fenced.form, AnswerForm::FencedJson) << "the BOM is not prose around the block";
+    // Only one leading mark: a second one is content, and content that is not JSON.
+    EXPECT_EQ(parseJudgeAnswer(bom + bom + good.dump()).format, FormatClass::Invalid);
+
+    // Answers stored before the rule (schema version 2) are re-read under the rule they were
+    // classified by, so a stored verdict never changes under them.
+    EXPECT_EQ(parseJudgeAnswer(bom + good.dump(), 1).format, FormatClass::Invalid);
+    EXPECT_EQ(parseJudgeAnswer(bom + "```json\n" + good.dump() + "\n```", 1).format,
+              FormatClass::FencedJson);
+}
+
+TEST(JudgeAudit, BareJsonIsCountedAsWrittenSoItCanExceedSchemaValid)
+{
+    // Side B writes bare JSON every time, but two of its five answers break the schema: the
+    // audit's "bare JSON" (5/5) must be able to exceed its "schema-valid" (3/5).
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "audit.kosmos");
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    ledger.submitRun(test::testRunSpec(protocol, 0));
+    auto lease = ledger.claim("w", 30000);
+    auto a = test::testJudgment();
+    for (auto &s : a.samples)
+        s.answerForm = "bare_json";
+    ledger.recordJudgment(*lease, a);
+    auto b = test::testJudgment();
+    b.settings["temperature"] = 0.0; // another configuration
+    for (int i = 0; i < 5; ++i) {
+        auto &s = b.samples[static_cast<std::size_t>(i)];
+        if (i < 2) {
+            json broken = s.parsed;
+            broken["progress"] = 9;
+            s.rawText = broken.dump();
+        }
+        const ParsedAnswer p = parseJudgeAnswer(s.rawText);
+        s.formatClass = formatClassName(p.format);
+        s.answerForm = answerFormName(p.form);
+        s.parsed = p.value;
+        if (!p.error.empty())
+            s.parseError = p.error;
+    }
+    b.decisiveVotes = 3;
+    ledger.recordJudgment(*lease, b);
+    ledger.finishAttempt(*lease, AttemptOutcome::completed());
+
+    const auto configs = judgeConfigs(ledger);
+    ASSERT_EQ(configs.size(), 2u);
+    const PairedAudit audit = pairedAudit(ledger, configs[0].key, configs[1].key);
+    EXPECT_EQ(audit.b.samples, 5);
+    EXPECT_EQ(audit.b.bareJson, 5);
+    EXPECT_EQ(audit.b.schemaValid, 3);
+    EXPECT_EQ(audit.a.bareJson, 5);
+    EXPECT_EQ(audit.a.schemaValid, 5);
+    EXPECT_TRUE(verifyLedger(ledger).problems.empty());
 }

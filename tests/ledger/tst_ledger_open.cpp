@@ -1,6 +1,7 @@
 #include "ledger/Ledger.h"
 #include "ledger/LedgerVerifier.h"
 #include "ledger/Schema.h"
+#include "util/CanonicalJson.h"
 #include "util/Error.h"
 
 #include "TestSupport.h"
@@ -201,17 +202,38 @@ TEST(LedgerOpen, ReadOnlyOpenRefusesWrites)
     EXPECT_EQ(ro.info().protocols, 0);
 }
 
+namespace {
+
+// This build's schema as an older version created it: the columns later versions added removed.
+SchemaSpec olderSchema(int version)
+{
+    std::string sql = std::string(currentSchema().createSql);
+    auto eraseLines = [&](const std::string &from, const std::string &through) {
+        const auto begin = sql.find(from);
+        ASSERT_NE(begin, std::string::npos) << from;
+        const auto last = sql.find(through, begin);
+        ASSERT_NE(last, std::string::npos) << through;
+        sql.erase(begin, sql.find('\n', last) + 1 - begin);
+    };
+    if (version < 3) // answer_form, request_sha256, server_model, system_fingerprint
+        eraseLines("    -- How the answer was written", "    system_fingerprint TEXT,");
+    if (version < 2)
+        eraseLines("    finish_reason    TEXT,", "    finish_reason    TEXT,");
+    const std::string pragma = "PRAGMA user_version = " + std::to_string(currentSchema().version);
+    const auto at = sql.find(pragma);
+    EXPECT_NE(at, std::string::npos);
+    sql.replace(at, pragma.size(), "PRAGMA user_version = " + std::to_string(version));
+    // The spec's text must outlive the ledger calls that read it.
+    static std::vector<std::unique_ptr<std::string>> keep;
+    keep.push_back(std::make_unique<std::string>(std::move(sql)));
+    return SchemaSpec{version, *keep.back(), {}};
+}
+
+} // namespace
+
 TEST(LedgerOpen, RealVersion1LedgersAreMigratedToTheCurrentSchema)
 {
-    // Version 1 is the current schema without judge_samples.finish_reason.
-    std::string v1 = std::string(currentSchema().createSql);
-    const auto column = v1.find("    finish_reason    TEXT,");
-    ASSERT_NE(column, std::string::npos);
-    v1.erase(column, v1.find('\n', column) - column + 1);
-    const auto pragma = v1.find("PRAGMA user_version = 2;");
-    ASSERT_NE(pragma, std::string::npos);
-    v1.replace(pragma, 24, "PRAGMA user_version = 1;");
-    const SchemaSpec version1{1, v1, {}};
+    const SchemaSpec version1 = olderSchema(1);
 
     TempDir dir;
     const fs::path bundle = dir / "v1.kosmos";
@@ -241,6 +263,70 @@ TEST(LedgerOpen, RealVersion1LedgersAreMigratedToTheCurrentSchema)
     auto lease = migrated.claim("w", 30000);
     auto judgment = test::testJudgment();
     judgment.samples[0].finishReason = "stop";
+    judgment.samples[0].answerForm = "bare_json";
     migrated.recordJudgment(*lease, judgment);
     migrated.finishAttempt(*lease, AttemptOutcome::completed());
+    EXPECT_TRUE(verifyLedger(migrated).problems.empty());
+}
+
+TEST(LedgerOpen, Version2JudgmentsKeepTheirVerdictsAndVerifyAfterMigrating)
+{
+    // A version 2 ledger holds answers classified under answer rule 1, with no answer_form: a
+    // BOM before bare JSON was "invalid" then. Migrating must not turn that into a forgery.
+    const SchemaSpec version2 = olderSchema(2);
+    TempDir dir;
+    const fs::path bundle = dir / "v2.kosmos";
+    const std::string bom = "\xEF\xBB\xBF";
+    {
+        Ledger old = Ledger::create(bundle, {OpenMode::ReadWrite, &version2});
+        const auto protocol = old.freezeProtocol("p", test::testProtocol());
+        old.submitRun(test::testRunSpec(protocol, 0));
+        auto lease = old.claim("w", 30000);
+        auto judgment = test::testJudgment();
+        judgment.samples[0].rawText = bom + *judgment.samples[0].rawText;
+        judgment.samples[0].formatClass = "invalid";
+        judgment.samples[0].parseError = "neither bare JSON nor one fenced JSON block";
+        judgment.samples[0].parsed = nullptr;
+        judgment.decisiveVotes = 4;
+        // Written as the version 2 binary wrote it: no answer_form, nor the request columns.
+        sqlite::Statement j(old.database(),
+                            "INSERT INTO judgments (attempt_id, settings_json, outcome, progress, "
+                            "decisive_votes, created_at_ms) VALUES (?, ?, 'success', 5, 4, 0)");
+        j.bind(1, lease->attemptId).bind(2, judgment.settings.dump()).run();
+        const std::int64_t judgmentId = old.database().lastInsertRowId();
+        sqlite::Statement sample(old.database(),
+                                 "INSERT INTO judge_samples (judgment_id, sample_index, seed, "
+                                 "raw_text, format_class, parse_error, parsed_json, row_sha256, "
+                                 "generated_tokens, decode_ms, created_at_ms) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
+        for (const auto &js : judgment.samples) {
+            sample.reset();
+            sample.bind(1, judgmentId)
+                .bind(2, js.sampleIndex)
+                .bind(3, js.seed)
+                .bind(4, js.rawText)
+                .bind(5, js.formatClass)
+                .bind(6, js.parseError);
+            if (js.parsed.is_null())
+                sample.bindNull(7);
+            else
+                sample.bind(7, canonicalJson(js.parsed));
+            sample.bind(8, js.rowSha256(judgmentId))
+                .bind(9, js.generatedTokens)
+                .bind(10, js.decodeMs)
+                .run();
+        }
+        old.finishAttempt(*lease, AttemptOutcome::completed());
+    }
+    Ledger migrated = Ledger::open(bundle);
+    EXPECT_EQ(migrated.schemaVersion(), currentSchema().version);
+    const VerifyReport report = verifyLedger(migrated);
+    std::string problems;
+    for (const auto &p : report.problems)
+        problems += p.check + ": " + p.message + "\n";
+    EXPECT_TRUE(report.problems.empty()) << problems;
+    sqlite::Statement form(migrated.database(),
+                           "SELECT COUNT(*) FROM judge_samples WHERE answer_form IS NULL");
+    form.step();
+    EXPECT_EQ(form.int64(0), 5) << "old rows are not rewritten";
 }

@@ -74,7 +74,22 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
                        .arg(sample.sampleIndex)
                        .arg(sample.tryIndex ? tr(" retry") : QString())
                        .arg(sample.seed ? QString::number(*sample.seed) : QStringLiteral("?")));
-            item->setText(1, QString::fromStdString(sample.formatClass));
+            // Whether it was valid, and how it was written when that says more.
+            item->setText(1, sample.answerForm == sample.formatClass
+                                 ? QString::fromStdString(sample.formatClass)
+                                 : tr("%1 (written %2)")
+                                       .arg(QString::fromStdString(sample.formatClass),
+                                            QString::fromStdString(sample.answerForm)));
+            QStringList provenance;
+            if (sample.serverModel)
+                provenance << tr("server model: %1").arg(QString::fromStdString(*sample.serverModel));
+            if (sample.systemFingerprint)
+                provenance << tr("system fingerprint: %1")
+                                  .arg(QString::fromStdString(*sample.systemFingerprint));
+            provenance << (sample.requestSha256
+                               ? tr("request: %1").arg(QString::fromStdString(*sample.requestSha256))
+                               : tr("request: not recorded"));
+            item->setToolTip(1, provenance.join(QLatin1Char('\n')));
             item->setText(3, sample.generatedTokens ? QString::number(*sample.generatedTokens)
                                                     : QStringLiteral("—"));
             item->setText(4, sample.decodeMs ? QString::number(*sample.decodeMs)
