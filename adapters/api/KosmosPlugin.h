@@ -5,7 +5,7 @@
 // host reads before instantiating anything:
 //
 //   {"id": "synthetic.scripted_policy", "family": "policy", "version": "1.0.0",
-//    "api_version": 1, "description": "...",
+//    "api_version": 2, "description": "...",
 //    "requires": {"libtorch": false, "cuda": false, "network": false, "model_files": false},
 //    "settings_schema": {JSON Schema of the settings object}}
 //
@@ -22,7 +22,7 @@
 
 namespace kosmos {
 
-inline constexpr int kAdapterApiVersion = 1;
+inline constexpr int kAdapterApiVersion = 2;
 
 class PolicyPlugin
 {
@@ -65,10 +65,10 @@ public:
 
 } // namespace kosmos
 
-#define KOSMOS_IDENTITY_PROVIDER_IID "org.kosmos-workstation.ComponentIdentityProvider/1"
-#define KOSMOS_POLICY_PLUGIN_IID "org.kosmos-workstation.PolicyPlugin/1"
-#define KOSMOS_WORLD_MODEL_PLUGIN_IID "org.kosmos-workstation.WorldModelPlugin/1"
-#define KOSMOS_JUDGE_PLUGIN_IID "org.kosmos-workstation.JudgePlugin/1"
+#define KOSMOS_IDENTITY_PROVIDER_IID "org.kosmos-workstation.ComponentIdentityProvider/2"
+#define KOSMOS_POLICY_PLUGIN_IID "org.kosmos-workstation.PolicyPlugin/2"
+#define KOSMOS_WORLD_MODEL_PLUGIN_IID "org.kosmos-workstation.WorldModelPlugin/2"
+#define KOSMOS_JUDGE_PLUGIN_IID "org.kosmos-workstation.JudgePlugin/2"
 
 Q_DECLARE_INTERFACE(kosmos::PolicyPlugin, KOSMOS_POLICY_PLUGIN_IID)
 Q_DECLARE_INTERFACE(kosmos::WorldModelPlugin, KOSMOS_WORLD_MODEL_PLUGIN_IID)

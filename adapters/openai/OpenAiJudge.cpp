@@ -54,6 +54,14 @@ std::string base64Png(const cv::Mat &rgb)
         .toStdString();
 }
 
+std::string base64(const std::vector<std::uint8_t> &bytes)
+{
+    return QByteArray::fromRawData(reinterpret_cast<const char *>(bytes.data()),
+                                   static_cast<qsizetype>(bytes.size()))
+        .toBase64()
+        .toStdString();
+}
+
 std::string host(const std::string &url)
 {
     return QUrl(QString::fromStdString(url)).host().toStdString();
@@ -133,9 +141,14 @@ nlohmann::json OpenAiJudge::requestBody(const JudgeRequest &request, int n) cons
 {
     nlohmann::json content = nlohmann::json::array();
     content.push_back({{"type", "text"}, {"text", request.prompt}});
-    for (const auto &frame : request.frames)
-        content.push_back({{"type", "image_url"},
-                           {"image_url", {{"url", "data:image/png;base64," + base64Png(frame)}}}});
+    // The runner's PNGs when it gave them (so the ledger holds exactly the bytes sent).
+    const bool encoded = request.framePngs.size() == request.frames.size();
+    for (std::size_t i = 0; i < request.frames.size(); ++i) {
+        const std::string png =
+            encoded ? base64(request.framePngs[i]) : base64Png(request.frames[i]);
+        content.push_back(
+            {{"type", "image_url"}, {"image_url", {{"url", "data:image/png;base64," + png}}}});
+    }
     nlohmann::json body = {{"model", m_settings.model},
                            {"messages", {{{"role", "user"}, {"content", content}}}},
                            {"temperature", request.temperature},
@@ -151,13 +164,12 @@ nlohmann::json OpenAiJudge::requestBody(const JudgeRequest &request, int n) cons
     return body;
 }
 
-OpenAiJudge::Reply OpenAiJudge::post(const nlohmann::json &body) const
+OpenAiJudge::Reply OpenAiJudge::post(const std::string &text) const
 {
     Reply out;
     const auto start = std::chrono::steady_clock::now();
     QNetworkAccessManager nam; // one per call: safe in any thread
-    QNetworkRequest request(
-        QUrl(QString::fromStdString(m_settings.baseUrl + "/v1/chat/completions")));
+    QNetworkRequest request(QUrl(QString::fromStdString(chatUrl())));
     request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
     request.setTransferTimeout(static_cast<int>(m_settings.timeoutS * 1000));
     if (!m_settings.apiKeyEnv.empty()) {
@@ -166,7 +178,6 @@ OpenAiJudge::Reply OpenAiJudge::post(const nlohmann::json &body) const
             request.setRawHeader("Authorization", QByteArray("Bearer ") + key);
         }
     }
-    const std::string text = body.dump();
     QNetworkReply *reply =
         nam.post(request, QByteArray(text.data(), static_cast<qsizetype>(text.size())));
     bool tooLarge = false;
@@ -196,10 +207,12 @@ OpenAiJudge::Reply OpenAiJudge::post(const nlohmann::json &body) const
 
 JudgeAnswer OpenAiJudge::call(const JudgeRequest &request, int n, std::vector<JudgeAnswer> *others)
 {
-    const nlohmann::json body = requestBody(request, n);
+    const std::string body = requestBody(request, n).dump();
     const std::string where = host(m_settings.baseUrl);
     JudgeAnswer failed;
     failed.seedUsed = request.seed;
+    failed.wireBody = body;
+    failed.wireUrl = chatUrl();
     Reply reply;
     for (int attempt = 0; attempt <= m_settings.maxRetries; ++attempt) {
         if (attempt > 0)
@@ -234,10 +247,17 @@ JudgeAnswer OpenAiJudge::call(const JudgeRequest &request, int n, std::vector<Ju
         failed.error = where + " answered without choices";
         return failed;
     }
+    auto optString = [&](const char *key) {
+        return doc.contains(key) && doc[key].is_string()
+                   ? std::optional<std::string>(doc[key].get<std::string>())
+                   : std::nullopt;
+    };
+    failed.serverModel = optString("model");
+    failed.systemFingerprint = optString("system_fingerprint");
     std::vector<JudgeAnswer> answers;
     for (const auto &choice : doc["choices"]) {
-        JudgeAnswer a;
-        a.seedUsed = request.seed;
+        JudgeAnswer a = failed; // the request's provenance, the reply's identity
+        a.error.clear();
         a.decodeMs = static_cast<std::int64_t>(reply.elapsedMs);
         const auto &content = choice.contains("message")
                                   ? choice["message"].value("content", nlohmann::json())

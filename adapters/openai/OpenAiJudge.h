@@ -49,7 +49,8 @@ private:
         std::string error; // transport error or refusal (too large, timeout)
         double elapsedMs = 0;
     };
-    Reply post(const nlohmann::json &body) const;
+    Reply post(const std::string &body) const;
+    std::string chatUrl() const { return m_settings.baseUrl + "/v1/chat/completions"; }
     JudgeAnswer call(const JudgeRequest &request, int n, std::vector<JudgeAnswer> *others);
 
     JudgeSettings m_settings;

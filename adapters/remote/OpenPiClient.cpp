@@ -18,6 +18,8 @@ struct OpenPiClient::State
     std::condition_variable changed;
     bool open = false;
     bool closed = false;
+    bool closeFrame = false; // the server sent a CLOSE frame (RFC 6455 5.5.1)
+    bool weClose = false;    // we started the closing handshake
     int closeCode = 0;
     std::string closeReason;
     std::string socketError;
@@ -35,7 +37,7 @@ OpenPiClient::OpenPiClient()
 
 OpenPiClient::~OpenPiClient()
 {
-    drop();
+    close();
     m_thread->quit();
     m_thread->wait();
     m_context.reset(); // its thread has finished
@@ -73,6 +75,23 @@ void OpenPiClient::drop()
 
 void OpenPiClient::close()
 {
+    if (!m_socket)
+        return;
+    auto state = m_state;
+    QWebSocket *socket = m_socket;
+    bool open = false;
+    {
+        std::lock_guard lock(state->mutex);
+        open = state->open && !state->closed;
+        state->weClose = true;
+    }
+    if (open) {
+        runInSocketThread([socket] {
+            socket->close(QWebSocketProtocol::CloseCodeNormal, QStringLiteral("kosmos: done"));
+        });
+        std::unique_lock lock(state->mutex);
+        state->changed.wait_for(lock, std::chrono::seconds(1), [&] { return state->closed; });
+    }
     drop();
 }
 
@@ -107,11 +126,24 @@ void OpenPiClient::connect(const QString &url, const QString &apiKey, int timeou
                              state->frames.push_back({false, message.toStdString()});
                              state->changed.notify_all();
                          });
+        // Qt reports 1000 for a connection that dropped without any CLOSE frame; a CLOSE frame
+        // from the server starts Qt's closing handshake (aboutToClose) before the disconnect.
+        QObject::connect(socket, &QWebSocket::aboutToClose, socket, [state] {
+            std::lock_guard lock(state->mutex);
+            if (!state->weClose)
+                state->closeFrame = true;
+        });
         QObject::connect(socket, &QWebSocket::disconnected, socket, [state, socket] {
             std::lock_guard lock(state->mutex);
             state->closed = true;
-            state->closeCode = socket->closeCode();
-            state->closeReason = socket->closeReason().toStdString();
+            if (state->closeFrame || state->weClose) {
+                state->closeCode = socket->closeCode();
+                state->closeReason = socket->closeReason().toStdString();
+            } else {
+                state->closeCode = QWebSocketProtocol::CloseCodeAbnormalDisconnection; // 1006
+                state->closeReason = "abnormal closure: the connection dropped without a close "
+                                     "frame (did the server process die?)";
+            }
             state->changed.notify_all();
         });
         // Qt 6.4 names the signal error(); 6.5 renamed it errorOccurred.

@@ -41,8 +41,12 @@ public:
     // `cancelled` turns true (checked every 50 ms); the connection is dropped in every such case.
     std::string request(const std::string &bytes, int timeoutMs,
                         const std::function<bool()> &cancelled = {});
+    // Ends the connection properly: a CLOSE frame (1000, "kosmos: done"), a short wait for the
+    // server's reply, then the socket goes. Also what the destructor does.
     void close();
-    // The close code of the last connection (1011 after a server error), 0 while open.
+    // The close code of the last connection as the peer saw it: the server's code when it sent a
+    // CLOSE frame (1011 after a server error), 1006 (abnormal closure) when the connection
+    // dropped without one (a server process that died), 0 while open.
     int closeCode() const;
 
 private:

@@ -28,6 +28,22 @@ int reportError(const kosmos::Error &e);
 std::string resolveJudgeConfig(const std::vector<kosmos::JudgeConfig> &configs,
                                const std::string &text);
 
+// `judge-request`: the exact request of one stored judge call, rebuilt from the ledger (and
+// checked against the hash of what was sent); written to a file and/or sent to an endpoint.
+struct JudgeRequestOptions
+{
+    std::string bundle;
+    std::int64_t judgmentId = 0;
+    int sampleIndex = 0;
+    int tryIndex = 0;
+    std::string outPath;
+    std::string sendUrl;
+    std::string apiKeyEnv;
+    int timeoutMs = 120000;
+    bool json = false;
+};
+int runJudgeRequest(const JudgeRequestOptions &options);
+
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);

@@ -639,8 +639,8 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                          {"seed", s.seed ? nlohmann::json(*s.seed) : nlohmann::json()},
                          {"format_class", s.formatClass},
                          {"answer_form", s.answerForm},
-                         {"request_sha256", s.requestSha256 ? nlohmann::json(*s.requestSha256)
-                                                            : nlohmann::json()},
+                         {"request_sha256",
+                          s.requestSha256 ? nlohmann::json(*s.requestSha256) : nlohmann::json()},
                          {"server_model",
                           s.serverModel ? nlohmann::json(*s.serverModel) : nlohmann::json()},
                          {"system_fingerprint", s.systemFingerprint
@@ -688,8 +688,8 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                           << "  " << s.formatClass
                           << (s.answerForm != s.formatClass ? " (written " + s.answerForm + ")"
                                                             : std::string())
-                          << "  " << raw
-                          << (s.parseError ? "  [" + *s.parseError + "]" : "") << "\n";
+                          << "  " << raw << (s.parseError ? "  [" + *s.parseError + "]" : "")
+                          << "\n";
             }
         }
         return ExitCode::Ok;

@@ -34,6 +34,10 @@ const char *const kDescription =
     "                           re-judge finished rollouts with another judge\n"
     "                           configuration (new judgments beside the old ones)\n"
     "  judgments BUNDLE RUN     a run's judgments: samples, formats, outcome\n"
+    "  judge-request BUNDLE JUDGMENT SAMPLE [--try 1] [--out FILE] [--send URL]\n"
+    "                           the exact request of one judge call, rebuilt from the\n"
+    "                           ledger and hash-checked; --send replays it byte for\n"
+    "                           byte to another endpoint (--api-key-env VAR)\n"
     "  calibrate BUNDLE [CONFIG] [--labels human|reference]\n"
     "                           a judge configuration against labels: confusion,\n"
     "                           kappa, sensitivity/specificity with intervals, gate\n"
@@ -201,16 +205,32 @@ int main(int argc, char *argv[])
         QStringLiteral("retry-failed"),
         QStringLiteral("run: give every failed run of the protocol a new attempt (the failed "
                        "attempts stay recorded)."));
+    const QCommandLineOption tryOption(
+        QStringLiteral("try"), QStringLiteral("judge-request: 1 for the format retry (default 0)."),
+        QStringLiteral("n"), QStringLiteral("0"));
+    const QCommandLineOption outOption(
+        QStringLiteral("out"),
+        QStringLiteral("judge-request: write the request body to this file."),
+        QStringLiteral("file"));
+    const QCommandLineOption sendOption(
+        QStringLiteral("send"),
+        QStringLiteral("judge-request: send the request to this endpoint (http(s)://host:port, "
+                       "the recorded path is added) and compare the answer."),
+        QStringLiteral("url"));
+    const QCommandLineOption apiKeyEnvOption(
+        QStringLiteral("api-key-env"),
+        QStringLiteral("judge-request --send: the environment variable holding the API key."),
+        QStringLiteral("var"));
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({jsonOption,          followOption,       intervalOption,  ledgerOption,
-                       workersOption,       judgeOption,        allOption,       toOption,
-                       videoOption,         isolateOption,      dryRunOption,    testOption,
-                       settingsOption,      labelsOption,       minLabelsOption, keyOption,
-                       sourceOption,        referenceCsvOption, splitOption,     auditOption,
-                       configOption,        htmlOption,         pdfOption,       pngOption,
-                       workerProcessOption, retryFailedOption});
+    parser.addOptions(
+        {jsonOption,        followOption, intervalOption,     ledgerOption, workersOption,
+         judgeOption,       allOption,    toOption,           videoOption,  isolateOption,
+         dryRunOption,      testOption,   settingsOption,     labelsOption, minLabelsOption,
+         keyOption,         sourceOption, referenceCsvOption, splitOption,  auditOption,
+         configOption,      htmlOption,   pdfOption,          pngOption,    workerProcessOption,
+         retryFailedOption, tryOption,    outOption,          sendOption,   apiKeyEnvOption});
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
@@ -388,6 +408,26 @@ int main(int argc, char *argv[])
         if (!expectArgs(3))
             return usage(parser, QStringLiteral("usage: kosmos-cli judgments BUNDLE RUN [--json]"));
         return runJudgments(args[1].toStdString(), args[2].toStdString(), json);
+    }
+    if (command == QLatin1String("judge-request")) {
+        bool okJudgment = false, okSample = false, okTry = false;
+        JudgeRequestOptions o;
+        if (expectArgs(4)) {
+            o.judgmentId = args[2].toLongLong(&okJudgment);
+            o.sampleIndex = args[3].toInt(&okSample);
+        }
+        o.tryIndex = parser.value(tryOption).toInt(&okTry);
+        if (!expectArgs(4) || !okJudgment || !okSample || !okTry || o.judgmentId < 1 ||
+            o.sampleIndex < 0 || (o.tryIndex != 0 && o.tryIndex != 1))
+            return usage(parser, QStringLiteral("usage: kosmos-cli judge-request BUNDLE JUDGMENT "
+                                                "SAMPLE [--try 0|1] [--out FILE] [--send URL "
+                                                "[--api-key-env VAR]] [--json]"));
+        o.bundle = args[1].toStdString();
+        o.outPath = parser.value(outOption).toStdString();
+        o.sendUrl = parser.value(sendOption).toStdString();
+        o.apiKeyEnv = parser.value(apiKeyEnvOption).toStdString();
+        o.json = json;
+        return runJudgeRequest(o);
     }
     if (command == QLatin1String("export")) {
         if (!expectArgs(3) || !parser.isSet(toOption))

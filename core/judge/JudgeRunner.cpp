@@ -1,6 +1,8 @@
 #include "judge/JudgeRunner.h"
 
 #include "judge/JudgePrompt.h"
+#include "judge/JudgeRequestRecord.h"
+#include "util/Sha256.h"
 
 namespace kosmos {
 
@@ -20,8 +22,14 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
     request.temperature = settings.temperature;
     request.topP = settings.topP;
     request.maxNewTokens = settings.maxNewTokens;
+    std::vector<std::string> pngHashes;
+    for (const cv::Mat &frame : request.frames) {
+        request.framePngs.push_back(encodeJudgeFramePng(frame));
+        pngHashes.push_back(Sha256::hex(request.framePngs.back()));
+    }
 
     JudgmentRecord record;
+    record.framePngs = request.framePngs;
     record.settings = settings.toJson();
     record.frameIndices = indices;
     record.promptSha256 = defaultPromptTemplate().sha256;
@@ -60,6 +68,9 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
             sample.generatedTokens = answer.generatedTokens;
             sample.decodeMs = answer.decodeMs;
             sample.finishReason = answer.finishReason;
+            sample.request = makeJudgeRequestRecord(request, pngHashes, answer);
+            sample.serverModel = answer.serverModel;
+            sample.systemFingerprint = answer.systemFingerprint;
             record.samples.push_back(sample);
             if (parsed.format != FormatClass::Invalid)
                 break; // only a format failure earns the one retry

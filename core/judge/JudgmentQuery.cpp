@@ -64,8 +64,8 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
             x.finishReason = samples.optText(8);
             if (auto parsed = samples.optText(9))
                 x.parsed = nlohmann::json::parse(*parsed);
-            x.answerForm = samples.optText(10).value_or(
-                answerFormName(parseJudgeAnswer(x.rawText, 1).form));
+            x.answerForm =
+                samples.optText(10).value_or(answerFormName(parseJudgeAnswer(x.rawText, 1).form));
             x.requestSha256 = samples.optText(11);
             x.serverModel = samples.optText(12);
             x.systemFingerprint = samples.optText(13);

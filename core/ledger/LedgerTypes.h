@@ -164,7 +164,7 @@ struct JudgeSampleRecord
     // judge/JudgeRequestRecord.h); stored as an artifact whose hash is request_sha256. Null:
     // not known (an imported judgment).
     nlohmann::json request;
-    std::optional<std::string> requestSha256; // set by the ledger when reading or recording
+    std::optional<std::string> requestSha256;     // set by the ledger when reading or recording
     std::optional<std::string> serverModel;       // the `model` the server said answered
     std::optional<std::string> systemFingerprint; // the server's `system_fingerprint`
 

@@ -1,5 +1,6 @@
 #include "ledger/LedgerVerifier.h"
 
+#include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeSchema.h"
 #include "judge/JudgmentRecheck.h"
 
@@ -54,6 +55,7 @@ private:
         checkAttempts();
         checkJudgeSamples();
         checkJudgmentFrames();
+        checkJudgeRequests();
         for (const auto &p : recheckJudgments(m_ledger, &m_report.judgmentsRechecked))
             problem("judgment_recheck", "judgment " + std::to_string(p.judgmentId), p.message);
         checkArtifacts();
@@ -298,6 +300,40 @@ private:
                         "the stored sample hashes to " + actual + ", recorded " + s.text(11) +
                             ": it was edited after it was written");
             ++m_report.judgeSamplesChecked;
+        }
+    }
+
+    // Every recorded judge request is in the store, is a kosmos.judge_request/1 document whose
+    // frames are in the store, and, when it went over the wire, rebuilds to exactly the bytes
+    // that were sent (what `kosmos-cli judge-request` replays).
+    void checkJudgeRequests()
+    {
+        Statement s(m_db, "SELECT DISTINCT request_sha256 FROM judge_samples "
+                          "WHERE request_sha256 IS NOT NULL ORDER BY 1");
+        const ArtifactStore &store = m_ledger.artifacts();
+        while (s.step()) {
+            const std::string sha = s.text(0);
+            const std::string where = "judge request " + sha;
+            if (!store.contains(sha)) {
+                problem("judge_request", where, "the request document is not in the store");
+                continue;
+            }
+            try {
+                const auto bytes = store.read(sha);
+                const auto doc = nlohmann::json::parse(bytes.begin(), bytes.end());
+                if (doc.value("schema", "") != kJudgeRequestSchema)
+                    throw Error(ErrorCode::InvalidInput,
+                                std::string("not a ") + kJudgeRequestSchema + " document");
+                for (const auto &frame : doc.at("frames_png_sha256")) {
+                    if (!frame.is_string() || !store.contains(frame.get<std::string>()))
+                        throw Error(ErrorCode::NotFound,
+                                    "the frame " + frame.dump() + " it showed is not in the store");
+                }
+                if (doc.at("wire").is_object())
+                    rebuildJudgeWireBody(doc, store);
+            } catch (const std::exception &e) {
+                problem("judge_request", where, e.what());
+            }
         }
     }
 

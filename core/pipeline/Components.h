@@ -105,6 +105,9 @@ struct JudgeRequest
     double temperature = 0.7;
     double topP = 1.0;
     int maxNewTokens = 512;
+    // The frames as the PNGs to send (encodeJudgeFramePng), one per frame: an adapter that
+    // sends images sends these bytes, so the ledger's copies are exactly what the judge saw.
+    std::vector<std::vector<std::uint8_t>> framePngs;
 };
 
 struct JudgeAnswer
@@ -115,6 +118,12 @@ struct JudgeAnswer
     std::optional<std::int64_t> decodeMs;
     std::optional<std::int64_t> seedUsed;    // when the adapter sent another seed than asked
     std::optional<std::string> finishReason; // e.g. "stop", "length"
+    // Provenance of a call over the wire (empty for an in-process judge): the exact request
+    // body bytes sent and where, and what the server said about itself in its reply.
+    std::string wireBody;
+    std::string wireUrl;
+    std::optional<std::string> serverModel;       // the reply's `model`
+    std::optional<std::string> systemFingerprint; // the reply's `system_fingerprint`
 };
 
 class Judge

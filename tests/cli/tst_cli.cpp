@@ -56,7 +56,7 @@ TEST(Cli, InfoShowsSchemaCountsAndSize)
     const auto bundle = makeLedger(dir);
     auto r = runProcess({test::cliPath(), "info", bundle.string()});
     EXPECT_EQ(r.exitCode, 0);
-    EXPECT_NE(r.output.find("schema version 2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("schema version 3"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("completed    1"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("queued       1"), std::string::npos) << r.output;
 

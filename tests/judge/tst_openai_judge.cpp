@@ -2,8 +2,11 @@
 #include "FakeChatServer.h"
 #include "TestSupport.h"
 
+#include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeRunner.h"
+#include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerVerifier.h"
 #include "openai/OpenAiJudge.h"
 #include "util/Error.h"
 
@@ -11,7 +14,10 @@
 
 #include <QCoreApplication>
 
+#include <set>
+
 using namespace kosmos;
+namespace fs = std::filesystem;
 using B = kosmos::test::FakeChatServer::Behaviour;
 
 namespace {
@@ -173,6 +179,111 @@ TEST(OpenAiJudge, TheKeyIsSentButNeverWrittenToTheLedger)
         const std::string bytes = test::readFile(dir / "k.kosmos" / file);
         EXPECT_EQ(bytes.find("SECRET-4242"), std::string::npos) << file;
     }
+}
+
+TEST(OpenAiJudge, EveryCallsExactRequestIsKeptAndRebuildsByteForByte)
+{
+    test::TempDir dir;
+    test::FakeChatServer server;
+    auto judge = judgeFor(server);
+    const fs::path bundle = dir / "p.kosmos";
+    {
+        Ledger ledger = Ledger::create(bundle);
+        const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+        ledger.submitRun(test::testRunSpec(protocol, 0));
+        auto lease = ledger.claim("w", 30000);
+        ledger.recordJudgment(*lease, judgeOnce(judge, 3));
+        ledger.finishAttempt(*lease, AttemptOutcome::completed());
+    }
+    const auto requests = server.requests();
+    ASSERT_EQ(requests.size(), 3u);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const auto judgments = judgmentsOfRun(ledger, 1);
+    ASSERT_EQ(judgments.size(), 1u);
+    ASSERT_EQ(judgments[0].samples.size(), 3u);
+    std::set<std::string> distinct;
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto &sample = judgments[0].samples[i];
+        EXPECT_EQ(sample.serverModel, "fake/served-model-7b");
+        EXPECT_EQ(sample.systemFingerprint, "fp_fake_0001");
+        ASSERT_TRUE(sample.requestSha256);
+        distinct.insert(*sample.requestSha256);
+        const auto bytes = ledger.artifacts().read(*sample.requestSha256);
+        const auto doc = nlohmann::json::parse(bytes.begin(), bytes.end());
+        EXPECT_EQ(doc["schema"], kJudgeRequestSchema);
+        EXPECT_EQ(doc["seed"], 100 + static_cast<int>(i));
+        EXPECT_EQ(doc["frames_png_sha256"].size(), 16u);
+        EXPECT_NE(doc["wire"]["body_template"].get<std::string>().find("\"model\":\"qwen2.5-vl\""),
+                  std::string::npos);
+        EXPECT_EQ(doc["wire"]["url"], server.baseUrl() + "/v1/chat/completions");
+        EXPECT_LT(bytes.size(), 16000u) << "images are kept by hash, not inline";
+        // The body rebuilt from the ledger is byte for byte the body the server received.
+        const std::string sent = requests[i].substr(requests[i].find("\r\n\r\n") + 4);
+        EXPECT_EQ(rebuildJudgeWireBody(doc, ledger.artifacts()), sent);
+    }
+    EXPECT_EQ(distinct.size(), 3u) << "one request per sample (each its own seed)";
+
+    // kosmos-cli judge-request writes the same bytes, and replays them to another endpoint.
+    const std::string sent1 = requests[1].substr(requests[1].find("\r\n\r\n") + 4);
+    auto r = test::runProcess({test::cliPath(), "judge-request", bundle.string(), "1", "1", "--out",
+                               (dir / "request.json").string()});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(test::readFile(dir / "request.json"), sent1);
+    test::FakeChatServer other;
+    r = test::runProcess({test::cliPath(), "judge-request", bundle.string(), "1", "1", "--send",
+                          other.baseUrl(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    ASSERT_EQ(other.requests().size(), 1u);
+    const std::string replayed = other.requests()[0];
+    EXPECT_NE(replayed.find("POST /v1/chat/completions "), std::string::npos);
+    EXPECT_EQ(replayed.substr(replayed.find("\r\n\r\n") + 4), sent1) << "byte for byte";
+    const auto out = nlohmann::json::parse(r.output);
+    EXPECT_EQ(out["server_model"], "fake/served-model-7b");
+    EXPECT_EQ(out["answers"][0]["format_class"], "bare_json");
+    EXPECT_EQ(out["answers"][0]["same_as_recorded"], true);
+    // Bad input gets a clear error: a sample that does not exist, a malformed URL.
+    r = test::runProcess({test::cliPath(), "judge-request", bundle.string(), "1", "7"});
+    EXPECT_EQ(r.exitCode, 4);
+    r = test::runProcess(
+        {test::cliPath(), "judge-request", bundle.string(), "1", "0", "--send", "ftp://x"});
+    EXPECT_EQ(r.exitCode, 4);
+    for (const auto &p : verifyLedger(ledger).problems) // (this attempt has no rollout frames)
+        EXPECT_EQ(p.check, "judgment_frames") << p.check << ": " << p.message;
+}
+
+TEST(OpenAiJudge, AJudgeFrameLostFromTheStoreMakesItsRequestUnreplayableAndVerifySaysSo)
+{
+    test::TempDir dir;
+    test::FakeChatServer server;
+    auto judge = judgeFor(server);
+    const fs::path bundle = dir / "p.kosmos";
+    std::string frame;
+    nlohmann::json doc;
+    {
+        Ledger ledger = Ledger::create(bundle);
+        const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+        ledger.submitRun(test::testRunSpec(protocol, 0));
+        auto lease = ledger.claim("w", 30000);
+        const JudgmentRecord record = judgeOnce(judge, 1);
+        ledger.recordJudgment(*lease, record);
+        ledger.finishAttempt(*lease, AttemptOutcome::completed());
+        doc = record.samples.at(0).request;
+        frame = doc["frames_png_sha256"][3].get<std::string>();
+    }
+    fs::remove(bundle / "objects" / frame.substr(0, 2) / frame.substr(2));
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    try {
+        rebuildJudgeWireBody(doc, ledger.artifacts());
+        FAIL() << "rebuilt without its frame";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), ErrorCode::NotFound);
+        EXPECT_NE(std::string(e.what()).find(frame), std::string::npos) << e.what();
+    }
+    bool reported = false;
+    for (const auto &p : verifyLedger(ledger).problems)
+        reported =
+            reported || (p.check == "judge_request" && p.message.find(frame) != std::string::npos);
+    EXPECT_TRUE(reported);
 }
 
 int main(int argc, char **argv)

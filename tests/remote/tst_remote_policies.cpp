@@ -63,6 +63,7 @@ enum class PiBehaviour
     Truncated,    // actions data shorter than its shape
     StrKeys,      // actions as a map with str keys
     HealthzFails, // GET /healthz answers 503
+    Dies,         // the next request: the connection drops with no CLOSE frame (a killed server)
 };
 
 class OpenPiServer : public QObject
@@ -96,6 +97,9 @@ public:
     std::atomic<int> strKeyedRequests{0};
     std::atomic<bool> ping{false};
     std::string lastAuthorization;
+    std::mutex closeMutex;
+    std::string lastCloseReason; // of the last client that disconnected ("" without a CLOSE frame)
+    std::atomic<int> disconnects{0};
 
 private:
     void start()
@@ -141,7 +145,14 @@ private:
 
     void serve(QWebSocket *client)
     {
-        QObject::connect(client, &QWebSocket::disconnected, client, &QObject::deleteLater);
+        QObject::connect(client, &QWebSocket::disconnected, client, [this, client] {
+            {
+                std::lock_guard lock(closeMutex);
+                lastCloseReason = client->closeReason().toStdString();
+            }
+            ++disconnects;
+            client->deleteLater();
+        });
         QObject::connect(client, &QWebSocket::pong, client, [this] { ++pongs; });
         if (ping) {
             auto *timer = new QTimer(client);
@@ -175,6 +186,11 @@ private:
             return;
         }
         const PiBehaviour b = behaviour;
+        if (b == PiBehaviour::Dies) {
+            behaviour = PiBehaviour::Ok;
+            client->abort(); // no CLOSE frame, as when the process is killed
+            return;
+        }
         if (b == PiBehaviour::ErrorOnce) {
             behaviour = PiBehaviour::Ok;
             client->sendTextMessage(QStringLiteral("Traceback (most recent call last):\n  File "
@@ -531,6 +547,52 @@ TEST(OpenPi, ServerErrorsTimeoutsAndBadRepliesAreNamed)
               std::string::npos);
     EXPECT_NE(openPiAvailability({{"url", "ws://127.0.0.1:1"}}).reason.find("unreachable"),
               std::string::npos);
+}
+
+TEST(OpenPi, AServerThatDiesIsAnAbnormalClosureAndAFinishedClientSendsAClose)
+{
+    OpenPiServer server;
+    {
+        auto policy = createOpenPiPolicy({{"url", server.url()}, {"timeout_s", 2}});
+        server.behaviour = PiBehaviour::Dies;
+        const std::string error = errorOf([&] { policy->act(grey()); });
+        EXPECT_NE(error.find("code 1006"), std::string::npos) << error;
+        EXPECT_NE(error.find("abnormal closure"), std::string::npos) << error;
+        EXPECT_EQ(error.find("code 1000"), std::string::npos) << error;
+        // Recorded with its own reason codes: remote_disconnected, and remote_timeout for a
+        // server that does not answer in time.
+        auto codeOf = [&](PiBehaviour b) {
+            server.behaviour = b;
+            try {
+                policy->act(grey());
+            } catch (const Error &e) {
+                return std::string(errorCodeName(e.code()));
+            }
+            return std::string("none");
+        };
+        EXPECT_EQ(codeOf(PiBehaviour::Dies), "remote_disconnected");
+        server.behaviour = PiBehaviour::Ok;
+        auto quick = createOpenPiPolicy({{"url", server.url()}, {"timeout_s", 0.3}});
+        server.behaviour = PiBehaviour::Slow;
+        try {
+            quick->act(grey());
+            ADD_FAILURE() << "a slow reply was not a timeout";
+        } catch (const Error &e) {
+            EXPECT_EQ(std::string(errorCodeName(e.code())), "remote_timeout") << e.what();
+        }
+        server.behaviour = PiBehaviour::Ok;
+        try {
+            policy->act(grey()); // reconnects: the server is back
+        } catch (const Error &e) {
+            ADD_FAILURE() << e.what();
+        }
+        server.disconnects = 0;
+    } // the policy is done: its client ends the connection with a CLOSE frame
+    for (int i = 0; i < 100 && server.disconnects == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::lock_guard lock(server.closeMutex);
+    EXPECT_EQ(server.lastCloseReason, "kosmos: done")
+        << "a proper CLOSE frame, not a dropped socket";
 }
 
 TEST(OpenPi, AProtocolRunsEndToEndThroughKosmosCli)

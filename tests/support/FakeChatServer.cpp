@@ -121,8 +121,11 @@ void FakeChatServer::handle(int fd)
         ::send(fd, body.data(), body.size(), MSG_NOSIGNAL);
     };
     auto completion = [&](int choices, const std::string &content) {
-        nlohmann::json body = {
-            {"id", "x"}, {"object", "chat.completion"}, {"choices", nlohmann::json::array()}};
+        nlohmann::json body = {{"id", "x"},
+                               {"object", "chat.completion"},
+                               {"model", "fake/served-model-7b"}, // what the server says answered
+                               {"system_fingerprint", "fp_fake_0001"},
+                               {"choices", nlohmann::json::array()}};
         for (int i = 0; i < choices; ++i)
             body["choices"].push_back({{"index", i},
                                        {"message", {{"role", "assistant"}, {"content", content}}},

@@ -82,13 +82,15 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
                                             QString::fromStdString(sample.answerForm)));
             QStringList provenance;
             if (sample.serverModel)
-                provenance << tr("server model: %1").arg(QString::fromStdString(*sample.serverModel));
+                provenance
+                    << tr("server model: %1").arg(QString::fromStdString(*sample.serverModel));
             if (sample.systemFingerprint)
                 provenance << tr("system fingerprint: %1")
                                   .arg(QString::fromStdString(*sample.systemFingerprint));
-            provenance << (sample.requestSha256
-                               ? tr("request: %1").arg(QString::fromStdString(*sample.requestSha256))
-                               : tr("request: not recorded"));
+            provenance
+                << (sample.requestSha256
+                        ? tr("request: %1").arg(QString::fromStdString(*sample.requestSha256))
+                        : tr("request: not recorded"));
             item->setToolTip(1, provenance.join(QLatin1Char('\n')));
             item->setText(3, sample.generatedTokens ? QString::number(*sample.generatedTokens)
                                                     : QStringLiteral("—"));
