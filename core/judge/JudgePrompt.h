@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/Error.h"
+
 #include <string>
 #include <vector>
 
@@ -15,12 +17,22 @@ struct PromptTemplate
     std::string sha256;
 };
 
+// A prompt that would show the judge what it must not see (an Error(InvalidInput) of its own
+// type, so callers tell it apart without reading the message; recorded as prompt_not_blinded).
+class PromptNotBlinded : public Error
+{
+public:
+    explicit PromptNotBlinded(const std::string &message) : Error(ErrorCode::InvalidInput, message)
+    {
+    }
+};
+
 const PromptTemplate &defaultPromptTemplate();
 // Loads a custom template file; checks it (checkPromptBlinding) before returning it.
 PromptTemplate loadPromptTemplate(const std::string &path);
 
 // The judge is blinded: the text sent to it never names the policy, the world model, the
-// actions or success rates. Throws Error(InvalidInput) listing every leak found: a percentage,
+// actions or success rates. Throws PromptNotBlinded listing every leak found: a percentage,
 // a known policy or world-model family name, the words "policy", "world model",
 // "success rate", or any of `forbiddenNames` (e.g. this run's plugin ids).
 void checkPromptBlinding(const std::string &text,

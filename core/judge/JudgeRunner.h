@@ -15,7 +15,8 @@ namespace kosmos {
 // ids), one format-only retry per sample, the quorum rule. Returns the complete record to
 // store: every raw answer (both tries), the frame indices, the settings, the prompt hash and
 // the outcome. `checkCancel` is called before each sample and may throw to stop.
-// Throws Error(InvalidInput) when the prompt would leak or there are fewer than 16 frames.
+// Throws PromptNotBlinded when the prompt would leak, Error(InvalidInput) when there are fewer
+// than 16 frames.
 JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const std::string &taskId,
                         const std::string &instruction, const QuorumSettings &settings,
                         const std::vector<std::string> &forbiddenNames,

@@ -1,6 +1,6 @@
 #include "pipeline/Importer.h"
 
-#include "ledger/LeaseKeeper.h"
+#include "ledger/AttemptScope.h"
 
 #include "contracts/FrameContract.h"
 #include "judge/JudgeSchema.h"
@@ -208,11 +208,12 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
     // Renewed in the background however long the import takes; a dead importer's lease is
     // taken over at once by the next import of the same folder (see Ledger::claim).
     constexpr std::int64_t kImportLeaseMs = 60 * 1000;
-    auto lease = ledger.claim("kosmos-import", kImportLeaseMs, submitted.runId);
-    if (!lease)
+    const auto scope = AttemptScope::claim(
+        ledger, {"kosmos-import", kImportLeaseMs, kImportLeaseMs / 6}, submitted.runId);
+    if (!scope)
         throw Error(ErrorCode::InvalidInput, "run " + std::to_string(submitted.runId) +
                                                  " is being imported by another process right now");
-    const LeaseKeeper keeper(ledger.bundle(), *lease, kImportLeaseMs, kImportLeaseMs / 6);
+    const Lease *lease = &scope->lease();
     try {
         // The inputs, as given.
         const auto manifestBytes = readBytes(dir / "import.json");
@@ -428,27 +429,25 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
             record.decisiveVotes = q.decisiveVotes;
             ledger.recordJudgment(*lease, record);
         }
-        ledger.finishAttempt(*lease, AttemptOutcome::completed());
-        result.state = "completed";
+        result.state = attemptResultName(scope->complete());
     } catch (const ImportFailure &f) {
-        ledger.finishAttempt(*lease,
-                             AttemptOutcome::failed(f.code, "run " + std::to_string(result.runId) +
-                                                                ", import " + dir.string() + ": " +
-                                                                f.message));
-        result.state = "failed";
+        result.state = attemptResultName(scope->fail(f.code, "run " + std::to_string(result.runId) +
+                                                                 ", import " + dir.string() + ": " +
+                                                                 f.message));
         result.errorCode = f.code;
         result.error = f.message;
     } catch (const Error &e) {
         if (e.code() == ErrorCode::LeaseLost)
             throw;
-        ledger.finishAttempt(*lease, AttemptOutcome::failed(std::string(errorCodeName(e.code())),
-                                                            "run " + std::to_string(result.runId) +
-                                                                ", import " + dir.string() + ": " +
-                                                                e.what()));
-        result.state = "failed";
+        result.state = attemptResultName(scope->fail(
+            std::string(errorCodeName(e.code())),
+            "run " + std::to_string(result.runId) + ", import " + dir.string() + ": " + e.what()));
         result.errorCode = errorCodeName(e.code());
         result.error = e.what();
     }
+    if (result.state == "lease_lost")
+        throw Error(ErrorCode::LeaseLost,
+                    "run " + std::to_string(result.runId) + ": the lease was lost while importing");
     return result;
 }
 

@@ -1,6 +1,6 @@
 #include "pipeline/Rejudge.h"
 
-#include "ledger/LeaseKeeper.h"
+#include "ledger/AttemptScope.h"
 
 #include "judge/JudgeRunner.h"
 #include "util/Error.h"
@@ -121,20 +121,20 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             out.push_back(o);
             continue;
         }
-        auto lease = ledger.claim("kosmos-judge", kJudgeLeaseMs, submitted.runId);
-        if (!lease) {
+        const auto scope = AttemptScope::claim(
+            ledger, {"kosmos-judge", kJudgeLeaseMs, kJudgeLeaseMs / 6}, submitted.runId);
+        if (!scope) {
             o.state = "busy";
             o.detail = "another live process is judging it (run " + std::to_string(o.runId) +
                        "); not judged by this call";
             out.push_back(o);
             continue;
         }
-        const LeaseKeeper keeper(ledger.bundle(), *lease, kJudgeLeaseMs, kJudgeLeaseMs / 6);
+        const Lease &lease = scope->lease();
         try {
-            ledger.appendEvent(*lease, "rejudge_of",
-                               {{"source_run_id", sourceId},
-                                {"source_attempt_id", sourceAttempt},
-                                {"source_run_key", source->runKey}});
+            scope->bufferEvent("rejudge_of", {{"source_run_id", sourceId},
+                                              {"source_attempt_id", sourceAttempt},
+                                              {"source_run_key", source->runKey}});
             sqlite::Statement frames(
                 ledger.database(),
                 "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM attempt_artifacts aa "
@@ -146,7 +146,7 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             while (frames.step()) {
                 StoredObject object{frames.text(1), frames.int64(2), frames.text(3), std::nullopt,
                                     true};
-                ledger.attachArtifact(*lease, "frame", frames.text(0), object);
+                ledger.attachArtifact(lease, "frame", frames.text(0), object);
                 const auto bytes = ledger.artifacts().read(object.sha256); // hash-checked
                 cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
                 cv::Mat rgb;
@@ -162,29 +162,28 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             JudgmentRecord record =
                 runJudge(*judge, decoded, source->task.value_or(""),
                          source->instruction.value_or(""), quorum, forbidden, [&] {
-                             keeper.throwIfLost();
-                             if (stop || keeper.cancelRequested() || ledger.cancelRequested(*lease))
+                             scope->throwIfLost();
+                             if (stop || scope->cancelRequested())
                                  throw Stop{};
                          });
             record.judgeComponentId = ledger.registerComponent(judgeIdentity);
-            ledger.recordJudgment(*lease, record);
-            ledger.finishAttempt(*lease, AttemptOutcome::completed());
-            o.state = "completed";
+            ledger.recordJudgment(lease, record);
+            o.state = attemptResultName(scope->complete());
             o.detail =
                 record.outcome + (record.unknownReason ? " (" + *record.unknownReason + ")" : "");
         } catch (const Stop &) {
-            ledger.finishAttempt(*lease, AttemptOutcome::cancelled("stopped"));
-            o.state = "cancelled";
+            o.state = attemptResultName(scope->cancel("stopped"));
         } catch (const Error &e) {
             if (e.code() == ErrorCode::LeaseLost)
                 throw;
-            ledger.finishAttempt(*lease,
-                                 AttemptOutcome::failed(std::string(errorCodeName(e.code())),
-                                                        "run " + std::to_string(o.runId) +
-                                                            ", stage judge: " + e.what()));
-            o.state = "failed";
+            o.state = attemptResultName(
+                scope->fail(std::string(errorCodeName(e.code())),
+                            "run " + std::to_string(o.runId) + ", stage judge: " + e.what()));
             o.detail = e.what();
         }
+        if (o.state == "lease_lost")
+            throw Error(ErrorCode::LeaseLost,
+                        "run " + std::to_string(o.runId) + ": the lease was lost while judging");
         out.push_back(o);
     }
     return out;

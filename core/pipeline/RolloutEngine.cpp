@@ -3,7 +3,7 @@
 #include "judge/JudgePrompt.h"
 #include "judge/JudgeRunner.h"
 #include "judge/JudgeSchema.h"
-#include "ledger/LeaseKeeper.h"
+#include "ledger/AttemptScope.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <sys/resource.h>
 #include <thread>
@@ -316,37 +317,36 @@ namespace {
 class RunExecutor
 {
 public:
-    RunExecutor(Ledger &ledger, Lease &lease, const LeaseKeeper &keeper, const Protocol &protocol,
-                const RunPlan &plan, ComponentFactory &factory, const std::atomic<bool> &stop,
+    RunExecutor(AttemptScope &scope, const Protocol &protocol, const RunPlan &plan,
+                ComponentFactory &factory, const std::atomic<bool> &stop,
                 const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity)
-        : m_ledger(ledger), m_lease(lease), m_keeper(keeper), m_protocol(protocol), m_plan(plan),
-          m_factory(factory), m_stop(stop), m_progress(progress), m_judgeIdentity(judgeIdentity),
+        : m_scope(scope), m_ledger(scope.ledger()), m_lease(scope.lease()), m_protocol(protocol),
+          m_plan(plan), m_factory(factory), m_stop(stop), m_progress(progress),
+          m_judgeIdentity(judgeIdentity),
           m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
     {
     }
 
-    // Returns the attempt's end state.
-    std::string execute()
+    // Runs the pipeline and ends the attempt; returns how it ended. A lost lease ends it as
+    // LeaseLost (nothing more is written) whichever write noticed.
+    AttemptResult execute()
     {
         const auto start = Steady::now();
         try {
             runPipeline();
-            flushEvents();
             recordTimings(start);
-            m_ledger.finishAttempt(m_lease, AttemptOutcome::completed());
-            return "completed";
+            return m_scope.complete();
         } catch (const Cancelled &) {
-            flushEvents();
             recordTimings(start);
-            m_ledger.finishAttempt(
-                m_lease, AttemptOutcome::cancelled(m_stop ? "the batch was stopped (interrupt)"
-                                                          : "cancel requested"));
-            return "cancelled";
+            return m_scope.cancel(m_stop ? "the batch was stopped (interrupt)"
+                                         : "cancel requested");
         } catch (const StageFailure &f) {
             return fail(f, start);
         } catch (const Error &e) {
-            if (e.code() == ErrorCode::LeaseLost)
-                throw;
+            if (e.code() == ErrorCode::LeaseLost) {
+                m_failure = e.what();
+                return AttemptResult::LeaseLost; // the scope's end finds the lease gone too
+            }
             return fail({m_stage, std::string(errorCodeName(e.code())), e.what()}, start);
         } catch (const std::exception &e) {
             return fail({m_stage, "exception", std::string(typeid(e).name()) + ": " + e.what()},
@@ -355,40 +355,29 @@ public:
     }
 
 private:
-    std::string fail(const StageFailure &f, Steady::time_point start)
+    AttemptResult fail(const StageFailure &f, Steady::time_point start)
     {
-        m_pendingEvents.emplace_back(
+        m_scope.bufferEvent(
             "stage_failed",
             nlohmann::json{{"stage", f.stage}, {"code", f.code}, {"message", f.message}});
-        flushEvents();
         recordTimings(start);
-        m_ledger.finishAttempt(
-            m_lease, AttemptOutcome::failed(f.code, "run " + std::to_string(m_lease.runId) +
-                                                        ", stage " + f.stage + ": " + f.message));
         m_failure = f.code + ": " + f.message;
-        return "failed";
+        return m_scope.fail(f.code, "run " + std::to_string(m_lease.runId) + ", stage " + f.stage +
+                                        ": " + f.message);
     }
 
     void stage(const std::string &name)
     {
         m_stage = name;
-        m_pendingEvents.emplace_back("stage", nlohmann::json{{"stage", name}});
-    }
-
-    void flushEvents()
-    {
-        if (m_pendingEvents.empty())
-            return;
-        m_ledger.appendEvents(m_lease, m_pendingEvents);
-        m_pendingEvents.clear();
+        m_scope.bufferEvent("stage", nlohmann::json{{"stage", name}});
     }
 
     // Between calls: the lease keeper renews the lease in the background (also during a call
     // that takes minutes); here its findings are acted on.
     void checkCancel()
     {
-        m_keeper.throwIfLost();
-        if (m_keeper.cancelRequested() || m_ledger.cancelRequested(m_lease))
+        m_scope.throwIfLost();
+        if (m_scope.cancelRequested())
             throw Cancelled{};
         if (m_stop) {
             m_ledger.requestCancel(m_lease.runId, "the batch was stopped (interrupt)");
@@ -424,8 +413,7 @@ private:
         for (const auto &[name, image] : policy.takeImages()) {
             const std::string file = "step-" + std::to_string(step) + "-" + name + ".png";
             m_ledger.putArtifact(m_lease, "policy_image", file, encodePng(image), "image/png");
-            m_pendingEvents.emplace_back("policy_image",
-                                         nlohmann::json{{"step", step}, {"name", file}});
+            m_scope.bufferEvent("policy_image", nlohmann::json{{"step", step}, {"name", file}});
         }
     }
 
@@ -591,9 +579,9 @@ private:
                 stepEvent["policy_calls"] = policyCalls;
             if (auto worldCall = world->lastCallStats(); !worldCall.is_null())
                 stepEvent["world_call"] = worldCall;
-            m_pendingEvents.emplace_back("step", stepEvent);
-            if (m_pendingEvents.size() >= 10)
-                flushEvents();
+            m_scope.bufferEvent("step", stepEvent);
+            if (m_scope.bufferedEvents() >= 10)
+                m_scope.flush();
             if (m_progress)
                 m_progress(
                     {EngineProgress::Kind::Step, m_lease.runId, step, m_protocol.horizon, "", ""});
@@ -628,8 +616,8 @@ private:
         if (m_protocol.judge) {
             stage("judge");
             if (validation.verdict == "invalid") {
-                m_pendingEvents.emplace_back(
-                    "judge_skipped", nlohmann::json{{"reason", "the rollout failed validation"}});
+                m_scope.bufferEvent("judge_skipped",
+                                    nlohmann::json{{"reason", "the rollout failed validation"}});
             } else {
                 t = Steady::now();
                 judge(frames);
@@ -667,13 +655,12 @@ private:
                          {m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)].plugin,
                           m_protocol.worldModel.plugin},
                          [this] { checkCancel(); });
+        } catch (const PromptNotBlinded &e) {
+            throw StageFailure{"judge", "prompt_not_blinded", e.what()};
         } catch (const Error &e) {
             if (e.code() == ErrorCode::LeaseLost)
                 throw;
-            const bool leak = std::string(e.what()).find("would leak") != std::string::npos;
-            throw StageFailure{"judge",
-                               leak ? "prompt_not_blinded" : std::string(errorCodeName(e.code())),
-                               e.what()};
+            throw StageFailure{"judge", std::string(errorCodeName(e.code())), e.what()};
         }
         if (m_judgeIdentity)
             record.judgeComponentId = m_ledger.registerComponent(*m_judgeIdentity);
@@ -695,18 +682,12 @@ private:
                                   {"device", "cpu"},
                                   {"cpu_ms", threadCpuMs() - m_cpuStartMs},
                                   {"peak_rss_kib", peakRssKib()}};
-        try {
-            m_pendingEvents.emplace_back("timings", timings);
-            flushEvents();
-        } catch (const Error &e) {
-            if (e.code() == ErrorCode::LeaseLost)
-                throw;
-        }
+        m_scope.bufferEvent("timings", timings); // written with the attempt's end
     }
 
+    AttemptScope &m_scope;
     Ledger &m_ledger;
-    Lease &m_lease;
-    const LeaseKeeper &m_keeper;
+    const Lease &m_lease;
     const Protocol &m_protocol;
     const RunPlan &m_plan;
     ComponentFactory &m_factory;
@@ -715,7 +696,6 @@ private:
     const std::optional<ComponentIdentity> &m_judgeIdentity;
     const TaskSpec &m_task;
     std::string m_stage = "setup";
-    std::vector<std::pair<std::string, nlohmann::json>> m_pendingEvents;
     std::optional<std::int64_t> m_lastFrameArtifact;
     double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
     double m_cpuStartMs = threadCpuMs();
@@ -745,7 +725,10 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             progress(p);
         }
     };
+    std::atomic<bool> broken{false}; // a worker stopped on an error it could not record
     auto nextIndex = [&]() -> std::optional<std::pair<std::size_t, bool>> {
+        if (broken)
+            return std::nullopt;
         const std::size_t i = next.fetch_add(1);
         if (i < batch.runIds.size())
             return std::make_pair(i, false);
@@ -775,8 +758,9 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                               run ? run->status : "", ""});
                 continue;
             }
-            auto lease = ledger.claim(workerId, m_options.leaseMs, runId);
-            if (!lease) {
+            const auto scope = AttemptScope::claim(
+                ledger, {workerId, m_options.leaseMs, m_options.heartbeatEveryMs}, runId);
+            if (!scope) {
                 // Another live worker (this or another process) holds it: not finished here.
                 if (m_options.waitForHeldRuns) {
                     {
@@ -795,39 +779,51 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                 continue;
             }
             report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
-            LeaseKeeper keeper(m_bundle, *lease, m_options.leaseMs, m_options.heartbeatEveryMs);
-            RunExecutor executor(ledger, *lease, keeper, protocol, batch.plans[i], m_factory, stop,
-                                 report, judge);
-            std::string state;
-            std::string detail;
-            try {
-                state = executor.execute();
-                detail = executor.failure();
-            } catch (const Error &e) {
-                state = "lease_lost";
-                detail = e.what();
-            }
+            RunExecutor executor(*scope, protocol, batch.plans[i], m_factory, stop, report, judge);
+            const AttemptResult end = executor.execute();
             {
                 std::lock_guard lock(mutex);
-                if (state == "completed")
+                switch (end) {
+                case AttemptResult::Completed:
                     ++result.completed;
-                else if (state == "failed")
+                    break;
+                case AttemptResult::Failed:
                     ++result.failed;
-                else if (state == "cancelled")
+                    break;
+                case AttemptResult::Cancelled:
                     ++result.cancelled;
-                else
+                    break;
+                case AttemptResult::LeaseLost:
                     ++result.leaseLost;
+                    break;
+                }
             }
             report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
-                    state, detail});
+                    std::string(attemptResultName(end)), executor.failure()});
+        }
+    };
+    // An error a worker cannot record in the ledger (it cannot open it, the disk is gone) stops
+    // the batch: the other workers finish their current run, then the first such error is
+    // rethrown here, after every thread has joined (never std::terminate from a thread).
+    std::exception_ptr firstError;
+    auto guarded = [&](int index) {
+        try {
+            worker(index);
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!firstError)
+                firstError = std::current_exception();
+            broken = true;
         }
     };
     std::vector<std::thread> threads;
     for (int w = 1; w < m_options.workers; ++w)
-        threads.emplace_back(worker, w);
-    worker(0);
+        threads.emplace_back(guarded, w);
+    guarded(0);
     for (auto &t : threads)
         t.join();
+    if (firstError)
+        std::rethrow_exception(firstError);
     result.busy += static_cast<int>(held.size()); // left when stopped
     return result;
 }

@@ -744,3 +744,26 @@ TEST(Export, AFailureMidwayLeavesNoPartialOutput)
     EXPECT_THROW(exportRollout(ledger, batch.runIds[0], failed, true, true), Error);
     EXPECT_TRUE(fs::is_empty(failed)) << "a failed export left partial output";
 }
+
+TEST(Engine, AWorkerThreadThatCannotOpenTheLedgerIsReportedAfterJoinNotTerminated)
+{
+    // Each worker thread opens its own connection; when that fails (here: the ledger was moved
+    // away after submitting), the error reaches the caller once every thread has joined,
+    // instead of escaping a thread into std::terminate.
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson());
+    RolloutEngine engine(f.bundle, f.factory, EngineOptions{3, 30000, 5000, "gone"});
+    const auto batch = engine.submit(protocol);
+    fs::rename(f.bundle, f.bundle.string() + ".moved");
+    std::atomic<bool> stop{false};
+    try {
+        engine.run(protocol, batch, stop);
+        ADD_FAILURE() << "ran without a ledger";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), ErrorCode::NoLedger) << e.what();
+    }
+    fs::rename(f.bundle.string() + ".moved", f.bundle);
+    Ledger ledger = Ledger::open(f.bundle, {OpenMode::ReadOnly});
+    for (const std::int64_t run : batch.runIds)
+        EXPECT_EQ(ledger.run(run)->status, "queued") << "nothing was claimed, nothing lost";
+}
