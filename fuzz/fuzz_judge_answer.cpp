@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         if (answer.schemaValid() && answer.form != AnswerForm::BareJson &&
             answer.form != AnswerForm::FencedJson && answer.form != AnswerForm::FencedJsonInProse)
             __builtin_trap();
-        if ((answer.format == FormatClass::BareJson) != (answer.schemaValid() &&
-                                                         answer.form == AnswerForm::BareJson))
+        if ((answer.format == FormatClass::BareJson) !=
+            (answer.schemaValid() && answer.form == AnswerForm::BareJson))
             __builtin_trap();
         if (answer.form == AnswerForm::NoAnswer)
             __builtin_trap(); // there was text
