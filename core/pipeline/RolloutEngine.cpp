@@ -408,8 +408,10 @@ private:
     // made (SuSIE's subgoals), stored as "policy_image" artifacts with an event each.
     void notePolicyCall(Policy &policy, int step, nlohmann::json &calls)
     {
-        if (auto stats = policy.lastCallStats(); !stats.is_null())
+        if (auto stats = policy.lastCallStats(); !stats.is_null()) {
+            noteDevice(stats, m_policyDevice);
             calls.push_back(stats);
+        }
         for (const auto &[name, image] : policy.takeImages()) {
             const std::string file = "step-" + std::to_string(step) + "-" + name + ".png";
             m_ledger.putArtifact(m_lease, "policy_image", file, encodePng(image), "image/png");
@@ -577,8 +579,10 @@ private:
             nlohmann::json stepEvent = {{"step", step}, {"frames", frames.size()}};
             if (!policyCalls.empty())
                 stepEvent["policy_calls"] = policyCalls;
-            if (auto worldCall = world->lastCallStats(); !worldCall.is_null())
+            if (auto worldCall = world->lastCallStats(); !worldCall.is_null()) {
+                noteDevice(worldCall, m_worldDevice);
                 stepEvent["world_call"] = worldCall;
+            }
             m_scope.bufferEvent("step", stepEvent);
             if (m_scope.bufferedEvents() >= 10)
                 m_scope.flush();
@@ -667,6 +671,26 @@ private:
         m_ledger.recordJudgment(m_lease, record);
     }
 
+    static void noteDevice(const nlohmann::json &stats, std::optional<std::string> &device)
+    {
+        if (stats.is_object() && stats.contains("device") && stats["device"].is_string())
+            device = stats["device"].get<std::string>();
+    }
+    static nlohmann::json optional(const std::optional<std::string> &v)
+    {
+        return v ? nlohmann::json(*v) : nlohmann::json();
+    }
+    // One line for people: "cuda:0", "policy cpu, world model cuda:0", or "not reported".
+    std::string deviceSummary() const
+    {
+        if (!m_policyDevice && !m_worldDevice)
+            return "not reported";
+        if (m_policyDevice == m_worldDevice)
+            return *m_policyDevice;
+        return "policy " + m_policyDevice.value_or("not reported") + ", world model " +
+               m_worldDevice.value_or("not reported");
+    }
+
     void recordTimings(Steady::time_point start)
     {
         const double total = msSince(start);
@@ -679,7 +703,12 @@ private:
                                     {"validation", m_validationMs},
                                     {"judge", m_judgeMs}}},
                                   {"orchestration_ms", total - adapters},
-                                  {"device", "cpu"},
+                                  // As the adapters reported them (a torch adapter says
+                                  // cpu / cuda:N); null when an adapter does not say.
+                                  {"devices",
+                                   {{"policy", optional(m_policyDevice)},
+                                    {"world_model", optional(m_worldDevice)}}},
+                                  {"device", deviceSummary()},
                                   {"cpu_ms", threadCpuMs() - m_cpuStartMs},
                                   {"peak_rss_kib", peakRssKib()}};
         m_scope.bufferEvent("timings", timings); // written with the attempt's end
@@ -697,6 +726,7 @@ private:
     const TaskSpec &m_task;
     std::string m_stage = "setup";
     std::optional<std::int64_t> m_lastFrameArtifact;
+    std::optional<std::string> m_policyDevice, m_worldDevice;
     double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
     double m_cpuStartMs = threadCpuMs();
 

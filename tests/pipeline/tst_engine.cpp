@@ -193,10 +193,16 @@ TEST(Engine, RunsEndToEndAndRecordsEveryStage)
     labels.step();
     EXPECT_EQ(labels.int64(0), 2) << "ground truth is its own label source";
     bool timings = false;
-    for (const auto &e : ledger.events(run))
-        timings |= e.type == "timings" &&
-                   nlohmann::json::parse(e.payloadJson).contains("stage_ms") &&
-                   nlohmann::json::parse(e.payloadJson).contains("cpu_ms");
+    for (const auto &e : ledger.events(run)) {
+        if (e.type != "timings")
+            continue;
+        const auto t = nlohmann::json::parse(e.payloadJson);
+        timings = t.contains("stage_ms") && t.contains("cpu_ms");
+        // The synthetic components run in process and report no device: it is not "cpu".
+        EXPECT_EQ(t["device"], "not reported");
+        EXPECT_TRUE(t["devices"]["policy"].is_null());
+        EXPECT_TRUE(t["devices"]["world_model"].is_null());
+    }
     EXPECT_TRUE(timings);
     expectClean(f.bundle);
 }

@@ -246,6 +246,10 @@ TEST(TorchAdapters, EveryPolicyFamilyRunsEndToEndThroughCosmosOnCpu)
     EXPECT_NE(events.output.find("\"policy_calls\""), std::string::npos);
     EXPECT_NE(events.output.find("\"world_call\""), std::string::npos);
     EXPECT_NE(events.output.find("\"peak_rss_bytes\""), std::string::npos);
+    // The attempt's timings name the device each adapter reported.
+    EXPECT_NE(events.output.find("\"devices\":{\"policy\":\"cpu\",\"world_model\":\"cpu\"}"),
+              std::string::npos)
+        << events.output;
     // SuSIE's subgoals (every 8 steps of 24: steps 0, 8, 16) are artifacts of its run only.
     int runsWithSubgoals = 0;
     for (int run = 1; run <= 6; ++run) {
