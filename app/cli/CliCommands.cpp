@@ -98,7 +98,8 @@ int runInfo(const std::string &bundle, bool json)
                                   {"database_bytes", info.databaseBytes},
                                   {"protocols", info.protocols},
                                   {"judgments", info.judgments},
-                                  {"human_labels", info.humanLabels}};
+                                  {"human_labels", info.humanLabels},
+                                  {"labels_by_source", info.labelsBySource}};
             for (const auto &[status, count] : info.runsByStatus)
                 out["runs_by_status"][status] = count;
             std::cout << out.dump(2) << "\n";
@@ -114,8 +115,11 @@ int runInfo(const std::string &bundle, bool json)
                   << "events         " << info.events << "\n"
                   << "protocols      " << info.protocols << "\n"
                   << "judgments      " << info.judgments << "\n"
-                  << "human labels   " << info.humanLabels << "\n"
-                  << "artifacts      " << info.artifacts << " (" << humanBytes(info.artifactBytes)
+                  << "human labels   " << info.humanLabels << "\n";
+        for (const auto &[source, count] : info.labelsBySource)
+            if (source != "human") // e.g. the demo's synthetic ground truth: not human
+                std::cout << "  + " << source << " " << count << "\n";
+        std::cout << "artifacts      " << info.artifacts << " (" << humanBytes(info.artifactBytes)
                   << ")\n"
                   << "database       " << humanBytes(info.databaseBytes) << "\n";
         return ExitCode::Ok;

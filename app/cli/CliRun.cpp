@@ -52,23 +52,6 @@ void onWorkerStop(int)
     ::alarm(15);
 }
 
-std::string percent(const std::optional<double> &v)
-{
-    if (!v)
-        return "n/a";
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%.0f%%", *v * 100.0);
-    return buffer;
-}
-
-std::string rate(const Proportion &p)
-{
-    if (p.n == 0)
-        return "n = 0 (no rate)";
-    return std::to_string(p.successes) + "/" + std::to_string(p.n) + " = " + percent(p.rate) +
-           " [95% CI " + percent(p.lower) + "-" + percent(p.upper) + "]";
-}
-
 std::vector<std::filesystem::path> pluginFolders(const std::string &executableDir)
 {
     return PluginRegistry::configuredSearchPath(executableDir);
@@ -189,10 +172,10 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
                   << "  runs " << row.runs << ": completed " << row.completed << ", failed "
                   << row.failed << ", cancelled " << row.cancelled << ", unfinished "
                   << row.unfinished << "; validation invalid " << row.validationInvalid << "\n"
-                  << "  reference success (synthetic world ground truth): " << rate(row.reference)
-                  << "\n"
-                  << "  judge success over decisive judgments:            " << rate(row.judge)
-                  << "; unknown " << row.judgeUnknown << "\n";
+                  << "  reference success (synthetic world ground truth): "
+                  << intervalText(row.reference) << "\n"
+                  << "  judge success over decisive judgments:            "
+                  << intervalText(row.judge) << "; unknown " << row.judgeUnknown << "\n";
     }
     std::cout << "\nThese are rollouts in a generated or synthetic world, not evidence of real "
                  "robot-task "

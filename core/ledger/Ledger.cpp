@@ -1289,7 +1289,10 @@ LedgerInfo Ledger::info()
         info.artifactBytes = count("SELECT COALESCE(SUM(size_bytes), 0) FROM artifacts");
         info.protocols = count("SELECT COUNT(*) FROM protocols");
         info.judgments = count("SELECT COUNT(*) FROM judgments");
-        info.humanLabels = count("SELECT COUNT(*) FROM human_labels");
+        info.humanLabels = count("SELECT COUNT(*) FROM human_labels WHERE source = 'human'");
+        Statement labels(m_db, "SELECT source, COUNT(*) FROM human_labels GROUP BY source");
+        while (labels.step())
+            info.labelsBySource[labels.text(0)] = labels.int64(1);
         m_db.exec("COMMIT");
     } catch (...) {
         sqlite3_exec(m_db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

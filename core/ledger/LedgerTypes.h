@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -226,7 +227,9 @@ struct LedgerInfo
     std::int64_t databaseBytes = 0;
     std::int64_t protocols = 0;
     std::int64_t judgments = 0;
-    std::int64_t humanLabels = 0;
+    std::int64_t humanLabels = 0; // labels by people (source 'human') only
+    // Every label source with its count: human, synthetic_reference, imported_reference.
+    std::map<std::string, std::int64_t> labelsBySource;
 };
 
 } // namespace kosmos

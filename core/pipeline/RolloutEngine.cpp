@@ -695,22 +695,22 @@ private:
     {
         const double total = msSince(start);
         const double adapters = m_policyMs + m_worldMs + m_judgeMs;
-        nlohmann::json timings = {{"total_ms", total},
-                                  {"stage_ms",
-                                   {{"policy", m_policyMs},
-                                    {"world_model", m_worldMs},
-                                    {"encode_and_store", m_storeMs},
-                                    {"validation", m_validationMs},
-                                    {"judge", m_judgeMs}}},
-                                  {"orchestration_ms", total - adapters},
-                                  // As the adapters reported them (a torch adapter says
-                                  // cpu / cuda:N); null when an adapter does not say.
-                                  {"devices",
-                                   {{"policy", optional(m_policyDevice)},
-                                    {"world_model", optional(m_worldDevice)}}},
-                                  {"device", deviceSummary()},
-                                  {"cpu_ms", threadCpuMs() - m_cpuStartMs},
-                                  {"peak_rss_kib", peakRssKib()}};
+        nlohmann::json timings = {
+            {"total_ms", total},
+            {"stage_ms",
+             {{"policy", m_policyMs},
+              {"world_model", m_worldMs},
+              {"encode_and_store", m_storeMs},
+              {"validation", m_validationMs},
+              {"judge", m_judgeMs}}},
+            {"orchestration_ms", total - adapters},
+            // As the adapters reported them (a torch adapter says
+            // cpu / cuda:N); null when an adapter does not say.
+            {"devices",
+             {{"policy", optional(m_policyDevice)}, {"world_model", optional(m_worldDevice)}}},
+            {"device", deviceSummary()},
+            {"cpu_ms", threadCpuMs() - m_cpuStartMs},
+            {"peak_rss_kib", peakRssKib()}};
         m_scope.bufferEvent("timings", timings); // written with the attempt's end
     }
 

@@ -1,5 +1,7 @@
 #include "validation/RolloutValidator.h"
 
+#include "stats/Agreement.h"
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>
@@ -33,27 +35,6 @@ double meanAbsDiff(const cv::Mat &a, const cv::Mat &b)
     cv::Mat d;
     cv::absdiff(a, b, d);
     return cv::mean(d)[0];
-}
-
-double pearson(const std::vector<double> &x, const std::vector<double> &y)
-{
-    const double n = static_cast<double>(x.size());
-    double mx = 0, my = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        mx += x[i];
-        my += y[i];
-    }
-    mx /= n;
-    my /= n;
-    double sxy = 0, sxx = 0, syy = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-        syy += (y[i] - my) * (y[i] - my);
-    }
-    if (sxx <= 0 || syy <= 0)
-        return std::nan("");
-    return sxy / std::sqrt(sxx * syy);
 }
 
 double translation(const Action &a)
@@ -271,7 +252,8 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
             c.detail = "fewer than " + std::to_string(t.motionMinSamples) +
                        " transitions with commanded motion";
         } else {
-            const double r = pearson(commanded, observed);
+            // NaN when undefined (fewer than 2 points, no variance): fails the check below.
+            const double r = pearson(commanded, observed).value_or(std::nan(""));
             c.measured["pearson_r"] =
                 std::isfinite(r) ? nlohmann::json(std::round(r * 1000) / 1000) : nlohmann::json();
             if (!std::isfinite(r) || r < t.motionCorrelationMin) {

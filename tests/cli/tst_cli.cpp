@@ -235,6 +235,14 @@ TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
     EXPECT_EQ(r.exitCode, 0);
     EXPECT_NE(r.output.find("already finished 2"), std::string::npos) << r.output;
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+    // The synthetic world's ground truth is a label source of its own, never "human".
+    r = runProcess({test::cliPath(), "info", bundle});
+    EXPECT_NE(r.output.find("human labels   0"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("+ synthetic_reference 2"), std::string::npos) << r.output;
+    r = runProcess({test::cliPath(), "info", bundle, "--json"});
+    const auto info = nlohmann::json::parse(r.output);
+    EXPECT_EQ(info["human_labels"], 0);
+    EXPECT_EQ(info["labels_by_source"]["synthetic_reference"], 2);
 
     protocol["tasks"][0].erase("instruction");
     std::ofstream(dir / "bad.json") << protocol.dump(2);
