@@ -20,7 +20,8 @@ constexpr std::string_view kPngDataUrl = "data:image/png;base64,";
 // Standard base64 with padding, no line breaks (what a data URL holds).
 std::string base64(std::span<const std::uint8_t> bytes)
 {
-    std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+    // EVP_EncodeBlock writes a terminating NUL after the 4 * ceil(n / 3) characters.
+    std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
     const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(out.data()), bytes.data(),
                                   static_cast<int>(bytes.size()));
     out.resize(static_cast<std::size_t>(n));
