@@ -1,6 +1,6 @@
 // An annotator's answers.json checked against a packet key (clips, fields, packet hash).
 #include "FuzzSupport.h"
-#include "judge/AnnotationPacket.h"
+#include "evaluation/AnnotationPacket.h"
 #include "util/BoundedJson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)

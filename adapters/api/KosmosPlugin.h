@@ -12,7 +12,7 @@
 // The API major version is part of the IID; a plugin built for another major version is
 // listed as incompatible and never instantiated.
 
-#include "pipeline/Components.h"
+#include "components/Components.h"
 
 #include <nlohmann/json.hpp>
 

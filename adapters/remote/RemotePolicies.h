@@ -5,7 +5,7 @@
 
 #include "JsonNumpy.h"
 #include "NumpyMsgpack.h"
-#include "pipeline/Components.h"
+#include "components/Components.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipeline/Components.h"
+#include "components/Components.h"
 
 namespace kosmos::synthetic {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipeline/Components.h"
+#include "components/Components.h"
 #include "synthetic/TabletopScene.h"
 
 namespace kosmos::synthetic {

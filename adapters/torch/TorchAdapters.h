@@ -6,7 +6,7 @@
 // in C++ (Processing.h).
 
 #include "ModelPackage.h"
-#include "pipeline/Components.h"
+#include "components/Components.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 // kosmos-cli calibrate / audit: judge calibration against labels and the paired judge audit.
 #include "CliCommands.h"
 
-#include "judge/AnnotationPacket.h"
-#include "judge/Calibration.h"
-#include "judge/EvaluationRecord.h"
+#include "evaluation/AnnotationPacket.h"
+#include "evaluation/Calibration.h"
+#include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
 #include "pipeline/Rejudge.h"
 #include "util/Error.h"

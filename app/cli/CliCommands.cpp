@@ -2,8 +2,8 @@
 
 #include "TerminalProgress.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "util/Error.h"
+#include "verify/LedgerVerifier.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // text, JSON, or HTML + PDF rendered by Kosmos::report.
 #include "CliCommands.h"
 
-#include "judge/EvaluationRecord.h"
+#include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
 #include "report/ReportWriter.h"
 #include "util/Error.h"

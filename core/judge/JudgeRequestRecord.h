@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipeline/Components.h"
+#include "components/Components.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "components/Components.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/LedgerTypes.h"
-#include "pipeline/Components.h"
 
 #include <functional>
 #include <string>

@@ -2,7 +2,7 @@
 
 #include "ledger/Ledger.h"
 #include "media/VideoDecoder.h"
-#include "pipeline/RolloutQuery.h"
+#include "queries/RolloutQuery.h"
 #include "util/Error.h"
 
 #include <opencv2/imgcodecs.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "components/Components.h"
 #include "ledger/Ledger.h"
-#include "pipeline/Components.h"
 #include "pipeline/Protocol.h"
 
 #include <atomic>

@@ -1,5 +1,5 @@
 // kosmos-cli end to end: every verb, its output and its exit codes.
-#include "judge/AnnotationPacket.h"
+#include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
 
 #include "TestSupport.h"

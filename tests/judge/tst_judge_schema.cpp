@@ -1,8 +1,8 @@
-#include "judge/Calibration.h"
+#include "evaluation/Calibration.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "util/Error.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

@@ -4,11 +4,11 @@
 
 #include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeRunner.h"
-#include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "openai/OpenAiJudge.h"
+#include "queries/JudgmentQuery.h"
 #include "util/Error.h"
+#include "verify/LedgerVerifier.h"
 
 #include <gtest/gtest.h>
 

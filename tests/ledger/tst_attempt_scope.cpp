@@ -1,7 +1,7 @@
 // The one attempt lifecycle (AttemptScope) that the engine, the importer and re-judging share.
 #include "ledger/AttemptScope.h"
-#include "ledger/LedgerVerifier.h"
 #include "util/Error.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

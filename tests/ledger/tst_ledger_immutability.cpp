@@ -1,7 +1,7 @@
 // Immutability is enforced by the database itself: these tests bypass the C++ API and issue
 // SQL through a separate, plain SQLite connection, as any other program could.
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

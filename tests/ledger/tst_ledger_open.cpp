@@ -1,8 +1,8 @@
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "ledger/Schema.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

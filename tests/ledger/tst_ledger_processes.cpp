@@ -1,11 +1,11 @@
 // Tests with real child processes: crash safety under SIGKILL, concurrent submission and
 // lease takeover. The child is tests/tools/LedgerTool.cpp.
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "util/Clock.h"
 #include "util/Error.h"
 #include "util/ProcessIdentity.h"
 #include "util/Sha256.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

@@ -1,7 +1,7 @@
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

@@ -1,5 +1,5 @@
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

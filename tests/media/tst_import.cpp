@@ -1,13 +1,13 @@
 #include "artifacts/PixelDigest.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "media/ActionFiles.h"
 #include "media/VideoDecoder.h"
 #include "pipeline/Importer.h"
-#include "pipeline/RolloutQuery.h"
+#include "queries/RolloutQuery.h"
 #include "synthetic/TabletopScene.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

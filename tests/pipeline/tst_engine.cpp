@@ -1,14 +1,14 @@
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "media/RolloutExport.h"
-#include "pipeline/BatchProgress.h"
-#include "pipeline/BatchSummary.h"
 #include "pipeline/RolloutEngine.h"
+#include "queries/BatchProgress.h"
+#include "queries/BatchSummary.h"
 #include "synthetic/FrameJudge.h"
 #include "synthetic/ScriptedPolicy.h"
 #include "synthetic/TabletopWorldModel.h"
 #include "util/Error.h"
 #include "util/Secrets.h"
+#include "verify/LedgerVerifier.h"
 
 #include "TestSupport.h"
 

@@ -5,7 +5,6 @@
 #include "MainWindow.h"
 #include "dialogs/LabelingDialog.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerVerifier.h"
 #include "models/RunsModel.h"
 #include "player/FramePlayer.h"
 #include "run/LauncherDialog.h"
@@ -16,6 +15,7 @@
 #include "run/SettingsForm.h"
 #include "util/CanonicalJson.h"
 #include "util/Sha256.h"
+#include "verify/LedgerVerifier.h"
 #include "views/EvaluationView.h"
 
 #include "TestSupport.h"

@@ -12,10 +12,10 @@
 #include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
 #include "pipeline/Importer.h"
-#include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/ReferenceVideo.h"
 #include "player/TracesPlot.h"
+#include "queries/RolloutQuery.h"
 #include "views/CompareView.h"
 #include "views/RunsView.h"
 

@@ -1,9 +1,9 @@
 #include "dialogs/LabelingDialog.h"
 
-#include "judge/AnnotationPacket.h"
+#include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
-#include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
+#include "queries/RolloutQuery.h"
 
 #include <QCoreApplication>
 #include <QKeyEvent>

@@ -1,7 +1,7 @@
 #include "panels/ProvenancePanel.h"
 
 #include "ledger/Ledger.h"
-#include "pipeline/ProvenanceQuery.h"
+#include "queries/ProvenanceQuery.h"
 
 #include <QDateTime>
 #include <QHBoxLayout>

@@ -1,7 +1,7 @@
 #include "panels/VerdictPanel.h"
 
-#include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
+#include "queries/JudgmentQuery.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipeline/RolloutQuery.h"
+#include "queries/RolloutQuery.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "plots/EvaluationPlots.h"
 
-#include "judge/Calibration.h"
+#include "evaluation/Calibration.h"
 #include "stats/Ranking.h"
 
 #include <qcustomplot.h>

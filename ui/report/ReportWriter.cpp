@@ -1,6 +1,6 @@
 #include "report/ReportWriter.h"
 
-#include "judge/EvaluationRecord.h"
+#include "evaluation/EvaluationRecord.h"
 #include "plots/EvaluationPlots.h"
 #include "util/Error.h"
 

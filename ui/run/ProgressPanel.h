@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipeline/BatchProgress.h"
+#include "queries/BatchProgress.h"
 #include "util/ProcessStats.h"
 
 #include <QHash>

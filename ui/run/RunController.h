@@ -1,6 +1,6 @@
 #pragma once
 
-#include "pipeline/BatchProgress.h"
+#include "queries/BatchProgress.h"
 
 #include <QList>
 #include <QObject>

@@ -1,10 +1,10 @@
 #include "views/CompareView.h"
 
-#include "judge/JudgmentQuery.h"
 #include "ledger/Ledger.h"
-#include "pipeline/RolloutQuery.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
+#include "queries/JudgmentQuery.h"
+#include "queries/RolloutQuery.h"
 
 #include <QGridLayout>
 #include <QLabel>

@@ -1,7 +1,7 @@
 #include "views/EvaluationView.h"
 
-#include "judge/Calibration.h"
-#include "judge/EvaluationRecord.h"
+#include "evaluation/Calibration.h"
+#include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
 #include "plots/EvaluationPlots.h"
 #include "report/ReportWriter.h"

@@ -1,4 +1,4 @@
-#include "judge/JudgmentQuery.h"
+#include "queries/JudgmentQuery.h"
 
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"

@@ -1,4 +1,4 @@
-#include "pipeline/BatchProgress.h"
+#include "queries/BatchProgress.h"
 
 #include "ledger/Ledger.h"
 

@@ -1,4 +1,4 @@
-#include "judge/JudgmentRecheck.h"
+#include "verify/JudgmentRecheck.h"
 
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"

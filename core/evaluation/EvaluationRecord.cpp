@@ -1,4 +1,4 @@
-#include "judge/EvaluationRecord.h"
+#include "evaluation/EvaluationRecord.h"
 
 #include "ledger/Ledger.h"
 #include "util/Clock.h"

@@ -1,4 +1,4 @@
-#include "pipeline/BatchSummary.h"
+#include "queries/BatchSummary.h"
 
 #include "ledger/Ledger.h"
 

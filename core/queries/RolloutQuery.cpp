@@ -1,4 +1,4 @@
-#include "pipeline/RolloutQuery.h"
+#include "queries/RolloutQuery.h"
 
 #include "ledger/Ledger.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/ProvenanceQuery.h"
+#include "queries/ProvenanceQuery.h"
 
 #include "ledger/Ledger.h"
 

@@ -1,8 +1,8 @@
-#include "ledger/LedgerVerifier.h"
+#include "verify/LedgerVerifier.h"
 
 #include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeSchema.h"
-#include "judge/JudgmentRecheck.h"
+#include "verify/JudgmentRecheck.h"
 
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"

@@ -1,7 +1,7 @@
-#include "judge/AnnotationPacket.h"
+#include "evaluation/AnnotationPacket.h"
 
 #include "ledger/Ledger.h"
-#include "pipeline/RolloutQuery.h"
+#include "queries/RolloutQuery.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"

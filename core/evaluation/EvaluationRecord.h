@@ -1,6 +1,6 @@
 #pragma once
 
-#include "judge/Calibration.h"
+#include "evaluation/Calibration.h"
 #include "stats/Ranking.h"
 
 #include <nlohmann/json.hpp>

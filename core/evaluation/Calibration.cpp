@@ -1,8 +1,8 @@
-#include "judge/Calibration.h"
+#include "evaluation/Calibration.h"
 
-#include "judge/AnnotationPacket.h"
-#include "judge/JudgmentQuery.h"
+#include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
+#include "queries/JudgmentQuery.h"
 #include "util/Error.h"
 
 #include <algorithm>
