@@ -1,69 +1,28 @@
 // kosmos-cli: the headless twin of the Kosmos workstation. Wiring only: every verb calls core/.
+// One table (verbs()) defines each verb's synopsis, summary, options and handler; --help, each
+// verb's own help (`kosmos-cli VERB --help`), the usage line of a bad call and the shell
+// completion (`kosmos-cli completion bash`) are all generated from it.
 #include "CliCommands.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace {
 
-const char *const kDescription =
-    "Kosmos: auditable evaluation of robot policies through learned world models.\n"
-    "\n"
-    "Commands:\n"
-    "  init BUNDLE              create a new ledger (BUNDLE is NAME.kosmos)\n"
-    "  info BUNDLE              schema version, counts by status, sizes\n"
-    "  verify BUNDLE            check integrity, every artifact hash, references, seals\n"
-    "  events BUNDLE RUN        print a run's events (RUN: run id or run-key prefix);\n"
-    "                           --follow keeps printing as other processes write\n"
-    "  plugins                  every plugin found: id, family, version, API version,\n"
-    "                           available or unavailable with the reason;\n"
-    "                           --test ID [--settings JSON]: one step of that adapter\n"
-    "                           with its timing and memory (a smoke test only)\n"
-    "  run PROTOCOL --ledger L  run an evaluation protocol (JSON) into ledger L;\n"
-    "                           running it again resumes (finished runs are skipped);\n"
-    "                           --isolate: worker processes, a plugin crash fails one\n"
-    "                           attempt (recorded with its signal), never the batch;\n"
-    "                           --retry-failed: failed runs get a new attempt (the\n"
-    "                           failed attempts stay recorded)\n"
-    "  judge RUN|--all --ledger L --judge CONFIG\n"
-    "                           re-judge finished rollouts with another judge\n"
-    "                           configuration (new judgments beside the old ones)\n"
-    "  judgments BUNDLE RUN     a run's judgments: samples, formats, outcome\n"
-    "  judge-request BUNDLE JUDGMENT SAMPLE [--try 1] [--out FILE] [--send URL]\n"
-    "                           the exact request of one judge call, rebuilt from the\n"
-    "                           ledger and hash-checked; --send replays it byte for\n"
-    "                           byte to another endpoint (--api-key-env VAR)\n"
-    "  calibrate BUNDLE [CONFIG] [--labels human|reference]\n"
-    "                           a judge configuration against labels: confusion,\n"
-    "                           kappa, sensitivity/specificity with intervals, gate\n"
-    "  packet export BUNDLE RUN...|--all --to DIR / packet import BUNDLE ANSWERS --key K\n"
-    "                           blind annotation packets: frames and task only, out;\n"
-    "                           human labels, hash-checked, back in\n"
-    "  rank BUNDLE [PROTOCOL]   success per policy with intervals, pairwise orders\n"
-    "                           or indeterminate; --reference-csv: Pearson, Spearman,\n"
-    "                           MMRV against reference rates\n"
-    "  audit BUNDLE [A B]       two judge configurations on the same clips (the\n"
-    "                           paired audit); without A B, lists the configurations\n"
-    "  agreement BUNDLE [A B] [--split held_out|development|all]\n"
-    "                           two human annotators on the clips both labelled;\n"
-    "                           without A B, lists the annotators\n"
-    "  report BUNDLE [PROTOCOL] the evaluation record: protocol hash, components,\n"
-    "                           rates with n and intervals, missing-outcome bounds,\n"
-    "                           calibration and gate, audit (--audit A,B), reference\n"
-    "                           rates (--reference-csv), what it does and does not\n"
-    "                           support; text, --json, or --html FILE / --pdf FILE\n"
-    "  export BUNDLE RUN --to DIR [--video]\n"
-    "                           write a run's frames (PNG), actions (CSV) and a video\n"
-    "  import DIR --ledger L    import saved frames/video + actions (+ judge samples)\n"
-    "                           as a run (layout: docs/import.md)\n"
-    "  demo [--ledger L]        build a demo ledger with the synthetic backends\n"
-    "                           (default L: demo.kosmos)\n"
-    "\n"
+const char *const kIntro =
+    "Kosmos: auditable evaluation of robot policies through learned world models.\n";
+
+const char *const kExitCodes =
     "BUNDLE may also be the bundle's ledger.sqlite.\n"
     "\n"
     "Exit codes:\n"
@@ -80,6 +39,401 @@ const char *const kDescription =
     "Plugins are searched in <bin>/../lib/kosmos/plugins, then in KOSMOS_PLUGIN_PATH\n"
     "(folders separated by ':'), then in the folders saved in the workstation's settings\n"
     "(File > Settings; key plugins/folders of ~/.config/kosmos-workstation/Kosmos.conf).";
+
+using OptionMap = std::map<QString, const QCommandLineOption *>;
+
+// What a handler gets: the parsed command line.
+struct Call
+{
+    const QCommandLineParser &parser;
+    const QStringList &args; // args[0] is the verb
+    const OptionMap &options;
+    bool json = false;
+    std::string exeDir;
+
+    bool nArgs(qsizetype n) const { return args.size() == n; }
+    bool isSet(const char *name) const
+    {
+        return parser.isSet(*options.at(QString::fromLatin1(name)));
+    }
+    QString value(const char *name) const
+    {
+        return parser.value(*options.at(QString::fromLatin1(name)));
+    }
+    std::string str(qsizetype i) const { return args[i].toStdString(); }
+    std::optional<int> intValue(const char *name, int min, int max) const
+    {
+        bool ok = false;
+        const int v = value(name).toInt(&ok);
+        return ok && v >= min && v <= max ? std::optional<int>(v) : std::nullopt;
+    }
+    std::vector<std::string> from(qsizetype first) const
+    {
+        std::vector<std::string> out;
+        for (qsizetype i = first; i < args.size(); ++i)
+            out.push_back(str(i));
+        return out;
+    }
+};
+
+// A handler returns the exit code, or nullopt for a bad call (its usage line is printed, exit 2).
+using Handler = std::function<std::optional<int>(const Call &)>;
+
+struct Verb
+{
+    const char *name;
+    const char *synopsis; // after "kosmos-cli "
+    const char *summary;  // for --help, indented under the synopsis
+    std::vector<const char *> options;
+    Handler handler; // null: handled in main (completion needs the table itself)
+};
+
+bool oneOf(const QString &value, std::initializer_list<const char *> allowed)
+{
+    return std::any_of(allowed.begin(), allowed.end(),
+                       [&](const char *a) { return value == QLatin1String(a); });
+}
+
+const std::vector<Verb> &verbs()
+{
+    using R = std::optional<int>;
+    static const std::vector<Verb> table = {
+        {"init",
+         "init BUNDLE",
+         "create a new ledger (BUNDLE is NAME.kosmos)",
+         {},
+         [](const Call &c) -> R {
+             if (!c.nArgs(2))
+                 return std::nullopt;
+             return runInit(c.str(1));
+         }},
+        {"info",
+         "info BUNDLE",
+         "schema version, counts by status, labels by source, sizes",
+         {"json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(2))
+                 return std::nullopt;
+             return runInfo(c.str(1), c.json);
+         }},
+        {"verify",
+         "verify BUNDLE",
+         "check integrity, every artifact hash, references, seals, judge requests",
+         {"json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(2))
+                 return std::nullopt;
+             return runVerify(c.str(1), c.json);
+         }},
+        {"events",
+         "events BUNDLE RUN",
+         "print a run's events (RUN: run id or run-key prefix);\n"
+         "--follow keeps printing as other processes write",
+         {"follow", "interval-ms", "json"},
+         [](const Call &c) -> R {
+             const auto interval = c.intValue("interval-ms", 1, 60000);
+             if (!c.nArgs(3) || !interval)
+                 return std::nullopt;
+             return runEvents(c.str(1), c.str(2), c.isSet("follow"), c.json, *interval);
+         }},
+        {"plugins",
+         "plugins [--test ID [--settings JSON]]",
+         "every plugin found: id, family, version, API version, available or\n"
+         "unavailable with the reason; --test ID: one step of that adapter with its\n"
+         "timing and memory (a smoke test only, not evidence)",
+         {"test", "settings", "json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(1))
+                 return std::nullopt;
+             if (c.isSet("test"))
+                 return runPluginTest(c.exeDir, c.value("test").toStdString(),
+                                      c.value("settings").toStdString(), c.json);
+             return runPlugins(c.exeDir, c.json);
+         }},
+        {"run",
+         "run PROTOCOL --ledger BUNDLE",
+         "run an evaluation protocol (JSON) into the ledger; running it again resumes\n"
+         "(finished runs are skipped); --isolate: worker processes, a plugin crash fails\n"
+         "one attempt (recorded with its signal), never the batch; --retry-failed:\n"
+         "failed runs get a new attempt (the failed attempts stay recorded)",
+         {"ledger", "workers", "isolate", "retry-failed", "dry-run", "json"},
+         [](const Call &c) -> R {
+             const auto workers = c.intValue("workers", 1, 64);
+             if (!c.nArgs(2) || !c.isSet("ledger") || !workers)
+                 return std::nullopt;
+             const RunMode mode = c.isSet("dry-run")          ? RunMode::DryRun
+                                  : c.isSet("worker-process") ? RunMode::WorkerProcess
+                                  : c.isSet("isolate")        ? RunMode::Isolated
+                                                              : RunMode::Threads;
+             return runProtocol(c.exeDir, c.str(1), c.value("ledger").toStdString(), *workers,
+                                c.json, mode, c.isSet("retry-failed"));
+         }},
+        {"judge",
+         "judge RUN|--all --ledger BUNDLE --judge CONFIG",
+         "judge finished rollouts again with another judge configuration\n"
+         "(new judgments beside the old ones)",
+         {"all", "ledger", "judge"},
+         [](const Call &c) -> R {
+             const bool all = c.isSet("all");
+             if (!c.isSet("ledger") || !c.isSet("judge") || (all ? !c.nArgs(1) : !c.nArgs(2)))
+                 return std::nullopt;
+             return runJudge(c.exeDir, c.value("ledger").toStdString(),
+                             all ? std::string("--all") : c.str(1), c.value("judge").toStdString());
+         }},
+        {"judgments",
+         "judgments BUNDLE RUN",
+         "a run's judgments: samples, how each answer was written, outcome",
+         {"json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(3))
+                 return std::nullopt;
+             return runJudgments(c.str(1), c.str(2), c.json);
+         }},
+        {"judge-request",
+         "judge-request BUNDLE JUDGMENT SAMPLE",
+         "the exact request of one judge call, rebuilt from the ledger and\n"
+         "hash-checked; --out writes it; --send replays it byte for byte to another\n"
+         "endpoint and compares the answer",
+         {"try", "out", "send", "api-key-env", "json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(4))
+                 return std::nullopt;
+             bool okJudgment = false, okSample = false;
+             JudgeRequestOptions o;
+             o.judgmentId = c.args[2].toLongLong(&okJudgment);
+             o.sampleIndex = c.args[3].toInt(&okSample);
+             const auto tryIndex = c.intValue("try", 0, 1);
+             if (!okJudgment || !okSample || !tryIndex || o.judgmentId < 1 || o.sampleIndex < 0)
+                 return std::nullopt;
+             o.tryIndex = *tryIndex;
+             o.bundle = c.str(1);
+             o.outPath = c.value("out").toStdString();
+             o.sendUrl = c.value("send").toStdString();
+             o.apiKeyEnv = c.value("api-key-env").toStdString();
+             o.json = c.json;
+             return runJudgeRequest(o);
+         }},
+        {"calibrate",
+         "calibrate BUNDLE [CONFIG]",
+         "a judge configuration against labels: confusion, kappa,\n"
+         "sensitivity/specificity with intervals, gate",
+         {"labels", "min-labels", "json"},
+         [](const Call &c) -> R {
+             const QString labels = c.value("labels");
+             const auto minLabels = c.intValue("min-labels", 1, 1000000);
+             if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels ||
+                 !oneOf(labels, {"human", "reference"}))
+                 return std::nullopt;
+             return runCalibrate(c.str(1), c.nArgs(3) ? c.str(2) : "", labels.toStdString(),
+                                 *minLabels, c.json);
+         }},
+        {"packet",
+         "packet export BUNDLE RUN...|--all --to DIR\n  packet import BUNDLE ANSWERS --key K",
+         "blind annotation packets: frames and task only, out; human labels,\n"
+         "hash-checked, back in",
+         {"all", "to", "key"},
+         [](const Call &c) -> R {
+             const QString verb = c.args.size() > 1 ? c.args[1] : QString();
+             if (verb == QLatin1String("export") && c.args.size() >= 3 && c.isSet("to") &&
+                 (c.isSet("all") != (c.args.size() > 3)))
+                 return runPacketExport(c.str(2), c.from(3), c.isSet("all"),
+                                        c.value("to").toStdString());
+             if (verb == QLatin1String("import") && c.nArgs(4) && c.isSet("key"))
+                 return runPacketImport(c.str(2), c.str(3), c.value("key").toStdString());
+             return std::nullopt;
+         }},
+        {"rank",
+         "rank BUNDLE [PROTOCOL]",
+         "success per policy with intervals, pairwise orders or indeterminate;\n"
+         "--reference-csv: Pearson, Spearman, MMRV against reference rates",
+         {"source", "reference-csv", "json"},
+         [](const Call &c) -> R {
+             const QString source = c.value("source");
+             if (!(c.nArgs(2) || c.nArgs(3)) || !oneOf(source, {"judge", "reference", "human"}))
+                 return std::nullopt;
+             return runRank(c.str(1), c.nArgs(3) ? c.str(2) : "", source.toStdString(),
+                            c.value("reference-csv").toStdString(), c.json);
+         }},
+        {"audit",
+         "audit BUNDLE [A B]",
+         "two judge configurations on the same clips (the paired audit);\n"
+         "without A B, lists the configurations",
+         {"json"},
+         [](const Call &c) -> R {
+             if (!(c.nArgs(2) || c.nArgs(4)))
+                 return std::nullopt;
+             return runAudit(c.str(1), c.from(2), c.json);
+         }},
+        {"agreement",
+         "agreement BUNDLE [A B]",
+         "two human annotators on the clips both labelled; without A B, lists\n"
+         "the annotators",
+         {"split", "min-labels", "json"},
+         [](const Call &c) -> R {
+             const auto minClips = c.intValue("min-labels", 1, 1000000);
+             if (!(c.nArgs(2) || c.nArgs(4)) || !minClips)
+                 return std::nullopt;
+             return runAgreement(c.str(1), c.from(2), c.value("split").toStdString(), *minClips,
+                                 c.json);
+         }},
+        {"report",
+         "report BUNDLE [PROTOCOL]",
+         "the evaluation record: protocol hash, components, rates with n and\n"
+         "intervals, missing-outcome bounds, calibration and gate, audit, reference\n"
+         "rates, what it does and does not support; text, --json, --html, --pdf, --png",
+         {"source", "config", "audit", "reference-csv", "min-labels", "json", "html", "pdf", "png"},
+         [](const Call &c) -> R {
+             const QString source = c.value("source");
+             const auto minLabels = c.intValue("min-labels", 1, 1000000);
+             const QStringList audit = c.value("audit").split(QLatin1Char(','), Qt::SkipEmptyParts);
+             if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels ||
+                 (c.isSet("audit") && audit.size() != 2) ||
+                 !oneOf(source, {"judge", "reference", "human"}))
+                 return std::nullopt;
+             ReportRequest request;
+             request.minLabels = *minLabels;
+             request.bundle = c.str(1);
+             request.protocol = c.nArgs(3) ? c.str(2) : "";
+             request.source = source.toStdString();
+             request.judgeConfig = c.value("config").toStdString();
+             for (const QString &a : audit)
+                 request.audit.push_back(a.trimmed().toStdString());
+             request.referenceCsv = c.value("reference-csv").toStdString();
+             request.htmlPath = c.value("html").toStdString();
+             request.pdfPath = c.value("pdf").toStdString();
+             request.pngPath = c.value("png").toStdString();
+             request.json = c.json;
+             return runReport(request);
+         }},
+        {"export",
+         "export BUNDLE RUN --to DIR",
+         "write a run's frames (PNG), actions (CSV) and, with --video, a video",
+         {"to", "video"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(3) || !c.isSet("to"))
+                 return std::nullopt;
+             return runExport(c.str(1), c.str(2), c.value("to").toStdString(), c.isSet("video"));
+         }},
+        {"import",
+         "import DIR --ledger BUNDLE",
+         "import saved frames/video + actions (+ judge samples) as a run\n"
+         "(layout: docs/import.md)",
+         {"ledger"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(2) || !c.isSet("ledger"))
+                 return std::nullopt;
+             return runImport(c.str(1), c.value("ledger").toStdString());
+         }},
+        {"demo",
+         "demo [--ledger BUNDLE]",
+         "build a demo ledger with the synthetic backends (default: demo.kosmos)",
+         {"ledger", "workers"},
+         [](const Call &c) -> R {
+             const auto workers = c.intValue("workers", 1, 64);
+             if (!c.nArgs(1) || !workers)
+                 return std::nullopt;
+             const QString bundle =
+                 c.isSet("ledger") ? c.value("ledger") : QStringLiteral("demo.kosmos");
+             return runDemo(c.exeDir, bundle.toStdString(), *workers);
+         }},
+        {"completion",
+         "completion bash",
+         "a bash completion script generated from this table (source it, or install it\n"
+         "as /usr/share/bash-completion/completions/kosmos-cli)",
+         {},
+         nullptr},
+    };
+    return table;
+}
+
+const Verb *findVerb(const QString &name)
+{
+    for (const Verb &v : verbs())
+        if (name == QLatin1String(v.name))
+            return &v;
+    return nullptr;
+}
+
+// Indents every line of `text` by `by` spaces.
+std::string indented(const std::string &text, const std::string &by)
+{
+    std::string out;
+    std::size_t at = 0;
+    for (;;) {
+        const auto nl = text.find('\n', at);
+        out += by + text.substr(at, nl == std::string::npos ? nl : nl - at) + "\n";
+        if (nl == std::string::npos)
+            return out;
+        at = nl + 1;
+    }
+}
+
+// The Commands section of --help, from the table.
+std::string commandsText()
+{
+    std::string out = "Commands (kosmos-cli VERB --help: one verb and its options):\n";
+    for (const Verb &v : verbs())
+        out += indented(v.synopsis, "  ") + indented(v.summary, "      ");
+    return out;
+}
+
+std::string optionSynopsis(const QCommandLineOption &o)
+{
+    std::string s = "--" + o.names().first().toStdString();
+    if (!o.valueName().isEmpty())
+        s += " " + o.valueName().toUpper().toStdString();
+    return s;
+}
+
+// `kosmos-cli VERB --help`: the verb's synopsis, what it does, and only its options.
+void printVerbHelp(const Verb &v, const OptionMap &options)
+{
+    std::cout << "Usage: kosmos-cli " << v.synopsis << "\n\n" << v.summary << "\n";
+    if (!v.options.empty()) {
+        std::cout << "\nOptions:\n";
+        for (const char *name : v.options) {
+            const QCommandLineOption &o = *options.at(QString::fromLatin1(name));
+            std::string left = optionSynopsis(o);
+            left.resize(std::max<std::size_t>(left.size() + 2, 28), ' ');
+            std::cout << "  " << left << o.description().toStdString() << "\n";
+        }
+    }
+    std::cout << "\nExit codes: see kosmos-cli --help.\n";
+}
+
+void printBashCompletion(const OptionMap &options)
+{
+    std::string names;
+    for (const Verb &v : verbs())
+        names += std::string(names.empty() ? "" : " ") + v.name;
+    std::cout << "# bash completion for kosmos-cli (generated by `kosmos-cli completion bash`)\n"
+                 "_kosmos_cli() {\n"
+                 "    local cur verb opts\n"
+                 "    cur=\"${COMP_WORDS[COMP_CWORD]}\"\n"
+                 "    verb=\"${COMP_WORDS[1]}\"\n"
+                 "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+                 "        COMPREPLY=($(compgen -W \""
+              << names
+              << " --help --version\" -- \"$cur\"))\n"
+                 "        return\n"
+                 "    fi\n"
+                 "    case \"$verb\" in\n";
+    for (const Verb &v : verbs()) {
+        std::string opts = "--help";
+        for (const char *name : v.options)
+            opts += " --" + options.at(QString::fromLatin1(name))->names().first().toStdString();
+        std::cout << "    " << v.name << ") opts=\"" << opts << "\" ;;\n";
+    }
+    std::cout << "    *) opts=\"\" ;;\n"
+                 "    esac\n"
+                 "    if [[ \"$cur\" == -* ]]; then\n"
+                 "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+                 "    else\n"
+                 "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+                 "    fi\n"
+                 "}\n"
+                 "complete -F _kosmos_cli kosmos-cli\n";
+}
 
 int usage(const QCommandLineParser &parser, const QString &message)
 {
@@ -113,7 +467,9 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationVersion(QStringLiteral(KOSMOS_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QString::fromUtf8(kDescription));
+    parser.setApplicationDescription(QString::fromUtf8(kIntro) + QLatin1Char('\n') +
+                                     QString::fromStdString(commandsText()) + QLatin1Char('\n') +
+                                     QString::fromUtf8(kExitCodes));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("command"),
@@ -226,230 +582,46 @@ int main(int argc, char *argv[])
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions(
-        {jsonOption,        followOption, intervalOption,     ledgerOption, workersOption,
-         judgeOption,       allOption,    toOption,           videoOption,  isolateOption,
-         dryRunOption,      testOption,   settingsOption,     labelsOption, minLabelsOption,
-         keyOption,         sourceOption, referenceCsvOption, splitOption,  auditOption,
-         configOption,      htmlOption,   pdfOption,          pngOption,    workerProcessOption,
-         retryFailedOption, tryOption,    outOption,          sendOption,   apiKeyEnvOption});
+    const std::vector<const QCommandLineOption *> all = {
+        &jsonOption,        &followOption, &intervalOption,     &ledgerOption, &workersOption,
+        &judgeOption,       &allOption,    &toOption,           &videoOption,  &isolateOption,
+        &dryRunOption,      &testOption,   &settingsOption,     &labelsOption, &minLabelsOption,
+        &keyOption,         &sourceOption, &referenceCsvOption, &splitOption,  &auditOption,
+        &configOption,      &htmlOption,   &pdfOption,          &pngOption,    &workerProcessOption,
+        &retryFailedOption, &tryOption,    &outOption,          &sendOption,   &apiKeyEnvOption};
+    OptionMap options;
+    for (const QCommandLineOption *o : all) {
+        parser.addOption(*o);
+        options[o->names().first()] = o;
+    }
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usage(parser, parser.errorText());
     if (parser.isSet(QStringLiteral("version")))
         parser.showVersion();
-    if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(ExitCode::Ok);
-
     const QStringList args = parser.positionalArguments();
+    const Verb *verb = args.isEmpty() ? nullptr : findVerb(args.first());
+    if (parser.isSet(QStringLiteral("help"))) {
+        if (!verb)
+            parser.showHelp(ExitCode::Ok);
+        printVerbHelp(*verb, options);
+        return ExitCode::Ok;
+    }
     if (args.isEmpty())
         return usage(parser, QStringLiteral("no command given"));
-    const QString command = args.first();
-    const bool json = parser.isSet(jsonOption);
-    auto expectArgs = [&](qsizetype n) { return args.size() == n; };
-
-    if (command == QLatin1String("init")) {
-        if (!expectArgs(2))
-            return usage(parser, QStringLiteral("usage: kosmos-cli init BUNDLE"));
-        return runInit(args[1].toStdString());
+    if (!verb)
+        return usage(parser, QStringLiteral("unknown command '%1'").arg(args.first()));
+    if (!verb->handler) { // completion
+        if (args.size() != 2 || args[1] != QLatin1String("bash"))
+            return usage(parser, QStringLiteral("usage: kosmos-cli completion bash"));
+        printBashCompletion(options);
+        return ExitCode::Ok;
     }
-    if (command == QLatin1String("info")) {
-        if (!expectArgs(2))
-            return usage(parser, QStringLiteral("usage: kosmos-cli info BUNDLE [--json]"));
-        return runInfo(args[1].toStdString(), json);
-    }
-    if (command == QLatin1String("verify")) {
-        if (!expectArgs(2))
-            return usage(parser, QStringLiteral("usage: kosmos-cli verify BUNDLE [--json]"));
-        return runVerify(args[1].toStdString(), json);
-    }
-    if (command == QLatin1String("events")) {
-        if (!expectArgs(3))
-            return usage(parser,
-                         QStringLiteral("usage: kosmos-cli events BUNDLE RUN [--follow] [--json]"));
-        bool ok = false;
-        const int interval = parser.value(intervalOption).toInt(&ok);
-        if (!ok || interval < 1 || interval > 60000)
-            return usage(parser, QStringLiteral("--interval-ms needs a number from 1 to 60000"));
-        return runEvents(args[1].toStdString(), args[2].toStdString(), parser.isSet(followOption),
-                         json, interval);
-    }
-    const std::string exeDir = QCoreApplication::applicationDirPath().toStdString();
-    bool workersOk = false;
-    const int workers = parser.value(workersOption).toInt(&workersOk);
-    if (!workersOk || workers < 1 || workers > 64)
-        return usage(parser, QStringLiteral("--workers needs a number from 1 to 64"));
-    if (command == QLatin1String("plugins")) {
-        if (!expectArgs(1))
-            return usage(parser, QStringLiteral("usage: kosmos-cli plugins [--json] [--test ID "
-                                                "[--settings JSON]]"));
-        if (parser.isSet(testOption))
-            return runPluginTest(exeDir, parser.value(testOption).toStdString(),
-                                 parser.value(settingsOption).toStdString(), json);
-        return runPlugins(exeDir, json);
-    }
-    if (command == QLatin1String("run")) {
-        if (!expectArgs(2) || !parser.isSet(ledgerOption))
-            return usage(
-                parser,
-                QStringLiteral(
-                    "usage: kosmos-cli run PROTOCOL --ledger BUNDLE [--workers N] [--isolate] "
-                    "[--retry-failed] [--dry-run]"));
-        const RunMode mode = parser.isSet(dryRunOption)          ? RunMode::DryRun
-                             : parser.isSet(workerProcessOption) ? RunMode::WorkerProcess
-                             : parser.isSet(isolateOption)       ? RunMode::Isolated
-                                                                 : RunMode::Threads;
-        return runProtocol(exeDir, args[1].toStdString(), parser.value(ledgerOption).toStdString(),
-                           workers, json, mode, parser.isSet(retryFailedOption));
-    }
-    if (command == QLatin1String("judge")) {
-        const bool all = parser.isSet(allOption);
-        if (!parser.isSet(ledgerOption) || !parser.isSet(judgeOption) ||
-            (all ? !expectArgs(1) : !expectArgs(2)))
-            return usage(
-                parser,
-                QStringLiteral(
-                    "usage: kosmos-cli judge RUN|--all --ledger BUNDLE --judge CONFIG.json"));
-        return runJudge(exeDir, parser.value(ledgerOption).toStdString(),
-                        all ? std::string("--all") : args[1].toStdString(),
-                        parser.value(judgeOption).toStdString());
-    }
-    if (command == QLatin1String("packet")) {
-        const QString verb = args.size() > 1 ? args[1] : QString();
-        if (verb == QLatin1String("export") && args.size() >= 3 && parser.isSet(toOption) &&
-            (parser.isSet(allOption) != (args.size() > 3))) {
-            std::vector<std::string> runs;
-            for (qsizetype i = 3; i < args.size(); ++i)
-                runs.push_back(args[i].toStdString());
-            return runPacketExport(args[2].toStdString(), runs, parser.isSet(allOption),
-                                   parser.value(toOption).toStdString());
-        }
-        if (verb == QLatin1String("import") && expectArgs(4) && parser.isSet(keyOption))
-            return runPacketImport(args[2].toStdString(), args[3].toStdString(),
-                                   parser.value(keyOption).toStdString());
-        return usage(parser, QStringLiteral("usage: kosmos-cli packet export BUNDLE RUN...|--all "
-                                            "--to DIR\n       kosmos-cli packet import BUNDLE "
-                                            "ANSWERS.json --key DIR.key.json"));
-    }
-    if (command == QLatin1String("rank")) {
-        const QString source = parser.value(sourceOption);
-        if (!(expectArgs(2) || expectArgs(3)) ||
-            (source != QLatin1String("judge") && source != QLatin1String("reference") &&
-             source != QLatin1String("human")))
-            return usage(parser, QStringLiteral("usage: kosmos-cli rank BUNDLE [PROTOCOL] "
-                                                "[--source judge|reference|human] "
-                                                "[--reference-csv FILE] [--json]"));
-        return runRank(args[1].toStdString(), expectArgs(3) ? args[2].toStdString() : "",
-                       source.toStdString(), parser.value(referenceCsvOption).toStdString(), json);
-    }
-    if (command == QLatin1String("audit")) {
-        if (!(expectArgs(2) || expectArgs(4)))
-            return usage(parser,
-                         QStringLiteral("usage: kosmos-cli audit BUNDLE [CONFIG_A CONFIG_B] "
-                                        "[--json]"));
-        std::vector<std::string> configs;
-        for (qsizetype i = 2; i < args.size(); ++i)
-            configs.push_back(args[i].toStdString());
-        return runAudit(args[1].toStdString(), configs, json);
-    }
-    if (command == QLatin1String("calibrate")) {
-        const QString labels = parser.value(labelsOption);
-        bool ok = false;
-        const int minLabels = parser.value(minLabelsOption).toInt(&ok);
-        if (!(expectArgs(2) || expectArgs(3)) || !ok || minLabels < 1 ||
-            (labels != QLatin1String("human") && labels != QLatin1String("reference")))
-            return usage(parser, QStringLiteral("usage: kosmos-cli calibrate BUNDLE [CONFIG] "
-                                                "[--labels human|reference] [--min-labels N] "
-                                                "[--json]"));
-        return runCalibrate(args[1].toStdString(), expectArgs(3) ? args[2].toStdString() : "",
-                            labels.toStdString(), minLabels, json);
-    }
-    if (command == QLatin1String("agreement")) {
-        const QString split = parser.value(splitOption);
-        bool ok = false;
-        const int minClips = parser.value(minLabelsOption).toInt(&ok);
-        if (!(expectArgs(2) || expectArgs(4)) || !ok || minClips < 1)
-            return usage(parser, QStringLiteral("usage: kosmos-cli agreement BUNDLE [A B] "
-                                                "[--split held_out|development|all] "
-                                                "[--min-labels N] [--json]"));
-        std::vector<std::string> annotators;
-        for (qsizetype i = 2; i < args.size(); ++i)
-            annotators.push_back(args[i].toStdString());
-        return runAgreement(args[1].toStdString(), annotators, split.toStdString(), minClips, json);
-    }
-    if (command == QLatin1String("report")) {
-        const QString source = parser.value(sourceOption);
-        bool ok = false;
-        ReportRequest request;
-        request.minLabels = parser.value(minLabelsOption).toInt(&ok);
-        const QStringList audit =
-            parser.value(auditOption).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        if (!(expectArgs(2) || expectArgs(3)) || !ok || request.minLabels < 1 ||
-            (parser.isSet(auditOption) && audit.size() != 2) ||
-            (source != QLatin1String("judge") && source != QLatin1String("reference") &&
-             source != QLatin1String("human")))
-            return usage(parser, QStringLiteral("usage: kosmos-cli report BUNDLE [PROTOCOL] "
-                                                "[--source judge|reference|human] [--config N] "
-                                                "[--audit A,B] [--reference-csv FILE] "
-                                                "[--min-labels N] [--json | --html FILE "
-                                                "--pdf FILE]"));
-        request.bundle = args[1].toStdString();
-        request.protocol = expectArgs(3) ? args[2].toStdString() : "";
-        request.source = source.toStdString();
-        request.judgeConfig = parser.value(configOption).toStdString();
-        for (const QString &a : audit)
-            request.audit.push_back(a.trimmed().toStdString());
-        request.referenceCsv = parser.value(referenceCsvOption).toStdString();
-        request.htmlPath = parser.value(htmlOption).toStdString();
-        request.pdfPath = parser.value(pdfOption).toStdString();
-        request.pngPath = parser.value(pngOption).toStdString();
-        request.json = json;
-        return runReport(request);
-    }
-    if (command == QLatin1String("judgments")) {
-        if (!expectArgs(3))
-            return usage(parser, QStringLiteral("usage: kosmos-cli judgments BUNDLE RUN [--json]"));
-        return runJudgments(args[1].toStdString(), args[2].toStdString(), json);
-    }
-    if (command == QLatin1String("judge-request")) {
-        bool okJudgment = false, okSample = false, okTry = false;
-        JudgeRequestOptions o;
-        if (expectArgs(4)) {
-            o.judgmentId = args[2].toLongLong(&okJudgment);
-            o.sampleIndex = args[3].toInt(&okSample);
-        }
-        o.tryIndex = parser.value(tryOption).toInt(&okTry);
-        if (!expectArgs(4) || !okJudgment || !okSample || !okTry || o.judgmentId < 1 ||
-            o.sampleIndex < 0 || (o.tryIndex != 0 && o.tryIndex != 1))
-            return usage(parser, QStringLiteral("usage: kosmos-cli judge-request BUNDLE JUDGMENT "
-                                                "SAMPLE [--try 0|1] [--out FILE] [--send URL "
-                                                "[--api-key-env VAR]] [--json]"));
-        o.bundle = args[1].toStdString();
-        o.outPath = parser.value(outOption).toStdString();
-        o.sendUrl = parser.value(sendOption).toStdString();
-        o.apiKeyEnv = parser.value(apiKeyEnvOption).toStdString();
-        o.json = json;
-        return runJudgeRequest(o);
-    }
-    if (command == QLatin1String("export")) {
-        if (!expectArgs(3) || !parser.isSet(toOption))
-            return usage(parser,
-                         QStringLiteral("usage: kosmos-cli export BUNDLE RUN --to DIR [--video]"));
-        return runExport(args[1].toStdString(), args[2].toStdString(),
-                         parser.value(toOption).toStdString(), parser.isSet(videoOption));
-    }
-    if (command == QLatin1String("import")) {
-        if (!expectArgs(2) || !parser.isSet(ledgerOption))
-            return usage(parser, QStringLiteral("usage: kosmos-cli import DIR --ledger BUNDLE"));
-        return runImport(args[1].toStdString(), parser.value(ledgerOption).toStdString());
-    }
-    if (command == QLatin1String("demo")) {
-        if (!expectArgs(1))
-            return usage(parser,
-                         QStringLiteral("usage: kosmos-cli demo [--ledger BUNDLE] [--workers N]"));
-        const QString bundle =
-            parser.isSet(ledgerOption) ? parser.value(ledgerOption) : QStringLiteral("demo.kosmos");
-        return runDemo(exeDir, bundle.toStdString(), workers);
-    }
-    return usage(parser, QStringLiteral("unknown command '%1'").arg(command));
+    const Call call{parser, args, options, parser.isSet(jsonOption),
+                    QCoreApplication::applicationDirPath().toStdString()};
+    if (const auto code = verb->handler(call))
+        return *code;
+    std::cerr << "kosmos-cli: usage: kosmos-cli " << verb->synopsis << "\n(kosmos-cli "
+              << verb->name << " --help lists its options)\n";
+    return ExitCode::Usage;
 }

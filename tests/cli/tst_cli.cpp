@@ -153,6 +153,28 @@ TEST(Cli, BadInputGetsAClearMessageAndDocumentedExitCode)
     const auto help = runProcess({test::cliPath(), "--help"});
     EXPECT_EQ(help.exitCode, 0);
     EXPECT_NE(help.output.find("Exit codes"), std::string::npos);
+
+    // One verb table: --help lists every verb, each verb has its own help with only its
+    // options, and the bash completion knows the same verbs and options.
+    const auto completion = runProcess({test::cliPath(), "completion", "bash"});
+    ASSERT_EQ(completion.exitCode, 0);
+    for (const char *verb : {"init", "info", "verify", "events", "plugins", "run", "judge",
+                             "judgments", "judge-request", "calibrate", "packet", "rank", "audit",
+                             "agreement", "report", "export", "import", "demo"}) {
+        EXPECT_NE(help.output.find(std::string("\n  ") + verb + " "), std::string::npos) << verb;
+        EXPECT_NE(completion.output.find(std::string("    ") + verb + ") opts="), std::string::npos)
+            << verb;
+        const auto own = runProcess({test::cliPath(), verb, "--help"});
+        EXPECT_EQ(own.exitCode, 0) << verb;
+        EXPECT_EQ(own.output.rfind(std::string("Usage: kosmos-cli ") + verb, 0), 0u) << own.output;
+    }
+    const auto runHelp = runProcess({test::cliPath(), "run", "--help"});
+    EXPECT_NE(runHelp.output.find("--retry-failed"), std::string::npos);
+    EXPECT_EQ(runHelp.output.find("--reference-csv"), std::string::npos) << "not run's option";
+    EXPECT_NE(completion.output.find("judge-request) opts=\"--help --try --out --send"),
+              std::string::npos)
+        << completion.output;
+    EXPECT_EQ(runProcess({test::cliPath(), "completion", "zsh"}).exitCode, 2);
 }
 
 TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
