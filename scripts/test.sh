@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs the whole test suite: the default build's suite, the
 # same suite under ASan + UBSan, the threaded engine and ledger tests under TSan, and a short run
-# of every fuzz target (docs/reliability.md). Fails on any failed test and on any test that was
+# of every fuzz target (docs/reliability.md), after checking that every C++ file is formatted.
+# Fails on an unformatted file, on any failed test and on any test that was
 # skipped or not run. This is README's test command and what CI runs.
 # KOSMOS_SKIP_SANITIZERS=1 runs the default suite only (a quick local check, not CI).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup-debian.sh
+scripts/check-format.sh # .clang-format applied to every tracked C++ file
 scripts/build.sh
 mkdir -p build
 log="build/ctest-last.log"

@@ -420,8 +420,9 @@ AnnotatorAgreement annotatorAgreement(Ledger &ledger, const std::string &annotat
             progressA.push_back(*la.progress);
             progressB.push_back(*lb.progress);
         }
-        auto compare = [&](const char *field, const std::optional<std::string> &x,
-                           const std::optional<std::string> &y) {
+        const std::int64_t clip = runId; // clang < 16 cannot capture a structured binding
+        auto compare = [&, clip](const char *field, const std::optional<std::string> &x,
+                                 const std::optional<std::string> &y) {
             if (!x || !y)
                 return;
             auto &[agree, compared] = out.fieldAgreement[field];
@@ -429,7 +430,7 @@ AnnotatorAgreement annotatorAgreement(Ledger &ledger, const std::string &annotat
             if (*x == *y)
                 ++agree;
             else
-                out.disagreements.push_back({runId, field, *x, *y});
+                out.disagreements.push_back({clip, field, *x, *y});
         };
         auto text = [](const std::optional<int> &v) {
             return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;

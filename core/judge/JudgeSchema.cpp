@@ -374,6 +374,7 @@ std::vector<int> selectJudgeFrames(int frameCount)
                     "the judge needs at least 16 frames, the rollout has " +
                         std::to_string(frameCount));
     std::vector<int> out;
+    out.reserve(16);
     for (int i = 0; i < 16; ++i)
         out.push_back(static_cast<int>(std::lround(i * (frameCount - 1) / 15.0)));
     return out;

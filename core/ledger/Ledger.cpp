@@ -354,7 +354,7 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
                             " and needs migrating to " + std::to_string(schema.version) +
                             "; open it writable once to migrate (a backup copy is kept)");
         backup = backupDatabase(db, bundle, static_cast<int>(version));
-        int current = static_cast<int>(version);
+        int current = 0;
         try {
             Transaction tx(db);
             current =
@@ -393,7 +393,7 @@ std::string Ledger::freezeProtocol(std::string_view name, const nlohmann::json &
     if (!protocol.is_object())
         throw Error(ErrorCode::InvalidInput, "a protocol must be a JSON object");
     const std::string text = canonicalJson(protocol);
-    const std::string sha = Sha256::hex(text);
+    std::string sha = Sha256::hex(text);
     Transaction tx(m_db);
     Statement s(m_db,
                 "INSERT INTO protocols (protocol_sha256, name, canonical_json, created_at_ms) "

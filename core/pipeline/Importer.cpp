@@ -207,7 +207,7 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
     }
     // Renewed in the background however long the import takes; a dead importer's lease is
     // taken over at once by the next import of the same folder (see Ledger::claim).
-    constexpr std::int64_t kImportLeaseMs = 60 * 1000;
+    constexpr std::int64_t kImportLeaseMs = std::int64_t{60} * 1000;
     const auto scope = AttemptScope::claim(
         ledger, {"kosmos-import", kImportLeaseMs, kImportLeaseMs / 6}, submitted.runId);
     if (!scope)

@@ -14,7 +14,7 @@ namespace {
 
 // Re-judging holds a lease like any attempt: renewed in the background, so a slow judge never
 // loses it, and a dead judging process is taken over at once (see Ledger::claim).
-constexpr std::int64_t kJudgeLeaseMs = 60 * 1000;
+constexpr std::int64_t kJudgeLeaseMs = std::int64_t{60} * 1000;
 
 std::optional<ComponentIdentity> identityOf(Ledger &ledger, std::optional<std::int64_t> componentId)
 {

@@ -48,8 +48,8 @@ double threadCpuMs()
 {
     rusage usage{};
     getrusage(RUSAGE_THREAD, &usage);
-    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
-           (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
+           static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
 }
 
 std::vector<std::uint8_t> encodePng(const cv::Mat &rgb)
@@ -205,6 +205,7 @@ std::vector<RunSpec> RolloutEngine::runSpecs(const Protocol &protocol)
     if (protocol.judge)
         check(*protocol.judge, "protocol.judge");
     std::vector<ComponentIdentity> policies;
+    policies.reserve(protocol.policies.size());
     for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
         policies.push_back(policyIdentity(protocol, i));
     const auto world = worldModelIdentity(protocol);

@@ -76,6 +76,7 @@ std::vector<RecheckProblem> recheckJudgments(Ledger &ledger, std::int64_t *check
         if (formatProblem)
             continue;
         std::vector<ParsedAnswer> answers;
+        answers.reserve(finals.size());
         for (auto &[index, answer] : finals)
             answers.push_back(answer);
         const QuorumOutcome q = computeQuorum(answers, settings);

@@ -78,7 +78,8 @@ void ProvenancePanel::showRun(Ledger &ledger, qint64 runId)
         if (a.finishedAtMs)
             new QTreeWidgetItem(
                 item, {tr("finished"), time(*a.finishedAtMs),
-                       tr("%1 s").arg((*a.finishedAtMs - a.startedAtMs) / 1000.0, 0, 'f', 2)});
+                       tr("%1 s").arg(static_cast<double>(*a.finishedAtMs - a.startedAtMs) / 1000.0,
+                                      0, 'f', 2)});
         new QTreeWidgetItem(item, {tr("seal"), shortHash(a.sealSha256)});
         if (a.timings.is_object()) {
             auto *t = new QTreeWidgetItem(

@@ -84,9 +84,9 @@ QString RunController::saveProtocol(const nlohmann::json &protocol)
         m_error = QString::fromUtf8(e.what());
         return {};
     }
-    const QString path = dir + QStringLiteral("/%1-%2.json")
-                                   .arg(QString::fromStdString(protocol.value("name", "protocol")),
-                                        QString::fromStdString(sha.substr(0, 12)));
+    QString path = dir + QStringLiteral("/%1-%2.json")
+                             .arg(QString::fromStdString(protocol.value("name", "protocol")),
+                                  QString::fromStdString(sha.substr(0, 12)));
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
         m_error = tr("cannot save the protocol to %1: %2").arg(path, file.errorString());
