@@ -87,23 +87,9 @@ int runAudit(const std::string &bundle, const std::vector<std::string> &configsG
         auto row = [](const char *metric, const std::string &x, const std::string &y) {
             std::printf("%-34s %-18s %-18s\n", metric, x.c_str(), y.c_str());
         };
-        row("schema-valid answers", rate(a.a.schemaValid, a.a.samples),
-            rate(a.b.schemaValid, a.b.samples));
-        row("bare JSON answers", rate(a.a.bareJson, a.a.samples), rate(a.b.bareJson, a.b.samples));
-        row("mean generated tokens", number(a.a.meanTokens, "%.1f"),
-            number(a.b.meanTokens, "%.1f"));
-        row("mean decode time (ms)", number(a.a.meanDecodeMs, "%.0f"),
-            number(a.b.meanDecodeMs, "%.0f"));
-        row("quorum outcomes s/f/unknown",
-            std::to_string(a.a.success) + "/" + std::to_string(a.a.failure) + "/" +
-                std::to_string(a.a.unknown),
-            std::to_string(a.b.success) + "/" + std::to_string(a.b.failure) + "/" +
-                std::to_string(a.b.unknown));
-        std::cout << "\nper-field agreement (modal value over schema-valid answers):\n";
-        for (const auto &[field, counts] : a.fieldAgreement)
-            std::cout << "  " << field << ": " << rate(counts.first, counts.second) << "\n";
-        std::cout << "  full semantic agreement: " << rate(a.fullAgreement, a.fullCompared)
-                  << "\n\nexact McNemar on " << a.decisivePairs
+        for (const AuditRow &r : auditRows(a)) // per-field agreement: modal value over
+            row(r.metric.c_str(), r.a, r.b);   // schema-valid answers
+        std::cout << "\nexact McNemar on " << a.decisivePairs
                   << " decisive pairs: A success / B failure " << a.mcnemar.b
                   << ", A failure / B success " << a.mcnemar.c
                   << ", p = " << number(a.mcnemar.pValue, "%.4g") << "\n\nflips (" << a.flips.size()

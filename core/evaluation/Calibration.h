@@ -67,6 +67,19 @@ struct PairedAudit
 // with `kosmos-cli judge`). Throws Error(NotFound) for an unknown key.
 PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::string &keyB);
 
+// The audit's table (metric, A, B; B is empty for a row about both), defined once for the CLI,
+// the evaluation record, the workstation's view and the report: "schema-valid answers",
+// "bare JSON answers", "mean generated tokens", "mean decode time (ms)", "quorum outcomes
+// s/f/unknown", "agreement: FIELD" per field, "full semantic agreement", "exact McNemar
+// (decisive pairs)".
+struct AuditRow
+{
+    std::string metric;
+    std::string a;
+    std::string b;
+};
+std::vector<AuditRow> auditRows(const PairedAudit &audit);
+
 // ---- calibration against labels ---------------------------------------------------------------
 
 struct CalibrationGate

@@ -30,11 +30,6 @@ std::string fixed(const std::optional<double> &v, const char *format = "%.3f")
     return text;
 }
 
-std::string ratio(int k, int n)
-{
-    return std::to_string(k) + "/" + std::to_string(n);
-}
-
 std::vector<ComponentUse> componentsOf(Ledger &ledger, const std::string &protocolSha256)
 {
     sqlite::Statement s(ledger.database(), R"sql(
@@ -448,17 +443,11 @@ std::string toText(const EvaluationRecord &r)
     if (r.audit) {
         const auto &a = *r.audit;
         o << "\nPaired judge audit on " << a.clips << " clips\n  A " << a.a.key << "\n  B "
-          << a.b.key << "\n  schema-valid " << ratio(a.a.schemaValid, a.a.samples) << " / "
-          << ratio(a.b.schemaValid, a.b.samples) << ", bare JSON "
-          << ratio(a.a.bareJson, a.a.samples) << " / " << ratio(a.b.bareJson, a.b.samples)
-          << ", mean tokens " << fixed(a.a.meanTokens, "%.1f") << " / "
-          << fixed(a.b.meanTokens, "%.1f") << ", mean decode ms " << fixed(a.a.meanDecodeMs, "%.0f")
-          << " / " << fixed(a.b.meanDecodeMs, "%.0f") << "\n";
-        for (const auto &[field, counts] : a.fieldAgreement)
-            o << "  agreement " << field << " " << ratio(counts.first, counts.second) << "\n";
-        o << "  full semantic agreement " << ratio(a.fullAgreement, a.fullCompared) << ", flips "
-          << a.flips.size() << ", exact McNemar p = " << fixed(a.mcnemar.pValue, "%.4g") << " ("
-          << a.decisivePairs << " decisive pairs)\n";
+          << a.b.key << "\n";
+        for (const AuditRow &row : auditRows(a))
+            o << "  " << row.metric << ": " << row.a << (row.b.empty() ? "" : " / " + row.b)
+              << "\n";
+        o << "  flips " << a.flips.size() << "\n";
     }
     if (r.reference)
         o << "\nAgainst reference rates " << r.referenceName << ": " << r.reference->matched.size()

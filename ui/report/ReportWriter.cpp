@@ -28,11 +28,6 @@ QString num(const std::optional<double> &v, int decimals = 3)
     return v ? QString::number(*v, 'f', decimals) : QStringLiteral("n/a");
 }
 
-QString ratio(int k, int n)
-{
-    return QStringLiteral("%1/%2").arg(k).arg(n);
-}
-
 QString interval(const Proportion &p)
 {
     return esc(intervalText(p));
@@ -271,26 +266,8 @@ QString reportHtml(const EvaluationRecord &r,
                  .arg(a.clips)
                  .arg(esc(a.a.key), esc(a.b.key));
         h += row({QStringLiteral("metric"), QStringLiteral("A"), QStringLiteral("B")}, true);
-        h += row({QStringLiteral("schema-valid answers"), ratio(a.a.schemaValid, a.a.samples),
-                  ratio(a.b.schemaValid, a.b.samples)});
-        h += row({QStringLiteral("bare JSON answers"), ratio(a.a.bareJson, a.a.samples),
-                  ratio(a.b.bareJson, a.b.samples)});
-        h += row({QStringLiteral("mean generated tokens"), num(a.a.meanTokens, 1),
-                  num(a.b.meanTokens, 1)});
-        h += row({QStringLiteral("mean decode time (ms)"), num(a.a.meanDecodeMs, 0),
-                  num(a.b.meanDecodeMs, 0)});
-        for (const auto &[field, counts] : a.fieldAgreement)
-            h += row({QStringLiteral("agreement: %1").arg(esc(field)),
-                      ratio(counts.first, counts.second), QString()});
-        h += row({QStringLiteral("full semantic agreement"), ratio(a.fullAgreement, a.fullCompared),
-                  QString()});
-        h += row({QStringLiteral("exact McNemar (decisive pairs)"),
-                  QStringLiteral("p = %1 (n = %2; %3 vs %4)")
-                      .arg(a.mcnemar.pValue, 0, 'g', 4)
-                      .arg(a.decisivePairs)
-                      .arg(a.mcnemar.b)
-                      .arg(a.mcnemar.c),
-                  QString()});
+        for (const AuditRow &line : auditRows(a))
+            h += row({esc(line.metric), esc(line.a), esc(line.b)});
         h += QStringLiteral("</table>\n");
         h += image(source, QStringLiteral("audit"),
                    QStringLiteral("Schema-valid and bare-JSON shares of A and B."));

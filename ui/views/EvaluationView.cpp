@@ -386,34 +386,17 @@ void EvaluationView::updateAudit()
         setRow(m_auditTable, 0, {tr("error"), QString::fromUtf8(e.what()), QString()});
         return;
     }
-    auto ratio = [](int k, int n) { return QStringLiteral("%1/%2").arg(k).arg(n); };
     int row = 0;
     setRow(m_auditTable, row++, {tr("clips judged by both"), QString::number(a.clips), QString()});
-    setRow(m_auditTable, row++,
-           {tr("schema-valid answers"), ratio(a.a.schemaValid, a.a.samples),
-            ratio(a.b.schemaValid, a.b.samples)});
-    setRow(m_auditTable, row++,
-           {tr("bare JSON answers"), ratio(a.a.bareJson, a.a.samples),
-            ratio(a.b.bareJson, a.b.samples)});
-    setRow(m_auditTable, row++,
-           {tr("mean generated tokens"), optional(a.a.meanTokens, 1), optional(a.b.meanTokens, 1)});
-    setRow(m_auditTable, row++,
-           {tr("mean decode time (ms)"), optional(a.a.meanDecodeMs, 0),
-            optional(a.b.meanDecodeMs, 0)});
-    for (const auto &[field, counts] : a.fieldAgreement)
+    // The rows are core's (auditRows); the metric names are translated where a translation
+    // exists (context EvaluationView), per-field rows by their prefix.
+    for (const AuditRow &r : auditRows(a)) {
+        QString metric = QCoreApplication::translate("EvaluationView", r.metric.c_str());
+        if (r.metric.rfind("agreement: ", 0) == 0)
+            metric = tr("agreement: %1").arg(QString::fromStdString(r.metric.substr(11)));
         setRow(m_auditTable, row++,
-               {tr("agreement: %1").arg(QString::fromStdString(field)),
-                ratio(counts.first, counts.second), QString()});
-    setRow(m_auditTable, row++,
-           {tr("full semantic agreement"), ratio(a.fullAgreement, a.fullCompared), QString()});
-    setRow(m_auditTable, row++,
-           {tr("exact McNemar (decisive pairs)"),
-            tr("p = %1 (n = %2; %3 vs %4)")
-                .arg(a.mcnemar.pValue, 0, 'g', 4)
-                .arg(a.decisivePairs)
-                .arg(a.mcnemar.b)
-                .arg(a.mcnemar.c),
-            QString()});
+               {metric, QString::fromStdString(r.a), QString::fromStdString(r.b)});
+    }
     m_auditTable->resizeColumnsToContents();
     for (std::size_t i = 0; i < a.flips.size(); ++i)
         setRow(m_flips, static_cast<int>(i),
