@@ -162,6 +162,77 @@ struct ImportFailure
     std::string message;
 };
 
+// A judgment saved beside the rollout (judge_samples.json): every raw sample re-parsed and the
+// quorum recomputed here, never taken from the file. Throws ImportFailure naming what was wrong.
+JudgmentRecord importedJudgment(const fs::path &path, int frameCount)
+{
+    nlohmann::json doc;
+    try {
+        json::Limits limits;
+        limits.maxBytes = 16u << 20;
+        limits.maxDepth = 16;
+        limits.rejectDuplicateKeys = true;
+        doc = json::parseFile(path, limits);
+    } catch (const Error &e) {
+        throw ImportFailure{"judge_samples_unreadable", e.what()};
+    }
+    const std::string where = "judge_samples.json";
+    const QuorumSettings settings = QuorumSettings::fromJson(
+        doc.value("settings", nlohmann::json::object()), where + ".settings");
+    JudgmentRecord record;
+    record.settings = settings.toJson();
+    record.frameIndices = doc.contains("frame_indices")
+                              ? doc["frame_indices"]
+                              : nlohmann::json(selectJudgeFrames(frameCount));
+    if (const auto problem = judgmentFramesProblem(record.frameIndices, frameCount))
+        throw ImportFailure{"judge_evidence_out_of_range", where + ": " + *problem};
+    std::map<int, ParsedAnswer> finals;
+    for (const auto &s : json::requireArray(doc, "samples", where)) {
+        JudgeSampleRecord sample;
+        sample.sampleIndex =
+            static_cast<int>(json::requireInt(s, "sample_index", where + ".samples", 0, 63));
+        sample.tryIndex =
+            static_cast<int>(json::optInt(s, "try_index", where + ".samples", 0, 1).value_or(0));
+        sample.seed = json::optInt(s, "seed", where + ".samples", INT64_MIN, INT64_MAX);
+        if (s.contains("raw_text") && s["raw_text"].is_string())
+            sample.rawText = s["raw_text"].get<std::string>();
+        const ParsedAnswer parsed = parseJudgeAnswer(sample.rawText);
+        sample.formatClass = formatClassName(parsed.format);
+        sample.answerForm = answerFormName(parsed.form);
+        if (!parsed.error.empty())
+            sample.parseError = parsed.error;
+        sample.parsed = parsed.value;
+        if (const auto problem = evidenceFramesProblem(parsed.value, record.frameIndices))
+            throw ImportFailure{"judge_evidence_out_of_range",
+                                where + ".samples[" + std::to_string(record.samples.size()) +
+                                    "]: " + *problem};
+        sample.generatedTokens =
+            json::optInt(s, "generated_tokens", where + ".samples", 0, INT64_MAX);
+        sample.decodeMs = json::optInt(s, "decode_ms", where + ".samples", 0, INT64_MAX);
+        record.samples.push_back(sample);
+        finals[sample.sampleIndex] = parsed; // the retry, when present, comes last
+    }
+    std::vector<ParsedAnswer> answers;
+    int expectedIndex = 0;
+    for (const auto &[index, answer] : finals) {
+        if (index != expectedIndex++)
+            throw ImportFailure{"judge_samples_incomplete",
+                                "sample indices must be 0.." +
+                                    std::to_string(settings.samples - 1)};
+        answers.push_back(answer);
+    }
+    if (static_cast<int>(answers.size()) != settings.samples)
+        throw ImportFailure{"judge_samples_incomplete", std::to_string(answers.size()) +
+                                                            " samples; the settings freeze " +
+                                                            std::to_string(settings.samples)};
+    const QuorumOutcome q = computeQuorum(answers, settings);
+    record.outcome = q.outcome;
+    record.unknownReason = q.unknownReason;
+    record.progress = q.progress;
+    record.decisiveVotes = q.decisiveVotes;
+    return record;
+}
+
 } // namespace
 
 ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
@@ -358,77 +429,9 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
         RolloutEvidence evidence{frames, timestamps, 0, table.rows, actionContract, frameContract};
         ledger.recordValidation(*lease, validateRollout(evidence).toRecord());
 
-        if (in.judgeSamples) {
-            nlohmann::json doc;
-            try {
-                json::Limits limits;
-                limits.maxBytes = 16u << 20;
-                limits.maxDepth = 16;
-                limits.rejectDuplicateKeys = true;
-                doc = json::parseFile(*in.judgeSamples, limits);
-            } catch (const Error &e) {
-                throw ImportFailure{"judge_samples_unreadable", e.what()};
-            }
-            const std::string where = "judge_samples.json";
-            const QuorumSettings settings = QuorumSettings::fromJson(
-                doc.value("settings", nlohmann::json::object()), where + ".settings");
-            JudgmentRecord record;
-            record.settings = settings.toJson();
-            record.frameIndices =
-                doc.contains("frame_indices")
-                    ? doc["frame_indices"]
-                    : nlohmann::json(selectJudgeFrames(static_cast<int>(frames.size())));
-            if (const auto problem =
-                    judgmentFramesProblem(record.frameIndices, static_cast<int>(frames.size())))
-                throw ImportFailure{"judge_evidence_out_of_range", where + ": " + *problem};
-            std::map<int, ParsedAnswer> finals;
-            for (const auto &s : json::requireArray(doc, "samples", where)) {
-                JudgeSampleRecord sample;
-                sample.sampleIndex = static_cast<int>(
-                    json::requireInt(s, "sample_index", where + ".samples", 0, 63));
-                sample.tryIndex = static_cast<int>(
-                    json::optInt(s, "try_index", where + ".samples", 0, 1).value_or(0));
-                sample.seed = json::optInt(s, "seed", where + ".samples", INT64_MIN, INT64_MAX);
-                if (s.contains("raw_text") && s["raw_text"].is_string())
-                    sample.rawText = s["raw_text"].get<std::string>();
-                const ParsedAnswer parsed = parseJudgeAnswer(sample.rawText);
-                sample.formatClass = formatClassName(parsed.format);
-                sample.answerForm = answerFormName(parsed.form);
-                if (!parsed.error.empty())
-                    sample.parseError = parsed.error;
-                sample.parsed = parsed.value;
-                if (const auto problem = evidenceFramesProblem(parsed.value, record.frameIndices))
-                    throw ImportFailure{"judge_evidence_out_of_range",
-                                        where + ".samples[" +
-                                            std::to_string(record.samples.size()) +
-                                            "]: " + *problem};
-                sample.generatedTokens =
-                    json::optInt(s, "generated_tokens", where + ".samples", 0, INT64_MAX);
-                sample.decodeMs = json::optInt(s, "decode_ms", where + ".samples", 0, INT64_MAX);
-                record.samples.push_back(sample);
-                finals[sample.sampleIndex] = parsed; // the retry, when present, comes last
-            }
-            std::vector<ParsedAnswer> answers;
-            int expectedIndex = 0;
-            for (const auto &[index, answer] : finals) {
-                if (index != expectedIndex++)
-                    throw ImportFailure{"judge_samples_incomplete",
-                                        "sample indices must be 0.." +
-                                            std::to_string(settings.samples - 1)};
-                answers.push_back(answer);
-            }
-            if (static_cast<int>(answers.size()) != settings.samples)
-                throw ImportFailure{"judge_samples_incomplete",
-                                    std::to_string(answers.size()) +
-                                        " samples; the settings freeze " +
-                                        std::to_string(settings.samples)};
-            const QuorumOutcome q = computeQuorum(answers, settings);
-            record.outcome = q.outcome;
-            record.unknownReason = q.unknownReason;
-            record.progress = q.progress;
-            record.decisiveVotes = q.decisiveVotes;
-            ledger.recordJudgment(*lease, record);
-        }
+        if (in.judgeSamples)
+            ledger.recordJudgment(
+                *lease, importedJudgment(*in.judgeSamples, static_cast<int>(frames.size())));
         result.state = attemptResultName(scope->complete());
     } catch (const ImportFailure &f) {
         result.state = attemptResultName(scope->fail(f.code, "run " + std::to_string(result.runId) +
