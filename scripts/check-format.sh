@@ -3,7 +3,11 @@
 # version 14). Fix with: scripts/check-format.sh --fix
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-mapfile -t files < <(git ls-files '*.cpp' '*.h')
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    mapfile -t files < <(git ls-files '*.cpp' '*.h')
+else # a checkout without git metadata: the source folders
+    mapfile -t files < <(find core adapters app ui tests fuzz bench tools -name '*.cpp' -o -name '*.h' 2>/dev/null | sort)
+fi
 if [ "${1:-}" = "--fix" ]; then
     clang-format -i "${files[@]}"
     exit 0
