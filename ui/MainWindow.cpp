@@ -214,7 +214,18 @@ MainWindow::MainWindow(QWidget *parent)
                                 "pass it on the command line."));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The players decode ahead on worker threads from the ledger's store: stop them before the
+    // ledger (a member) goes, which is before the child widgets are deleted.
+    releaseLedgerUsers();
+}
+
+void MainWindow::releaseLedgerUsers()
+{
+    for (FramePlayer *player : findChildren<FramePlayer *>())
+        player->releaseLedger();
+}
 
 bool MainWindow::openLedger(const QString &path)
 {
@@ -223,6 +234,7 @@ bool MainWindow::openLedger(const QString &path)
             std::make_unique<Ledger>(Ledger::open(path.toStdString(), {OpenMode::ReadOnly}));
         if (!m_runsModel->open(QString::fromStdString(ledger->databasePath().string())))
             throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
+        releaseLedgerUsers(); // before the ledger they read is replaced
         m_ledger = std::move(ledger);
         m_writer.reset();
         m_runsView->reloadProtocols();

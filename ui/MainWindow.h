@@ -91,6 +91,7 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    void releaseLedgerUsers(); // frame players let go of the ledger before it changes or goes
     void showRun(qint64 runId);
     void refreshMarkers();
     Ledger *writer();

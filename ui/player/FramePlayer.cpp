@@ -174,6 +174,17 @@ FramePlayer::~FramePlayer()
         m_watcher->waitForFinished();
 }
 
+void FramePlayer::releaseLedger()
+{
+    if (m_watcher)
+        m_watcher->waitForFinished(); // its decode reads the ledger's artifact store
+    m_timer->stop();
+    m_ledger = nullptr;
+    m_rollout = RolloutView{};
+    m_cache.clear();
+    m_decoding = -1;
+}
+
 void FramePlayer::setRollout(Ledger *ledger, const RolloutView &rollout)
 {
     if (m_watcher)

@@ -71,6 +71,9 @@ public:
 
     // The ledger must outlive the player's use of it (the main window owns both).
     void setRollout(Ledger *ledger, const RolloutView &rollout);
+    // Waits for the frame being decoded in the background, then forgets the ledger and the
+    // rollout: call it before the ledger it was given goes away.
+    void releaseLedger();
     int position() const { return m_position; }
     int frameCount() const { return static_cast<int>(m_rollout.frames.size()); }
     bool isPlaying() const;
