@@ -37,8 +37,10 @@ std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb)
         cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
     else
         bgr = rgb;
+    // The engine's encoding of rollout frames (compression 3): a judged frame is then the very
+    // object already stored for the rollout, kept once.
     std::vector<std::uint8_t> png;
-    if (!cv::imencode(".png", bgr, png))
+    if (!cv::imencode(".png", bgr, png, {cv::IMWRITE_PNG_COMPRESSION, 3}))
         throw Error(ErrorCode::InvalidInput, "a judge frame could not be encoded as PNG");
     return png;
 }

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <limits>
 #include <thread>
@@ -178,6 +180,12 @@ TEST(Engine, RunsEndToEndAndRecordsEveryStage)
     EXPECT_EQ(ledger.run(run)->status, "completed");
     EXPECT_EQ(artifactHashes(ledger, run, "frame").size(), 31u) << "N + 1 frames";
     EXPECT_EQ(artifactHashes(ledger, run, "actions").size(), 1u);
+    // The 16 frames the judge was shown are the rollout's own frame objects (stored once).
+    const auto judged = artifactHashes(ledger, run, "judge_frame");
+    const auto rolled = artifactHashes(ledger, run, "frame");
+    EXPECT_EQ(judged.size(), 16u);
+    for (const auto &sha : judged)
+        EXPECT_NE(std::find(rolled.begin(), rolled.end(), sha), rolled.end()) << sha;
     EXPECT_EQ(artifactHashes(ledger, run, "contracts").size(), 1u);
     sqlite::Statement v(ledger.database(), "SELECT COUNT(*) FROM validation_results");
     v.step();
