@@ -46,14 +46,28 @@ Reply post(const std::string &url, const std::string &body, const std::string &a
     }
     QNetworkReply *reply =
         nam.post(request, QByteArray(body.data(), static_cast<qsizetype>(body.size())));
+    // A reply larger than the judge adapter's default limit (8 MiB) is refused, not read.
+    constexpr qint64 kMaxReplyBytes = 8 << 20;
+    bool tooLarge = false;
+    QObject::connect(reply, &QNetworkReply::downloadProgress, reply,
+                     [&](qint64 received, qint64 total) {
+                         if (received > kMaxReplyBytes || total > kMaxReplyBytes) {
+                             tooLarge = true;
+                             reply->abort();
+                         }
+                     });
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     loop.exec();
     Reply out;
     out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (reply->error() != QNetworkReply::NoError && out.status == 0)
+    if (tooLarge)
+        out.error =
+            "the reply is larger than " + std::to_string(kMaxReplyBytes) + " bytes; refused";
+    else if (reply->error() != QNetworkReply::NoError && out.status == 0)
         out.error = reply->errorString().toStdString();
-    out.body = reply->readAll().toStdString();
+    else
+        out.body = reply->readAll().toStdString();
     reply->deleteLater();
     return out;
 }
@@ -139,7 +153,15 @@ int runJudgeRequest(const JudgeRequestOptions &options)
         if (!reply.error.empty())
             throw Error(ErrorCode::RemoteUnreachable, url + ": " + reply.error);
         nlohmann::json answers = nlohmann::json::array();
-        nlohmann::json replyDoc = nlohmann::json::parse(reply.body, nullptr, false);
+        nlohmann::json replyDoc;
+        try {
+            json::Limits limits; // the judge reply: a chat completion
+            limits.maxDepth = 32;
+            limits.maxBytes = 8u << 20;
+            replyDoc = json::parseBounded(reply.body, url, limits);
+        } catch (const Error &) {
+            replyDoc = nullptr; // not JSON: reported below with the start of the body
+        }
         std::optional<std::string> model, fingerprint;
         if (replyDoc.is_object()) {
             if (replyDoc.contains("model") && replyDoc["model"].is_string())

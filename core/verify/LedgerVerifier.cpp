@@ -6,6 +6,7 @@
 
 #include "ledger/Ledger.h"
 #include "ledger/Schema.h"
+#include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
@@ -320,7 +321,12 @@ private:
             }
             try {
                 const auto bytes = store.read(sha);
-                const auto doc = nlohmann::json::parse(bytes.begin(), bytes.end());
+                json::Limits limits; // a request document: the prompt and a body template
+                limits.maxDepth = 32;
+                limits.maxBytes = 16u << 20;
+                const auto doc = json::parseBounded(
+                    std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()),
+                    where, limits);
                 if (doc.value("schema", "") != kJudgeRequestSchema)
                     throw Error(ErrorCode::InvalidInput,
                                 std::string("not a ") + kJudgeRequestSchema + " document");
