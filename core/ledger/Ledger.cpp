@@ -963,9 +963,21 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
     // What the judge was shown and asked, stored first (content-addressed, so a crash leaves at
     // most an unreferenced object): the frames' PNGs and each call's request document.
     checkLease(lease);
+    // The judged frames are normally the rollout's own objects: reuse what is stored (no second
+    // decode, write and fsync per frame); store only what is new.
+    auto storeOnce = [&](std::span<const std::uint8_t> bytes, std::string_view mediaType) {
+        const std::string sha = Sha256::hex(bytes);
+        if (m_store.contains(sha)) {
+            Statement known(m_db, "SELECT size_bytes, media_type FROM artifacts WHERE sha256 = ?");
+            known.bind(1, sha);
+            if (known.step())
+                return StoredObject{sha, known.int64(0), known.text(1), std::nullopt, true};
+        }
+        return m_store.putBytes(bytes, mediaType);
+    };
     std::vector<StoredObject> frames;
     for (const auto &png : judgment.framePngs)
-        frames.push_back(m_store.putBytes(png, "image/png"));
+        frames.push_back(storeOnce(png, "image/png"));
     std::vector<std::optional<StoredObject>> requests;
     for (const JudgeSampleRecord &js : judgment.samples) {
         if (js.request.is_null()) {
@@ -973,7 +985,9 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
             continue;
         }
         const std::string text = redactSecrets(canonicalJson(js.request));
-        requests.emplace_back(m_store.putBytes(std::string_view(text), "application/json"));
+        requests.emplace_back(
+            storeOnce(std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()),
+                      "application/json"));
     }
     Transaction tx(m_db);
     checkLease(lease);
