@@ -7,6 +7,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include <array>
+#include <mutex>
+#include <vector>
 
 namespace kosmos {
 namespace {
@@ -87,6 +89,17 @@ PixelDigest pixelDigestOfRaw(std::span<const std::uint8_t> pixels, int width, in
                                                  " bytes, got " + std::to_string(pixels.size()));
     const cv::Mat mat(height, width, CV_8UC(channels), const_cast<std::uint8_t *>(pixels.data()));
     return digestOfMat(mat);
+}
+
+void prepareImageCodecs()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const cv::Mat pixel(1, 1, CV_8UC3, cv::Scalar(0, 0, 0));
+        std::vector<std::uint8_t> png;
+        cv::imencode(".png", pixel, png);
+        (void)cv::imdecode(png, cv::IMREAD_UNCHANGED);
+    });
 }
 
 } // namespace kosmos

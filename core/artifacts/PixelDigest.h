@@ -33,4 +33,12 @@ PixelDigest pixelDigestOfEncoded(std::span<const std::uint8_t> encoded);
 PixelDigest pixelDigestOfRaw(std::span<const std::uint8_t> pixels, int width, int height,
                              int channels);
 
+// Makes OpenCV register its image codecs (and Debian's OpenCV, GDAL its drivers) now, on the
+// calling thread, once per process: a PNG encode and decode of a 1x1 image. OpenCV does that on
+// its first encode/decode behind a function-local static whose fast path is uninstrumented, so
+// threads that first touch the codecs concurrently are reported by ThreadSanitizer as racing.
+// Call it before starting threads that encode or decode images: their start then orders the
+// registration before their first use. Safe to call from any thread, any number of times.
+void prepareImageCodecs();
+
 } // namespace kosmos

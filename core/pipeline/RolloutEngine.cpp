@@ -1,5 +1,6 @@
 #include "pipeline/RolloutEngine.h"
 
+#include "artifacts/PixelDigest.h"
 #include "judge/JudgePrompt.h"
 #include "judge/JudgeRunner.h"
 #include "judge/JudgeSchema.h"
@@ -847,6 +848,7 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             broken = true;
         }
     };
+    prepareImageCodecs(); // before the workers' first frame encodes, not racing in them
     std::vector<std::thread> threads;
     for (int w = 1; w < m_options.workers; ++w)
         threads.emplace_back(guarded, w);
