@@ -5,13 +5,17 @@
 // host reads before instantiating anything:
 //
 //   {"id": "synthetic.scripted_policy", "family": "policy", "version": "1.0.0",
-//    "api_version": 2, "description": "...",
+//    "api_version": 2 (stamped by the build), "description": "...",
 //    "requires": {"libtorch": false, "cuda": false, "network": false, "model_files": false},
 //    "settings_schema": {JSON Schema of the settings object}}
 //
 // The API major version is part of the IID; a plugin built for another major version is
-// listed as incompatible and never instantiated.
+// listed as incompatible and never instantiated. It is written once, as
+// KOSMOS_ADAPTER_API_VERSION in cmake/KosmosPlugin.cmake: the IIDs below and the host's constant
+// come from it (api/KosmosApiVersion.h is generated), and kosmos_add_plugin stamps it into the
+// metadata (a plugin's source metadata, <name>.meta.json, has no api_version of its own).
 
+#include "api/KosmosApiVersion.h"
 #include "components/Components.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +26,7 @@
 
 namespace kosmos {
 
-inline constexpr int kAdapterApiVersion = 2;
+inline constexpr int kAdapterApiVersion = KOSMOS_ADAPTER_API_VERSION;
 
 class PolicyPlugin
 {
@@ -64,11 +68,6 @@ public:
 };
 
 } // namespace kosmos
-
-#define KOSMOS_IDENTITY_PROVIDER_IID "org.kosmos-workstation.ComponentIdentityProvider/2"
-#define KOSMOS_POLICY_PLUGIN_IID "org.kosmos-workstation.PolicyPlugin/2"
-#define KOSMOS_WORLD_MODEL_PLUGIN_IID "org.kosmos-workstation.WorldModelPlugin/2"
-#define KOSMOS_JUDGE_PLUGIN_IID "org.kosmos-workstation.JudgePlugin/2"
 
 Q_DECLARE_INTERFACE(kosmos::PolicyPlugin, KOSMOS_POLICY_PLUGIN_IID)
 Q_DECLARE_INTERFACE(kosmos::WorldModelPlugin, KOSMOS_WORLD_MODEL_PLUGIN_IID)

@@ -621,7 +621,7 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                          {"try_index", s.tryIndex},
                          {"seed", s.seed ? nlohmann::json(*s.seed) : nlohmann::json()},
                          {"format_class", s.formatClass},
-                         {"answer_form", s.answerForm},
+                         {"answer_form", s.answerForm.value_or("")},
                          {"request_sha256",
                           s.requestSha256 ? nlohmann::json(*s.requestSha256) : nlohmann::json()},
                          {"server_model",
@@ -669,8 +669,9 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
                 std::cout << "  sample " << s.sampleIndex << (s.tryIndex ? " retry" : "      ")
                           << " seed " << (s.seed ? std::to_string(*s.seed) : std::string("?"))
                           << "  " << s.formatClass
-                          << (s.answerForm != s.formatClass ? " (written " + s.answerForm + ")"
-                                                            : std::string())
+                          << (s.answerForm && *s.answerForm != s.formatClass
+                                  ? " (written " + *s.answerForm + ")"
+                                  : std::string())
                           << "  " << raw << (s.parseError ? "  [" + *s.parseError + "]" : "")
                           << "\n";
             }

@@ -52,7 +52,7 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
         samples.reset();
         samples.bind(1, j.judgmentId);
         while (samples.step()) {
-            StoredJudgeSample x;
+            JudgeSampleRecord x;
             x.sampleIndex = static_cast<int>(samples.int64(0));
             x.tryIndex = static_cast<int>(samples.int64(1));
             x.seed = samples.optInt64(2);

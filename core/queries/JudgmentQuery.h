@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ledger/LedgerTypes.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -10,25 +12,6 @@
 namespace kosmos {
 
 class Ledger;
-
-struct StoredJudgeSample
-{
-    int sampleIndex = 0;
-    int tryIndex = 0;
-    std::optional<std::int64_t> seed;
-    std::optional<std::string> rawText;
-    std::string formatClass;
-    std::optional<std::string> parseError;
-    nlohmann::json parsed; // the schema-valid judgment, or null
-    std::optional<std::int64_t> generatedTokens;
-    std::optional<std::int64_t> decodeMs;
-    std::optional<std::string> finishReason;
-    std::string answerForm; // as stored; for rows before schema version 3, read from the raw
-                            // text under answer rule 1 (what it was classified under)
-    std::optional<std::string> requestSha256; // the kosmos.judge_request/1 artifact, if kept
-    std::optional<std::string> serverModel;
-    std::optional<std::string> systemFingerprint;
-};
 
 struct StoredJudgment
 {
@@ -46,7 +29,10 @@ struct StoredJudgment
     std::optional<int> decisiveVotes;
     nlohmann::json frameIndices;
     std::optional<std::string> promptSha256;
-    std::vector<StoredJudgeSample> samples;
+    // As recorded; answerForm is always set (for rows before schema version 3, read from the raw
+    // text under answer rule 1, what it was classified under); request is left null (the stored
+    // request document is the artifact named by requestSha256).
+    std::vector<JudgeSampleRecord> samples;
 };
 
 // Every judgment of a run's rollout: its own and those of runs that re-judged it, oldest first.

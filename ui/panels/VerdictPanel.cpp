@@ -75,11 +75,12 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
                        .arg(sample.tryIndex ? tr(" retry") : QString())
                        .arg(sample.seed ? QString::number(*sample.seed) : QStringLiteral("?")));
             // Whether it was valid, and how it was written when that says more.
-            item->setText(1, sample.answerForm == sample.formatClass
-                                 ? QString::fromStdString(sample.formatClass)
-                                 : tr("%1 (written %2)")
-                                       .arg(QString::fromStdString(sample.formatClass),
-                                            QString::fromStdString(sample.answerForm)));
+            item->setText(1,
+                          sample.answerForm.value_or(sample.formatClass) == sample.formatClass
+                              ? QString::fromStdString(sample.formatClass)
+                              : tr("%1 (written %2)")
+                                    .arg(QString::fromStdString(sample.formatClass),
+                                         QString::fromStdString(sample.answerForm.value_or(""))));
             QStringList provenance;
             if (sample.serverModel)
                 provenance
