@@ -1,4 +1,5 @@
 #include "openai/OpenAiJudge.h"
+#include "openai/ChatReply.h"
 
 #include "util/Error.h"
 #include "util/JsonFields.h"
@@ -235,43 +236,29 @@ JudgeAnswer OpenAiJudge::call(const JudgeRequest &request, int n, std::vector<Ju
                        reply.body.substr(0, 300);
         return failed;
     }
-    nlohmann::json doc;
+    ChatReply chat;
     try {
-        doc = nlohmann::json::parse(reply.body);
-    } catch (const nlohmann::json::exception &) {
-        failed.error =
-            where + " answered with a body that is not JSON: " + reply.body.substr(0, 200);
+        chat = parseChatReply(reply.body, where);
+    } catch (const Error &e) {
+        failed.error = e.what();
         return failed;
     }
-    if (!doc.contains("choices") || !doc["choices"].is_array() || doc["choices"].empty()) {
-        failed.error = where + " answered without choices";
-        return failed;
-    }
-    auto optString = [&](const char *key) {
-        return doc.contains(key) && doc[key].is_string()
-                   ? std::optional<std::string>(doc[key].get<std::string>())
-                   : std::nullopt;
-    };
-    failed.serverModel = optString("model");
-    failed.systemFingerprint = optString("system_fingerprint");
+    failed.serverModel = chat.serverModel;
+    failed.systemFingerprint = chat.systemFingerprint;
     std::vector<JudgeAnswer> answers;
-    for (const auto &choice : doc["choices"]) {
+    for (const auto &choice : chat.choices) {
         JudgeAnswer a = failed; // the request's provenance, the reply's identity
         a.error.clear();
         a.decodeMs = static_cast<std::int64_t>(reply.elapsedMs);
-        const auto &content = choice.contains("message")
-                                  ? choice["message"].value("content", nlohmann::json())
-                                  : nlohmann::json();
-        if (content.is_string())
-            a.rawText = content.get<std::string>();
+        if (choice.text)
+            a.rawText = *choice.text;
         else
             a.error = where + " answered a choice without text content";
-        if (choice.contains("finish_reason") && choice["finish_reason"].is_string())
-            a.finishReason = choice["finish_reason"].get<std::string>();
+        a.finishReason = choice.finishReason;
         answers.push_back(a);
     }
-    if (doc.contains("usage") && doc["usage"].contains("completion_tokens") && answers.size() == 1)
-        answers[0].generatedTokens = doc["usage"]["completion_tokens"].get<std::int64_t>();
+    if (chat.completionTokens && answers.size() == 1)
+        answers[0].generatedTokens = chat.completionTokens;
     if (others) {
         for (std::size_t i = 1; i < answers.size(); ++i)
             others->push_back(answers[i]);

@@ -5,6 +5,7 @@
 #include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
+#include "openai/ChatReply.h"
 #include "util/BoundedJson.h"
 #include "util/Error.h"
 
@@ -153,37 +154,23 @@ int runJudgeRequest(const JudgeRequestOptions &options)
         if (!reply.error.empty())
             throw Error(ErrorCode::RemoteUnreachable, url + ": " + reply.error);
         nlohmann::json answers = nlohmann::json::array();
-        nlohmann::json replyDoc;
-        try {
-            json::Limits limits; // the judge reply: a chat completion
-            limits.maxDepth = 32;
-            limits.maxBytes = 8u << 20;
-            replyDoc = json::parseBounded(reply.body, url, limits);
-        } catch (const Error &) {
-            replyDoc = nullptr; // not JSON: reported below with the start of the body
-        }
         std::optional<std::string> model, fingerprint;
-        if (replyDoc.is_object()) {
-            if (replyDoc.contains("model") && replyDoc["model"].is_string())
-                model = replyDoc["model"].get<std::string>();
-            if (replyDoc.contains("system_fingerprint") &&
-                replyDoc["system_fingerprint"].is_string())
-                fingerprint = replyDoc["system_fingerprint"].get<std::string>();
-            if (replyDoc.contains("choices") && replyDoc["choices"].is_array())
-                for (const auto &choice : replyDoc["choices"]) {
-                    const auto content = choice.contains("message")
-                                             ? choice["message"].value("content", nlohmann::json())
-                                             : nlohmann::json();
-                    if (!content.is_string())
-                        continue;
-                    const std::string text = content.get<std::string>();
-                    const ParsedAnswer parsed = parseJudgeAnswer(text);
-                    answers.push_back({{"raw_text", text},
-                                       {"format_class", formatClassName(parsed.format)},
-                                       {"answer_form", answerFormName(parsed.form)},
-                                       {"same_as_recorded", storedRaw && *storedRaw == text},
-                                       {"parsed", parsed.value}});
-                }
+        try {
+            const ChatReply chat = parseChatReply(reply.body, url);
+            model = chat.serverModel;
+            fingerprint = chat.systemFingerprint;
+            for (const auto &choice : chat.choices) {
+                if (!choice.text)
+                    continue;
+                const ParsedAnswer parsed = parseJudgeAnswer(*choice.text);
+                answers.push_back({{"raw_text", *choice.text},
+                                   {"format_class", formatClassName(parsed.format)},
+                                   {"answer_form", answerFormName(parsed.form)},
+                                   {"same_as_recorded", storedRaw && *storedRaw == *choice.text},
+                                   {"parsed", parsed.value}});
+            }
+        } catch (const Error &) {
+            // not a chat completion: reported below with the start of the body
         }
         if (options.json) {
             std::cout << nlohmann::json({{"request_sha256", *requestSha},

@@ -5,6 +5,7 @@
 #include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeRunner.h"
 #include "ledger/Ledger.h"
+#include "openai/ChatReply.h"
 #include "openai/OpenAiJudge.h"
 #include "queries/JudgmentQuery.h"
 #include "util/Error.h"
@@ -291,4 +292,38 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+TEST(ChatReply, TheFieldsBothReadersUseAreTakenOnceAndBadBodiesAreNamed)
+{
+    const ChatReply reply = parseChatReply(
+        R"({"model":"m-1","system_fingerprint":"fp","usage":{"completion_tokens":7},)"
+        R"("choices":[{"message":{"content":"{\"success\":true}"},"finish_reason":"stop"},)"
+        R"({"message":{"content":null}},42]})",
+        "judge");
+    EXPECT_EQ(reply.serverModel, "m-1");
+    EXPECT_EQ(reply.systemFingerprint, "fp");
+    EXPECT_EQ(reply.completionTokens, 7);
+    ASSERT_EQ(reply.choices.size(), 3u);
+    EXPECT_EQ(reply.choices[0].text, R"({"success":true})");
+    EXPECT_EQ(reply.choices[0].finishReason, "stop");
+    EXPECT_FALSE(reply.choices[1].text); // null content: no text, not a crash
+    EXPECT_FALSE(reply.choices[2].text); // a choice that is not an object
+    auto refused = [](const std::string &body) {
+        try {
+            parseChatReply(body, "http://judge:8000");
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::RemoteError);
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    EXPECT_NE(refused("<html>busy</html>").find("http://judge:8000"), std::string::npos);
+    EXPECT_NE(refused("[1,2]").find("not an object"), std::string::npos);
+    EXPECT_NE(refused(R"({"choices":[]})").find("without choices"), std::string::npos);
+    EXPECT_NE(refused(R"({"choices":{}})").find("without choices"), std::string::npos);
+    EXPECT_NE(refused(std::string(40, '[') + std::string(40, ']')).find("not JSON"),
+              std::string::npos); // deeper than 32
+    EXPECT_NE(refused("{\"choices\":[\"" + std::string(9u << 20, 'x') + "\"]}").find("not JSON"),
+              std::string::npos); // over 8 MiB
 }
