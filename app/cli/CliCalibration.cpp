@@ -7,6 +7,7 @@
 #include "ledger/Ledger.h"
 #include "pipeline/Rejudge.h"
 #include "util/Error.h"
+#include "util/NumberText.h"
 
 #include <cstdio>
 #include <iostream>
@@ -19,15 +20,6 @@ namespace {
 std::string rate(int k, int n)
 {
     return std::to_string(k) + "/" + std::to_string(n);
-}
-
-std::string number(const std::optional<double> &v, const char *format)
-{
-    if (!v)
-        return "n/a";
-    char text[32];
-    std::snprintf(text, sizeof text, format, *v);
-    return text;
 }
 
 void listConfigs(const std::vector<JudgeConfig> &configs)
@@ -92,8 +84,8 @@ int runAudit(const std::string &bundle, const std::vector<std::string> &configsG
         std::cout << "\nexact McNemar on " << a.decisivePairs
                   << " decisive pairs: A success / B failure " << a.mcnemar.b
                   << ", A failure / B success " << a.mcnemar.c
-                  << ", p = " << number(a.mcnemar.pValue, "%.4g") << "\n\nflips (" << a.flips.size()
-                  << "):\n";
+                  << ", p = " << numberText(a.mcnemar.pValue, "%.4g") << "\n\nflips ("
+                  << a.flips.size() << "):\n";
         for (const auto &f : a.flips)
             std::cout << "  run " << f.runId << "  " << f.field << ": " << f.a << " -> " << f.b
                       << "\n";
@@ -138,10 +130,11 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
                   << "\n  agreement    " << intervalText(b.agreement) << "\n  sensitivity  "
                   << intervalText(b.sensitivity) << "\n  specificity  "
                   << intervalText(b.specificity) << "\n  kappa        "
-                  << number(b.kappa.kappa, "%.3f") << " (n = " << b.pairs
-                  << ")\n  progress weighted kappa " << number(r.progressKappa.kappa, "%.3f")
+                  << numberText(b.kappa.kappa, "%.3f") << " (n = " << b.pairs
+                  << ")\n  progress weighted kappa " << numberText(r.progressKappa.kappa, "%.3f")
                   << " (n = " << r.progressKappa.n << ")\n  leniency offset "
-                  << number(b.leniencyOffset, "%+.3f") << "\nreliability (judge success-vote share "
+                  << numberText(b.leniencyOffset, "%+.3f")
+                  << "\nreliability (judge success-vote share "
                   << "-> label success):\n";
         for (const auto &bin : r.reliability)
             std::printf("  [%.1f, %.1f%s  %s\n", bin.from, bin.to, bin.to >= 1.0 ? "]" : ")",
@@ -245,9 +238,9 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
         if (reference)
             std::cout << "against " << referenceCsv << " (" << reference->matched.size()
                       << " policies matched, " << reference->unmatched.size()
-                      << " unmatched): Pearson " << number(reference->pearson, "%.3f")
-                      << ", Spearman " << number(reference->spearman, "%.3f") << ", MMRV "
-                      << number(reference->mmrv, "%.3f") << "\n";
+                      << " unmatched): Pearson " << numberText(reference->pearson, "%.3f")
+                      << ", Spearman " << numberText(reference->spearman, "%.3f") << ", MMRV "
+                      << numberText(reference->mmrv, "%.3f") << "\n";
         std::cout << "These are rollouts in a generated or synthetic world, not evidence of real "
                      "robot-task success.\n";
         return ExitCode::Ok;
@@ -288,10 +281,10 @@ int runAgreement(const std::string &bundle, const std::vector<std::string> &anno
             std::cout << a.emptyReason << "\n";
         std::cout << "completion: " << c.pairs << " decisive pairs, " << c.indecisive
                   << " indecisive\n  agreement " << intervalText(c.agreement) << "\n  kappa "
-                  << number(c.kappa.kappa, "%.3f") << " (n = " << c.pairs
+                  << numberText(c.kappa.kappa, "%.3f") << " (n = " << c.pairs
                   << ")\n  A met / B not met " << c.falsePositive << ", A not met / B met "
                   << c.falseNegative << "\nprogress weighted kappa "
-                  << number(a.progressKappa.kappa, "%.3f") << " (n = " << a.progressKappa.n
+                  << numberText(a.progressKappa.kappa, "%.3f") << " (n = " << a.progressKappa.n
                   << ")\nper-field agreement:\n";
         for (const auto &[field, counts] : a.fieldAgreement)
             std::cout << "  " << field << ": " << rate(counts.first, counts.second) << "\n";

@@ -4,6 +4,7 @@
 #include "ledger/Ledger.h"
 #include "queries/JudgmentQuery.h"
 #include "util/Error.h"
+#include "util/NumberText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -560,13 +561,6 @@ std::vector<std::pair<std::string, double>> readReferenceRates(const std::string
 std::vector<AuditRow> auditRows(const PairedAudit &a)
 {
     auto ratio = [](int k, int n) { return std::to_string(k) + "/" + std::to_string(n); };
-    auto number = [](const std::optional<double> &v, const char *format) {
-        if (!v)
-            return std::string("n/a");
-        char text[48];
-        std::snprintf(text, sizeof text, format, *v);
-        return std::string(text);
-    };
     auto outcomes = [](const AuditSide &s) {
         return std::to_string(s.success) + "/" + std::to_string(s.failure) + "/" +
                std::to_string(s.unknown);
@@ -575,16 +569,17 @@ std::vector<AuditRow> auditRows(const PairedAudit &a)
         {"schema-valid answers", ratio(a.a.schemaValid, a.a.samples),
          ratio(a.b.schemaValid, a.b.samples)},
         {"bare JSON answers", ratio(a.a.bareJson, a.a.samples), ratio(a.b.bareJson, a.b.samples)},
-        {"mean generated tokens", number(a.a.meanTokens, "%.1f"), number(a.b.meanTokens, "%.1f")},
-        {"mean decode time (ms)", number(a.a.meanDecodeMs, "%.0f"),
-         number(a.b.meanDecodeMs, "%.0f")},
+        {"mean generated tokens", numberText(a.a.meanTokens, "%.1f"),
+         numberText(a.b.meanTokens, "%.1f")},
+        {"mean decode time (ms)", numberText(a.a.meanDecodeMs, "%.0f"),
+         numberText(a.b.meanDecodeMs, "%.0f")},
         {"quorum outcomes s/f/unknown", outcomes(a.a), outcomes(a.b)},
     };
     for (const auto &[field, counts] : a.fieldAgreement)
         rows.push_back({"agreement: " + field, ratio(counts.first, counts.second), ""});
     rows.push_back({"full semantic agreement", ratio(a.fullAgreement, a.fullCompared), ""});
     rows.push_back({"exact McNemar (decisive pairs)",
-                    "p = " + number(a.mcnemar.pValue, "%.4g") +
+                    "p = " + numberText(a.mcnemar.pValue, "%.4g") +
                         " (n = " + std::to_string(a.decisivePairs) + "; " +
                         std::to_string(a.mcnemar.b) + " vs " + std::to_string(a.mcnemar.c) + ")",
                     ""});

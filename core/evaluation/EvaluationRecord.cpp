@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 #include "util/Clock.h"
 #include "util/Error.h"
+#include "util/NumberText.h"
 
 #include <cstdio>
 #include <sstream>
@@ -19,15 +20,6 @@ namespace {
 nlohmann::json optional(const std::optional<double> &v)
 {
     return v ? nlohmann::json(*v) : nlohmann::json();
-}
-
-std::string fixed(const std::optional<double> &v, const char *format = "%.3f")
-{
-    if (!v)
-        return "n/a";
-    char text[48];
-    std::snprintf(text, sizeof text, format, *v);
-    return text;
 }
 
 std::vector<ComponentUse> componentsOf(Ledger &ledger, const std::string &protocolSha256)
@@ -141,8 +133,8 @@ void writeStatement(EvaluationRecord &r)
                                        std::to_string(n) + " matched policies.");
         else
             r.supports.push_back("Sim-to-reference agreement as measured on " + std::to_string(n) +
-                                 " matched policies (Pearson " + fixed(r.reference->pearson) +
-                                 ", MMRV " + fixed(r.reference->mmrv) + ").");
+                                 " matched policies (Pearson " + numberText(r.reference->pearson) +
+                                 ", MMRV " + numberText(r.reference->mmrv) + ").");
     }
     if (r.audit)
         r.doesNotSupport.push_back(
@@ -419,9 +411,9 @@ std::string toText(const EvaluationRecord &r)
           << b.trueNegative << " FN " << b.falseNegative << "\n  agreement   "
           << intervalText(b.agreement) << "\n  sensitivity " << intervalText(b.sensitivity)
           << "\n  specificity " << intervalText(b.specificity) << "\n  kappa "
-          << fixed(b.kappa.kappa) << " (n = " << b.pairs << "), progress weighted kappa "
-          << fixed(cal->progressKappa.kappa) << " (n = " << cal->progressKappa.n
-          << "), leniency offset " << fixed(b.leniencyOffset, "%+.3f") << "\n  gate "
+          << numberText(b.kappa.kappa) << " (n = " << b.pairs << "), progress weighted kappa "
+          << numberText(cal->progressKappa.kappa) << " (n = " << cal->progressKappa.n
+          << "), leniency offset " << numberText(b.leniencyOffset, "%+.3f") << "\n  gate "
           << (cal->gatePassed ? "PASS" : "FAIL") << "\n";
         for (const auto &line : cal->gate)
             o << "    " << (line.pass ? "pass  " : "FAIL  ") << line.name << ": " << line.figure
@@ -437,8 +429,8 @@ std::string toText(const EvaluationRecord &r)
         if (!a.emptyReason.empty())
             o << "  " << a.emptyReason << "\n";
         o << "  completion agreement " << intervalText(a.completion.agreement) << ", kappa "
-          << fixed(a.completion.kappa.kappa) << ", progress weighted kappa "
-          << fixed(a.progressKappa.kappa) << " (n = " << a.progressKappa.n << ")\n";
+          << numberText(a.completion.kappa.kappa) << ", progress weighted kappa "
+          << numberText(a.progressKappa.kappa) << " (n = " << a.progressKappa.n << ")\n";
     }
     if (r.audit) {
         const auto &a = *r.audit;
@@ -452,8 +444,8 @@ std::string toText(const EvaluationRecord &r)
     if (r.reference)
         o << "\nAgainst reference rates " << r.referenceName << ": " << r.reference->matched.size()
           << " matched, " << r.reference->unmatched.size() << " unmatched; Pearson "
-          << fixed(r.reference->pearson) << ", Spearman " << fixed(r.reference->spearman)
-          << ", MMRV " << fixed(r.reference->mmrv) << "\n";
+          << numberText(r.reference->pearson) << ", Spearman " << numberText(r.reference->spearman)
+          << ", MMRV " << numberText(r.reference->mmrv) << "\n";
     o << "\nWhat these numbers support:\n";
     for (const auto &line : r.supports)
         o << "  - " << line << "\n";

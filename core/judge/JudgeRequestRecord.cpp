@@ -45,8 +45,17 @@ std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb)
     return png;
 }
 
-nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request,
-                                      const std::vector<std::string> &framePngSha256,
+JudgeFrameRefs judgeFrameRefs(const std::vector<std::vector<std::uint8_t>> &framePngs)
+{
+    JudgeFrameRefs refs;
+    for (const auto &png : framePngs) {
+        refs.sha256.push_back(Sha256::hex(png));
+        refs.dataUrls.push_back(std::string(kPngDataUrl) + base64(png));
+    }
+    return refs;
+}
+
+nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request, const JudgeFrameRefs &frames,
                                       const JudgeAnswer &answer)
 {
     nlohmann::json doc = {{"schema", kJudgeRequestSchema},
@@ -54,7 +63,7 @@ nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request,
                           {"prompt_sha256", Sha256::hex(request.prompt)},
                           {"task_id", request.taskId},
                           {"frame_indices", request.frameIndices},
-                          {"frames_png_sha256", framePngSha256},
+                          {"frames_png_sha256", frames.sha256},
                           {"sample_index", request.sampleIndex},
                           {"sample_count", request.sampleCount},
                           {"try_index", request.tryIndex},
@@ -68,9 +77,9 @@ nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request,
     // The body as sent, with each image's data URL replaced by a reference to its PNG: text in,
     // text out, so rebuilding it is exact whatever the serialiser did.
     std::string body = answer.wireBody;
-    for (std::size_t i = 0; i < request.framePngs.size() && i < framePngSha256.size(); ++i) {
-        const std::string url = std::string(kPngDataUrl) + base64(request.framePngs[i]);
-        const std::string ref = kArtifactRefPrefix + framePngSha256[i];
+    for (std::size_t i = 0; i < frames.dataUrls.size() && i < frames.sha256.size(); ++i) {
+        const std::string &url = frames.dataUrls[i];
+        const std::string ref = kArtifactRefPrefix + frames.sha256[i];
         for (auto at = body.find(url); at != std::string::npos;
              at = body.find(url, at + ref.size()))
             body.replace(at, url.size(), ref);

@@ -33,10 +33,19 @@ inline constexpr const char *kArtifactRefPrefix = "kosmos-artifact:sha256:";
 // The PNG bytes of a judge frame (RGB in, as every judge adapter sends it).
 std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb);
 
+// What a judgment's frames are called in its request documents: each PNG's SHA-256 and its
+// data URL (data:image/png;base64,...), computed once per judgment and shared by every sample's
+// document (a judgment sends the same frames 5-10 times).
+struct JudgeFrameRefs
+{
+    std::vector<std::string> sha256;
+    std::vector<std::string> dataUrls;
+};
+JudgeFrameRefs judgeFrameRefs(const std::vector<std::vector<std::uint8_t>> &framePngs);
+
 // The document for one call: the request as the runner built it and, when the adapter sent
 // one, its wire request (answer.wireBody: the exact bytes; answer.wireUrl).
-nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request,
-                                      const std::vector<std::string> &framePngSha256,
+nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request, const JudgeFrameRefs &frames,
                                       const JudgeAnswer &answer);
 
 // The exact bytes of the wire request a document describes, rebuilt from the artifact store and

@@ -2,7 +2,6 @@
 
 #include "judge/JudgePrompt.h"
 #include "judge/JudgeRequestRecord.h"
-#include "util/Sha256.h"
 
 namespace kosmos {
 
@@ -22,11 +21,9 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
     request.temperature = settings.temperature;
     request.topP = settings.topP;
     request.maxNewTokens = settings.maxNewTokens;
-    std::vector<std::string> pngHashes;
-    for (const cv::Mat &frame : request.frames) {
+    for (const cv::Mat &frame : request.frames)
         request.framePngs.push_back(encodeJudgeFramePng(frame));
-        pngHashes.push_back(Sha256::hex(request.framePngs.back()));
-    }
+    const JudgeFrameRefs frameRefs = judgeFrameRefs(request.framePngs);
 
     JudgmentRecord record;
     record.framePngs = request.framePngs;
@@ -68,7 +65,7 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
             sample.generatedTokens = answer.generatedTokens;
             sample.decodeMs = answer.decodeMs;
             sample.finishReason = answer.finishReason;
-            sample.request = makeJudgeRequestRecord(request, pngHashes, answer);
+            sample.request = makeJudgeRequestRecord(request, frameRefs, answer);
             sample.serverModel = answer.serverModel;
             sample.systemFingerprint = answer.systemFingerprint;
             record.samples.push_back(sample);
