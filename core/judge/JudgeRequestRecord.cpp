@@ -16,6 +16,9 @@ namespace kosmos {
 namespace {
 
 constexpr std::string_view kPngDataUrl = "data:image/png;base64,";
+// A judge request is a few MiB (16 PNG frames as data URLs); a stored template that would
+// rebuild to more is refused rather than grown without bound.
+constexpr std::size_t kMaxRebuiltBody = std::size_t{128} << 20;
 
 // Standard base64 with padding, no line breaks (what a data URL holds).
 std::string base64(std::span<const std::uint8_t> bytes)
@@ -95,7 +98,9 @@ nlohmann::json makeJudgeRequestRecord(const JudgeRequest &request, const JudgeFr
 
 std::string rebuildJudgeWireBody(const nlohmann::json &record, const ArtifactStore &store)
 {
-    if (!record.is_object() || record.value("schema", "") != kJudgeRequestSchema)
+    const auto schema = record.is_object() ? record.find("schema") : record.end();
+    if (!record.is_object() || schema == record.end() || !schema->is_string() ||
+        *schema != kJudgeRequestSchema)
         throw Error(ErrorCode::InvalidInput,
                     std::string("not a ") + kJudgeRequestSchema + " document");
     const auto wire = record.find("wire");
@@ -107,8 +112,13 @@ std::string rebuildJudgeWireBody(const nlohmann::json &record, const ArtifactSto
     if (templ == wire->end() || !templ->is_string())
         throw Error(ErrorCode::InvalidInput, "the request's wire.body_template is not a string");
     const std::string &text = templ->get_ref<const std::string &>();
+    const auto bodySha = wire->find("body_sha256");
+    if (bodySha == wire->end() || !bodySha->is_string() ||
+        !Sha256::isValidHex(bodySha->get_ref<const std::string &>()))
+        throw Error(ErrorCode::InvalidInput,
+                    "the request's wire.body_sha256 is not a SHA-256 in hex");
     std::string bytes;
-    bytes.reserve(static_cast<std::size_t>(wire->value("body_bytes", std::int64_t{0})));
+    bytes.reserve(text.size());              // never a size taken from the document
     std::map<std::string, std::string> urls; // sha -> data URL
     const std::string prefix = kArtifactRefPrefix;
     std::size_t from = 0;
@@ -129,9 +139,14 @@ std::string rebuildJudgeWireBody(const nlohmann::json &record, const ArtifactSto
             it = urls.emplace(sha, std::string(kPngDataUrl) + base64(store.read(sha))).first;
         }
         bytes += it->second;
+        if (bytes.size() > kMaxRebuiltBody)
+            throw Error(ErrorCode::InvalidInput,
+                        "the request rebuilds to more than " +
+                            std::to_string(kMaxRebuiltBody >> 20) +
+                            " MiB (its template repeats a frame reference too often)");
     }
     bytes.append(text, from, std::string::npos);
-    const std::string expected = wire->value("body_sha256", "");
+    const std::string &expected = bodySha->get_ref<const std::string &>();
     const std::string actual = Sha256::hex(bytes);
     if (actual != expected)
         throw Error(ErrorCode::Corrupt, "the rebuilt request body hashes to " + actual +

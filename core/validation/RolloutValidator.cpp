@@ -56,6 +56,197 @@ CheckOutcome fromContract(const std::string &name, const ContractCheck &check,
     return out;
 }
 
+// The frames' grey images (usable frames only) and the differences between consecutive ones, with
+// the action that produced each transition: what the pixel checks below share.
+class Transitions
+{
+public:
+    Transitions(const RolloutEvidence &e, const ValidationThresholds &t) : m_e(e)
+    {
+        for (const auto &f : e.frames) {
+            if (!f.empty())
+                greys.push_back(grey(f));
+        }
+        for (std::size_t i = 1; i < greys.size(); ++i) {
+            diffs.push_back(meanAbsDiff(greys[i - 1], greys[i]));
+            double fraction = 1.0;
+            if (greys[i - 1].size() == greys[i].size()) {
+                cv::Mat d;
+                cv::absdiff(greys[i - 1], greys[i], d);
+                fraction =
+                    cv::countNonZero(d > t.changedPixelDelta) / static_cast<double>(d.total());
+            }
+            changed.push_back(fraction);
+        }
+    }
+
+    // The action that produced transition i -> i+1 (frame i+1), if any.
+    const Action *actionOf(std::size_t i) const
+    {
+        const int perAction = std::max(1, m_e.frameContract.framesPerAction);
+        const int offset =
+            m_e.frameContract.resultIncludesConditioning ? m_e.frameContract.conditioningFrames : 0;
+        const int frame = static_cast<int>(i) + 1 - offset;
+        if (frame < 0)
+            return nullptr;
+        const int a = frame / perAction;
+        return a < static_cast<int>(m_e.actions.size()) ? &m_e.actions[static_cast<std::size_t>(a)]
+                                                        : nullptr;
+    }
+
+    std::vector<cv::Mat> greys;
+    std::vector<double> diffs;   // mean |difference|
+    std::vector<double> changed; // fraction of pixels that changed by more than the delta
+
+private:
+    const RolloutEvidence &m_e;
+};
+
+// Black or constant frames. Not applicable (and required) without usable frames.
+CheckOutcome blackOrConstantCheck(const Transitions &tr, const ValidationThresholds &t)
+{
+    const auto &greys = tr.greys;
+    std::vector<int> black;
+    std::vector<int> constant;
+    nlohmann::json means = nlohmann::json::array();
+    nlohmann::json stds = nlohmann::json::array();
+    for (std::size_t i = 0; i < greys.size(); ++i) {
+        cv::Scalar mean, stddev;
+        cv::meanStdDev(greys[i], mean, stddev);
+        means.push_back(std::round(mean[0] * 100) / 100);
+        stds.push_back(std::round(stddev[0] * 100) / 100);
+        if (mean[0] <= t.blackMeanMax)
+            black.push_back(static_cast<int>(i));
+        else if (stddev[0] <= t.constantStdMax)
+            constant.push_back(static_cast<int>(i));
+    }
+    CheckOutcome c{"black_or_constant", "pass", {{"mean", means}, {"std", stds}}, {}, ""};
+    if (greys.empty())
+        c.status = "not_applicable";
+    if (!black.empty()) {
+        c.status = "fail";
+        c.reasons.push_back(Reason::FrameBlack);
+        c.measured["black_frames"] = black;
+    }
+    if (!constant.empty()) {
+        c.status = "fail";
+        c.reasons.push_back(Reason::FrameConstant);
+        c.measured["constant_frames"] = constant;
+    }
+    return c;
+}
+
+// The longest run of identical transitions while motion was commanded. Not applicable (and
+// required) without transitions.
+CheckOutcome frozenSequenceCheck(const Transitions &tr, const ValidationThresholds &t)
+{
+    int run = 0;
+    int longest = 0;
+    for (std::size_t i = 0; i < tr.diffs.size(); ++i) {
+        const Action *a = tr.actionOf(i);
+        const bool commanded = a && translation(*a) > t.commandedMotionMin;
+        if (!commanded)
+            continue; // a still world is expected when nothing moves
+        run = tr.changed[i] <= t.identicalChangedMax ? run + 1 : 0;
+        longest = std::max(longest, run);
+    }
+    CheckOutcome c{"frozen_sequence", "pass", {{"longest_frozen_run", longest}}, {}, ""};
+    if (tr.diffs.empty()) {
+        c.status = "not_applicable";
+    } else if (longest >= t.frozenRunMin) {
+        c.status = "fail";
+        c.reasons.push_back(Reason::FrozenSequence);
+        c.detail =
+            std::to_string(longest) + " identical transitions in a row while motion was commanded";
+    }
+    return c;
+}
+
+// Transitions whose mean difference is a jump.
+CheckOutcome discontinuityCheck(const Transitions &tr, const ValidationThresholds &t)
+{
+    std::vector<int> jumps;
+    double maxDiff = 0;
+    for (std::size_t i = 0; i < tr.diffs.size(); ++i) {
+        maxDiff = std::max(maxDiff, tr.diffs[i]);
+        if (tr.diffs[i] >= t.discontinuityDiffMin)
+            jumps.push_back(static_cast<int>(i + 1));
+    }
+    CheckOutcome c{
+        "discontinuity", "pass", {{"max_mean_abs_diff", std::round(maxDiff * 100) / 100}}, {}, ""};
+    if (tr.diffs.empty())
+        c.status = "not_applicable";
+    else if (!jumps.empty()) {
+        c.status = "fail";
+        c.reasons.push_back(Reason::FrameDiscontinuity);
+        c.measured["jump_frames"] = jumps;
+    }
+    return c;
+}
+
+// Observed motion of transition i: the mean of the top 1% dense optical flow magnitudes
+// (Farneback) at flowWidth, in full-size pixels (the moving gripper or object covers a small
+// part of a fixed camera's view).
+double observedMotion(const cv::Mat &from, const cv::Mat &to, const ValidationThresholds &t)
+{
+    const double scale = static_cast<double>(t.flowWidth) / from.cols;
+    cv::Mat a0, a1, flow;
+    cv::resize(from, a0, cv::Size(), scale, scale, cv::INTER_AREA);
+    cv::resize(to, a1, cv::Size(), scale, scale, cv::INTER_AREA);
+    cv::calcOpticalFlowFarneback(a0, a1, flow, 0.5, 3, 15, 3, 5, 1.2, 0);
+    std::vector<cv::Mat> parts;
+    cv::split(flow, parts);
+    cv::Mat magnitude;
+    cv::magnitude(parts[0], parts[1], magnitude);
+    std::vector<float> values(magnitude.begin<float>(), magnitude.end<float>());
+    const std::size_t top = std::max<std::size_t>(1, values.size() / 100);
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(top),
+                     values.end(), std::greater<>());
+    double sum = 0;
+    for (std::size_t k = 0; k < top; ++k)
+        sum += values[k];
+    return sum / static_cast<double>(top) / scale;
+}
+
+// Commanded translation against observed motion (Pearson over the transitions).
+CheckOutcome motionCheck(const Transitions &tr, const ValidationThresholds &t)
+{
+    std::vector<double> commanded;
+    std::vector<double> observed;
+    for (std::size_t i = 0; i < tr.diffs.size(); ++i) {
+        const Action *a = tr.actionOf(i);
+        if (!a || a->size() < 3 || !std::isfinite(translation(*a)) ||
+            tr.greys[i].size() != tr.greys[i + 1].size())
+            continue;
+        commanded.push_back(translation(*a));
+        observed.push_back(observedMotion(tr.greys[i], tr.greys[i + 1], t));
+    }
+    int moving = 0;
+    for (double c : commanded)
+        moving += c > t.commandedMotionMin;
+    CheckOutcome c{"commanded_vs_observed_motion",
+                   "pass",
+                   {{"samples", commanded.size()}, {"moving_samples", moving}},
+                   {},
+                   ""};
+    if (moving < t.motionMinSamples) {
+        c.status = "not_applicable";
+        c.detail = "fewer than " + std::to_string(t.motionMinSamples) +
+                   " transitions with commanded motion";
+        return c;
+    }
+    // NaN when undefined (fewer than 2 points, no variance): fails the check below.
+    const double r = pearson(commanded, observed).value_or(std::nan(""));
+    c.measured["pearson_r"] =
+        std::isfinite(r) ? nlohmann::json(std::round(r * 1000) / 1000) : nlohmann::json();
+    if (!std::isfinite(r) || r < t.motionCorrelationMin) {
+        c.status = "fail";
+        c.reasons.push_back(Reason::MotionMismatch);
+        c.detail = "commanded translation and observed optical flow do not agree";
+    }
+    return c;
+}
+
 } // namespace
 
 nlohmann::json ValidationThresholds::toJson() const
@@ -78,7 +269,6 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
     report.thresholds = t;
     auto &checks = report.checks;
     const int nActions = static_cast<int>(e.actions.size());
-    bool requiredMissing = false;
 
     // 1. Decodability.
     checks.push_back({"decodable",
@@ -100,170 +290,14 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
     const ContractCheck actions = e.actionContract.checkChunk(e.actions, false);
     checks.push_back(fromContract("action_contract", actions, {{"actions", nActions}}));
 
-    // Per-frame statistics (usable frames only).
-    std::vector<cv::Mat> greys;
-    for (const auto &f : e.frames) {
-        if (!f.empty())
-            greys.push_back(grey(f));
-    }
-    {
-        std::vector<int> black;
-        std::vector<int> constant;
-        nlohmann::json means = nlohmann::json::array();
-        nlohmann::json stds = nlohmann::json::array();
-        for (std::size_t i = 0; i < greys.size(); ++i) {
-            cv::Scalar mean, stddev;
-            cv::meanStdDev(greys[i], mean, stddev);
-            means.push_back(std::round(mean[0] * 100) / 100);
-            stds.push_back(std::round(stddev[0] * 100) / 100);
-            if (mean[0] <= t.blackMeanMax)
-                black.push_back(static_cast<int>(i));
-            else if (stddev[0] <= t.constantStdMax)
-                constant.push_back(static_cast<int>(i));
-        }
-        CheckOutcome c{"black_or_constant", "pass", {{"mean", means}, {"std", stds}}, {}, ""};
-        if (greys.empty()) {
-            c.status = "not_applicable";
-            requiredMissing = true;
-        }
-        if (!black.empty()) {
-            c.status = "fail";
-            c.reasons.push_back(Reason::FrameBlack);
-            c.measured["black_frames"] = black;
-        }
-        if (!constant.empty()) {
-            c.status = "fail";
-            c.reasons.push_back(Reason::FrameConstant);
-            c.measured["constant_frames"] = constant;
-        }
-        checks.push_back(std::move(c));
-    }
-
-    // Differences between consecutive frames: frozen runs and discontinuities.
-    std::vector<double> diffs;   // mean |difference|
-    std::vector<double> changed; // fraction of pixels that changed by more than the delta
-    for (std::size_t i = 1; i < greys.size(); ++i) {
-        diffs.push_back(meanAbsDiff(greys[i - 1], greys[i]));
-        double fraction = 1.0;
-        if (greys[i - 1].size() == greys[i].size()) {
-            cv::Mat d;
-            cv::absdiff(greys[i - 1], greys[i], d);
-            fraction = cv::countNonZero(d > t.changedPixelDelta) / static_cast<double>(d.total());
-        }
-        changed.push_back(fraction);
-    }
-    const int perAction = std::max(1, e.frameContract.framesPerAction);
-    const int offset =
-        e.frameContract.resultIncludesConditioning ? e.frameContract.conditioningFrames : 0;
-    // The action that produced transition i -> i+1 (frame i+1), if any.
-    auto actionOfTransition = [&](std::size_t i) -> const Action * {
-        const int frame = static_cast<int>(i) + 1 - offset;
-        if (frame < 0)
-            return nullptr;
-        const int a = frame / perAction;
-        return a < nActions ? &e.actions[static_cast<std::size_t>(a)] : nullptr;
-    };
-    {
-        int run = 0;
-        int longest = 0;
-        for (std::size_t i = 0; i < diffs.size(); ++i) {
-            const Action *a = actionOfTransition(i);
-            const bool commanded = a && translation(*a) > t.commandedMotionMin;
-            if (!commanded)
-                continue; // a still world is expected when nothing moves
-            run = changed[i] <= t.identicalChangedMax ? run + 1 : 0;
-            longest = std::max(longest, run);
-        }
-        CheckOutcome c{"frozen_sequence", "pass", {{"longest_frozen_run", longest}}, {}, ""};
-        if (diffs.empty()) {
-            c.status = "not_applicable";
-            requiredMissing = true;
-        } else if (longest >= t.frozenRunMin) {
-            c.status = "fail";
-            c.reasons.push_back(Reason::FrozenSequence);
-            c.detail = std::to_string(longest) +
-                       " identical transitions in a row while motion was commanded";
-        }
-        checks.push_back(std::move(c));
-    }
-    {
-        std::vector<int> jumps;
-        double maxDiff = 0;
-        for (std::size_t i = 0; i < diffs.size(); ++i) {
-            maxDiff = std::max(maxDiff, diffs[i]);
-            if (diffs[i] >= t.discontinuityDiffMin)
-                jumps.push_back(static_cast<int>(i + 1));
-        }
-        CheckOutcome c{"discontinuity",
-                       "pass",
-                       {{"max_mean_abs_diff", std::round(maxDiff * 100) / 100}},
-                       {},
-                       ""};
-        if (diffs.empty())
-            c.status = "not_applicable";
-        else if (!jumps.empty()) {
-            c.status = "fail";
-            c.reasons.push_back(Reason::FrameDiscontinuity);
-            c.measured["jump_frames"] = jumps;
-        }
-        checks.push_back(std::move(c));
-    }
-
-    // Commanded vs observed motion (dense optical flow, Farneback).
-    {
-        std::vector<double> commanded;
-        std::vector<double> observed;
-        for (std::size_t i = 0; i < diffs.size(); ++i) {
-            const Action *a = actionOfTransition(i);
-            if (!a || a->size() < 3 || !std::isfinite(translation(*a)) ||
-                greys[i].size() != greys[i + 1].size())
-                continue;
-            const double scale = static_cast<double>(t.flowWidth) / greys[i].cols;
-            cv::Mat a0, a1, flow;
-            cv::resize(greys[i], a0, cv::Size(), scale, scale, cv::INTER_AREA);
-            cv::resize(greys[i + 1], a1, cv::Size(), scale, scale, cv::INTER_AREA);
-            cv::calcOpticalFlowFarneback(a0, a1, flow, 0.5, 3, 15, 3, 5, 1.2, 0);
-            std::vector<cv::Mat> parts;
-            cv::split(flow, parts);
-            cv::Mat magnitude;
-            cv::magnitude(parts[0], parts[1], magnitude);
-            // Observed motion: the mean of the top 1% flow magnitudes (the moving gripper or
-            // object covers a small part of a fixed camera's view).
-            std::vector<float> values(magnitude.begin<float>(), magnitude.end<float>());
-            const std::size_t top = std::max<std::size_t>(1, values.size() / 100);
-            std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(top),
-                             values.end(), std::greater<>());
-            double sum = 0;
-            for (std::size_t k = 0; k < top; ++k)
-                sum += values[k];
-            commanded.push_back(translation(*a));
-            observed.push_back(sum / static_cast<double>(top) / scale);
-        }
-        int moving = 0;
-        for (double c : commanded)
-            moving += c > t.commandedMotionMin;
-        CheckOutcome c{"commanded_vs_observed_motion",
-                       "pass",
-                       {{"samples", commanded.size()}, {"moving_samples", moving}},
-                       {},
-                       ""};
-        if (moving < t.motionMinSamples) {
-            c.status = "not_applicable";
-            c.detail = "fewer than " + std::to_string(t.motionMinSamples) +
-                       " transitions with commanded motion";
-        } else {
-            // NaN when undefined (fewer than 2 points, no variance): fails the check below.
-            const double r = pearson(commanded, observed).value_or(std::nan(""));
-            c.measured["pearson_r"] =
-                std::isfinite(r) ? nlohmann::json(std::round(r * 1000) / 1000) : nlohmann::json();
-            if (!std::isfinite(r) || r < t.motionCorrelationMin) {
-                c.status = "fail";
-                c.reasons.push_back(Reason::MotionMismatch);
-                c.detail = "commanded translation and observed optical flow do not agree";
-            }
-        }
-        checks.push_back(std::move(c));
-    }
+    // 4. Pixels: black or constant frames, frozen runs, discontinuities, commanded vs observed
+    // motion. The first two need frames; without them the verdict cannot be "valid".
+    const Transitions transitions(e, t);
+    const bool requiredMissing = transitions.greys.empty() || transitions.diffs.empty();
+    checks.push_back(blackOrConstantCheck(transitions, t));
+    checks.push_back(frozenSequenceCheck(transitions, t));
+    checks.push_back(discontinuityCheck(transitions, t));
+    checks.push_back(motionCheck(transitions, t));
 
     for (const auto &c : checks) {
         for (Reason r : c.reasons) {

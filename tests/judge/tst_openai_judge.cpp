@@ -2,6 +2,7 @@
 #include "FakeChatServer.h"
 #include "TestSupport.h"
 
+#include "artifacts/ArtifactStore.h"
 #include "judge/JudgeRequestRecord.h"
 #include "judge/JudgeRunner.h"
 #include "ledger/Ledger.h"
@@ -9,6 +10,7 @@
 #include "openai/OpenAiJudge.h"
 #include "queries/JudgmentQuery.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 #include "verify/LedgerVerifier.h"
 
 #include <gtest/gtest.h>
@@ -285,6 +287,64 @@ TEST(OpenAiJudge, AJudgeFrameLostFromTheStoreMakesItsRequestUnreplayableAndVerif
         reported =
             reported || (p.check == "judge_request" && p.message.find(frame) != std::string::npos);
     EXPECT_TRUE(reported);
+}
+
+TEST(JudgeRequestRecord, AMalformedStoredDocumentIsANamedErrorNeverAnotherException)
+{
+    test::TempDir dir;
+    ArtifactStore::initialize(dir / "objects");
+    ArtifactStore store(dir / "objects");
+    const std::string frameSha =
+        store.putBytes(std::string_view("frame"), "application/octet-stream").sha256;
+    const std::string ref = std::string(kArtifactRefPrefix) + frameSha;
+    const nlohmann::json good = {
+        {"schema", kJudgeRequestSchema},
+        {"wire",
+         {{"body_template", ref}, {"body_sha256", Sha256::hex("data:image/png;base64,ZnJhbWU=")}}}};
+    EXPECT_EQ(rebuildJudgeWireBody(good, store), "data:image/png;base64,ZnJhbWU=");
+    auto with = [&](const std::string &pointer, const nlohmann::json &value) {
+        nlohmann::json doc = good;
+        doc[nlohmann::json::json_pointer(pointer)] = value;
+        return doc;
+    };
+    const std::vector<nlohmann::json> bad = {
+        nlohmann::json::array(),
+        with("/schema", 1),                   // a number where the schema name goes
+        with("/wire/body_sha256", 7),         // was: nlohmann type_error
+        with("/wire/body_sha256", "abc"),     // not a hash
+        with("/wire/body_template", nullptr), // no template
+        with("/wire/body_template", std::string(2000000 / 87 * 87, 'x')), // hash mismatch
+    };
+    for (const auto &doc : bad) {
+        try {
+            rebuildJudgeWireBody(doc, store);
+            ADD_FAILURE() << "accepted " << doc.dump().substr(0, 120);
+        } catch (const Error &e) {
+            EXPECT_FALSE(std::string(e.what()).empty());
+        } catch (const std::exception &e) {
+            ADD_FAILURE() << "not a named error: " << e.what();
+        }
+    }
+    // body_bytes is a figure for people, never a size to reserve: a string or 2^62 there was a
+    // type_error or a length_error.
+    EXPECT_NO_THROW(rebuildJudgeWireBody(with("/wire/body_bytes", "many"), store));
+    EXPECT_NO_THROW(rebuildJudgeWireBody(with("/wire/body_bytes", 1LL << 62), store));
+    // A template that repeats one frame reference is refused at 128 MiB, not grown without end.
+    const std::string big(1u << 20, 'b');
+    const std::string bigRef =
+        std::string(kArtifactRefPrefix) +
+        store.putBytes(std::string_view(big), "application/octet-stream").sha256;
+    std::string huge;
+    for (int i = 0; i < 100; ++i) // 100 x 1.33 MiB of base64
+        huge += bigRef;
+    const nlohmann::json repeated = with("/wire/body_template", huge);
+    try {
+        rebuildJudgeWireBody(repeated, store);
+        FAIL() << "rebuilt a repeated template";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+        EXPECT_NE(std::string(e.what()).find("128 MiB"), std::string::npos) << e.what();
+    }
 }
 
 int main(int argc, char **argv)
