@@ -436,213 +436,259 @@ private:
         return id;
     }
 
+    // What one rollout holds while it runs: its components, their contracts, and what has been
+    // produced so far.
+    struct Rollout
+    {
+        std::unique_ptr<Policy> policy;
+        std::unique_ptr<WorldModel> world;
+        ActionContract policyContract;
+        ActionContract worldContract;
+        FrameContract frameContract;
+        ActionConversion conversion;
+        std::vector<cv::Mat> frames;
+        ActionChunk policyActions;
+        ActionChunk worldActions;
+        std::vector<double> timestamps{0.0};
+    };
+
     void runPipeline()
+    {
+        Rollout r = setUp();
+        resetWorld(r);
+        const cv::Mat startFrame = r.frames.back();
+        int step = 0;
+        while (step < m_protocol.horizon) {
+            checkCancel();
+            nlohmann::json policyCalls = nlohmann::json::array();
+            const cv::Mat seen = // a header: the frames vector grows below
+                m_protocol.feedback == FeedbackMode::ClosedLoop ? r.frames.back() : startFrame;
+            const ActionChunk chunk = gatherChunk(r, seen, step, policyCalls);
+            const ActionChunk converted = convertChunk(r, chunk, step);
+            stepWorld(r, converted, step);
+            const double dt = 1.0 / r.worldContract.controlRateHz;
+            for (std::size_t i = 0; i < chunk.size(); ++i) {
+                r.policyActions.push_back(chunk[i]);
+                r.worldActions.push_back(converted[i]);
+                r.timestamps.push_back(static_cast<double>(r.policyActions.size()) * dt);
+            }
+            step += static_cast<int>(chunk.size());
+            noteStep(r, step, policyCalls);
+        }
+        storeActions(r);
+        validateAndJudge(r);
+        recordGroundTruth(*r.world);
+    }
+
+    // Components created, their contracts checked against each other and stored.
+    Rollout setUp()
     {
         stage("setup");
         const auto &policySpec = m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)];
-        std::unique_ptr<Policy> policy;
-        std::unique_ptr<WorldModel> world;
+        Rollout r;
         try {
-            policy = m_factory.createPolicy(policySpec);
-            world = m_factory.createWorldModel(m_protocol.worldModel);
+            r.policy = m_factory.createPolicy(policySpec);
+            r.world = m_factory.createWorldModel(m_protocol.worldModel);
         } catch (const Error &e) {
             throw StageFailure{"setup", "component_unavailable", e.what()};
         }
-        const ActionContract policyContract = policy->actionContract();
-        const ActionContract worldContract = world->actionContract();
-        const FrameContract frameContract = world->frameContract();
-        const ActionConversion conversion =
-            ActionConversion::identity(policyContract, worldContract);
-        if (const auto misfit = contractMisfit(policyContract, worldContract, frameContract))
+        r.policyContract = r.policy->actionContract();
+        r.worldContract = r.world->actionContract();
+        r.frameContract = r.world->frameContract();
+        r.conversion = ActionConversion::identity(r.policyContract, r.worldContract);
+        if (const auto misfit = contractMisfit(r.policyContract, r.worldContract, r.frameContract))
             throw StageFailure{"setup", misfit->first, misfit->second};
-        const nlohmann::json contracts = {{"policy_action_contract", policyContract.toJson()},
-                                          {"world_action_contract", worldContract.toJson()},
-                                          {"frame_contract", frameContract.toJson()},
-                                          {"conversion", conversion.toJson()},
+        const nlohmann::json contracts = {{"policy_action_contract", r.policyContract.toJson()},
+                                          {"world_action_contract", r.worldContract.toJson()},
+                                          {"frame_contract", r.frameContract.toJson()},
+                                          {"conversion", r.conversion.toJson()},
                                           {"feedback_mode", feedbackModeName(m_protocol.feedback)},
                                           {"seed", m_plan.seed},
                                           {"task", m_task.id},
                                           {"instruction", m_task.instruction}};
-        const std::string contractsText = contracts.dump(2);
-        m_ledger.putArtifact(m_lease, "contracts", "contracts.json",
-                             std::span(reinterpret_cast<const std::uint8_t *>(contractsText.data()),
-                                       contractsText.size()),
-                             "application/json");
+        storeJson("contracts", "contracts.json", contracts.dump(2));
+        return r;
+    }
 
-        // World reset and conditioning frames.
+    void storeJson(const std::string &role, const std::string &name, const std::string &text)
+    {
+        m_ledger.putArtifact(
+            m_lease, role, name,
+            std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()),
+            "application/json");
+    }
+
+    // World reset: its conditioning frames, checked and stored; the policy reset.
+    void resetWorld(Rollout &r)
+    {
         stage("world_model");
-        auto t = Steady::now();
+        const auto t = Steady::now();
         WorldStart startSpec{m_task.startState, cv::Mat(), m_plan.seed, m_task.instruction};
-        std::vector<cv::Mat> frames = world->reset(startSpec);
+        r.frames = r.world->reset(startSpec);
         m_worldMs += msSince(t);
-        if (static_cast<int>(frames.size()) != frameContract.conditioningFrames)
+        if (static_cast<int>(r.frames.size()) != r.frameContract.conditioningFrames)
             throw StageFailure{"world_model", std::string(reasonName(Reason::FrameCountMismatch)),
-                               "reset returned " + std::to_string(frames.size()) +
+                               "reset returned " + std::to_string(r.frames.size()) +
                                    " conditioning frames, the contract " +
-                                   std::to_string(frameContract.conditioningFrames)};
-        for (std::size_t i = 0; i < frames.size(); ++i) {
-            const auto check = frameContract.checkFrame(frames[i], static_cast<int>(i));
+                                   std::to_string(r.frameContract.conditioningFrames)};
+        for (std::size_t i = 0; i < r.frames.size(); ++i)
+            checkAndStoreFrame(r, r.frames[i], static_cast<int>(i));
+        r.policy->reset(m_plan.seed ^ 0x5bd1e995ULL, m_task.instruction);
+    }
+
+    void checkAndStoreFrame(const Rollout &r, const cv::Mat &frame, int index)
+    {
+        const auto check = r.frameContract.checkFrame(frame, index);
+        if (!check.ok())
+            throw StageFailure{"world_model", std::string(reasonName(check.violations[0].reason)),
+                               check.summary()};
+        storeFrame(frame, index);
+    }
+
+    // The policy's next chunk on the frame it sees, checked. A world model that takes exactly L
+    // actions per call (Cosmos 12, IRASim 15) and a policy that gives fewer: the policy is asked
+    // again, on the same latest frame (the world has produced nothing new yet), until L actions
+    // are gathered. Never longer than the world's chunk or the steps left.
+    ActionChunk gatherChunk(Rollout &r, const cv::Mat &seen, int step, nlohmann::json &policyCalls)
+    {
+        m_stage = "policy";
+        Observation obs;
+        obs.image = seen;
+        obs.instruction = m_task.instruction;
+        obs.proprio = r.world->proprio();
+        obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
+        const int worldChunk = r.frameContract.certifiedChunkLengths.size() == 1
+                                   ? r.frameContract.certifiedChunkLengths.front()
+                                   : 0;
+        ActionChunk chunk;
+        do {
+            obs.step = step + static_cast<int>(chunk.size());
+            const ActionChunk more = actOrCancelled(*r.policy, obs);
+            notePolicyCall(*r.policy, obs.step, policyCalls);
+            const auto check = r.policyContract.checkChunk(more);
             if (!check.ok())
-                throw StageFailure{"world_model",
-                                   std::string(reasonName(check.violations[0].reason)),
-                                   check.summary()};
-            storeFrame(frames[i], static_cast<int>(i));
+                throw StageFailure{"policy", std::string(reasonName(check.violations[0].reason)),
+                                   "step " + std::to_string(obs.step) + ": " + check.summary()};
+            chunk.insert(chunk.end(), more.begin(), more.end());
+        } while (worldChunk > 0 && static_cast<int>(chunk.size()) < worldChunk &&
+                 step + static_cast<int>(chunk.size()) < m_protocol.horizon);
+        if (worldChunk > 0 && static_cast<int>(chunk.size()) > worldChunk)
+            chunk.resize(static_cast<std::size_t>(worldChunk));
+        if (static_cast<int>(chunk.size()) > m_protocol.horizon - step)
+            chunk.resize(static_cast<std::size_t>(m_protocol.horizon - step));
+        return chunk;
+    }
+
+    // The chunk in the world model's action space, checked against its contract and its chunk
+    // lengths.
+    ActionChunk convertChunk(const Rollout &r, const ActionChunk &chunk, int step)
+    {
+        m_stage = "conversion";
+        ActionChunk converted;
+        for (const auto &a : chunk)
+            converted.push_back(r.conversion.apply(a));
+        const auto worldCheck = r.worldContract.checkChunk(converted, false);
+        const auto lengthCheck =
+            r.frameContract.checkChunkLength(static_cast<int>(converted.size()));
+        if (!worldCheck.ok() || !lengthCheck.ok()) {
+            const auto &v = worldCheck.ok() ? lengthCheck : worldCheck;
+            throw StageFailure{"conversion", std::string(reasonName(v.violations[0].reason)),
+                               "step " + std::to_string(step) + ": " + v.summary()};
         }
-        policy->reset(m_plan.seed ^ 0x5bd1e995ULL, m_task.instruction);
+        return converted;
+    }
 
-        ActionChunk policyActions;
-        ActionChunk worldActions;
-        std::vector<double> timestamps{0.0};
-        const cv::Mat startFrame = frames.back();
-        const double dt = 1.0 / worldContract.controlRateHz;
-        int step = 0;
-        while (step < m_protocol.horizon) {
-            checkCancel();
-            // Policy.
-            m_stage = "policy";
-            Observation obs;
-            obs.image =
-                m_protocol.feedback == FeedbackMode::ClosedLoop ? frames.back() : startFrame;
-            obs.instruction = m_task.instruction;
-            obs.step = step;
-            obs.proprio = world->proprio();
-            obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
-            ActionChunk chunk = actOrCancelled(*policy, obs);
-            nlohmann::json policyCalls = nlohmann::json::array();
-            notePolicyCall(*policy, step, policyCalls);
-            const auto policyCheck = policyContract.checkChunk(chunk);
-            if (!policyCheck.ok())
-                throw StageFailure{"policy",
-                                   std::string(reasonName(policyCheck.violations[0].reason)),
-                                   "step " + std::to_string(step) + ": " + policyCheck.summary()};
-            // A world model that takes exactly L actions per call (Cosmos 12, IRASim 15) and a
-            // policy that gives fewer: the policy is asked again, on the same latest frame (the
-            // world has produced nothing new yet), until L actions are gathered.
-            const int worldChunk = frameContract.certifiedChunkLengths.size() == 1
-                                       ? frameContract.certifiedChunkLengths.front()
-                                       : 0;
-            while (worldChunk > 0 && static_cast<int>(chunk.size()) < worldChunk &&
-                   step + static_cast<int>(chunk.size()) < m_protocol.horizon) {
-                obs.step = step + static_cast<int>(chunk.size());
-                const ActionChunk more = actOrCancelled(*policy, obs);
-                notePolicyCall(*policy, obs.step, policyCalls);
-                const auto moreCheck = policyContract.checkChunk(more);
-                if (!moreCheck.ok())
-                    throw StageFailure{
-                        "policy", std::string(reasonName(moreCheck.violations[0].reason)),
-                        "step " + std::to_string(obs.step) + ": " + moreCheck.summary()};
-                chunk.insert(chunk.end(), more.begin(), more.end());
-            }
-            if (worldChunk > 0 && static_cast<int>(chunk.size()) > worldChunk)
-                chunk.resize(static_cast<std::size_t>(worldChunk));
-            if (static_cast<int>(chunk.size()) > m_protocol.horizon - step)
-                chunk.resize(static_cast<std::size_t>(m_protocol.horizon - step));
-            // Conversion to the world model's space, and its contract.
-            m_stage = "conversion";
-            ActionChunk converted;
-            for (const auto &a : chunk)
-                converted.push_back(conversion.apply(a));
-            const auto worldCheck = worldContract.checkChunk(converted, false);
-            const auto lengthCheck =
-                frameContract.checkChunkLength(static_cast<int>(converted.size()));
-            if (!worldCheck.ok() || !lengthCheck.ok()) {
-                const auto &v = worldCheck.ok() ? lengthCheck : worldCheck;
-                throw StageFailure{"conversion", std::string(reasonName(v.violations[0].reason)),
-                                   "step " + std::to_string(step) + ": " + v.summary()};
-            }
-            // World model.
-            m_stage = "world_model";
-            t = Steady::now();
-            const std::vector<cv::Mat> produced = world->step(converted);
-            m_worldMs += msSince(t);
-            const int expected = static_cast<int>(converted.size()) * frameContract.framesPerAction;
-            if (static_cast<int>(produced.size()) != expected)
-                throw StageFailure{
-                    "world_model", std::string(reasonName(Reason::FrameCountMismatch)),
-                    "step " + std::to_string(step) + ": " + std::to_string(converted.size()) +
-                        " actions need " + std::to_string(expected) +
-                        " new frames, the world model returned " + std::to_string(produced.size())};
-            for (const auto &frame : produced) {
-                const int index = static_cast<int>(frames.size());
-                const auto check = frameContract.checkFrame(frame, index);
-                if (!check.ok())
-                    throw StageFailure{"world_model",
-                                       std::string(reasonName(check.violations[0].reason)),
-                                       check.summary()};
-                frames.push_back(frame);
-                storeFrame(frame, index);
-            }
-            for (std::size_t i = 0; i < chunk.size(); ++i) {
-                policyActions.push_back(chunk[i]);
-                worldActions.push_back(converted[i]);
-                timestamps.push_back(static_cast<double>(policyActions.size()) * dt);
-            }
-            step += static_cast<int>(chunk.size());
-            nlohmann::json stepEvent = {{"step", step}, {"frames", frames.size()}};
-            if (!policyCalls.empty())
-                stepEvent["policy_calls"] = policyCalls;
-            if (auto worldCall = world->lastCallStats(); !worldCall.is_null()) {
-                noteDevice(worldCall, m_worldDevice);
-                stepEvent["world_call"] = worldCall;
-            }
-            m_scope.bufferEvent("step", stepEvent);
-            if (m_scope.bufferedEvents() >= 10)
-                m_scope.flush();
-            if (m_progress)
-                m_progress(
-                    {EngineProgress::Kind::Step, m_lease.runId, step, m_protocol.horizon, "", ""});
+    // One world-model call: its frames counted, checked and stored.
+    void stepWorld(Rollout &r, const ActionChunk &converted, int step)
+    {
+        m_stage = "world_model";
+        const auto t = Steady::now();
+        const std::vector<cv::Mat> produced = r.world->step(converted);
+        m_worldMs += msSince(t);
+        const int expected = static_cast<int>(converted.size()) * r.frameContract.framesPerAction;
+        if (static_cast<int>(produced.size()) != expected)
+            throw StageFailure{
+                "world_model", std::string(reasonName(Reason::FrameCountMismatch)),
+                "step " + std::to_string(step) + ": " + std::to_string(converted.size()) +
+                    " actions need " + std::to_string(expected) +
+                    " new frames, the world model returned " + std::to_string(produced.size())};
+        for (const auto &frame : produced) {
+            const int index = static_cast<int>(r.frames.size());
+            checkAndStoreFrame(r, frame, index);
+            r.frames.push_back(frame);
         }
+    }
 
-        // Actions, as executed, with their timestamps.
-        const nlohmann::json actions = {{"policy_actions", policyActions},
-                                        {"world_actions", worldActions},
-                                        {"timestamps_s", timestamps},
-                                        {"control_rate_hz", worldContract.controlRateHz},
-                                        {"dimension_names", [&] {
-                                             nlohmann::json names = nlohmann::json::array();
-                                             for (const auto &d : policyContract.dimensions)
-                                                 names.push_back(d.name + " [" + d.unit + "]");
-                                             return names;
-                                         }()}};
-        const std::string actionsText = actions.dump();
-        m_ledger.putArtifact(m_lease, "actions", "actions.json",
-                             std::span(reinterpret_cast<const std::uint8_t *>(actionsText.data()),
-                                       actionsText.size()),
-                             "application/json");
+    // The step's event (its policy and world calls), flushed every 10 steps, and progress.
+    void noteStep(Rollout &r, int step, const nlohmann::json &policyCalls)
+    {
+        nlohmann::json stepEvent = {{"step", step}, {"frames", r.frames.size()}};
+        if (!policyCalls.empty())
+            stepEvent["policy_calls"] = policyCalls;
+        if (auto worldCall = r.world->lastCallStats(); !worldCall.is_null()) {
+            noteDevice(worldCall, m_worldDevice);
+            stepEvent["world_call"] = worldCall;
+        }
+        m_scope.bufferEvent("step", stepEvent);
+        if (m_scope.bufferedEvents() >= 10)
+            m_scope.flush();
+        if (m_progress)
+            m_progress(
+                {EngineProgress::Kind::Step, m_lease.runId, step, m_protocol.horizon, "", ""});
+    }
 
-        // Deterministic validation.
+    // Actions, as executed, with their timestamps.
+    void storeActions(const Rollout &r)
+    {
+        nlohmann::json names = nlohmann::json::array();
+        for (const auto &d : r.policyContract.dimensions)
+            names.push_back(d.name + " [" + d.unit + "]");
+        const nlohmann::json actions = {{"policy_actions", r.policyActions},
+                                        {"world_actions", r.worldActions},
+                                        {"timestamps_s", r.timestamps},
+                                        {"control_rate_hz", r.worldContract.controlRateHz},
+                                        {"dimension_names", names}};
+        storeJson("actions", "actions.json", actions.dump());
+    }
+
+    // Deterministic validation, then the (blinded) judge unless the rollout is invalid.
+    void validateAndJudge(const Rollout &r)
+    {
         stage("validation");
-        t = Steady::now();
-        RolloutEvidence evidence{frames, timestamps, 0, worldActions, worldContract, frameContract};
+        auto t = Steady::now();
+        RolloutEvidence evidence{r.frames,       r.timestamps,    0,
+                                 r.worldActions, r.worldContract, r.frameContract};
         const ValidationReport validation = validateRollout(evidence);
         m_validationMs += msSince(t);
         m_ledger.recordValidation(m_lease, validation.toRecord());
-
-        // Judge (blinded), unless the rollout is invalid.
-        if (m_protocol.judge) {
-            stage("judge");
-            if (validation.verdict == "invalid") {
-                m_scope.bufferEvent("judge_skipped",
-                                    nlohmann::json{{"reason", "the rollout failed validation"}});
-            } else {
-                t = Steady::now();
-                judge(frames);
-                m_judgeMs += msSince(t);
-            }
+        if (!m_protocol.judge)
+            return;
+        stage("judge");
+        if (validation.verdict == "invalid") {
+            m_scope.bufferEvent("judge_skipped",
+                                nlohmann::json{{"reason", "the rollout failed validation"}});
+            return;
         }
+        t = Steady::now();
+        judge(r.frames);
+        m_judgeMs += msSince(t);
+    }
 
-        // Ground truth from a world that knows it: its own label source.
-        if (const auto truth = world->groundTruth()) {
-            HumanLabelRecord label;
-            label.runId = m_lease.runId;
-            label.annotatorId = m_protocol.worldModel.plugin;
-            label.source = "synthetic_reference";
-            label.progress = truth->progress;
-            label.completion = truth->success ? "met" : "not_met";
-            label.integrity = "intact";
-            label.notes = truth->details.dump();
-            m_ledger.addHumanLabel(label);
-        }
+    // Ground truth from a world that knows it: its own label source.
+    void recordGroundTruth(WorldModel &world)
+    {
+        const auto truth = world.groundTruth();
+        if (!truth)
+            return;
+        HumanLabelRecord label;
+        label.runId = m_lease.runId;
+        label.annotatorId = m_protocol.worldModel.plugin;
+        label.source = "synthetic_reference";
+        label.progress = truth->progress;
+        label.completion = truth->success ? "met" : "not_met";
+        label.integrity = "intact";
+        label.notes = truth->details.dump();
+        m_ledger.addHumanLabel(label);
     }
 
     void judge(const std::vector<cv::Mat> &frames)
