@@ -4,7 +4,8 @@
 # becomes the IID suffix and the host's constant (adapters/api/KosmosApiVersion.h.in) and is
 # stamped into every plugin's JSON metadata as "api_version" by kosmos_add_plugin, so the three
 # cannot disagree.
-set(KOSMOS_ADAPTER_API_VERSION 2)
+# 3: WorldModel::state(), Observation::state and GroundTruth::source (the physics world).
+set(KOSMOS_ADAPTER_API_VERSION 3)
 
 # kosmos_add_plugin(<target>
 #     [METADATA <name>.meta.json]   metadata without api_version; the build writes <name>.json

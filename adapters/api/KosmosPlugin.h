@@ -5,7 +5,7 @@
 // host reads before instantiating anything:
 //
 //   {"id": "synthetic.scripted_policy", "family": "policy", "version": "1.0.0",
-//    "api_version": 2 (stamped by the build), "description": "...",
+//    "api_version": 3 (stamped by the build), "description": "...",
 //    "requires": {"libtorch": false, "cuda": false, "network": false, "model_files": false},
 //    "settings_schema": {JSON Schema of the settings object}}
 //

@@ -19,6 +19,7 @@
 
 #include "pipeline/RolloutEngine.h"
 #include "util/Error.h"
+#include <algorithm>
 #include <fstream>
 
 #include <atomic>
@@ -164,6 +165,17 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
     return batchExitCode(result);
 }
 
+std::string referenceSourceText(const std::string &source)
+{
+    if (source == "physics")
+        return "physics ground truth, not a human";
+    if (source == "synthetic_reference")
+        return "synthetic world ground truth, not a human";
+    if (source == "mixed")
+        return "synthetic and physics ground truth, not a human";
+    return "no reference labels";
+}
+
 void printSummary(const std::string &bundle, const std::string &protocolSha256)
 {
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
@@ -172,8 +184,8 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
                   << "  runs " << row.runs << ": completed " << row.completed << ", failed "
                   << row.failed << ", cancelled " << row.cancelled << ", unfinished "
                   << row.unfinished << "; validation invalid " << row.validationInvalid << "\n"
-                  << "  reference success (synthetic world ground truth): "
-                  << intervalText(row.reference) << "\n"
+                  << "  reference success (" << referenceSourceText(row.referenceSource)
+                  << "): " << intervalText(row.reference) << "\n"
                   << "  judge success over decisive judgments:            "
                   << intervalText(row.judge) << "; unknown " << row.judgeUnknown << "\n";
     }
@@ -423,8 +435,15 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
             out["create_ms"] = ms(t);
             // The observation (frame and proprio) comes from the first available world model's
             // start, so policies that need proprio can be tested too; else a grey frame.
-            Observation observation{grey, "put the red block in the green square", 0, {}, {}};
-            for (const auto &w : registry.plugins()) {
+            Observation observation{grey, "put the red block in the green square", 0, {}, nullptr,
+                                    {}};
+            // A world of the policy's own namespace first (physics.scripted_policy reads the
+            // physics.tabletop world's state), then any other.
+            std::vector<PluginInfo> worlds = registry.plugins();
+            const std::string ns = id.substr(0, id.find('.') + 1);
+            std::stable_partition(worlds.begin(), worlds.end(),
+                                  [&](const PluginInfo &w) { return w.id.rfind(ns, 0) == 0; });
+            for (const auto &w : worlds) {
                 if (w.family != "world_model" || !w.usable ||
                     !registry.availability(w.id, nlohmann::json::object()).available)
                     continue;
@@ -434,6 +453,7 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
                 if (!frames.empty())
                     observation.image = frames.back();
                 observation.proprio = world->proprio();
+                observation.state = world->state();
                 out["observation_from"] = w.id;
                 break;
             }

@@ -34,6 +34,9 @@ struct Observation
     std::string instruction;
     int step = 0;
     std::vector<double> proprio; // end-effector state when the world model reports one
+    // The world's own state (WorldModel::state) for policies that are allowed to read it: the
+    // scripted physics policies (privileged; never a learned policy's input). Null otherwise.
+    nlohmann::json state;
     // True once the run is to stop (cancel requested, batch interrupted): a policy that waits on
     // a server polls it and abandons the request. Empty: never.
     std::function<bool()> cancelled;
@@ -64,13 +67,16 @@ struct WorldStart
     std::string instruction;
 };
 
-// What a world that knows its true state can report (synthetic backends). Recorded as the
-// "synthetic_reference" label source, never mixed with judge output or human labels.
+// What a world that knows its true state can report (the synthetic tabletop, a physics
+// simulator). Recorded as a label of its own source, never mixed with judge output or human
+// labels: "synthetic_reference" (a procedural world's own truth) or "physics" (read from a
+// simulator's state).
 struct GroundTruth
 {
     bool success = false;
     int progress = 0; // 0-5, the judge's scale
     nlohmann::json details = nlohmann::json::object();
+    std::string source = "synthetic_reference";
 };
 
 class WorldModel
@@ -88,6 +94,9 @@ public:
     // As Policy::lastCallStats, for the last step().
     virtual nlohmann::json lastCallStats() const { return nullptr; }
     virtual std::optional<GroundTruth> groundTruth() const { return std::nullopt; }
+    // The world's state after reset() or the last step() when it has one (a simulator: object
+    // poses, the gripper): recorded per step as the run's "world_states" artifact. Null: none.
+    virtual nlohmann::json state() const { return nullptr; }
 };
 
 // One sampled judgment request. The judge is blinded: no policy, no actions, no world model.

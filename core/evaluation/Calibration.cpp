@@ -203,10 +203,11 @@ PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::stri
 CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
                             const std::string &labelSource, const CalibrationGate &gate)
 {
-    if (labelSource != "human" && labelSource != "synthetic_reference")
-        throw Error(ErrorCode::InvalidInput, "label source must be human or synthetic_reference, "
-                                             "not '" +
-                                                 labelSource + "'");
+    if (labelSource != "human" && labelSource != "synthetic_reference" && labelSource != "physics")
+        throw Error(ErrorCode::InvalidInput,
+                    "label source must be human, synthetic_reference or physics, "
+                    "not '" +
+                        labelSource + "'");
     CalibrationReport report;
     report.judgeKey = judgeKey;
     report.labelSource = labelSource;
@@ -300,10 +301,11 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
 ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha256,
                                   const std::string &source)
 {
-    if (source != "judge" && source != "human" && source != "synthetic_reference")
+    if (source != "judge" && source != "human" && source != "synthetic_reference" &&
+        source != "physics")
         throw Error(ErrorCode::InvalidInput,
-                    "outcome source must be judge, human or synthetic_reference, not '" + source +
-                        "'");
+                    "outcome source must be judge, human, synthetic_reference or physics, not '" +
+                        source + "'");
     ProtocolOutcomes out;
     out.protocolSha256 = protocolSha256;
     sqlite::Statement runs(ledger.database(), R"sql(

@@ -194,7 +194,7 @@ struct HumanLabelRecord
     std::int64_t labelId = 0; // set when read back
     std::int64_t runId = 0;
     std::string annotatorId;
-    std::string source = "human"; // human | synthetic_reference | imported_reference
+    std::string source = "human"; // human | synthetic_reference | imported_reference | physics
     std::optional<std::string> split;
     std::optional<std::string> integrity;
     std::optional<std::string> collision;

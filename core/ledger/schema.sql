@@ -231,14 +231,18 @@ CREATE TABLE judge_samples (
     UNIQUE (judgment_id, sample_index, try_index)
 ) STRICT;
 
--- Human (or reference) labels of a run's rollout, in the judge's own fields. Append-only:
+-- Human (or reference) labels of a run's rollout, in the judge's own fields. source: 'human'
+-- (a person), 'synthetic_reference' (the procedural world's own truth), 'imported_reference'
+-- (labels imported with a dataset), 'physics' (a simulator's state: physics ground truth, not a
+-- human). Append-only:
 -- a correction is a new row that names the label it supersedes.
 CREATE TABLE human_labels (
     label_id            INTEGER PRIMARY KEY,
     run_id              INTEGER NOT NULL REFERENCES runs (run_id),
     annotator_id        TEXT NOT NULL CHECK (annotator_id <> ''),
     source              TEXT NOT NULL DEFAULT 'human'
-                        CHECK (source IN ('human', 'synthetic_reference', 'imported_reference')),
+                        CHECK (source IN ('human', 'synthetic_reference', 'imported_reference',
+                                          'physics')),
     split               TEXT CHECK (split IS NULL OR split IN ('development', 'held_out')),
     integrity           TEXT CHECK (integrity IS NULL OR integrity IN ('intact', 'artifact', 'uncertain')),
     collision           TEXT CHECK (collision IS NULL OR collision IN ('none_visible', 'visible', 'uncertain')),
@@ -364,4 +368,4 @@ CREATE TRIGGER judge_samples_attempt_open BEFORE INSERT ON judge_samples
           WHERE j.judgment_id = NEW.judgment_id) IS NOT 'running'
 BEGIN SELECT RAISE(ABORT, 'kosmos: the attempt is finished; no judge sample can be added to it'); END;
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

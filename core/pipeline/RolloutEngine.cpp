@@ -450,6 +450,7 @@ private:
         ActionChunk policyActions;
         ActionChunk worldActions;
         std::vector<double> timestamps{0.0};
+        nlohmann::json states = nlohmann::json::array(); // world->state() after reset and steps
     };
 
     void runPipeline()
@@ -473,6 +474,7 @@ private:
                 r.timestamps.push_back(static_cast<double>(r.policyActions.size()) * dt);
             }
             step += static_cast<int>(chunk.size());
+            noteState(r, step);
             noteStep(r, step, policyCalls);
         }
         storeActions(r);
@@ -534,6 +536,16 @@ private:
         for (std::size_t i = 0; i < r.frames.size(); ++i)
             checkAndStoreFrame(r, r.frames[i], static_cast<int>(i));
         r.policy->reset(m_plan.seed ^ 0x5bd1e995ULL, m_task.instruction);
+        noteState(r, 0);
+    }
+
+    // The world's own state (a simulator's object poses), when it has one, after each call.
+    void noteState(Rollout &r, int step)
+    {
+        nlohmann::json state = r.world->state();
+        if (state.is_null())
+            return;
+        r.states.push_back({{"step", step}, {"state", std::move(state)}});
     }
 
     void checkAndStoreFrame(const Rollout &r, const cv::Mat &frame, int index)
@@ -556,6 +568,7 @@ private:
         obs.image = seen;
         obs.instruction = m_task.instruction;
         obs.proprio = r.world->proprio();
+        obs.state = r.world->state();
         obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
         const int worldChunk = r.frameContract.certifiedChunkLengths.size() == 1
                                    ? r.frameContract.certifiedChunkLengths.front()
@@ -649,6 +662,12 @@ private:
                                         {"control_rate_hz", r.worldContract.controlRateHz},
                                         {"dimension_names", names}};
         storeJson("actions", "actions.json", actions.dump());
+        if (!r.states.empty())
+            storeJson("world_states", "states.json",
+                      nlohmann::json{{"schema", "kosmos.world_states/1"},
+                                     {"control_rate_hz", r.worldContract.controlRateHz},
+                                     {"states", r.states}}
+                          .dump());
     }
 
     // Deterministic validation, then the (blinded) judge unless the rollout is invalid.
@@ -683,7 +702,7 @@ private:
         HumanLabelRecord label;
         label.runId = m_lease.runId;
         label.annotatorId = m_protocol.worldModel.plugin;
-        label.source = "synthetic_reference";
+        label.source = truth->source;
         label.progress = truth->progress;
         label.completion = truth->success ? "met" : "not_met";
         label.integrity = "intact";

@@ -17,7 +17,10 @@ std::vector<PolicySummary> summarizeProtocol(Ledger &ledger, const std::string &
                (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
                  WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
                (SELECT h.completion FROM human_labels h
-                 WHERE h.run_id = r.run_id AND h.source = 'synthetic_reference'
+                 WHERE h.run_id = r.run_id AND h.source IN ('synthetic_reference', 'physics')
+                 ORDER BY h.label_id DESC LIMIT 1),
+               (SELECT h.source FROM human_labels h
+                 WHERE h.run_id = r.run_id AND h.source IN ('synthetic_reference', 'physics')
                  ORDER BY h.label_id DESC LIMIT 1)
           FROM runs r
           JOIN protocols p ON p.protocol_id = r.protocol_id
@@ -60,6 +63,11 @@ std::vector<PolicySummary> summarizeProtocol(Ledger &ledger, const std::string &
         if (const auto label = s.optText(4)) {
             reference[policy].second++;
             reference[policy].first += *label == "met";
+            const std::string source = s.text(5);
+            if (row.referenceSource.empty())
+                row.referenceSource = source;
+            else if (row.referenceSource != source)
+                row.referenceSource = "mixed";
         }
     }
     std::vector<PolicySummary> out;

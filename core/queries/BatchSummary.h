@@ -9,7 +9,8 @@ namespace kosmos {
 
 class Ledger;
 
-// Per policy of one frozen protocol: how its runs ended, what the synthetic reference says
+// Per policy of one frozen protocol: how its runs ended, what the reference (the synthetic
+// world's truth or a physics simulator's state) says
 // and what the judge said. Rates are never pooled across policies or protocols.
 struct PolicySummary
 {
@@ -21,7 +22,10 @@ struct PolicySummary
     int unfinished = 0;
     int validationInvalid = 0;
     Proportion reference; // reference (ground-truth) success over runs with a reference label
-    Proportion judge;     // judge success over decisive judgments
+    // Where the reference labels come from: "synthetic_reference" (the procedural world's own
+    // truth), "physics" (a simulator's state), "mixed", or empty (no reference labels).
+    std::string referenceSource;
+    Proportion judge; // judge success over decisive judgments
     int judgeUnknown = 0;
 };
 

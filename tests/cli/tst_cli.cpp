@@ -1,6 +1,7 @@
 // kosmos-cli end to end: every verb, its output and its exit codes.
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
+#include "ledger/Schema.h"
 
 #include "TestSupport.h"
 
@@ -56,7 +57,9 @@ TEST(Cli, InfoShowsSchemaCountsAndSize)
     const auto bundle = makeLedger(dir);
     auto r = runProcess({test::cliPath(), "info", bundle.string()});
     EXPECT_EQ(r.exitCode, 0);
-    EXPECT_NE(r.output.find("schema version 3"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("schema version " + std::to_string(currentSchema().version)),
+              std::string::npos)
+        << r.output;
     EXPECT_NE(r.output.find("completed    1"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("queued       1"), std::string::npos) << r.output;
 
@@ -190,7 +193,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 14u + KOSMOS_TORCH_PLUGINS);
+    EXPECT_EQ(list.size(), 14u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS);
     int unavailable = 0;
     for (const auto &p : list) {
         // The remote policies depend on what listens on 127.0.0.1:8000 here: not counted.
@@ -463,8 +466,10 @@ TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
     const auto r = runProcess({test::cliPath(), "plugins", "--json"});
     ::unsetenv("XDG_CONFIG_HOME");
     ASSERT_EQ(r.exitCode, 0);
-    EXPECT_EQ(nlohmann::json::parse(r.output).size(), 14u + KOSMOS_TORCH_PLUGINS)
-        << "7 built-in (+ 8 torch families when libtorch is there) + 6 fixtures from the "
+    EXPECT_EQ(nlohmann::json::parse(r.output).size(),
+              14u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS)
+        << "7 built-in (+ 8 torch families when libtorch is there, + 2 physics with MuJoCo) + "
+           "6 fixtures from the "
            "settings folder";
 }
 

@@ -215,6 +215,13 @@ SchemaSpec olderSchema(int version)
         ASSERT_NE(last, std::string::npos) << through;
         sql.erase(begin, sql.find('\n', last) + 1 - begin);
     };
+    if (version < 4) { // the label source 'physics'
+        const std::string added =
+            "'imported_reference',\n                                          'physics')";
+        const auto at = sql.find(added);
+        EXPECT_NE(at, std::string::npos);
+        sql.replace(at, added.size(), "'imported_reference')");
+    }
     if (version < 3) // answer_form, request_sha256, server_model, system_fingerprint
         eraseLines("    -- How the answer was written", "    system_fingerprint TEXT,");
     if (version < 2)
@@ -266,6 +273,62 @@ TEST(LedgerOpen, RealVersion1LedgersAreMigratedToTheCurrentSchema)
     judgment.samples[0].answerForm = "bare_json";
     migrated.recordJudgment(*lease, judgment);
     migrated.finishAttempt(*lease, AttemptOutcome::completed());
+    EXPECT_TRUE(verifyLedger(migrated).problems.empty());
+}
+
+TEST(LedgerOpen, Version3LabelsSurviveTheTableRebuildAndPhysicsLabelsAreAcceptedAfter)
+{
+    const SchemaSpec version3 = olderSchema(3);
+    TempDir dir;
+    const fs::path bundle = dir / "v3.kosmos";
+    std::int64_t first = 0;
+    std::int64_t correction = 0;
+    {
+        Ledger old = Ledger::create(bundle, {OpenMode::ReadWrite, &version3});
+        const auto protocol = old.freezeProtocol("p", test::testProtocol());
+        old.submitRun(test::testRunSpec(protocol, 0));
+        auto lease = old.claim("w", 30000);
+        old.finishAttempt(*lease, AttemptOutcome::completed());
+        HumanLabelRecord label;
+        label.runId = lease->runId;
+        label.annotatorId = "ann";
+        label.completion = "met";
+        first = old.addHumanLabel(label);
+        label.completion = "not_met";
+        label.supersedesLabelId = first;
+        correction = old.addHumanLabel(label);
+        label.source = "synthetic_reference";
+        label.supersedesLabelId.reset();
+        old.addHumanLabel(label);
+        label.source = "physics";
+        EXPECT_THROW(old.addHumanLabel(label), Error) << "version 3 has no physics source";
+    }
+    Ledger migrated = Ledger::open(bundle);
+    EXPECT_EQ(migrated.schemaVersion(), currentSchema().version);
+    sqlite::Statement rows(migrated.database(),
+                           "SELECT label_id, source, completion, supersedes_label_id FROM "
+                           "human_labels ORDER BY label_id");
+    std::vector<std::string> seen;
+    while (rows.step())
+        seen.push_back(std::to_string(rows.int64(0)) + " " + rows.text(1) + " " + rows.text(2) +
+                       " " + rows.optText(3).value_or("-"));
+    EXPECT_EQ(seen, (std::vector<std::string>{
+                        std::to_string(first) + " human met -",
+                        std::to_string(correction) + " human not_met " + std::to_string(first),
+                        std::to_string(correction + 1) + " synthetic_reference not_met -"}));
+    HumanLabelRecord physics;
+    physics.runId = 1;
+    physics.annotatorId = "physics.tabletop";
+    physics.source = "physics";
+    physics.completion = "met";
+    EXPECT_NO_THROW(migrated.addHumanLabel(physics));
+    // Still append-only, and the old table is gone.
+    EXPECT_THROW(migrated.database().exec("UPDATE human_labels SET completion = 'met'"), Error);
+    EXPECT_THROW(migrated.database().exec("DELETE FROM human_labels"), Error);
+    sqlite::Statement old(migrated.database(),
+                          "SELECT COUNT(*) FROM sqlite_master WHERE name = 'human_labels_v3'");
+    old.step();
+    EXPECT_EQ(old.int64(0), 0);
     EXPECT_TRUE(verifyLedger(migrated).problems.empty());
 }
 

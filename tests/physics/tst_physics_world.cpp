@@ -1,0 +1,264 @@
+// The physics reference world: MuJoCo tabletop, headless rendering, success from state.
+#include "TestSupport.h"
+
+#include "ledger/Ledger.h"
+#include "physics/PhysicsTabletop.h"
+#include "physics/PhysicsWorldModel.h"
+#include "physics/ScriptedPhysicsPolicy.h"
+#include "pipeline/Protocol.h"
+#include "pipeline/RolloutEngine.h"
+#include "queries/BatchSummary.h"
+#include "stats/Proportion.h"
+#include "util/Error.h"
+#include "verify/LedgerVerifier.h"
+
+#include <atomic>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <iostream>
+
+using namespace kosmos;
+using namespace kosmos::physics;
+
+namespace {
+
+struct Episode
+{
+    bool success = false;
+    int progress = 0;
+    int steps = 0;
+};
+
+Episode runEpisode(PhysicsWorldModel &world, PhysicsSkill skill, const std::string &instruction,
+                   std::uint64_t seed, int horizon = 60, std::vector<cv::Mat> *frames = nullptr)
+{
+    ScriptedPhysicsPolicy policy(skill);
+    WorldStart start;
+    start.seed = seed;
+    start.instruction = instruction;
+    auto first = world.reset(start);
+    if (frames)
+        frames->insert(frames->end(), first.begin(), first.end());
+    policy.reset(seed ^ 0x5bd1e995ULL, instruction);
+    Episode e;
+    for (; e.steps < horizon; ++e.steps) {
+        Observation obs;
+        obs.instruction = instruction;
+        obs.step = e.steps;
+        obs.state = world.state();
+        obs.proprio = world.proprio();
+        auto produced = world.step(policy.act(obs));
+        if (frames)
+            frames->insert(frames->end(), produced.begin(), produced.end());
+    }
+    const auto truth = world.groundTruth();
+    e.success = truth->success;
+    e.progress = truth->progress;
+    return e;
+}
+
+} // namespace
+
+TEST(PhysicsWorld, ScriptedSkillsHaveAKnownSpreadOfSuccess)
+{
+    // 10 seeded episodes per skill and task (horizon 60, 12 s at 5 Hz). The figures, with their
+    // Wilson intervals, are in docs/physics-world.md.
+    PhysicsWorldModel world(SceneSettings{});
+    for (const std::string instruction :
+         {"put the red block in the green square", "push the blue block into the purple square"}) {
+        std::map<std::string, int> successes;
+        const int n = 10;
+        for (auto [name, skill] : {std::pair{"expert", PhysicsSkill::Expert},
+                                   std::pair{"noisy", PhysicsSkill::Noisy},
+                                   std::pair{"confuser", PhysicsSkill::Confuser}}) {
+            for (int i = 0; i < n; ++i)
+                successes[name] += runEpisode(world, skill, instruction, 1000 + i).success;
+            const Proportion p = wilson(successes[name], n);
+            std::cout << instruction << " / " << name << ": " << intervalText(p) << "\n";
+        }
+        EXPECT_GE(successes["expert"], 8) << instruction;
+        EXPECT_LT(successes["noisy"], successes["expert"]) << instruction;
+        EXPECT_LT(successes["confuser"], successes["expert"]) << instruction;
+        EXPECT_GE(successes["confuser"], 2) << instruction; // it does the task when not confused
+    }
+}
+
+TEST(PhysicsWorld, FramesAreByteIdenticalForTheSameSeedAndActions)
+{
+    auto record = [](std::uint64_t seed) {
+        PhysicsWorldModel world(SceneSettings{});
+        std::vector<cv::Mat> frames;
+        runEpisode(world, PhysicsSkill::Noisy, "put the red block in the green square", seed, 20,
+                   &frames);
+        return frames;
+    };
+    const auto a = record(7);
+    const auto b = record(7);
+    ASSERT_EQ(a.size(), 21u); // N + 1 for N actions
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].size(), cv::Size(320, 256));
+        ASSERT_EQ(a[i].type(), CV_8UC3);
+        ASSERT_TRUE(a[i].isContinuous() && b[i].isContinuous());
+        EXPECT_EQ(std::memcmp(a[i].data, b[i].data, a[i].total() * a[i].elemSize()), 0)
+            << "frame " << i << " differs between two runs of the same seed and actions";
+    }
+    EXPECT_GT(cv::norm(a.front(), a.back(), cv::NORM_L1), 0) << "the scene moved";
+    const auto other = record(8);
+    EXPECT_GT(cv::norm(a.front(), other.front(), cv::NORM_L1), 0) << "another seed, another start";
+}
+
+TEST(PhysicsWorld, SuccessIsReadFromTheSimulatorStateOnly)
+{
+    PhysicsWorldModel world(SceneSettings{128, 128});
+    const std::string instruction = "put the red block in the green square";
+    StartState start = sampleStart(parseTask(instruction), 3);
+    WorldStart ws{start.toJson(), cv::Mat(), 3, instruction};
+    world.reset(ws);
+    auto truth = world.groundTruth();
+    ASSERT_TRUE(truth);
+    EXPECT_EQ(truth->source, "physics");
+    EXPECT_FALSE(truth->success) << "the sampled start never has the block in its square";
+
+    // The same start with the red block placed in the green square: success at once, whatever
+    // anyone would say about the frames.
+    start.blocks[0] = {start.regions[0][0] + 0.01, start.regions[0][1] - 0.01};
+    start.hand = {start.blocks[0][0], start.blocks[0][1], 0.006}; // fingers open around it
+    ws.startState = start.toJson();
+    world.reset(ws);
+    truth = world.groundTruth();
+    EXPECT_TRUE(truth->success) << truth->details.dump();
+    EXPECT_EQ(truth->progress, 5);
+    EXPECT_EQ(truth->details["start_state"], start.toJson());
+
+    // Gripped, it is not released: not a success until the fingers open again.
+    world.step({{0, 0, 0, 0, 0, 0, 0.0}, {0, 0, 0, 0, 0, 0, 0.0}});
+    truth = world.groundTruth();
+    EXPECT_FALSE(truth->success);
+    EXPECT_FALSE(truth->details["released"].get<bool>());
+    EXPECT_EQ(truth->progress, 4);
+    world.step({{0, 0, 0.02, 0, 0, 0, 1.0}, {0, 0, 0.03, 0, 0, 0, 1.0}});
+    EXPECT_TRUE(world.groundTruth()->success);
+
+    // The recorded start replays exactly: the same first frame from the recorded start state as
+    // from the seed it was sampled from.
+    PhysicsWorldModel a(SceneSettings{128, 128});
+    PhysicsWorldModel b(SceneSettings{128, 128});
+    const auto fromSeed = a.reset({nlohmann::json::object(), cv::Mat(), 11, instruction});
+    const StartState recorded = StartState::fromJson(a.groundTruth()->details["start_state"]);
+    const auto fromState = b.reset({recorded.toJson(), cv::Mat(), 999, instruction});
+    EXPECT_EQ(cv::norm(fromSeed[0], fromState[0], cv::NORM_L1), 0);
+}
+
+TEST(PhysicsWorld, BadInstructionsSettingsAndStatesAreNamed)
+{
+    auto message = [](auto f) {
+        try {
+            f();
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    EXPECT_NE(message([] { parseTask("stack the cups"); }).find("stack the cups"),
+              std::string::npos);
+    EXPECT_NE(message([] { parseTask("put the green block in the red square"); })
+                  .find("names no block"),
+              std::string::npos);
+    EXPECT_NE(message([] { parseTask("put the red block on the plate"); }).find("target square"),
+              std::string::npos);
+    EXPECT_NE(message([] { SceneSettings::fromJson({{"width", 100}}); }).find("settings.width"),
+              std::string::npos);
+    EXPECT_NE(message([] { SceneSettings::fromJson({{"fps", 10}}); }).find("'fps'"),
+              std::string::npos);
+    nlohmann::json start = sampleStart(parseTask("put the red block in the green square"), 1).toJson();
+    start["blocks"]["blue"]["xy"] = {2.0, 0.0};
+    EXPECT_NE(message([&] { StartState::fromJson(start); }).find("start_state.blocks.blue.xy"),
+              std::string::npos);
+    start["blocks"].erase("blue");
+    EXPECT_NE(message([&] { StartState::fromJson(start); }).find("blocks.blue is missing"),
+              std::string::npos);
+    ScriptedPhysicsPolicy policy(PhysicsSkill::Expert);
+    policy.reset(1, "put the red block in the green square");
+    EXPECT_NE(message([&] { policy.act(Observation{}); }).find("physics.tabletop"),
+              std::string::npos)
+        << "in a world without state the scripted policy says why it cannot run";
+    PhysicsWorldModel world(SceneSettings{64, 64});
+    world.reset({nlohmann::json::object(), cv::Mat(), 1, "push the red block into the green square"});
+    EXPECT_NE(message([&] { world.step({{0, 0, std::nan(""), 0, 0, 0, 1}}); }).find("non-finite"),
+              std::string::npos);
+}
+
+namespace {
+
+class PhysicsFactory : public ComponentFactory
+{
+public:
+    std::string version(const std::string &) override { return "1.0.0"; }
+    std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
+    {
+        return std::make_unique<ScriptedPhysicsPolicy>(
+            physicsSkillByName(spec.settings.value("skill", "expert")));
+    }
+    std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &) override
+    {
+        return std::make_unique<PhysicsWorldModel>(SceneSettings{160, 128});
+    }
+    std::unique_ptr<Judge> createJudge(const ComponentSpec &) override { return nullptr; }
+};
+
+} // namespace
+
+TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
+{
+    test::TempDir dir;
+    const auto bundle = dir / "physics.kosmos";
+    Ledger::create(bundle);
+    const Protocol protocol = Protocol::fromJson(
+        {{"kosmos_protocol", 1},
+         {"name", "physics-engine-test"},
+         {"seed", 5},
+         {"horizon", 40},
+         {"episodes_per_task", 2},
+         {"tasks", {{{"id", "pick"}, {"instruction", "put the red block in the green square"}}}},
+         {"policies",
+          {{{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "expert"}}}},
+           {{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "confuser"}}}}}},
+         {"world_model", {{"plugin", "physics.tabletop"}, {"settings", nlohmann::json::object()}}}});
+    PhysicsFactory factory;
+    RolloutEngine engine(bundle, factory, EngineOptions{1, 30000, 5000, "physics"});
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    const auto result = engine.run(protocol, batch, stop);
+    ASSERT_EQ(result.completed, 4);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.info().labelsBySource.at("physics"), 4);
+    EXPECT_EQ(ledger.info().labelsBySource.count("human"), 0u) << "physics is never a human";
+    EXPECT_EQ(ledger.info().labelsBySource.count("synthetic_reference"), 0u);
+    for (const auto &row : summarizeProtocol(ledger, batch.protocolSha256))
+        EXPECT_EQ(row.referenceSource, "physics");
+    // Each run keeps its object poses per step, its start state in its label.
+    sqlite::Statement states(ledger.database(),
+                             "SELECT a.sha256 FROM attempt_artifacts aa JOIN artifacts a USING "
+                             "(artifact_id) WHERE aa.role = 'world_states' ORDER BY aa.attempt_id");
+    int traces = 0;
+    while (states.step()) {
+        const auto bytes = ledger.artifacts().read(states.text(0));
+        const auto doc = nlohmann::json::parse(bytes.begin(), bytes.end());
+        EXPECT_EQ(doc["schema"], "kosmos.world_states/1");
+        ASSERT_EQ(doc["states"].size(), 41u) << "the start and one state per step";
+        EXPECT_TRUE(doc["states"][40]["state"]["blocks"].contains("red"));
+        ++traces;
+    }
+    EXPECT_EQ(traces, 4);
+    const auto labels = ledger.labels(1);
+    ASSERT_EQ(labels.size(), 1u);
+    EXPECT_EQ(labels[0].source, "physics");
+    EXPECT_EQ(labels[0].annotatorId, "physics.tabletop");
+    EXPECT_TRUE(nlohmann::json::parse(*labels[0].notes).contains("start_state"));
+    EXPECT_TRUE(verifyLedger(ledger).problems.empty());
+}
