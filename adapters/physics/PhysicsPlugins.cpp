@@ -4,7 +4,6 @@
 #include "physics/PhysicsWorldModel.h"
 #include "util/Error.h"
 
-
 namespace kosmos::physics {
 
 Availability PhysicsWorldPlugin::availability(const nlohmann::json &settings) const

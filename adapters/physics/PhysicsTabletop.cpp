@@ -15,9 +15,9 @@
 namespace kosmos::physics {
 namespace {
 
-constexpr double kBlockHalf = 0.02;    // 4 cm cubes
-constexpr double kRegionHalf = 0.05;   // 10 cm squares
-constexpr double kFingerOpen = 0.045;  // each finger's travel from the centre line
+constexpr double kBlockHalf = 0.02;   // 4 cm cubes
+constexpr double kRegionHalf = 0.05;  // 10 cm squares
+constexpr double kFingerOpen = 0.045; // each finger's travel from the centre line
 constexpr double kTableHalf = 0.35;
 constexpr std::array<double, 3> kWorkspaceMin = {-0.28, -0.28, 0.004};
 constexpr std::array<double, 3> kWorkspaceMax = {0.28, 0.28, 0.25};
@@ -59,9 +59,19 @@ struct GlContext
             throw Error(ErrorCode::InvalidInput,
                         "physics.tabletop: no EGL surfaceless display (install libegl-mesa0)");
         // EGL_SURFACE_TYPE defaults to windows, which a surfaceless display has none of.
-        const EGLint attributes[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RED_SIZE, 8,
-                                     EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_DEPTH_SIZE, 24,
-                                     EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+        const EGLint attributes[] = {EGL_SURFACE_TYPE,
+                                     EGL_PBUFFER_BIT,
+                                     EGL_RED_SIZE,
+                                     8,
+                                     EGL_GREEN_SIZE,
+                                     8,
+                                     EGL_BLUE_SIZE,
+                                     8,
+                                     EGL_DEPTH_SIZE,
+                                     24,
+                                     EGL_RENDERABLE_TYPE,
+                                     EGL_OPENGL_BIT,
+                                     EGL_NONE};
         EGLConfig config = nullptr;
         EGLint count = 0;
         if (!eglChooseConfig(display, attributes, &config, 1, &count) || count < 1)
@@ -130,11 +140,13 @@ std::string sceneXml(const SceneSettings &s)
 {
     std::string xml = R"(<mujoco model="kosmos_tabletop">
   <compiler autolimits="true" angle="radian"/>
-  <option timestep=")" + fmt(s.timestep) +
+  <option timestep=")" +
+                      fmt(s.timestep) +
                       R"(" cone="elliptic" impratio="5"/>
   <visual>
-    <global offwidth=")" + std::to_string(s.width) +
-                      "\" offheight=\"" + std::to_string(s.height) + R"("/>
+    <global offwidth=")" +
+                      std::to_string(s.width) + "\" offheight=\"" + std::to_string(s.height) +
+                      R"("/>
     <quality shadowsize="0" offsamples="0"/>
     <headlight ambient="0.45 0.45 0.45" diffuse="0.5 0.5 0.5" specular="0 0 0"/>
   </visual>
@@ -144,7 +156,8 @@ std::string sceneXml(const SceneSettings &s)
   <worldbody>
     <light pos="0.3 -0.3 1.2" dir="-0.25 0.25 -1" diffuse="0.35 0.35 0.35" specular="0 0 0" castshadow="false"/>
     <geom name="table" type="box" pos="0 0 -0.02" size=")" +
-                      fmt(kTableHalf) + " " + fmt(kTableHalf) + R"( 0.02" rgba="0.62 0.5 0.38 1" friction="0.7 0.005 0.0001"/>
+                      fmt(kTableHalf) + " " + fmt(kTableHalf) +
+                      R"( 0.02" rgba="0.62 0.5 0.38 1" friction="0.7 0.005 0.0001"/>
 )";
     for (std::size_t r = 0; r < kRegionNames.size(); ++r)
         xml += "    <geom name=\"region_" + std::string(kRegionNames[r]) +
@@ -155,10 +168,10 @@ std::string sceneXml(const SceneSettings &s)
     for (std::size_t b = 0; b < kBlockNames.size(); ++b)
         xml += "    <body name=\"block_" + std::string(kBlockNames[b]) + "\" pos=\"" +
                fmt(-0.2 + 0.2 * static_cast<double>(b)) + " 0.2 " + fmt(kBlockHalf) +
-               "\">\n      <freejoint/>\n      <geom name=\"block_" +
-               std::string(kBlockNames[b]) + "\" type=\"box\" size=\"" + fmt(kBlockHalf) + " " +
-               fmt(kBlockHalf) + " " + fmt(kBlockHalf) + "\" mass=\"0.05\" rgba=\"" +
-               kBlockRgba[b] + "\" friction=\"1 0.005 0.0001\" condim=\"4\"/>\n    </body>\n";
+               "\">\n      <freejoint/>\n      <geom name=\"block_" + std::string(kBlockNames[b]) +
+               "\" type=\"box\" size=\"" + fmt(kBlockHalf) + " " + fmt(kBlockHalf) + " " +
+               fmt(kBlockHalf) + "\" mass=\"0.05\" rgba=\"" + kBlockRgba[b] +
+               "\" friction=\"1 0.005 0.0001\" condim=\"4\"/>\n    </body>\n";
     // The commanded hand is a mocap body; the real hand follows it through a weld (a mocap body
     // itself has no velocity, so fingers on it would not carry a grasped block).
     xml += R"(    <body name="hand_target" mocap="true" pos="0 -0.12 0.14"/>
@@ -300,12 +313,14 @@ StartState StartState::fromJson(const nlohmann::json &j)
         s.blocks[b] = xy(block.value("xy", nlohmann::json()), "start_state.blocks." + name + ".xy");
         const auto yaw = block.value("yaw", nlohmann::json(0.0));
         if (!yaw.is_number() || !std::isfinite(yaw.get<double>()))
-            throw Error(ErrorCode::InvalidInput, "start_state.blocks." + name + ".yaw must be a number");
+            throw Error(ErrorCode::InvalidInput,
+                        "start_state.blocks." + name + ".yaw must be a number");
         s.blockYaw[b] = yaw.get<double>();
     }
     for (std::size_t r = 0; r < kRegionNames.size(); ++r) {
         const std::string name(kRegionNames[r]);
-        s.regions[r] = xy(j["regions"].value(name, nlohmann::json()), "start_state.regions." + name);
+        s.regions[r] =
+            xy(j["regions"].value(name, nlohmann::json()), "start_state.regions." + name);
     }
     if (j.contains("hand")) {
         const auto &h = j["hand"];
@@ -359,17 +374,17 @@ StartState sampleStart(const TabletopTask &task, std::uint64_t seed)
                          dist(s.blocks[b], s.regions[1]) >= 0.09;
                 for (std::size_t o = 0; o < b && placed; ++o)
                     placed = dist(s.blocks[b], s.blocks[o]) >= 0.08;
-                placed = placed && dist(s.blocks[b], t) >= 0.08 &&
-                         segmentDist(s.blocks[b], t, s.regions[static_cast<std::size_t>(goal)]) >=
-                             0.07;
+                placed =
+                    placed && dist(s.blocks[b], t) >= 0.08 &&
+                    segmentDist(s.blocks[b], t, s.regions[static_cast<std::size_t>(goal)]) >= 0.07;
             }
             ok = placed;
         }
         if (ok)
             return s;
     }
-    throw Error(ErrorCode::InvalidInput, "physics.tabletop: no start state found for seed " +
-                                             std::to_string(seed));
+    throw Error(ErrorCode::InvalidInput,
+                "physics.tabletop: no start state found for seed " + std::to_string(seed));
 }
 
 struct TabletopSim::Impl
@@ -430,7 +445,8 @@ TabletopSim::TabletopSim(const SceneSettings &settings)
     m_impl->model = mj_loadXML("tabletop.xml", vfs.get(), error, sizeof error);
     mj_deleteVFS(vfs.get());
     if (!m_impl->model)
-        throw Error(ErrorCode::InvalidInput, std::string("MuJoCo: the scene does not load: ") + error);
+        throw Error(ErrorCode::InvalidInput,
+                    std::string("MuJoCo: the scene does not load: ") + error);
     m_impl->data = mj_makeData(m_impl->model);
     const mjModel *m = m_impl->model;
     auto id = [&](mjtObj type, const std::string &name) {
@@ -490,7 +506,8 @@ void TabletopSim::reset(const StartState &start)
         d->qpos[m_impl->handQpos + i] = start.hand[static_cast<std::size_t>(i)];
     }
     d->qpos[m_impl->handQpos + 3] = 1; // upright; the weld keeps it so
-    d->qpos[m_impl->handQpos + 4] = d->qpos[m_impl->handQpos + 5] = d->qpos[m_impl->handQpos + 6] = 0;
+    d->qpos[m_impl->handQpos + 4] = d->qpos[m_impl->handQpos + 5] = d->qpos[m_impl->handQpos + 6] =
+        0;
     m_gripper = 1.0;
     m_physicsSteps = 0;
     mj_forward(m, d);
@@ -503,8 +520,8 @@ void TabletopSim::reset(const StartState &start)
 void TabletopSim::step(const Action &action)
 {
     if (action.size() < 7)
-        throw Error(ErrorCode::InvalidInput, "physics.tabletop takes 7-D actions, got " +
-                                                 std::to_string(action.size()));
+        throw Error(ErrorCode::InvalidInput,
+                    "physics.tabletop takes 7-D actions, got " + std::to_string(action.size()));
     for (double v : action) {
         if (!std::isfinite(v))
             throw Error(ErrorCode::InvalidInput, "physics.tabletop: a non-finite action value");
@@ -517,8 +534,8 @@ void TabletopSim::step(const Action &action)
         to[i] = std::clamp(from[i] + action[i], kWorkspaceMin[i], kWorkspaceMax[i]);
     m_impl->target = to;
     m_gripper = std::clamp(action[6], 0.0, 1.0);
-    const int substeps =
-        std::max(1, static_cast<int>(std::lround(1.0 / (m_settings.controlRateHz * m->opt.timestep))));
+    const int substeps = std::max(
+        1, static_cast<int>(std::lround(1.0 / (m_settings.controlRateHz * m->opt.timestep))));
     t_lastWarning.clear();
     const int badBefore = d->warning[mjWARN_BADQACC].number;
     for (int k = 1; k <= substeps; ++k) {
@@ -636,7 +653,8 @@ TaskSuccess TabletopSim::successOf(const TabletopTask &task) const
     const int r = indexOf(task.region, kRegionNames);
     const Pose p = block(b);
     const auto &c = m_start.regions[static_cast<std::size_t>(r)];
-    const bool inRegion = std::abs(p.pos[0] - c[0]) <= kRegionHalf && std::abs(p.pos[1] - c[1]) <= kRegionHalf;
+    const bool inRegion =
+        std::abs(p.pos[0] - c[0]) <= kRegionHalf && std::abs(p.pos[1] - c[1]) <= kRegionHalf;
     const bool onTable = p.pos[2] < kBlockHalf + 0.01;
     const double speed = blockSpeed(b);
     const bool resting = speed < 0.02;
@@ -657,8 +675,9 @@ TaskSuccess TabletopSim::successOf(const TabletopTask &task) const
         s.progress = 2;
     else if (std::hypot(h[0] - p.pos[0], h[1] - p.pos[1]) < 0.05)
         s.progress = 1;
-    s.details = {{"predicate", "block centre inside the square, on the table, resting (< 0.02 m/s), "
-                               "not touched by a finger"},
+    s.details = {{"predicate",
+                  "block centre inside the square, on the table, resting (< 0.02 m/s), "
+                  "not touched by a finger"},
                  {"block", task.block},
                  {"region", task.region},
                  {"block_pos", {round6(p.pos[0]), round6(p.pos[1]), round6(p.pos[2])}},

@@ -2,8 +2,9 @@
 
 // The physics tabletop: a MuJoCo scene (a table, three coloured blocks on free joints, two target
 // squares, a gripper with two position-controlled fingers on a mocap hand) driven by 7-D Bridge
-// end-effector actions, rendered headless through EGL (Mesa's surfaceless platform). Its success comes from the simulator's
-// state (successOf), never from anyone's judgment. docs/physics-world.md has the numbers.
+// end-effector actions, rendered headless through EGL (Mesa's surfaceless platform). Its success
+// comes from the simulator's state (successOf), never from anyone's judgment. docs/physics-world.md
+// has the numbers.
 
 #include "components/Components.h"
 #include "physics/TabletopTask.h"
@@ -21,7 +22,7 @@ namespace kosmos::physics {
 
 struct SceneSettings
 {
-    int width = 320;  // rendered frame size (the synthetic tabletop's, for side-by-side views)
+    int width = 320; // rendered frame size (the synthetic tabletop's, for side-by-side views)
     int height = 256;
     double controlRateHz = 5.0; // one action per 0.2 s
     double timestep = 0.002;    // physics step (100 substeps per action at 5 Hz)
@@ -79,10 +80,10 @@ public:
     cv::Mat render(); // RGB, height x width, 8-bit, rows top-down
 
     Pose block(int index) const;
-    std::array<double, 3> hand() const;    // the commanded (mocap) hand position
-    double fingerOpening() const;          // distance between the finger faces, m
+    std::array<double, 3> hand() const; // the commanded (mocap) hand position
+    double fingerOpening() const;       // distance between the finger faces, m
     bool fingerTouches(int blockIndex) const;
-    double blockSpeed(int index) const;    // m/s
+    double blockSpeed(int index) const; // m/s
     const StartState &start() const { return m_start; }
 
     // The state a policy with privileged access and the pose trace see.

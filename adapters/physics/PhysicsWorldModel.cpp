@@ -28,7 +28,8 @@ std::vector<cv::Mat> PhysicsWorldModel::reset(const WorldStart &start)
 {
     m_task = parseTask(start.instruction);
     const bool recorded = start.startState.is_object() && start.startState.contains("blocks");
-    m_sim.reset(recorded ? StartState::fromJson(start.startState) : sampleStart(m_task, start.seed));
+    m_sim.reset(recorded ? StartState::fromJson(start.startState)
+                         : sampleStart(m_task, start.seed));
     const auto t = std::chrono::steady_clock::now();
     std::vector<cv::Mat> frames = {m_sim.render()};
     m_lastCall = {{"render_ms", msSince(t)},

@@ -27,7 +27,8 @@ PhysicsSkill physicsSkillByName(const std::string &name)
     if (name == "confuser")
         return PhysicsSkill::Confuser;
     throw Error(ErrorCode::InvalidInput, "physics.scripted_policy settings.skill must be expert, "
-                                         "noisy or confuser, not '" + name + "'");
+                                         "noisy or confuser, not '" +
+                                             name + "'");
 }
 
 void ScriptedPhysicsPolicy::reset(std::uint64_t seed, const std::string &instruction)
@@ -80,16 +81,20 @@ ActionChunk ScriptedPhysicsPolicy::act(const Observation &observation)
                     "physics.scripted_policy reads the simulator's state and runs only in the "
                     "physics.tabletop world (this world gives no state)");
     const auto hand = vec3(s.value("hand", nlohmann::json()), "the hand position");
-    const auto block = vec3(s["blocks"].value(m_block, nlohmann::json()).value("pos", nlohmann::json()),
-                            "the block position");
-    const auto &centerJson = s["regions"].value(m_task.region, nlohmann::json()).value("center", nlohmann::json());
+    const auto block =
+        vec3(s["blocks"].value(m_block, nlohmann::json()).value("pos", nlohmann::json()),
+             "the block position");
+    const auto &centerJson =
+        s["regions"].value(m_task.region, nlohmann::json()).value("center", nlohmann::json());
     if (!centerJson.is_array() || centerJson.size() != 2)
-        throw Error(ErrorCode::InvalidInput, "physics scripted policy: the world state lacks the square");
+        throw Error(ErrorCode::InvalidInput,
+                    "physics scripted policy: the world state lacks the square");
     const std::array<double, 2> c = {centerJson[0].get<double>(), centerJson[1].get<double>()};
     bool arrived = false;
     Action a;
     if (m_task.kind == TaskKind::PickPlace) {
-        const std::array<double, 3> above = {block[0] + m_graspOffset[0], block[1] + m_graspOffset[1], 0.10};
+        const std::array<double, 3> above = {block[0] + m_graspOffset[0],
+                                             block[1] + m_graspOffset[1], 0.10};
         switch (m_phase) {
         case 0: // over the block, open
             a = moveTo(hand, above, 1.0, arrived);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "media/DatasetExport.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -108,6 +110,8 @@ struct ReportRequest
 };
 int runReport(const ReportRequest &request);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
+int runDatasetExport(const std::string &bundle, const kosmos::DatasetFilter &filter,
+                     const std::string &directory, bool json);
 int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
               bool video);
 int runEvents(const std::string &bundle, const std::string &run, bool follow, bool json,

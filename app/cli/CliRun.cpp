@@ -702,6 +702,32 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
     }
 }
 
+int runDatasetExport(const std::string &bundle, const DatasetFilter &filter,
+                     const std::string &directory, bool json)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        const DatasetExportResult r = exportDataset(ledger, filter, directory);
+        if (json) {
+            std::cout << nlohmann::json({{"episodes", r.episodes},
+                                         {"frames", r.frames},
+                                         {"without_label", r.withoutLabel},
+                                         {"directory", r.directory.string()}})
+                             .dump(2)
+                      << "\n";
+        } else {
+            std::cout << r.episodes << " episode(s), " << r.frames << " frames, written to "
+                      << r.directory.string() << " (index: dataset.json)";
+            if (r.withoutLabel > 0)
+                std::cout << "; " << r.withoutLabel << " without a reference label (success null)";
+            std::cout << "\n";
+        }
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
 int runExport(const std::string &bundle, const std::string &runText, const std::string &directory,
               bool video)
 {

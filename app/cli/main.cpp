@@ -314,6 +314,20 @@ const std::vector<Verb> &verbs()
                  return std::nullopt;
              return runExport(c.str(1), c.str(2), c.value("to").toStdString(), c.isSet("video"));
          }},
+        {"dataset",
+         "dataset export BUNDLE --to DIR",
+         "write completed runs as demonstrations (frames, actions, world states,\n"
+         "instruction, success and its source) for training (layout: docs/datasets.md)",
+         {"to", "protocol", "policy", "outcome", "json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(3) || c.args[1] != QLatin1String("export") || !c.isSet("to"))
+                 return std::nullopt;
+             kosmos::DatasetFilter filter;
+             filter.protocol = c.value("protocol").toStdString();
+             filter.policy = c.value("policy").toStdString();
+             filter.outcome = c.value("outcome").toStdString();
+             return runDatasetExport(c.str(2), filter, c.value("to").toStdString(), c.json);
+         }},
         {"import",
          "import DIR --ledger BUNDLE",
          "import saved frames/video + actions (+ judge samples) as a run\n"
@@ -579,6 +593,20 @@ int main(int argc, char *argv[])
         QStringLiteral("api-key-env"),
         QStringLiteral("judge-request --send: the environment variable holding the API key."),
         QStringLiteral("var"));
+    const QCommandLineOption protocolOption(
+        QStringLiteral("protocol"),
+        QStringLiteral("dataset export: only runs of this protocol (SHA-256 or a prefix)."),
+        QStringLiteral("sha"));
+    const QCommandLineOption policyOption(
+        QStringLiteral("policy"),
+        QStringLiteral("dataset export: only runs whose policy (\"adapter settings\") contains "
+                       "this text."),
+        QStringLiteral("text"));
+    const QCommandLineOption outcomeOption(
+        QStringLiteral("outcome"),
+        QStringLiteral("dataset export: met, not_met or any (default), by the run's reference "
+                       "label (physics, synthetic or human)."),
+        QStringLiteral("outcome"), QStringLiteral("any"));
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
@@ -588,7 +616,8 @@ int main(int argc, char *argv[])
         &dryRunOption,      &testOption,   &settingsOption,     &labelsOption, &minLabelsOption,
         &keyOption,         &sourceOption, &referenceCsvOption, &splitOption,  &auditOption,
         &configOption,      &htmlOption,   &pdfOption,          &pngOption,    &workerProcessOption,
-        &retryFailedOption, &tryOption,    &outOption,          &sendOption,   &apiKeyEnvOption};
+        &retryFailedOption, &tryOption,    &outOption,          &sendOption,   &apiKeyEnvOption,
+        &protocolOption,    &policyOption, &outcomeOption};
     OptionMap options;
     for (const QCommandLineOption *o : all) {
         parser.addOption(*o);

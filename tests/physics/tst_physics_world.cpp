@@ -2,14 +2,17 @@
 #include "TestSupport.h"
 
 #include "ledger/Ledger.h"
+#include "media/DatasetExport.h"
 #include "physics/PhysicsTabletop.h"
 #include "physics/PhysicsWorldModel.h"
 #include "physics/ScriptedPhysicsPolicy.h"
 #include "pipeline/Protocol.h"
 #include "pipeline/RolloutEngine.h"
 #include "queries/BatchSummary.h"
+#include "queries/RolloutQuery.h"
 #include "stats/Proportion.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 #include "verify/LedgerVerifier.h"
 
 #include <atomic>
@@ -18,6 +21,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 using namespace kosmos;
@@ -71,9 +76,9 @@ TEST(PhysicsWorld, ScriptedSkillsHaveAKnownSpreadOfSuccess)
          {"put the red block in the green square", "push the blue block into the purple square"}) {
         std::map<std::string, int> successes;
         const int n = 10;
-        for (auto [name, skill] : {std::pair{"expert", PhysicsSkill::Expert},
-                                   std::pair{"noisy", PhysicsSkill::Noisy},
-                                   std::pair{"confuser", PhysicsSkill::Confuser}}) {
+        for (auto [name, skill] :
+             {std::pair{"expert", PhysicsSkill::Expert}, std::pair{"noisy", PhysicsSkill::Noisy},
+              std::pair{"confuser", PhysicsSkill::Confuser}}) {
             for (int i = 0; i < n; ++i)
                 successes[name] += runEpisode(world, skill, instruction, 1000 + i).success;
             const Proportion p = wilson(successes[name], n);
@@ -166,16 +171,21 @@ TEST(PhysicsWorld, BadInstructionsSettingsAndStatesAreNamed)
     };
     EXPECT_NE(message([] { parseTask("stack the cups"); }).find("stack the cups"),
               std::string::npos);
-    EXPECT_NE(message([] { parseTask("put the green block in the red square"); })
-                  .find("names no block"),
-              std::string::npos);
+    EXPECT_NE(
+        message([] { parseTask("put the green block in the red square"); }).find("names no block"),
+        std::string::npos);
     EXPECT_NE(message([] { parseTask("put the red block on the plate"); }).find("target square"),
               std::string::npos);
-    EXPECT_NE(message([] { SceneSettings::fromJson({{"width", 100}}); }).find("settings.width"),
+    EXPECT_NE(message([] {
+                  SceneSettings::fromJson({{"width", 100}});
+              }).find("settings.width"),
               std::string::npos);
-    EXPECT_NE(message([] { SceneSettings::fromJson({{"fps", 10}}); }).find("'fps'"),
+    EXPECT_NE(message([] {
+                  SceneSettings::fromJson({{"fps", 10}});
+              }).find("'fps'"),
               std::string::npos);
-    nlohmann::json start = sampleStart(parseTask("put the red block in the green square"), 1).toJson();
+    nlohmann::json start =
+        sampleStart(parseTask("put the red block in the green square"), 1).toJson();
     start["blocks"]["blue"]["xy"] = {2.0, 0.0};
     EXPECT_NE(message([&] { StartState::fromJson(start); }).find("start_state.blocks.blue.xy"),
               std::string::npos);
@@ -188,8 +198,11 @@ TEST(PhysicsWorld, BadInstructionsSettingsAndStatesAreNamed)
               std::string::npos)
         << "in a world without state the scripted policy says why it cannot run";
     PhysicsWorldModel world(SceneSettings{64, 64});
-    world.reset({nlohmann::json::object(), cv::Mat(), 1, "push the red block into the green square"});
-    EXPECT_NE(message([&] { world.step({{0, 0, std::nan(""), 0, 0, 0, 1}}); }).find("non-finite"),
+    world.reset(
+        {nlohmann::json::object(), cv::Mat(), 1, "push the red block into the green square"});
+    EXPECT_NE(message([&] {
+                  world.step({{0, 0, std::nan(""), 0, 0, 0, 1}});
+              }).find("non-finite"),
               std::string::npos);
 }
 
@@ -213,10 +226,9 @@ public:
 
 } // namespace
 
-TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
+// Two expert and two confuser episodes of "put the red block in the green square".
+std::string runPhysicsProtocol(const std::filesystem::path &bundle)
 {
-    test::TempDir dir;
-    const auto bundle = dir / "physics.kosmos";
     Ledger::create(bundle);
     const Protocol protocol = Protocol::fromJson(
         {{"kosmos_protocol", 1},
@@ -228,18 +240,27 @@ TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
          {"policies",
           {{{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "expert"}}}},
            {{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "confuser"}}}}}},
-         {"world_model", {{"plugin", "physics.tabletop"}, {"settings", nlohmann::json::object()}}}});
+         {"world_model",
+          {{"plugin", "physics.tabletop"}, {"settings", nlohmann::json::object()}}}});
     PhysicsFactory factory;
     RolloutEngine engine(bundle, factory, EngineOptions{1, 30000, 5000, "physics"});
     const auto batch = engine.submit(protocol);
     std::atomic<bool> stop{false};
     const auto result = engine.run(protocol, batch, stop);
-    ASSERT_EQ(result.completed, 4);
+    EXPECT_EQ(result.completed, 4);
+    return batch.protocolSha256;
+}
+
+TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
+{
+    test::TempDir dir;
+    const auto bundle = dir / "physics.kosmos";
+    const std::string protocolSha = runPhysicsProtocol(bundle);
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
     EXPECT_EQ(ledger.info().labelsBySource.at("physics"), 4);
     EXPECT_EQ(ledger.info().labelsBySource.count("human"), 0u) << "physics is never a human";
     EXPECT_EQ(ledger.info().labelsBySource.count("synthetic_reference"), 0u);
-    for (const auto &row : summarizeProtocol(ledger, batch.protocolSha256))
+    for (const auto &row : summarizeProtocol(ledger, protocolSha))
         EXPECT_EQ(row.referenceSource, "physics");
     // Each run keeps its object poses per step, its start state in its label.
     sqlite::Statement states(ledger.database(),
@@ -261,4 +282,48 @@ TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
     EXPECT_EQ(labels[0].annotatorId, "physics.tabletop");
     EXPECT_TRUE(nlohmann::json::parse(*labels[0].notes).contains("start_state"));
     EXPECT_TRUE(verifyLedger(ledger).problems.empty());
+}
+
+TEST(PhysicsWorld, DatasetExportWritesDemonstrationsWithTheirSuccessSource)
+{
+    test::TempDir dir;
+    const auto bundle = dir / "physics.kosmos";
+    const std::string protocolSha = runPhysicsProtocol(bundle);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const auto out = dir / "dataset";
+    const DatasetExportResult r = exportDataset(ledger, {protocolSha.substr(0, 8), "", "any"}, out);
+    EXPECT_EQ(r.episodes, 4);
+    EXPECT_EQ(r.frames, 4 * 41);
+    EXPECT_EQ(r.withoutLabel, 0);
+    const auto index = nlohmann::json::parse(std::ifstream(out / "dataset.json"));
+    EXPECT_EQ(index["schema"], "kosmos.dataset/1");
+    ASSERT_EQ(index["episodes"].size(), 4u);
+    int met = 0;
+    for (const auto &e : index["episodes"]) {
+        const auto episodeDir = out / e["dir"].get<std::string>();
+        const auto episode = nlohmann::json::parse(std::ifstream(episodeDir / "episode.json"));
+        EXPECT_EQ(episode["success_source"], "physics");
+        EXPECT_EQ(episode["instruction"], "put the red block in the green square");
+        EXPECT_TRUE(episode["start_state"].contains("blocks"));
+        EXPECT_TRUE(std::filesystem::exists(episodeDir / "actions.json"));
+        EXPECT_TRUE(std::filesystem::exists(episodeDir / "states.json"));
+        // The frames are the stored objects, byte for byte.
+        const RolloutView rollout = loadRollout(ledger, episode["run_id"].get<std::int64_t>());
+        std::ifstream png(episodeDir / "frames" / "000040.png", std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(png)), {});
+        EXPECT_EQ(Sha256::hex(bytes), rollout.frames.at(40).sha256);
+        met += episode["success"].get<bool>();
+    }
+    // Filters: by outcome and by policy; a bad outcome, a used folder and no match are named,
+    // and leave nothing behind.
+    const auto onlyMet = exportDataset(ledger, {"", "", "met"}, dir / "met");
+    EXPECT_EQ(onlyMet.episodes, met);
+    EXPECT_EQ(exportDataset(ledger, {"", "confuser", "any"}, dir / "confuser").episodes, 2);
+    EXPECT_THROW(exportDataset(ledger, {"", "", "maybe"}, dir / "x"), Error);
+    EXPECT_THROW(exportDataset(ledger, {"", "", "any"}, out), Error) << "not empty";
+    EXPECT_THROW(exportDataset(ledger, {"", "nobody", "any"}, dir / "none"), Error);
+    EXPECT_FALSE(std::filesystem::exists(dir / "none"));
+    for (const auto &entry : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_EQ(entry.path().filename().string().rfind(".kosmos-dataset-partial", 0),
+                  std::string::npos);
 }

@@ -1,0 +1,222 @@
+#include "media/DatasetExport.h"
+
+#include "ledger/Ledger.h"
+#include "queries/RolloutQuery.h"
+#include "util/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+namespace kosmos {
+namespace fs = std::filesystem;
+namespace {
+
+void writeBytes(const fs::path &path, const std::vector<std::uint8_t> &bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out)
+        throw Error(ErrorCode::Io, "cannot write " + path.string());
+}
+
+void writeJson(const fs::path &path, const nlohmann::json &doc)
+{
+    const std::string text = doc.dump(1) + "\n";
+    writeBytes(path, std::vector<std::uint8_t>(text.begin(), text.end()));
+}
+
+struct Candidate
+{
+    std::int64_t runId = 0;
+    std::string runKey;
+    std::string protocolSha256;
+    std::string task;
+    std::string instruction;
+    std::string policy;
+    std::string worldModel;
+    nlohmann::json seeds;
+};
+
+} // namespace
+
+DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
+                                  const fs::path &directory)
+{
+    if (filter.outcome != "any" && filter.outcome != "met" && filter.outcome != "not_met")
+        throw Error(ErrorCode::InvalidInput,
+                    "--outcome must be met, not_met or any, not '" + filter.outcome + "'");
+    std::error_code ec;
+    if (fs::exists(directory, ec) && !fs::is_empty(directory, ec))
+        throw Error(ErrorCode::InvalidInput,
+                    directory.string() + " exists and is not empty: give a new folder");
+
+    sqlite::Statement runs(ledger.database(), R"sql(
+        SELECT r.run_id, r.run_key, p.protocol_sha256, r.task, r.instruction,
+               pc.adapter_id || ' ' || json_extract(pc.identity_json, '$.config'),
+               wc.adapter_id || ' ' || json_extract(wc.identity_json, '$.config'),
+               json_extract(r.key_json, '$.seeds')
+          FROM runs r
+          JOIN protocols p ON p.protocol_id = r.protocol_id
+          LEFT JOIN components pc ON pc.component_id = r.policy_id
+          LEFT JOIN components wc ON wc.component_id = r.world_model_id
+         WHERE r.status = 'completed'
+           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+           AND p.protocol_sha256 LIKE ? || '%'
+         ORDER BY r.run_id)sql");
+    runs.bind(1, filter.protocol);
+    std::vector<Candidate> chosen;
+    while (runs.step()) {
+        Candidate c{runs.int64(0),
+                    runs.text(1),
+                    runs.text(2),
+                    runs.text(3),
+                    runs.text(4),
+                    runs.optText(5).value_or("(unknown)"),
+                    runs.optText(6).value_or("(unknown)"),
+                    nlohmann::json::parse(runs.optText(7).value_or("null"), nullptr, false)};
+        if (!filter.policy.empty() && c.policy.find(filter.policy) == std::string::npos)
+            continue;
+        chosen.push_back(std::move(c));
+    }
+
+    // The reference label: the simulator's or the synthetic world's own truth before a person's.
+    sqlite::Statement label(ledger.database(), R"sql(
+        SELECT completion, progress, source, notes FROM human_labels
+         WHERE run_id = ? AND source IN ('physics', 'synthetic_reference', 'human')
+         ORDER BY CASE source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1 ELSE 2 END,
+                  label_id DESC
+         LIMIT 1)sql");
+    sqlite::Statement artifact(ledger.database(), R"sql(
+        SELECT a.sha256 FROM attempt_artifacts aa JOIN artifacts a USING (artifact_id)
+         WHERE aa.attempt_id = ? AND aa.role = ? ORDER BY aa.name LIMIT 1)sql");
+    auto artifactOf = [&](std::int64_t attemptId, const char *role) -> std::optional<std::string> {
+        artifact.reset();
+        artifact.bind(1, attemptId).bind(2, std::string(role));
+        return artifact.step() ? std::optional<std::string>(artifact.text(0)) : std::nullopt;
+    };
+
+    const fs::path parent = directory.parent_path().empty() ? fs::path(".") : directory.parent_path();
+    fs::create_directories(parent, ec);
+    const fs::path staging =
+        parent / (".kosmos-dataset-partial-" + std::to_string(::getpid()));
+    struct Cleanup
+    {
+        fs::path path;
+        ~Cleanup()
+        {
+            std::error_code ignored;
+            fs::remove_all(path, ignored);
+        }
+    } cleanup{staging};
+    fs::remove_all(staging, ec);
+    fs::create_directories(staging, ec);
+    if (ec)
+        throw Error(ErrorCode::Io, "cannot create " + staging.string() + ": " + ec.message());
+
+    DatasetExportResult result;
+    nlohmann::json episodes = nlohmann::json::array();
+    for (const Candidate &c : chosen) {
+        label.reset();
+        label.bind(1, c.runId);
+        nlohmann::json success = nullptr, progress = nullptr, source = nullptr,
+                       startState = nullptr;
+        if (label.step()) {
+            const auto completion = label.optText(0);
+            if (completion == std::optional<std::string>("met"))
+                success = true;
+            else if (completion == std::optional<std::string>("not_met"))
+                success = false;
+            if (const auto p = label.optInt64(1))
+                progress = *p;
+            source = label.text(2);
+            if (const auto notes = label.optText(3)) {
+                const auto details = nlohmann::json::parse(*notes, nullptr, false);
+                if (details.is_object() && details.contains("start_state"))
+                    startState = details["start_state"];
+            }
+        }
+        if (filter.outcome != "any" &&
+            (success.is_null() || success.get<bool>() != (filter.outcome == "met")))
+            continue;
+        const RolloutView rollout = loadRollout(ledger, c.runId);
+        if (rollout.frames.empty() || !rollout.attemptId)
+            continue;
+        char name[32];
+        std::snprintf(name, sizeof name, "episode_%05d", result.episodes);
+        const fs::path dir = staging / name;
+        fs::create_directories(dir / "frames", ec);
+        if (ec)
+            throw Error(ErrorCode::Io, "cannot create " + (dir / "frames").string());
+        for (std::size_t i = 0; i < rollout.frames.size(); ++i) {
+            char frame[32];
+            std::snprintf(frame, sizeof frame, "%06zu.png", i);
+            writeBytes(dir / "frames" / frame, ledger.artifacts().read(rollout.frames[i].sha256));
+        }
+        if (const auto actions = artifactOf(*rollout.attemptId, "actions"))
+            writeBytes(dir / "actions.json", ledger.artifacts().read(*actions));
+        const auto states = artifactOf(*rollout.attemptId, "world_states");
+        if (states)
+            writeBytes(dir / "states.json", ledger.artifacts().read(*states));
+        const nlohmann::json episode = {{"schema", "kosmos.episode/1"},
+                                        {"run_id", c.runId},
+                                        {"run_key", c.runKey},
+                                        {"protocol_sha256", c.protocolSha256},
+                                        {"task", c.task},
+                                        {"instruction", c.instruction},
+                                        {"policy", c.policy},
+                                        {"world_model", c.worldModel},
+                                        {"seeds", c.seeds},
+                                        {"start_state", startState},
+                                        {"frames", rollout.frames.size()},
+                                        {"actions", rollout.actions.size()},
+                                        {"control_rate_hz", rollout.controlRateHz},
+                                        {"action_dimensions", rollout.dimensionNames},
+                                        {"has_states", states.has_value()},
+                                        {"success", success},
+                                        {"progress", progress},
+                                        {"success_source", source}};
+        writeJson(dir / "episode.json", episode);
+        episodes.push_back({{"dir", name},
+                            {"run_id", c.runId},
+                            {"instruction", c.instruction},
+                            {"policy", c.policy},
+                            {"success", success},
+                            {"success_source", source}});
+        result.frames += static_cast<int>(rollout.frames.size());
+        result.withoutLabel += success.is_null();
+        ++result.episodes;
+    }
+    if (result.episodes == 0)
+        throw Error(ErrorCode::InvalidInput,
+                    "no completed run with frames matches (protocol '" + filter.protocol +
+                        "', policy '" + filter.policy + "', outcome " + filter.outcome + ")");
+    writeJson(staging / "dataset.json",
+              {{"schema", "kosmos.dataset/1"},
+               {"ledger", ledger.bundle().string()},
+               {"filter",
+                {{"protocol", filter.protocol},
+                 {"policy", filter.policy},
+                 {"outcome", filter.outcome}}},
+               {"episodes", episodes},
+               {"note", "Rollouts of the worlds named per episode. Success comes from the label "
+                        "source named per episode (physics: a simulator's state; "
+                        "synthetic_reference: the procedural world's own truth; human: a "
+                        "person). A simulated or generated rollout is not evidence of real "
+                        "robot-task success."}});
+    fs::remove(directory, ec); // an empty folder given as the target
+    fs::rename(staging, directory, ec);
+    if (ec)
+        throw Error(ErrorCode::Io,
+                    "cannot move " + staging.string() + " to " + directory.string() + ": " +
+                        ec.message());
+    cleanup.path.clear();
+    result.directory = directory;
+    return result;
+}
+
+} // namespace kosmos

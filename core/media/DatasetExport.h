@@ -1,0 +1,38 @@
+#pragma once
+
+// Demonstrations out of a ledger (docs/datasets.md): for each chosen run, its frames (the stored
+// PNG objects, byte for byte), its actions, the world's per-step state when it has one (the
+// physics world's object poses), its instruction and its success with where that success comes
+// from. What [learned-models] trains policies and world models on.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace kosmos {
+
+class Ledger;
+
+struct DatasetFilter
+{
+    std::string protocol; // a protocol's SHA-256 or a prefix of it; empty: every protocol
+    std::string policy;   // text the policy's "adapter settings" contains; empty: every policy
+    std::string outcome = "any"; // met | not_met | any: by the run's reference label
+};
+
+struct DatasetExportResult
+{
+    int episodes = 0;
+    int frames = 0;
+    int withoutLabel = 0; // chosen runs with no reference label (success null)
+    std::filesystem::path directory;
+};
+
+// Completed runs that match (re-judgings are not new rollouts), oldest first. `directory` must
+// not exist or be empty; everything is written to a staging folder beside it and moved into
+// place when complete, so a failure leaves nothing behind. Throws Error(InvalidInput) for a bad
+// filter or when no run matches, Error(Io) when a file cannot be written.
+DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
+                                  const std::filesystem::path &directory);
+
+} // namespace kosmos
