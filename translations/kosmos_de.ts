@@ -264,36 +264,8 @@
         <translation>von beiden beurteilte Clips</translation>
     </message>
     <message>
-        <source>schema-valid answers</source>
-        <translation>schemagültige Antworten</translation>
-    </message>
-    <message>
-        <source>bare JSON answers</source>
-        <translation>Antworten als reines JSON</translation>
-    </message>
-    <message>
-        <source>mean generated tokens</source>
-        <translation>mittlere erzeugte Tokens</translation>
-    </message>
-    <message>
-        <source>mean decode time (ms)</source>
-        <translation>mittlere Dekodierzeit (ms)</translation>
-    </message>
-    <message>
         <source>agreement: %1</source>
         <translation>Übereinstimmung: %1</translation>
-    </message>
-    <message>
-        <source>full semantic agreement</source>
-        <translation>volle inhaltliche Übereinstimmung</translation>
-    </message>
-    <message>
-        <source>exact McNemar (decisive pairs)</source>
-        <translation>exakter McNemar-Test (entschiedene Paare)</translation>
-    </message>
-    <message>
-        <source>p = %1 (n = %2; %3 vs %4)</source>
-        <translation>p = %1 (n = %2; %3 gegen %4)</translation>
     </message>
     <message>
         <source>first better</source>
@@ -418,6 +390,14 @@
     <message>
         <source>Could not export the evaluation record: %1</source>
         <translation>Der Evaluationsbericht konnte nicht exportiert werden: %1</translation>
+    </message>
+    <message>
+        <source>physics ground truth (simulator state, NOT human)</source>
+        <translation>physikalische Grundwahrheit (Simulatorzustand, NICHT menschlich)</translation>
+    </message>
+    <message>
+        <source>physics ground truth (simulator state)</source>
+        <translation>physikalische Grundwahrheit (Simulatorzustand)</translation>
     </message>
 </context>
 <context>
@@ -1481,6 +1461,34 @@
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2): %3, progress %4</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; (%2): %3, Fortschritt %4</translation>
+    </message>
+    <message>
+        <source>Physics ground truth (simulator state, not a human)</source>
+        <translation>Physikalische Grundwahrheit (Simulatorzustand, kein Mensch)</translation>
+    </message>
+    <message>
+        <source>Imported reference label (not a human of this ledger)</source>
+        <translation>Importiertes Referenzlabel (kein Mensch dieses Ledgers)</translation>
+    </message>
+    <message>
+        <source>%1 (written %2)</source>
+        <translation>%1 (geschrieben als %2)</translation>
+    </message>
+    <message>
+        <source>server model: %1</source>
+        <translation>Servermodell: %1</translation>
+    </message>
+    <message>
+        <source>system fingerprint: %1</source>
+        <translation>System-Fingerprint: %1</translation>
+    </message>
+    <message>
+        <source>request: %1</source>
+        <translation>Anfrage: %1</translation>
+    </message>
+    <message>
+        <source>request: not recorded</source>
+        <translation>Anfrage: nicht aufgezeichnet</translation>
     </message>
 </context>
 </TS>

@@ -249,7 +249,8 @@ const std::vector<Verb> &verbs()
          {"source", "reference-csv", "json"},
          [](const Call &c) -> R {
              const QString source = c.value("source");
-             if (!(c.nArgs(2) || c.nArgs(3)) || !oneOf(source, {"judge", "reference", "human"}))
+             if (!(c.nArgs(2) || c.nArgs(3)) ||
+                 !oneOf(source, {"judge", "reference", "physics", "human"}))
                  return std::nullopt;
              return runRank(c.str(1), c.nArgs(3) ? c.str(2) : "", source.toStdString(),
                             c.value("reference-csv").toStdString(), c.json);
@@ -527,7 +528,8 @@ int main(int argc, char *argv[])
         QStringLiteral("{}"));
     const QCommandLineOption sourceOption(
         QStringLiteral("source"),
-        QStringLiteral("rank: success by judge (default), reference or human labels."),
+        QStringLiteral("rank: success by judge (default), reference (synthetic), physics or human "
+                       "labels."),
         QStringLiteral("source"), QStringLiteral("judge"));
     const QCommandLineOption referenceCsvOption(
         QStringLiteral("reference-csv"),

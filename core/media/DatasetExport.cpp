@@ -100,10 +100,10 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
         return artifact.step() ? std::optional<std::string>(artifact.text(0)) : std::nullopt;
     };
 
-    const fs::path parent = directory.parent_path().empty() ? fs::path(".") : directory.parent_path();
+    const fs::path parent =
+        directory.parent_path().empty() ? fs::path(".") : directory.parent_path();
     fs::create_directories(parent, ec);
-    const fs::path staging =
-        parent / (".kosmos-dataset-partial-" + std::to_string(::getpid()));
+    const fs::path staging = parent / (".kosmos-dataset-partial-" + std::to_string(::getpid()));
     struct Cleanup
     {
         fs::path path;
@@ -192,28 +192,26 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
         ++result.episodes;
     }
     if (result.episodes == 0)
-        throw Error(ErrorCode::InvalidInput,
-                    "no completed run with frames matches (protocol '" + filter.protocol +
-                        "', policy '" + filter.policy + "', outcome " + filter.outcome + ")");
-    writeJson(staging / "dataset.json",
-              {{"schema", "kosmos.dataset/1"},
-               {"ledger", ledger.bundle().string()},
-               {"filter",
-                {{"protocol", filter.protocol},
-                 {"policy", filter.policy},
-                 {"outcome", filter.outcome}}},
-               {"episodes", episodes},
-               {"note", "Rollouts of the worlds named per episode. Success comes from the label "
-                        "source named per episode (physics: a simulator's state; "
-                        "synthetic_reference: the procedural world's own truth; human: a "
-                        "person). A simulated or generated rollout is not evidence of real "
-                        "robot-task success."}});
+        throw Error(ErrorCode::InvalidInput, "no completed run with frames matches (protocol '" +
+                                                 filter.protocol + "', policy '" + filter.policy +
+                                                 "', outcome " + filter.outcome + ")");
+    writeJson(
+        staging / "dataset.json",
+        {{"schema", "kosmos.dataset/1"},
+         {"ledger", ledger.bundle().string()},
+         {"filter",
+          {{"protocol", filter.protocol}, {"policy", filter.policy}, {"outcome", filter.outcome}}},
+         {"episodes", episodes},
+         {"note", "Rollouts of the worlds named per episode. Success comes from the label "
+                  "source named per episode (physics: a simulator's state; "
+                  "synthetic_reference: the procedural world's own truth; human: a "
+                  "person). A simulated or generated rollout is not evidence of real "
+                  "robot-task success."}});
     fs::remove(directory, ec); // an empty folder given as the target
     fs::rename(staging, directory, ec);
     if (ec)
-        throw Error(ErrorCode::Io,
-                    "cannot move " + staging.string() + " to " + directory.string() + ": " +
-                        ec.message());
+        throw Error(ErrorCode::Io, "cannot move " + staging.string() + " to " + directory.string() +
+                                       ": " + ec.message());
     cleanup.path.clear();
     result.directory = directory;
     return result;

@@ -41,11 +41,15 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId)
     QStringList labels;
     for (const HumanLabelRecord &l : ledger.labels(runId)) {
         const bool human = l.source == "human";
+        const QString kind = human ? tr("Human label")
+                             : l.source == "physics"
+                                 ? tr("Physics ground truth (simulator state, not a human)")
+                             : l.source == "imported_reference"
+                                 ? tr("Imported reference label (not a human of this ledger)")
+                                 : tr("Reference label (synthetic ground truth, not a human)");
         const QString line =
             tr("<b>%1</b> (%2): %3, progress %4")
-                .arg(human ? tr("Human label")
-                           : tr("Reference label (synthetic ground truth, not a human)"),
-                     QString::fromStdString(l.annotatorId).toHtmlEscaped(),
+                .arg(kind, QString::fromStdString(l.annotatorId).toHtmlEscaped(),
                      QString::fromStdString(l.completion.value_or("—")),
                      l.progress ? QString::number(*l.progress) : QStringLiteral("—"));
         labels << QStringLiteral("<span style='color:%1'>%2</span>")

@@ -109,6 +109,8 @@ EvaluationView::EvaluationView(QWidget *parent)
     m_labelSource->addItem(tr("human labels"), QStringLiteral("human"));
     m_labelSource->addItem(tr("synthetic reference labels (NOT human)"),
                            QStringLiteral("synthetic_reference"));
+    m_labelSource->addItem(tr("physics ground truth (simulator state, NOT human)"),
+                           QStringLiteral("physics"));
     m_minLabels->setRange(1, 100000);
     m_minLabels->setValue(20);
     for (QDoubleSpinBox *box : {m_minSensitivity, m_minSpecificity, m_maxLeniency}) {
@@ -191,6 +193,8 @@ EvaluationView::EvaluationView(QWidget *parent)
     m_outcomeSource->addItem(tr("judge outcomes"), QStringLiteral("judge"));
     m_outcomeSource->addItem(tr("synthetic reference labels"),
                              QStringLiteral("synthetic_reference"));
+    m_outcomeSource->addItem(tr("physics ground truth (simulator state)"),
+                             QStringLiteral("physics"));
     m_outcomeSource->addItem(tr("human labels"), QStringLiteral("human"));
     rankingForm->addRow(tr("Protocol (rates are never pooled across protocols)"), m_protocol);
     rankingForm->addRow(tr("Success by"), m_outcomeSource);
