@@ -193,7 +193,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 14u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS);
+    EXPECT_EQ(list.size(), 15u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS);
     int unavailable = 0;
     for (const auto &p : list) {
         // The remote policies depend on what listens on 127.0.0.1:8000 here: not counted.
@@ -204,9 +204,9 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
             EXPECT_FALSE(p["reason"].get<std::string>().empty()) << p.dump();
         }
     }
-    EXPECT_EQ(unavailable, 7 + KOSMOS_TORCH_PLUGINS)
-        << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge and "
-           "replay judge unconfigured; each torch family without a package";
+    EXPECT_EQ(unavailable, 8 + KOSMOS_TORCH_PLUGINS)
+        << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge, replay "
+           "judge and replay policy unconfigured; each torch family without a package";
 }
 
 TEST(Cli, PluginTestRunsOneStepAndReportsTimingMemoryOrTheReason)
@@ -467,8 +467,8 @@ TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
     ::unsetenv("XDG_CONFIG_HOME");
     ASSERT_EQ(r.exitCode, 0);
     EXPECT_EQ(nlohmann::json::parse(r.output).size(),
-              14u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS)
-        << "7 built-in (+ 8 torch families when libtorch is there, + 2 physics with MuJoCo) + "
+              15u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS)
+        << "8 built-in (+ 8 torch families when libtorch is there, + 2 physics with MuJoCo) + "
            "6 fixtures from the "
            "settings folder";
 }

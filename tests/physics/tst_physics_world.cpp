@@ -10,6 +10,7 @@
 #include "pipeline/RolloutEngine.h"
 #include "queries/BatchSummary.h"
 #include "queries/RolloutQuery.h"
+#include "replay/ReplayPolicy.h"
 #include "stats/Proportion.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
@@ -214,6 +215,9 @@ public:
     std::string version(const std::string &) override { return "1.0.0"; }
     std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
     {
+        if (spec.plugin == "replay.actions")
+            return std::make_unique<replay::ReplayPolicy>(
+                spec.settings.at("file").get<std::string>(), "policy_actions");
         return std::make_unique<ScriptedPhysicsPolicy>(
             physicsSkillByName(spec.settings.value("skill", "expert")));
     }
@@ -326,4 +330,57 @@ TEST(PhysicsWorld, DatasetExportWritesDemonstrationsWithTheirSuccessSource)
     for (const auto &entry : std::filesystem::directory_iterator(dir.path()))
         EXPECT_EQ(entry.path().filename().string().rfind(".kosmos-dataset-partial", 0),
                   std::string::npos);
+}
+
+TEST(PhysicsWorld, ARecordedRunReplaysOpenLoopFromItsStartToTheSameFrames)
+{
+    test::TempDir dir;
+    const auto bundle = dir / "physics.kosmos";
+    runPhysicsProtocol(bundle);
+    const auto out = dir / "dataset";
+    {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        exportDataset(ledger, {"", "expert", "any"}, out);
+    }
+    const auto episode =
+        nlohmann::json::parse(std::ifstream(out / "episode_00000" / "episode.json"));
+    const Protocol replay = Protocol::fromJson(
+        {{"kosmos_protocol", 1},
+         {"name", "physics-replay"},
+         {"seed", 99}, // another seed: the start comes from the recorded start state
+         {"horizon", 40},
+         {"episodes_per_task", 1},
+         {"tasks",
+          {{{"id", "pick"},
+            {"instruction", episode["instruction"]},
+            {"start_state", episode["start_state"]}}}},
+         {"policies",
+          {{{"plugin", "replay.actions"},
+            {"settings", {{"file", (out / "episode_00000" / "actions.json").string()}}}}}},
+         {"world_model",
+          {{"plugin", "physics.tabletop"}, {"settings", nlohmann::json::object()}}}});
+    PhysicsFactory factory;
+    RolloutEngine engine(bundle, factory, EngineOptions{1, 30000, 5000, "replay"});
+    const auto batch = engine.submit(replay);
+    std::atomic<bool> stop{false};
+    ASSERT_EQ(engine.run(replay, batch, stop).completed, 1);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const auto original = loadRollout(ledger, episode["run_id"].get<std::int64_t>());
+    sqlite::Statement last(ledger.database(), "SELECT MAX(run_id) FROM runs");
+    last.step();
+    const auto replayed = loadRollout(ledger, last.int64(0));
+    ASSERT_EQ(replayed.frames.size(), original.frames.size());
+    for (std::size_t i = 0; i < original.frames.size(); ++i)
+        EXPECT_EQ(replayed.frames[i].sha256, original.frames[i].sha256)
+            << "frame " << i << ": the same start and actions give the same frame";
+    EXPECT_EQ(ledger.labels(last.int64(0)).at(0).completion,
+              ledger.labels(episode["run_id"].get<std::int64_t>()).at(0).completion);
+
+    // A replay longer than the recording is refused with the counts, not padded.
+    replay::ReplayPolicy policy(out / "episode_00000" / "actions.json", "policy_actions");
+    Observation obs;
+    obs.step = static_cast<int>(policy.size());
+    EXPECT_THROW(policy.act(obs), Error);
+    EXPECT_THROW(replay::ReplayPolicy(out / "dataset.json", "policy_actions"), Error);
+    EXPECT_THROW(replay::ReplayPolicy(out / "episode_00000" / "actions.json", "actions"), Error);
 }

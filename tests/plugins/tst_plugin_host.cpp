@@ -38,7 +38,7 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
         EXPECT_NE(torchAvailable.reason.find("package"), std::string::npos)
             << torchAvailable.reason;
     }
-    ASSERT_EQ(builtIn, 7 + static_cast<int>(KOSMOS_PHYSICS_PLUGINS));
+    ASSERT_EQ(builtIn, 8 + static_cast<int>(KOSMOS_PHYSICS_PLUGINS));
     for (const char *id :
          {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"}) {
         const PluginInfo *p = registry.find(id);
