@@ -328,6 +328,7 @@ DE = {
     'Paired audit': 'Gepaarte Prüfung',
     'judge outcomes': 'Richterurteile',
     'synthetic reference labels': 'synthetische Referenzlabels',
+    "%1 x/y/z [m]": "%1 x/y/z [m]",
     "%1 (written %2)": "%1 (geschrieben als %2)",
     "server model: %1": "Servermodell: %1",
     "system fingerprint: %1": "System-Fingerprint: %1",

@@ -1399,6 +1399,10 @@
         <source>frame</source>
         <translation>Bild</translation>
     </message>
+    <message>
+        <source>%1 x/y/z [m]</source>
+        <translation>%1 x/y/z [m]</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::VerdictPanel</name>

@@ -26,10 +26,10 @@ ReplayPolicy::ReplayPolicy(const std::filesystem::path &file, const std::string 
     for (std::size_t i = 0; i < doc[which].size(); ++i) {
         const auto &row = doc[which][i];
         if (!row.is_array() || static_cast<int>(row.size()) != contract.dimension())
-            throw Error(ErrorCode::InvalidInput,
-                        where + ": " + which + "[" + std::to_string(i) + "] is not " +
-                            std::to_string(contract.dimension()) +
-                            " numbers (a 7-D Bridge end-effector action)");
+            throw Error(ErrorCode::InvalidInput, where + ": " + which + "[" + std::to_string(i) +
+                                                     "] is not " +
+                                                     std::to_string(contract.dimension()) +
+                                                     " numbers (a 7-D Bridge end-effector action)");
         Action a;
         for (const auto &v : row) {
             if (!v.is_number() || !std::isfinite(v.get<double>()))

@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 
 #include <algorithm>
+#include <map>
 
 namespace kosmos {
 
@@ -27,6 +28,7 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     artifacts.bind(1, *view.attemptId);
     std::optional<std::string> actionsSha;
     std::optional<std::string> contractsSha;
+    std::optional<std::string> statesSha;
     while (artifacts.step()) {
         const std::string role = artifacts.text(0);
         if (role == "frame")
@@ -35,6 +37,8 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
             actionsSha = artifacts.text(2);
         else if (role == "contracts")
             contractsSha = artifacts.text(2);
+        else if (role == "world_states")
+            statesSha = artifacts.text(2);
         else if (role == "reference_video")
             view.referenceVideoSha256 = artifacts.text(2);
         else if (role == "video")
@@ -67,6 +71,36 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     };
     std::sort(view.policyImages.begin(), view.policyImages.end(),
               [](const PolicyImage &a, const PolicyImage &b) { return a.step < b.step; });
+    const nlohmann::json states = readJson(statesSha);
+    if (states.is_object() && states.value("states", nlohmann::json()).is_array()) {
+        std::map<std::string, ObjectTrack> tracks;
+        auto add = [&](const std::string &name, int frame, const nlohmann::json &p) {
+            if (!p.is_array() || p.size() != 3 || !p[0].is_number() || !p[1].is_number() ||
+                !p[2].is_number())
+                return;
+            ObjectTrack &t = tracks[name];
+            t.name = name;
+            t.frames.push_back(frame);
+            t.positions.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+        };
+        for (const auto &entry : states["states"]) {
+            if (!entry.is_object() || !entry.value("step", nlohmann::json()).is_number_integer())
+                continue;
+            const int frame = entry["step"].get<int>();
+            const auto &state = entry.value("state", nlohmann::json());
+            if (!state.is_object())
+                continue;
+            add("hand", frame, state.value("hand", nlohmann::json()));
+            if (state.value("blocks", nlohmann::json()).is_object()) {
+                for (const auto &[name, block] : state["blocks"].items()) {
+                    if (block.is_object())
+                        add(name + " block", frame, block.value("pos", nlohmann::json()));
+                }
+            }
+        }
+        for (auto &[name, track] : tracks)
+            view.objectTracks.push_back(std::move(track));
+    }
     const nlohmann::json actions = readJson(actionsSha);
     if (actions.is_object()) {
         for (const auto &row : actions.value("policy_actions", nlohmann::json::array()))

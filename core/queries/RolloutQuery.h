@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,15 @@ struct PolicyImage
 
 // What the workstation shows of one run: its latest attempt that holds frames, the frame
 // artifacts in order, the actions as recorded, the contracts, the validation verdict.
+// A position over the rollout from the world's own state (the physics world's world_states
+// artifact): the hand or a block, at the frame each state belongs to (0: after the reset).
+struct ObjectTrack
+{
+    std::string name; // "hand", "red block" ...
+    std::vector<int> frames;
+    std::vector<std::array<double, 3>> positions; // metres
+};
+
 struct RolloutView
 {
     std::int64_t runId = 0;
@@ -48,6 +58,7 @@ struct RolloutView
     std::optional<std::string> referenceVideoSha256;
     std::optional<std::string> sourceVideoSha256;
     std::vector<PolicyImage> policyImages; // by step
+    std::vector<ObjectTrack> objectTracks; // empty for worlds without a state
 };
 
 // Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run

@@ -280,6 +280,14 @@ TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
         ++traces;
     }
     EXPECT_EQ(traces, 4);
+    // The workstation's traces read the poses back per object, one position per frame.
+    const RolloutView rollout = loadRollout(ledger, 1);
+    ASSERT_EQ(rollout.objectTracks.size(), 4u); // blue, hand, red, yellow
+    for (const ObjectTrack &track : rollout.objectTracks) {
+        EXPECT_EQ(track.frames.size(), 41u) << track.name;
+        EXPECT_EQ(track.frames.back(), 40);
+    }
+    EXPECT_EQ(rollout.objectTracks[2].name, "red block");
     const auto labels = ledger.labels(1);
     ASSERT_EQ(labels.size(), 1u);
     EXPECT_EQ(labels[0].source, "physics");

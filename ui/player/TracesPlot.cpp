@@ -100,8 +100,41 @@ void TracesPlot::setRollout(const RolloutView &rollout)
             m_chunkMarkers << verticalLine(m_plot, rect, boundary,
                                            QPen(QColor(90, 140, 220, 140), 1));
     }
-    if (dims > 0)
-        m_plot->axisRect(dims - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
+    // The world's own state (the physics world): one track per object, its x, y, z in metres.
+    const int objects = static_cast<int>(rollout.objectTracks.size());
+    const QColor axes[3] = {QColor(200, 50, 50), QColor(40, 150, 60), QColor(40, 90, 170)};
+    for (int o = 0; o < objects; ++o) {
+        const ObjectTrack &track = rollout.objectTracks[static_cast<std::size_t>(o)];
+        auto *rect = new QCPAxisRect(m_plot);
+        m_plot->plotLayout()->addElement(dims + o, 0, rect);
+        rect->setMinimumMargins(QMargins(60, 2, 8, 2));
+        for (int axis = 0; axis < 3; ++axis) {
+            auto *graph =
+                m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            QVector<double> x, y;
+            for (std::size_t i = 0; i < track.frames.size(); ++i) {
+                x << track.frames[i];
+                y << track.positions[i][static_cast<std::size_t>(axis)];
+            }
+            graph->setData(x, y, true);
+            graph->setPen(QPen(axes[axis], 1.2));
+            graph->setName(QStringLiteral("xyz").mid(axis, 1));
+        }
+        rect->axis(QCPAxis::atLeft)
+            ->setLabel(tr("%1 x/y/z [m]").arg(QString::fromStdString(track.name)));
+        rect->axis(QCPAxis::atLeft)->setLabelFont(QFont(font().family(), 7));
+        rect->axis(QCPAxis::atLeft)->setTickLabelFont(QFont(font().family(), 7));
+        rect->axis(QCPAxis::atBottom)->setTickLabels(o == objects - 1);
+        rect->axis(QCPAxis::atBottom)
+            ->setRange(0,
+                       std::max<double>(1, rollout.frames.empty() ? 1 : rollout.frames.size() - 1));
+        rect->axis(QCPAxis::atLeft)->setRange(-0.3, 0.3);
+        auto *cursor = verticalLine(m_plot, rect, 0, QPen(QColor(220, 40, 40), 1));
+        cursor->setLayer(QStringLiteral("cursor"));
+        m_cursors << cursor;
+    }
+    if (dims + objects > 0)
+        m_plot->axisRect(dims + objects - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
     m_plot->replot();
     setCursor(0);
 }
