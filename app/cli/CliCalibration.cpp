@@ -241,8 +241,8 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
                       << " unmatched): Pearson " << numberText(reference->pearson, "%.3f")
                       << ", Spearman " << numberText(reference->spearman, "%.3f") << ", MMRV "
                       << numberText(reference->mmrv, "%.3f") << "\n";
-        std::cout << "These are rollouts in a generated or synthetic world, not evidence of real "
-                     "robot-task success.\n";
+        std::cout << "These are rollouts in a generated, synthetic or simulated world, not "
+                     "evidence of real robot-task success.\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);

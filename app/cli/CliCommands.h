@@ -68,7 +68,8 @@ enum class RunMode
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads,
                 bool retryFailed = false);
-int runDemo(const std::string &executableDir, const std::string &bundle, int workers);
+int runDemo(const std::string &executableDir, const std::string &bundle, int workers,
+            const std::string &world);
 int runImport(const std::string &directory, const std::string &bundle);
 int runJudge(const std::string &executableDir, const std::string &bundle, const std::string &run,
              const std::string &configPath);

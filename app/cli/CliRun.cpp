@@ -189,9 +189,8 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
                   << "  judge success over decisive judgments:            "
                   << intervalText(row.judge) << "; unknown " << row.judgeUnknown << "\n";
     }
-    std::cout << "\nThese are rollouts in a generated or synthetic world, not evidence of real "
-                 "robot-task "
-                 "success.\nledger: "
+    std::cout << "\nThese are rollouts in a generated, synthetic or simulated world, not evidence "
+                 "of real robot-task success.\nledger: "
               << ledger.bundle().string() << "\n";
 }
 
@@ -527,10 +526,15 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
     }
 }
 
-int runDemo(const std::string &executableDir, const std::string &bundle, int workers)
+int runDemo(const std::string &executableDir, const std::string &bundle, int workers,
+            const std::string &world)
 {
     try {
-        const Protocol protocol = Protocol::fromJson(nlohmann::json::parse(kDemoProtocol));
+        if (world != "synthetic" && world != "physics")
+            throw Error(ErrorCode::InvalidInput,
+                        "--world must be synthetic or physics, not '" + world + "'");
+        const Protocol protocol = Protocol::fromJson(
+            nlohmann::json::parse(world == "physics" ? kPhysicsDemoProtocol : kDemoProtocol));
         if (!std::filesystem::exists(std::filesystem::path(bundle) / "ledger.sqlite")) {
             Ledger::create(bundle);
             std::cout << "created ledger " << bundle << "\n";

@@ -340,16 +340,18 @@ const std::vector<Verb> &verbs()
              return runImport(c.str(1), c.value("ledger").toStdString());
          }},
         {"demo",
-         "demo [--ledger BUNDLE]",
-         "build a demo ledger with the synthetic backends (default: demo.kosmos)",
-         {"ledger", "workers"},
+         "demo [--ledger BUNDLE] [--world synthetic|physics]",
+         "build a demo ledger (default: demo.kosmos) with the synthetic backends, or\n"
+         "with --world physics in the MuJoCo world (examples/physics-demo.json)",
+         {"ledger", "workers", "world"},
          [](const Call &c) -> R {
              const auto workers = c.intValue("workers", 1, 64);
              if (!c.nArgs(1) || !workers)
                  return std::nullopt;
              const QString bundle =
                  c.isSet("ledger") ? c.value("ledger") : QStringLiteral("demo.kosmos");
-             return runDemo(c.exeDir, bundle.toStdString(), *workers);
+             return runDemo(c.exeDir, bundle.toStdString(), *workers,
+                            c.value("world").toStdString());
          }},
         {"completion",
          "completion bash",
@@ -609,6 +611,10 @@ int main(int argc, char *argv[])
         QStringLiteral("dataset export: met, not_met or any (default), by the run's reference "
                        "label (physics, synthetic or human)."),
         QStringLiteral("outcome"), QStringLiteral("any"));
+    const QCommandLineOption worldOption(
+        QStringLiteral("world"),
+        QStringLiteral("demo: synthetic (default) or physics (the MuJoCo world)."),
+        QStringLiteral("world"), QStringLiteral("synthetic"));
     QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
                                            QStringLiteral("run: internal, one isolated worker."));
     workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
@@ -619,7 +625,7 @@ int main(int argc, char *argv[])
         &keyOption,         &sourceOption, &referenceCsvOption, &splitOption,  &auditOption,
         &configOption,      &htmlOption,   &pdfOption,          &pngOption,    &workerProcessOption,
         &retryFailedOption, &tryOption,    &outOption,          &sendOption,   &apiKeyEnvOption,
-        &protocolOption,    &policyOption, &outcomeOption};
+        &protocolOption,    &policyOption, &outcomeOption,      &worldOption};
     OptionMap options;
     for (const QCommandLineOption *o : all) {
         parser.addOption(*o);

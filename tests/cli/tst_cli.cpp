@@ -234,6 +234,30 @@ TEST(Cli, PluginTestRunsOneStepAndReportsTimingMemoryOrTheReason)
     EXPECT_EQ(r.exitCode, 4);
 }
 
+TEST(Cli, ThePhysicsWorldRendersInsideThePluginHostProcess)
+{
+    // MuJoCo's GL loader picks EGL whenever libEGL is in the process (kosmos-cli loads it through
+    // Qt): the world must render there, as a loaded plugin, not only in a bare test binary; and
+    // the physics demo must record physics labels.
+    if (KOSMOS_PHYSICS_PLUGINS == 0u)
+        GTEST_SKIP() << "built without MuJoCo";
+    for (const char *id : {"physics.tabletop", "physics.scripted_policy"}) {
+        const auto r = runProcess({test::cliPath(), "plugins", "--test", id, "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r.output;
+        EXPECT_TRUE(nlohmann::json::parse(r.output)["ok"].get<bool>()) << r.output;
+    }
+    TempDir dir;
+    const auto bundle = (dir / "physics.kosmos").string();
+    const auto r = runProcess(
+        {test::cliPath(), "demo", "--world", "physics", "--ledger", bundle, "--workers", "2"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("physics ground truth, not a human"), std::string::npos) << r.output;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.info().labelsBySource.at("physics"), 24);
+    EXPECT_EQ(runProcess({test::cliPath(), "demo", "--world", "moon", "--ledger", bundle}).exitCode,
+              4);
+}
+
 TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
 {
     TempDir dir;
