@@ -957,6 +957,26 @@
         <source>%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)</source>
         <translation>%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)</translation>
     </message>
+    <message>
+        <source>Compare with the same start in another &amp;world</source>
+        <translation>Mit demselben Start in einer anderen &amp;Welt vergleichen</translation>
+    </message>
+    <message>
+        <source>No completed run of the same instruction from the same start in another world model.</source>
+        <translation>Kein abgeschlossener Lauf derselben Anweisung vom selben Start in einem anderen Weltmodell.</translation>
+    </message>
+    <message>
+        <source>Run %1 beside run %2 in %3 (the same %4)</source>
+        <translation>Lauf %1 neben Lauf %2 in %3 (derselbe %4)</translation>
+    </message>
+    <message>
+        <source>episode seed</source>
+        <translation>Episoden-Seed</translation>
+    </message>
+    <message>
+        <source>recorded start state</source>
+        <translation>aufgezeichnete Startzustand</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::PluginCatalog</name>

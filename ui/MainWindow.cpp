@@ -14,6 +14,7 @@
 #include "player/TracesPlot.h"
 #include "queries/JudgmentQuery.h"
 #include "queries/RolloutQuery.h"
+#include "queries/SameStart.h"
 #include "run/LauncherDialog.h"
 #include "run/PluginCatalog.h"
 #include "run/PluginManagerDialog.h"
@@ -192,6 +193,29 @@ MainWindow::MainWindow(QWidget *parent)
                                                1, std::numeric_limits<int>::max(), 1, &ok);
         if (ok)
             compareRuns(m_currentRun, other);
+    });
+    view->addAction(tr("Compare with the same start in another &world"), this, [this] {
+        if (!m_ledger || m_currentRun <= 0)
+            return;
+        try {
+            const auto matches = runsFromTheSameStart(*m_ledger, m_currentRun);
+            if (matches.empty()) {
+                statusBar()->showMessage(
+                    tr("No completed run of the same instruction from the same start in another "
+                       "world model."));
+                return;
+            }
+            compareRuns(m_currentRun, matches.front().runId);
+            statusBar()->showMessage(tr("Run %1 beside run %2 in %3 (the same %4)")
+                                         .arg(m_currentRun)
+                                         .arg(matches.front().runId)
+                                         .arg(QString::fromStdString(matches.front().worldModel),
+                                              matches.front().matchedBy == "seed"
+                                                  ? tr("episode seed")
+                                                  : tr("recorded start state")));
+        } catch (const Error &e) {
+            statusBar()->showMessage(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
+        }
     });
     m_runMenu = menuBar()->addMenu(tr("&Run"));
     m_runMenu->setEnabled(false);

@@ -10,6 +10,7 @@
 #include "pipeline/RolloutEngine.h"
 #include "queries/BatchSummary.h"
 #include "queries/RolloutQuery.h"
+#include "queries/SameStart.h"
 #include "replay/ReplayPolicy.h"
 #include "stats/Proportion.h"
 #include "util/Error.h"
@@ -365,8 +366,8 @@ TEST(PhysicsWorld, ARecordedRunReplaysOpenLoopFromItsStartToTheSameFrames)
          {"policies",
           {{{"plugin", "replay.actions"},
             {"settings", {{"file", (out / "episode_00000" / "actions.json").string()}}}}}},
-         {"world_model",
-          {{"plugin", "physics.tabletop"}, {"settings", nlohmann::json::object()}}}});
+         // Other settings: another world-model component (the factory renders 160 x 128 always).
+         {"world_model", {{"plugin", "physics.tabletop"}, {"settings", {{"width", 160}}}}}});
     PhysicsFactory factory;
     RolloutEngine engine(bundle, factory, EngineOptions{1, 30000, 5000, "replay"});
     const auto batch = engine.submit(replay);
@@ -383,6 +384,22 @@ TEST(PhysicsWorld, ARecordedRunReplaysOpenLoopFromItsStartToTheSameFrames)
             << "frame " << i << ": the same start and actions give the same frame";
     EXPECT_EQ(ledger.labels(last.int64(0)).at(0).completion,
               ledger.labels(episode["run_id"].get<std::int64_t>()).at(0).completion);
+    // The compare view finds each from the other: the same recorded start, another world model.
+    const auto fromOriginal = runsFromTheSameStart(ledger, episode["run_id"].get<std::int64_t>());
+    ASSERT_EQ(fromOriginal.size(), 1u);
+    EXPECT_EQ(fromOriginal[0].runId, last.int64(0));
+    EXPECT_EQ(fromOriginal[0].matchedBy, "start_state");
+    // From the replay: the original, and the confuser run of the same episode (the same seed,
+    // so the same sampled start), both in the other world model; never a run of another start.
+    const auto fromReplay = runsFromTheSameStart(ledger, last.int64(0));
+    ASSERT_EQ(fromReplay.size(), 2u);
+    EXPECT_EQ(fromReplay[0].runId, episode["run_id"].get<std::int64_t>());
+    for (const auto &match : fromReplay) {
+        EXPECT_EQ(match.matchedBy, "start_state");
+        EXPECT_EQ(loadRollout(ledger, match.runId).frames.at(0).sha256,
+                  original.frames.at(0).sha256)
+            << "run " << match.runId << " starts elsewhere";
+    }
 
     // A replay longer than the recording is refused with the counts, not padded.
     replay::ReplayPolicy policy(out / "episode_00000" / "actions.json", "policy_actions");

@@ -1,0 +1,83 @@
+#include "queries/SameStart.h"
+
+#include "ledger/Ledger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+namespace kosmos {
+namespace {
+
+struct RunStart
+{
+    std::int64_t runId = 0;
+    std::string instruction;
+    std::int64_t worldModelId = 0;
+    std::string worldModel;
+    nlohmann::json seed;
+    nlohmann::json start; // null: not known
+};
+
+} // namespace
+
+std::vector<SameStartRun> runsFromTheSameStart(Ledger &ledger, std::int64_t runId)
+{
+    // Every completed run with its start: the physics label's recorded start state, else the
+    // protocol task's own start_state when it names the blocks.
+    sqlite::Statement s(ledger.database(), R"sql(
+        SELECT r.run_id, COALESCE(r.instruction, ''), COALESCE(r.world_model_id, 0),
+               COALESCE(c.adapter_id || ' ' || json_extract(c.identity_json, '$.config'), ''),
+               json_extract(r.key_json, '$.seeds.episode'), p.protocol_sha256, r.task,
+               (SELECT json_extract(h.notes, '$.start_state') FROM human_labels h
+                 WHERE h.run_id = r.run_id AND h.source = 'physics' AND json_valid(h.notes)
+                 ORDER BY h.label_id DESC LIMIT 1)
+          FROM runs r
+          JOIN protocols p ON p.protocol_id = r.protocol_id
+          LEFT JOIN components c ON c.component_id = r.world_model_id
+         WHERE r.status = 'completed'
+         ORDER BY r.run_id)sql");
+    std::map<std::string, nlohmann::json> protocols;
+    std::vector<RunStart> runs;
+    while (s.step()) {
+        RunStart r{s.int64(0), s.text(1), s.int64(2), s.text(3), nullptr, nullptr};
+        if (const auto seed = s.optText(4))
+            r.seed = *seed;
+        if (const auto recorded = s.optText(7)) {
+            r.start = nlohmann::json::parse(*recorded, nullptr, false);
+        } else if (const auto task = s.optText(6)) {
+            const std::string sha = s.text(5);
+            if (!protocols.count(sha))
+                protocols[sha] = ledger.protocol(sha).value_or(nlohmann::json());
+            const auto &tasks = protocols[sha].value("tasks", nlohmann::json::array());
+            for (const auto &t : tasks.is_array() ? tasks : nlohmann::json::array()) {
+                if (t.is_object() && t.value("id", "") == *task && t.contains("start_state") &&
+                    t["start_state"].is_object() && t["start_state"].contains("blocks"))
+                    r.start = t["start_state"];
+            }
+        }
+        if (r.start.is_discarded())
+            r.start = nullptr;
+        runs.push_back(std::move(r));
+    }
+    const RunStart *self = nullptr;
+    for (const auto &r : runs) {
+        if (r.runId == runId)
+            self = &r;
+    }
+    std::vector<SameStartRun> out;
+    if (!self)
+        return out;
+    for (const auto &r : runs) {
+        if (r.runId == runId || r.instruction != self->instruction ||
+            r.worldModelId == self->worldModelId)
+            continue;
+        if (!self->start.is_null() && r.start == self->start)
+            out.push_back({r.runId, r.worldModel, "start_state"});
+        else if (!self->seed.is_null() && r.seed == self->seed)
+            out.push_back({r.runId, r.worldModel, "seed"});
+    }
+    return out;
+}
+
+} // namespace kosmos
