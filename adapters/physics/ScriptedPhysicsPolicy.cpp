@@ -53,7 +53,9 @@ void ScriptedPhysicsPolicy::reset(std::uint64_t seed, const std::string &instruc
                 if (name != m_task.block)
                     others.emplace_back(name);
             }
-            m_block = others[static_cast<std::size_t>(coin(m_rng) * others.size()) % others.size()];
+            const auto pick =
+                static_cast<std::size_t>(coin(m_rng) * static_cast<double>(others.size()));
+            m_block = others[pick % others.size()];
         }
     }
 }

@@ -57,8 +57,8 @@ MsgValue state(const std::vector<double> &proprio, int dim, int from = 0)
 {
     std::vector<float> v(static_cast<std::size_t>(dim), 0.0f);
     for (int i = 0; i < dim && from + i < static_cast<int>(proprio.size()); ++i)
-        v[static_cast<std::size_t>(i)] =
-            static_cast<float>(proprio[static_cast<std::size_t>(from + i)]);
+        v[static_cast<std::size_t>(i)] = static_cast<float>(
+            proprio[static_cast<std::size_t>(from) + static_cast<std::size_t>(i)]);
     return MsgValue::ndarray(NdArray::float32({dim}, v));
 }
 

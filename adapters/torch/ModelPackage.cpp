@@ -132,7 +132,7 @@ std::string cachedFileHash(const fs::path &path)
             std::get<1>(it->second) == mtime)
             return std::get<2>(it->second);
     }
-    const std::string hash = Sha256::fileHex(path);
+    std::string hash = Sha256::fileHex(path);
     std::lock_guard lock(mutex);
     cache[path.string()] = {size, mtime, hash};
     return hash;

@@ -48,7 +48,10 @@ std::vector<float> chwFloat(const cv::Mat &rgb)
         const auto *row = rgb.ptr<cv::Vec3b>(y);
         for (int x = 0; x < w; ++x)
             for (int c = 0; c < 3; ++c)
-                out[static_cast<std::size_t>((c * h + y) * w + x)] = row[x][c] / 255.0f;
+                out[(static_cast<std::size_t>(c) * static_cast<std::size_t>(h) +
+                     static_cast<std::size_t>(y)) *
+                        static_cast<std::size_t>(w) +
+                    static_cast<std::size_t>(x)] = static_cast<float>(row[x][c]) / 255.0f;
     }
     return out;
 }

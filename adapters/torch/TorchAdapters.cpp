@@ -505,7 +505,7 @@ public:
                 "the open-pi-zero module");
             expectShape(out, {1, m_package.action.chunkLength, 7}, "the open-pi-zero module");
             ActionChunk chunk;
-            for (auto normalized : tensorChunk(out)) {
+            for (const auto &normalized : tensorChunk(out)) {
                 if (static_cast<int>(chunk.size()) == m_execute)
                     break;
                 Action a = physical(normalized);

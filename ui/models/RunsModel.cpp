@@ -218,10 +218,11 @@ void RunsModel::fetchMore(const QModelIndex &parent)
         page.push_back(row);
     }
     if (page.isEmpty()) {
-        m_matching = m_rows.size(); // the ledger changed under us
+        m_matching = static_cast<int>(m_rows.size()); // the ledger changed under us
         return;
     }
-    beginInsertRows({}, m_rows.size(), m_rows.size() + page.size() - 1);
+    beginInsertRows({}, static_cast<int>(m_rows.size()),
+                    static_cast<int>(m_rows.size() + page.size() - 1));
     m_rows += page;
     endInsertRows();
 }
@@ -237,7 +238,7 @@ void RunsModel::sort(int column, Qt::SortOrder order)
 
 int RunsModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : m_rows.size();
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
 int RunsModel::columnCount(const QModelIndex &parent) const
@@ -269,7 +270,8 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
     const QVariant &v = row.cells[index.column()];
     if (role == Qt::DisplayRole) {
         if (index.column() == Duration && !v.isNull())
-            return QString::number(v.toLongLong() / 1000.0, 'f', 1) + QStringLiteral(" s");
+            return QString::number(static_cast<double>(v.toLongLong()) / 1000.0, 'f', 1) +
+                   QStringLiteral(" s");
         if (v.isNull())
             return index.column() == JudgeOutcome || index.column() == Reference ||
                            index.column() == Human || index.column() == Validation

@@ -76,6 +76,8 @@ public:
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 private:
+    // clang-tidy 14 reports the loop index of the implicit copy of the array member below.
+    // NOLINTNEXTLINE(bugprone-reserved-identifier)
     struct Row
     {
         qint64 runId = 0;

@@ -85,7 +85,9 @@ void TracesPlot::setRollout(const RolloutView &rollout)
         rect->axis(QCPAxis::atBottom)->setTickLabels(d == dims - 1);
         rect->axis(QCPAxis::atBottom)
             ->setRange(0,
-                       std::max<double>(1, rollout.frames.empty() ? 1 : rollout.frames.size() - 1));
+                       std::max<double>(1, rollout.frames.empty()
+                                               ? 1.0
+                                               : static_cast<double>(rollout.frames.size() - 1)));
         graph->rescaleValueAxis(false, true);
         if (rect->axis(QCPAxis::atLeft)->range().size() < 1e-9)
             rect->axis(QCPAxis::atLeft)
@@ -127,7 +129,9 @@ void TracesPlot::setRollout(const RolloutView &rollout)
         rect->axis(QCPAxis::atBottom)->setTickLabels(o == objects - 1);
         rect->axis(QCPAxis::atBottom)
             ->setRange(0,
-                       std::max<double>(1, rollout.frames.empty() ? 1 : rollout.frames.size() - 1));
+                       std::max<double>(1, rollout.frames.empty()
+                                               ? 1.0
+                                               : static_cast<double>(rollout.frames.size() - 1)));
         rect->axis(QCPAxis::atLeft)->setRange(-0.3, 0.3);
         auto *cursor = verticalLine(m_plot, rect, 0, QPen(QColor(220, 40, 40), 1));
         cursor->setLayer(QStringLiteral("cursor"));
