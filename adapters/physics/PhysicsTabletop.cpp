@@ -120,17 +120,29 @@ std::string fmt(double v)
     return text;
 }
 
-std::string cameraXml()
+// A fixed camera in front of and above the table, looking at its centre: its position and the
+// camera frame's x and y axes in world coordinates (MuJoCo's xyaxes).
+struct FrontCamera
 {
-    // A fixed camera in front of and above the table, looking at its centre.
+    std::array<double, 3> pos;
+    std::array<double, 3> up;
+};
+
+FrontCamera frontCamera()
+{
     const std::array<double, 3> pos = {0.0, -0.62, 0.52};
     const std::array<double, 3> target = {0.0, 0.03, 0.0};
     std::array<double, 3> f = {target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]};
     const double n = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     for (auto &v : f)
         v /= n;
-    // Camera x = world x; camera y = (-f) x x = (0, f2... ) computed for x = (1, 0, 0).
-    const std::array<double, 3> up = {0.0, -f[2], f[1]};
+    // Camera x = world x; camera y = (-f) x x for x = (1, 0, 0).
+    return {pos, {0.0, -f[2], f[1]}};
+}
+
+std::string cameraXml()
+{
+    const auto [pos, up] = frontCamera();
     return "<camera name=\"front\" pos=\"" + fmt(pos[0]) + " " + fmt(pos[1]) + " " + fmt(pos[2]) +
            "\" xyaxes=\"1 0 0 " + fmt(up[0]) + " " + fmt(up[1]) + " " + fmt(up[2]) +
            "\" fovy=\"45\"/>";
@@ -688,6 +700,15 @@ TaskSuccess TabletopSim::successOf(const TabletopTask &task) const
                  {"released", released},
                  {"speed_m_s", round6(speed)}};
     return s;
+}
+
+nlohmann::json declaredCameras()
+{
+    const auto [pos, up] = frontCamera();
+    return nlohmann::json::array({{{"name", "front"},
+                                   {"pos", {pos[0], pos[1], pos[2]}},
+                                   {"xyaxes", {1.0, 0.0, 0.0, up[0], up[1], up[2]}},
+                                   {"fovy_deg", 45}}});
 }
 
 } // namespace kosmos::physics

@@ -100,6 +100,9 @@ private:
     std::int64_t m_physicsSteps = 0;
 };
 
+// The fixed camera(s) the frames come from, as the frame contract declares them.
+nlohmann::json declaredCameras();
+
 // Empty when a headless GL context can be made here, else why not.
 std::string headlessRenderingProblem();
 

@@ -21,6 +21,7 @@ FrameContract PhysicsWorldModel::frameContract() const
     f.conditioningFrames = 1;
     f.framesPerAction = 1;
     f.resultIncludesConditioning = true;
+    f.cameras = declaredCameras();
     return f;
 }
 

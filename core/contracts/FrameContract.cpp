@@ -124,7 +124,8 @@ nlohmann::json FrameContract::toJson() const
             {"frames_per_action", framesPerAction},
             {"result_includes_conditioning", resultIncludesConditioning},
             {"certified_chunk_lengths", certifiedChunkLengths},
-            {"padding_rule", paddingRuleName(padding)}};
+            {"padding_rule", paddingRuleName(padding)},
+            {"cameras", cameras}};
 }
 
 FrameContract FrameContract::fromJson(const nlohmann::json &j, const std::string &where)
@@ -162,6 +163,13 @@ FrameContract FrameContract::fromJson(const nlohmann::json &j, const std::string
         json::fail(where + ".padding_rule",
                    "unknown rule '" + padding +
                        "' (allowed: none, zero_delta_hold_gripper, repeat_last_action)");
+    if (j.contains("cameras")) {
+        for (const auto &camera : json::requireArray(j, "cameras", where)) {
+            if (!camera.is_object() || !camera.value("name", nlohmann::json()).is_string())
+                json::fail(where + ".cameras", "each camera must be an object with a name");
+            c.cameras.push_back(camera);
+        }
+    }
     return c;
 }
 

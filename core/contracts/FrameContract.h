@@ -34,6 +34,10 @@ struct FrameContract
     bool resultIncludesConditioning = true; // N actions -> N * framesPerAction + conditioning
     std::vector<int> certifiedChunkLengths; // empty: every length is certified
     PaddingRule padding = PaddingRule::None;
+    // The camera(s) the frames come from, when the world declares them (the physics world's
+    // fixed cameras: {"name", "pos" [m], "xyaxes", "fovy_deg"}); an array, empty when not
+    // declared (a learned model's frames come from wherever its conditioning frame did).
+    nlohmann::json cameras = nlohmann::json::array();
 
     // Frames a result must hold for `actions` actions.
     int expectedFrameCount(int actions) const;

@@ -106,7 +106,7 @@ DecodedVideo decodeVideo(const std::filesystem::path &path)
             video.timestamps.push_back(pts == AV_NOPTS_VALUE
                                            ? static_cast<double>(video.frames.size()) /
                                                  (video.fps > 0 ? video.fps : 1.0)
-                                           : pts * timeBase);
+                                           : static_cast<double>(pts) * timeBase);
             video.frames.push_back(rgb);
             av_frame_unref(frame.get());
         }

@@ -168,7 +168,8 @@ KappaResult weightedKappa(const std::vector<int> &a, const std::vector<int> &b, 
                                                      " is outside " + std::to_string(minValue) +
                                                      ".." + std::to_string(maxValue));
         const int x = a[i] - minValue, y = b[i] - minValue;
-        observed[static_cast<std::size_t>(x * k + y)] += 1;
+        observed[static_cast<std::size_t>(x) * static_cast<std::size_t>(k) +
+                 static_cast<std::size_t>(y)] += 1;
         rowA[x] += 1;
         colB[y] += 1;
     }
@@ -176,7 +177,9 @@ KappaResult weightedKappa(const std::vector<int> &a, const std::vector<int> &b, 
     for (int i = 0; i < k; ++i) {
         for (int j = 0; j < k; ++j) {
             const double w = static_cast<double>((i - j) * (i - j)) / ((k - 1) * (k - 1));
-            weightedObserved += w * observed[static_cast<std::size_t>(i * k + j)];
+            weightedObserved +=
+                w * observed[static_cast<std::size_t>(i) * static_cast<std::size_t>(k) +
+                             static_cast<std::size_t>(j)];
             weightedExpected += w * rowA[i] * colB[j] / r.n;
         }
     }

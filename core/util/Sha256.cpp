@@ -45,10 +45,10 @@ std::string Sha256::finalHex()
     unsigned int length = 0;
     EVP_DigestFinal_ex(m_impl->ctx, digest, &length);
     static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out(length * 2, '0');
+    std::string out(static_cast<std::size_t>(length) * 2, '0');
     for (unsigned int i = 0; i < length; ++i) {
-        out[2 * i] = kDigits[digest[i] >> 4];
-        out[2 * i + 1] = kDigits[digest[i] & 0x0f];
+        out[2 * static_cast<std::size_t>(i)] = kDigits[digest[i] >> 4];
+        out[2 * static_cast<std::size_t>(i) + 1] = kDigits[digest[i] & 0x0f];
     }
     EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr);
     return out;

@@ -114,6 +114,11 @@ TEST(PhysicsWorld, FramesAreByteIdenticalForTheSameSeedAndActions)
             << "frame " << i << " differs between two runs of the same seed and actions";
     }
     EXPECT_GT(cv::norm(a.front(), a.back(), cv::NORM_L1), 0) << "the scene moved";
+    // The frame contract declares the fixed camera the frames come from.
+    const auto contract = PhysicsWorldModel(SceneSettings{}).frameContract().toJson();
+    ASSERT_EQ(contract["cameras"].size(), 1u);
+    EXPECT_EQ(contract["cameras"][0]["name"], "front");
+    EXPECT_EQ(FrameContract::fromJson(contract, "frame_contract").cameras, contract["cameras"]);
     const auto other = record(8);
     EXPECT_GT(cv::norm(a.front(), other.front(), cv::NORM_L1), 0) << "another seed, another start";
 }
