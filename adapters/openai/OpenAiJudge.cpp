@@ -1,12 +1,10 @@
 #include "openai/OpenAiJudge.h"
+#include "judge/JudgeRequestRecord.h"
 #include "openai/ChatReply.h"
 
 #include "util/Error.h"
 #include "util/JsonFields.h"
 #include "util/Secrets.h"
-
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include <QByteArray>
 #include <QEventLoop>
@@ -41,18 +39,6 @@ nlohmann::json judgmentJsonSchema()
             {"minItems", 1},
             {"items", {{"type", "integer"}, {"minimum", 0}, {"maximum", 15}}}}},
           {"observable_reasons", {{"type", "string"}, {"maxLength", 1200}}}}}};
-}
-
-std::string base64Png(const cv::Mat &rgb)
-{
-    cv::Mat bgr;
-    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    std::vector<std::uint8_t> png;
-    cv::imencode(".png", bgr, png);
-    return QByteArray(reinterpret_cast<const char *>(png.data()),
-                      static_cast<qsizetype>(png.size()))
-        .toBase64()
-        .toStdString();
 }
 
 std::string base64(const std::vector<std::uint8_t> &bytes)
@@ -142,13 +128,17 @@ nlohmann::json OpenAiJudge::requestBody(const JudgeRequest &request, int n) cons
 {
     nlohmann::json content = nlohmann::json::array();
     content.push_back({{"type", "text"}, {"text", request.prompt}});
-    // The runner's PNGs when it gave them (so the ledger holds exactly the bytes sent).
+    // The runner's data URLs when it gave them (so the ledger holds exactly the bytes sent, and
+    // nothing is encoded again per call); else the frames encoded as the runner encodes them.
+    const bool given = request.frameDataUrls.size() == request.frames.size();
     const bool encoded = request.framePngs.size() == request.frames.size();
     for (std::size_t i = 0; i < request.frames.size(); ++i) {
-        const std::string png =
-            encoded ? base64(request.framePngs[i]) : base64Png(request.frames[i]);
-        content.push_back(
-            {{"type", "image_url"}, {"image_url", {{"url", "data:image/png;base64," + png}}}});
+        const std::string url = given
+                                    ? request.frameDataUrls[i]
+                                    : "data:image/png;base64," +
+                                          base64(encoded ? request.framePngs[i]
+                                                         : encodeJudgeFramePng(request.frames[i]));
+        content.push_back({{"type", "image_url"}, {"image_url", {{"url", url}}}});
     }
     nlohmann::json body = {{"model", m_settings.model},
                            {"messages", {{{"role", "user"}, {"content", content}}}},

@@ -117,6 +117,9 @@ struct JudgeRequest
     // The frames as the PNGs to send (encodeJudgeFramePng), one per frame: an adapter that
     // sends images sends these bytes, so the ledger's copies are exactly what the judge saw.
     std::vector<std::vector<std::uint8_t>> framePngs;
+    // Their data URLs (data:image/png;base64,...), computed once per judgment by the runner; an
+    // adapter that sends images sends these strings rather than encoding again per call.
+    std::vector<std::string> frameDataUrls;
 };
 
 struct JudgeAnswer

@@ -24,6 +24,7 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
     for (const cv::Mat &frame : request.frames)
         request.framePngs.push_back(encodeJudgeFramePng(frame));
     const JudgeFrameRefs frameRefs = judgeFrameRefs(request.framePngs);
+    request.frameDataUrls = frameRefs.dataUrls;
 
     JudgmentRecord record;
     record.framePngs = request.framePngs;

@@ -568,7 +568,8 @@ private:
         obs.image = seen;
         obs.instruction = m_task.instruction;
         obs.proprio = r.world->proprio();
-        obs.state = r.world->state();
+        // The state noted after the world's last call (no second serialisation per step).
+        obs.state = r.states.empty() ? nlohmann::json() : r.states.back()["state"];
         obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
         const int worldChunk = r.frameContract.certifiedChunkLengths.size() == 1
                                    ? r.frameContract.certifiedChunkLengths.front()
@@ -699,6 +700,12 @@ private:
         const auto truth = world.groundTruth();
         if (!truth)
             return;
+        // A world may speak only for itself: never as a person or an imported reference.
+        if (truth->source != "synthetic_reference" && truth->source != "physics")
+            throw StageFailure{"world_model", "invalid_ground_truth",
+                               "the world model reported ground truth as source '" + truth->source +
+                                   "'; a world may report only "
+                                   "synthetic_reference or physics"};
         HumanLabelRecord label;
         label.runId = m_lease.runId;
         label.annotatorId = m_protocol.worldModel.plugin;

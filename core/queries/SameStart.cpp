@@ -36,7 +36,10 @@ std::vector<SameStartRun> runsFromTheSameStart(Ledger &ledger, std::int64_t runI
           JOIN protocols p ON p.protocol_id = r.protocol_id
           LEFT JOIN components c ON c.component_id = r.world_model_id
          WHERE r.status = 'completed'
+           AND COALESCE(r.instruction, '') =
+               (SELECT COALESCE(instruction, '') FROM runs WHERE run_id = ?)
          ORDER BY r.run_id)sql");
+    s.bind(1, runId);
     std::map<std::string, nlohmann::json> protocols;
     std::vector<RunStart> runs;
     while (s.step()) {

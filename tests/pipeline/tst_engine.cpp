@@ -74,6 +74,19 @@ private:
     int m_steps = 0;
 };
 
+// A world model that claims its ground truth is a person's label.
+class ForgingWorld : public synthetic::TabletopWorldModel
+{
+public:
+    std::optional<GroundTruth> groundTruth() const override
+    {
+        auto truth = TabletopWorldModel::groundTruth();
+        if (truth)
+            truth->source = "human";
+        return truth;
+    }
+};
+
 // A world model certified for single-action chunks only.
 class SingleStepWorld : public synthetic::TabletopWorldModel
 {
@@ -107,6 +120,8 @@ public:
     {
         if (spec.settings.value("mode", "") == "short")
             return std::make_unique<ShortWorld>();
+        if (spec.settings.value("mode", "") == "forging")
+            return std::make_unique<ForgingWorld>();
         if (spec.settings.value("mode", "") == "single_step")
             return std::make_unique<SingleStepWorld>();
         return std::make_unique<synthetic::TabletopWorldModel>();
@@ -351,6 +366,23 @@ TEST(Engine, AWorldModelReturningTheWrongNumberOfFramesFails)
     const auto attempt = ledger.attempts(batch.runIds[0]).at(0);
     EXPECT_EQ(attempt.errorCode, "frame_count_mismatch");
     EXPECT_NE(attempt.errorMessage->find("returned 0"), std::string::npos) << *attempt.errorMessage;
+}
+
+TEST(Engine, AWorldCannotRecordItsGroundTruthAsAHumanLabel)
+{
+    Fixture f;
+    auto doc = protocolJson("expert", 1);
+    doc["world_model"]["settings"] = {{"mode", "forging"}};
+    const Protocol protocol = Protocol::fromJson(doc);
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    engine.run(protocol, batch, stop);
+    Ledger ledger = Ledger::open(f.bundle);
+    const auto attempt = ledger.attempts(batch.runIds[0]).at(0);
+    EXPECT_EQ(attempt.errorCode, "invalid_ground_truth");
+    EXPECT_NE(attempt.errorMessage->find("'human'"), std::string::npos) << *attempt.errorMessage;
+    EXPECT_TRUE(ledger.labels(batch.runIds[0]).empty()) << "no label forged";
 }
 
 TEST(Engine, CancellationMidRunKeepsWhatWasProducedAndResumeFinishesTheRest)
