@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs the whole test suite: the default build's suite, the
 # same suite under ASan + UBSan, the threaded engine and ledger tests under TSan, and a short run
-# of every fuzz target (docs/reliability.md), after checking that every C++ file is formatted.
+# of every fuzz target (docs/reliability.md), after checking that every C++ file is formatted;
+# clang-tidy runs over the C++ files the last 20 commits changed.
 # Fails on an unformatted file, on any failed test and on any test that was
 # skipped or not run. This is README's test command and what CI runs.
 # KOSMOS_SKIP_SANITIZERS=1 runs the default suite only (a quick local check, not CI).
@@ -24,6 +25,8 @@ if grep -Eq '\*\*\*Skipped|Not Run|No tests were found' "$log"; then
     echo "test.sh: some tests were skipped or not run; see $log" >&2
     exit 1
 fi
+# clang-tidy over what the last 20 commits touched (the whole tree when the checkout has no history)
+scripts/tidy.sh --recent 20
 logs=("$log")
 if [ "${KOSMOS_SKIP_SANITIZERS:-0}" != 1 ]; then
     for kind in asan tsan; do

@@ -72,37 +72,21 @@ MainWindow::MainWindow(QWidget *parent)
     m_centre->setStretchFactor(1, 2);
     setCentralWidget(m_centre);
 
-    auto *runsDock = new QDockWidget(tr("Runs"), this);
-    runsDock->setObjectName(QStringLiteral("runsDock"));
-    runsDock->setWidget(m_runsView);
-    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
-    auto *verdictDock = new QDockWidget(tr("Verdicts"), this);
-    verdictDock->setObjectName(QStringLiteral("verdictDock"));
-    verdictDock->setWidget(m_verdicts);
-    addDockWidget(Qt::RightDockWidgetArea, verdictDock);
-    auto *provenanceDock = new QDockWidget(tr("Provenance"), this);
-    provenanceDock->setObjectName(QStringLiteral("provenanceDock"));
-    provenanceDock->setWidget(m_provenance);
-    addDockWidget(Qt::RightDockWidgetArea, provenanceDock);
-    auto *bookmarksDock = new QDockWidget(tr("Bookmarks"), this);
-    bookmarksDock->setObjectName(QStringLiteral("bookmarksDock"));
-    bookmarksDock->setWidget(m_bookmarks);
-    addDockWidget(Qt::LeftDockWidgetArea, bookmarksDock);
-    auto *eventsDock = new QDockWidget(tr("Events"), this);
-    eventsDock->setObjectName(QStringLiteral("eventsDock"));
-    eventsDock->setWidget(m_events);
-    addDockWidget(Qt::BottomDockWidgetArea, eventsDock);
+    QDockWidget *runsDock = addDock(tr("Runs"), "runsDock", m_runsView, Qt::LeftDockWidgetArea);
+    QDockWidget *verdictDock =
+        addDock(tr("Verdicts"), "verdictDock", m_verdicts, Qt::RightDockWidgetArea);
+    QDockWidget *provenanceDock =
+        addDock(tr("Provenance"), "provenanceDock", m_provenance, Qt::RightDockWidgetArea);
+    QDockWidget *bookmarksDock =
+        addDock(tr("Bookmarks"), "bookmarksDock", m_bookmarks, Qt::LeftDockWidgetArea);
+    QDockWidget *eventsDock =
+        addDock(tr("Events"), "eventsDock", m_events, Qt::BottomDockWidgetArea);
     tabifyDockWidget(bookmarksDock, eventsDock);
-    m_compareDock = new QDockWidget(tr("Compare"), this);
-    m_compareDock->setObjectName(QStringLiteral("compareDock"));
-    m_compareDock->setWidget(m_compare);
-    addDockWidget(Qt::BottomDockWidgetArea, m_compareDock);
+    m_compareDock = addDock(tr("Compare"), "compareDock", m_compare, Qt::BottomDockWidgetArea);
     m_compareDock->hide();
     m_evaluation = new EvaluationView(this);
-    m_evaluationDock = new QDockWidget(tr("Evaluation"), this);
-    m_evaluationDock->setObjectName(QStringLiteral("evaluationDock"));
-    m_evaluationDock->setWidget(m_evaluation);
-    addDockWidget(Qt::BottomDockWidgetArea, m_evaluationDock);
+    m_evaluationDock =
+        addDock(tr("Evaluation"), "evaluationDock", m_evaluation, Qt::BottomDockWidgetArea);
     m_evaluationDock->hide();
     connect(m_evaluation, &EvaluationView::runActivated, this, &MainWindow::selectRun);
     auto *bookmark = new QAction(tr("Bookmark this frame"), this);
@@ -126,6 +110,61 @@ MainWindow::MainWindow(QWidget *parent)
         }
     });
 
+    buildFileMenu();
+    auto *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(runsDock->toggleViewAction());
+    view->addAction(verdictDock->toggleViewAction());
+    view->addAction(provenanceDock->toggleViewAction());
+    view->addAction(bookmarksDock->toggleViewAction());
+    view->addAction(eventsDock->toggleViewAction());
+    view->addAction(tr("&Label clips blind..."), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                    &MainWindow::labelClipsBlind);
+    QAction *evaluationAction = m_evaluationDock->toggleViewAction();
+    evaluationAction->setText(tr("&Evaluation (calibration, audit, ranking)"));
+    view->addAction(evaluationAction);
+    view->addAction(tr("&Compare with run..."), this, [this] {
+        bool ok = false;
+        const int other = QInputDialog::getInt(this, tr("Compare"),
+                                               tr("Compare run %1 with run:").arg(m_currentRun), 1,
+                                               1, std::numeric_limits<int>::max(), 1, &ok);
+        if (ok)
+            compareRuns(m_currentRun, other);
+    });
+    view->addAction(tr("Compare with the same start in another &world"), this,
+                    &MainWindow::compareWithTheSameStart);
+    m_runMenu = menuBar()->addMenu(tr("&Run"));
+    m_runMenu->setEnabled(false);
+    m_runMenu->setToolTip(tr("kosmos-cli, the engine that runs rollouts, was not found"));
+    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
+
+    connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
+    connect(m_player, &FramePlayer::positionChanged, m_traces, &TracesPlot::setCursor);
+    connect(m_traces, &TracesPlot::seekRequested, m_player, &FramePlayer::seek);
+    connect(m_verdicts, &VerdictPanel::seekRequested, m_player, &FramePlayer::seek);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_centre->restoreState(settings.value(QStringLiteral("window/playerSplitter")).toByteArray());
+    m_runsView->table()->horizontalHeader()->restoreState(
+        settings.value(QStringLiteral("window/runsColumns")).toByteArray());
+    rebuildRecentMenu();
+    statusBar()->showMessage(tr("Open a ledger: File > Open, drag a NAME.kosmos folder here, or "
+                                "pass it on the command line."));
+}
+
+QDockWidget *MainWindow::addDock(const QString &title, const char *objectName, QWidget *widget,
+                                 Qt::DockWidgetArea area)
+{
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(QString::fromLatin1(objectName));
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::buildFileMenu()
+{
     auto *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open ledger..."), QKeySequence::Open, this, [this] {
         const QString dir =
@@ -152,90 +191,58 @@ MainWindow::MainWindow(QWidget *parent)
     file->addAction(tr("&Settings..."), QKeySequence::Preferences, this,
                     [this] { SettingsDialog(this).exec(); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-    auto *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(runsDock->toggleViewAction());
-    view->addAction(verdictDock->toggleViewAction());
-    view->addAction(provenanceDock->toggleViewAction());
-    view->addAction(bookmarksDock->toggleViewAction());
-    view->addAction(eventsDock->toggleViewAction());
-    view->addAction(tr("&Label clips blind..."), QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] {
-        if (!m_ledger)
-            return;
-        bool ok = false;
-        const QString annotator = QInputDialog::getText(
-            this, tr("Blind labeling"), tr("Annotator id:"), QLineEdit::Normal,
-            QSettings()
-                .value(QStringLiteral("labels/annotator"), qEnvironmentVariable("USER"))
-                .toString(),
-            &ok);
-        if (!ok || annotator.trimmed().isEmpty())
-            return;
-        QSettings().setValue(QStringLiteral("labels/annotator"), annotator.trimmed());
-        try {
-            LabelingDialog dialog(*m_ledger, *writer(), judgeableRuns(*m_ledger),
-                                  annotator.trimmed(), std::random_device{}(), this);
-            dialog.exec();
-            statusBar()->showMessage(tr("%1 human labels saved").arg(dialog.saved()));
-        } catch (const std::exception &e) {
-            m_lastError = QString::fromUtf8(e.what());
-            statusBar()->showMessage(tr("Labeling needs a writable ledger: %1").arg(m_lastError));
-        }
-        m_runsModel->refresh();
-        m_evaluation->setLedger(m_ledger.get());
-    });
-    QAction *evaluationAction = m_evaluationDock->toggleViewAction();
-    evaluationAction->setText(tr("&Evaluation (calibration, audit, ranking)"));
-    view->addAction(evaluationAction);
-    view->addAction(tr("&Compare with run..."), this, [this] {
-        bool ok = false;
-        const int other = QInputDialog::getInt(this, tr("Compare"),
-                                               tr("Compare run %1 with run:").arg(m_currentRun), 1,
-                                               1, std::numeric_limits<int>::max(), 1, &ok);
-        if (ok)
-            compareRuns(m_currentRun, other);
-    });
-    view->addAction(tr("Compare with the same start in another &world"), this, [this] {
-        if (!m_ledger || m_currentRun <= 0)
-            return;
-        try {
-            const auto matches = runsFromTheSameStart(*m_ledger, m_currentRun);
-            if (matches.empty()) {
-                statusBar()->showMessage(
-                    tr("No completed run of the same instruction from the same start in another "
-                       "world model."));
-                return;
-            }
-            compareRuns(m_currentRun, matches.front().runId);
-            statusBar()->showMessage(tr("Run %1 beside run %2 in %3 (the same %4)")
-                                         .arg(m_currentRun)
-                                         .arg(matches.front().runId)
-                                         .arg(QString::fromStdString(matches.front().worldModel),
-                                              matches.front().matchedBy == "seed"
-                                                  ? tr("episode seed")
-                                                  : tr("recorded start state")));
-        } catch (const Error &e) {
-            statusBar()->showMessage(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
-        }
-    });
-    m_runMenu = menuBar()->addMenu(tr("&Run"));
-    m_runMenu->setEnabled(false);
-    m_runMenu->setToolTip(tr("kosmos-cli, the engine that runs rollouts, was not found"));
-    menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
+}
 
-    connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
-    connect(m_player, &FramePlayer::positionChanged, m_traces, &TracesPlot::setCursor);
-    connect(m_traces, &TracesPlot::seekRequested, m_player, &FramePlayer::seek);
-    connect(m_verdicts, &VerdictPanel::seekRequested, m_player, &FramePlayer::seek);
+void MainWindow::labelClipsBlind()
+{
+    if (!m_ledger)
+        return;
+    bool ok = false;
+    const QString annotator = QInputDialog::getText(
+        this, tr("Blind labeling"), tr("Annotator id:"), QLineEdit::Normal,
+        QSettings()
+            .value(QStringLiteral("labels/annotator"), qEnvironmentVariable("USER"))
+            .toString(),
+        &ok);
+    if (!ok || annotator.trimmed().isEmpty())
+        return;
+    QSettings().setValue(QStringLiteral("labels/annotator"), annotator.trimmed());
+    try {
+        LabelingDialog dialog(*m_ledger, *writer(), judgeableRuns(*m_ledger), annotator.trimmed(),
+                              std::random_device{}(), this);
+        dialog.exec();
+        statusBar()->showMessage(tr("%1 human labels saved").arg(dialog.saved()));
+    } catch (const std::exception &e) {
+        m_lastError = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Labeling needs a writable ledger: %1").arg(m_lastError));
+    }
+    m_runsModel->refresh();
+    m_evaluation->setLedger(m_ledger.get());
+}
 
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_centre->restoreState(settings.value(QStringLiteral("window/playerSplitter")).toByteArray());
-    m_runsView->table()->horizontalHeader()->restoreState(
-        settings.value(QStringLiteral("window/runsColumns")).toByteArray());
-    rebuildRecentMenu();
-    statusBar()->showMessage(tr("Open a ledger: File > Open, drag a NAME.kosmos folder here, or "
-                                "pass it on the command line."));
+void MainWindow::compareWithTheSameStart()
+{
+    if (!m_ledger || m_currentRun <= 0)
+        return;
+    try {
+        const auto matches = runsFromTheSameStart(*m_ledger, m_currentRun);
+        if (matches.empty()) {
+            statusBar()->showMessage(
+                tr("No completed run of the same instruction from the same start in another "
+                   "world model."));
+            return;
+        }
+        compareRuns(m_currentRun, matches.front().runId);
+        statusBar()->showMessage(tr("Run %1 beside run %2 in %3 (the same %4)")
+                                     .arg(m_currentRun)
+                                     .arg(matches.front().runId)
+                                     .arg(QString::fromStdString(matches.front().worldModel),
+                                          matches.front().matchedBy == "seed"
+                                              ? tr("episode seed")
+                                              : tr("recorded start state")));
+    } catch (const Error &e) {
+        statusBar()->showMessage(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
+    }
 }
 
 MainWindow::~MainWindow()

@@ -98,6 +98,11 @@ private:
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
     void showAbout();
+    QDockWidget *addDock(const QString &title, const char *objectName, QWidget *widget,
+                         Qt::DockWidgetArea area);
+    void buildFileMenu();
+    void labelClipsBlind();
+    void compareWithTheSameStart();
 
     std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<Ledger> m_writer; // opened on the first bookmark

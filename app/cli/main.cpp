@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -452,6 +453,85 @@ void printBashCompletion(const OptionMap &options)
                  "complete -F _kosmos_cli kosmos-cli\n";
 }
 
+// Every option of every verb (a verb lists the ones it takes in kVerbs); --help, per-verb help
+// and shell completion are generated from this table and kVerbs.
+struct OptionSpec
+{
+    const char *name;
+    const char *description;
+    const char *valueName = nullptr; // null: a flag
+    const char *defaultValue = nullptr;
+    bool hidden = false;
+};
+
+constexpr OptionSpec kOptions[] = {
+    {"json", "Machine-readable JSON output.", nullptr, nullptr, false},
+    {"follow", "events: keep following until the run finishes.", nullptr, nullptr, false},
+    {"interval-ms", "events --follow: poll interval (default 100).", "ms", "100", false},
+    {"ledger", "run, demo: the ledger bundle to write.", "bundle", nullptr, false},
+    {"workers", "run, demo: worker threads (default 1).", "n", "1", false},
+    {"judge", "judge: the judge configuration (JSON: plugin, settings, quorum).", "config", nullptr,
+     false},
+    {"all", "judge: every completed rollout.", nullptr, nullptr, false},
+    {"to", "export: the output folder.", "dir", nullptr, false},
+    {"video", "export: also write rollout.mp4 with an overlay.", nullptr, nullptr, false},
+    {"isolate",
+     "run: each worker is a process of its own; a crash in plugin code fails that attempt (with "
+     "its signal), not the batch.",
+     nullptr, nullptr, false},
+    {"test",
+     "plugins: run one step of this adapter on a placeholder input and report its timing and "
+     "memory (a smoke test, not evidence).",
+     "id", nullptr, false},
+    {"settings", "plugins --test: the adapter's settings (JSON).", "json", "{}", false},
+    {"source", "rank: success by judge (default), reference (synthetic), physics or human labels.",
+     "source", "judge", false},
+    {"reference-csv", "rank: reference success rates, lines \"policy,rate\".", "file", nullptr,
+     false},
+    {"key", "packet import: the key file written beside the exported packet.", "file", nullptr,
+     false},
+    {"labels", "calibrate: human (default) or reference (synthetic ground truth).", "source",
+     "human", false},
+    {"min-labels", "calibrate: decisive labelled clips the gate needs (default 20).", "n", "20",
+     false},
+    {"dry-run",
+     "run: say how many runs there are, how many are already done, and whether the contracts fit; "
+     "write nothing.",
+     nullptr, nullptr, false},
+    {"split", "agreement: held_out (default), development or all.", "split", "held_out", false},
+    {"audit", "report: the paired audit of two judge configurations, \"A,B\".", "a,b", nullptr,
+     false},
+    {"config", "report: the judge configuration to calibrate (default: the protocol's own judge).",
+     "n", nullptr, false},
+    {"html", "report: write the record as HTML (plots embedded).", "file", nullptr, false},
+    {"pdf", "report: write the record as PDF.", "file", nullptr, false},
+    {"png", "report: write the start of the record as an image (900 px wide).", "file", nullptr,
+     false},
+    {"retry-failed",
+     "run: give every failed run of the protocol a new attempt (the failed attempts stay "
+     "recorded).",
+     nullptr, nullptr, false},
+    {"try", "judge-request: 1 for the format retry (default 0).", "n", "0", false},
+    {"out", "judge-request: write the request body to this file.", "file", nullptr, false},
+    {"send",
+     "judge-request: send the request to this endpoint (http(s)://host:port, the recorded path is "
+     "added) and compare the answer.",
+     "url", nullptr, false},
+    {"api-key-env", "judge-request --send: the environment variable holding the API key.", "var",
+     nullptr, false},
+    {"protocol", "dataset export: only runs of this protocol (SHA-256 or a prefix).", "sha",
+     nullptr, false},
+    {"policy", "dataset export: only runs whose policy (\"adapter settings\") contains this text.",
+     "text", nullptr, false},
+    {"outcome",
+     "dataset export: met, not_met or any (default), by the run's reference label (physics, "
+     "synthetic or human).",
+     "outcome", "any", false},
+    {"world", "demo: synthetic (default) or physics (the MuJoCo world).", "world", "synthetic",
+     false},
+    {"worker-process", "run: internal, one isolated worker.", nullptr, nullptr, true},
+};
+
 int usage(const QCommandLineParser &parser, const QString &message)
 {
     std::cerr << "kosmos-cli: " << message.toStdString() << "\n\n"
@@ -491,145 +571,21 @@ int main(int argc, char *argv[])
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("one of the commands above"));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-                                        QStringLiteral("Machine-readable JSON output."));
-    const QCommandLineOption followOption(
-        QStringLiteral("follow"), QStringLiteral("events: keep following until the run finishes."));
-    const QCommandLineOption intervalOption(
-        QStringLiteral("interval-ms"),
-        QStringLiteral("events --follow: poll interval (default 100)."), QStringLiteral("ms"),
-        QStringLiteral("100"));
-    const QCommandLineOption ledgerOption(QStringLiteral("ledger"),
-                                          QStringLiteral("run, demo: the ledger bundle to write."),
-                                          QStringLiteral("bundle"));
-    const QCommandLineOption workersOption(QStringLiteral("workers"),
-                                           QStringLiteral("run, demo: worker threads (default 1)."),
-                                           QStringLiteral("n"), QStringLiteral("1"));
-    const QCommandLineOption judgeOption(
-        QStringLiteral("judge"),
-        QStringLiteral("judge: the judge configuration (JSON: plugin, settings, quorum)."),
-        QStringLiteral("config"));
-    const QCommandLineOption allOption(QStringLiteral("all"),
-                                       QStringLiteral("judge: every completed rollout."));
-    const QCommandLineOption toOption(
-        QStringLiteral("to"), QStringLiteral("export: the output folder."), QStringLiteral("dir"));
-    const QCommandLineOption videoOption(
-        QStringLiteral("video"), QStringLiteral("export: also write rollout.mp4 with an overlay."));
-    const QCommandLineOption isolateOption(
-        QStringLiteral("isolate"),
-        QStringLiteral("run: each worker is a process of its own; a crash in plugin code fails "
-                       "that attempt (with its signal), not the batch."));
-    const QCommandLineOption testOption(
-        QStringLiteral("test"),
-        QStringLiteral("plugins: run one step of this adapter on a placeholder input and report "
-                       "its timing and memory (a smoke test, not evidence)."),
-        QStringLiteral("id"));
-    const QCommandLineOption settingsOption(
-        QStringLiteral("settings"),
-        QStringLiteral("plugins --test: the adapter's settings (JSON)."), QStringLiteral("json"),
-        QStringLiteral("{}"));
-    const QCommandLineOption sourceOption(
-        QStringLiteral("source"),
-        QStringLiteral("rank: success by judge (default), reference (synthetic), physics or human "
-                       "labels."),
-        QStringLiteral("source"), QStringLiteral("judge"));
-    const QCommandLineOption referenceCsvOption(
-        QStringLiteral("reference-csv"),
-        QStringLiteral("rank: reference success rates, lines \"policy,rate\"."),
-        QStringLiteral("file"));
-    const QCommandLineOption keyOption(
-        QStringLiteral("key"),
-        QStringLiteral("packet import: the key file written beside the exported packet."),
-        QStringLiteral("file"));
-    const QCommandLineOption labelsOption(
-        QStringLiteral("labels"),
-        QStringLiteral("calibrate: human (default) or reference (synthetic ground truth)."),
-        QStringLiteral("source"), QStringLiteral("human"));
-    const QCommandLineOption minLabelsOption(
-        QStringLiteral("min-labels"),
-        QStringLiteral("calibrate: decisive labelled clips the gate needs (default 20)."),
-        QStringLiteral("n"), QStringLiteral("20"));
-    const QCommandLineOption dryRunOption(
-        QStringLiteral("dry-run"),
-        QStringLiteral("run: say how many runs there are, how many are already done, and whether "
-                       "the contracts fit; write nothing."));
-    const QCommandLineOption splitOption(
-        QStringLiteral("split"),
-        QStringLiteral("agreement: held_out (default), development or all."),
-        QStringLiteral("split"), QStringLiteral("held_out"));
-    const QCommandLineOption auditOption(
-        QStringLiteral("audit"),
-        QStringLiteral("report: the paired audit of two judge configurations, \"A,B\"."),
-        QStringLiteral("a,b"));
-    const QCommandLineOption configOption(
-        QStringLiteral("config"),
-        QStringLiteral("report: the judge configuration to calibrate (default: the protocol's "
-                       "own judge)."),
-        QStringLiteral("n"));
-    const QCommandLineOption htmlOption(
-        QStringLiteral("html"),
-        QStringLiteral("report: write the record as HTML (plots embedded)."),
-        QStringLiteral("file"));
-    const QCommandLineOption pdfOption(QStringLiteral("pdf"),
-                                       QStringLiteral("report: write the record as PDF."),
-                                       QStringLiteral("file"));
-    const QCommandLineOption pngOption(
-        QStringLiteral("png"),
-        QStringLiteral("report: write the start of the record as an image (900 px wide)."),
-        QStringLiteral("file"));
-    const QCommandLineOption retryFailedOption(
-        QStringLiteral("retry-failed"),
-        QStringLiteral("run: give every failed run of the protocol a new attempt (the failed "
-                       "attempts stay recorded)."));
-    const QCommandLineOption tryOption(
-        QStringLiteral("try"), QStringLiteral("judge-request: 1 for the format retry (default 0)."),
-        QStringLiteral("n"), QStringLiteral("0"));
-    const QCommandLineOption outOption(
-        QStringLiteral("out"),
-        QStringLiteral("judge-request: write the request body to this file."),
-        QStringLiteral("file"));
-    const QCommandLineOption sendOption(
-        QStringLiteral("send"),
-        QStringLiteral("judge-request: send the request to this endpoint (http(s)://host:port, "
-                       "the recorded path is added) and compare the answer."),
-        QStringLiteral("url"));
-    const QCommandLineOption apiKeyEnvOption(
-        QStringLiteral("api-key-env"),
-        QStringLiteral("judge-request --send: the environment variable holding the API key."),
-        QStringLiteral("var"));
-    const QCommandLineOption protocolOption(
-        QStringLiteral("protocol"),
-        QStringLiteral("dataset export: only runs of this protocol (SHA-256 or a prefix)."),
-        QStringLiteral("sha"));
-    const QCommandLineOption policyOption(
-        QStringLiteral("policy"),
-        QStringLiteral("dataset export: only runs whose policy (\"adapter settings\") contains "
-                       "this text."),
-        QStringLiteral("text"));
-    const QCommandLineOption outcomeOption(
-        QStringLiteral("outcome"),
-        QStringLiteral("dataset export: met, not_met or any (default), by the run's reference "
-                       "label (physics, synthetic or human)."),
-        QStringLiteral("outcome"), QStringLiteral("any"));
-    const QCommandLineOption worldOption(
-        QStringLiteral("world"),
-        QStringLiteral("demo: synthetic (default) or physics (the MuJoCo world)."),
-        QStringLiteral("world"), QStringLiteral("synthetic"));
-    QCommandLineOption workerProcessOption(QStringLiteral("worker-process"),
-                                           QStringLiteral("run: internal, one isolated worker."));
-    workerProcessOption.setFlags(QCommandLineOption::HiddenFromHelp);
-    const std::vector<const QCommandLineOption *> all = {
-        &jsonOption,        &followOption, &intervalOption,     &ledgerOption, &workersOption,
-        &judgeOption,       &allOption,    &toOption,           &videoOption,  &isolateOption,
-        &dryRunOption,      &testOption,   &settingsOption,     &labelsOption, &minLabelsOption,
-        &keyOption,         &sourceOption, &referenceCsvOption, &splitOption,  &auditOption,
-        &configOption,      &htmlOption,   &pdfOption,          &pngOption,    &workerProcessOption,
-        &retryFailedOption, &tryOption,    &outOption,          &sendOption,   &apiKeyEnvOption,
-        &protocolOption,    &policyOption, &outcomeOption,      &worldOption};
+    std::deque<QCommandLineOption> all; // stable addresses for the map below
     OptionMap options;
-    for (const QCommandLineOption *o : all) {
-        parser.addOption(*o);
-        options[o->names().first()] = o;
+    for (const OptionSpec &spec : kOptions) {
+        const QString name = QString::fromLatin1(spec.name);
+        const QString description = QString::fromUtf8(spec.description);
+        QCommandLineOption &o =
+            spec.valueName
+                ? all.emplace_back(name, description, QString::fromLatin1(spec.valueName),
+                                   spec.defaultValue ? QString::fromLatin1(spec.defaultValue)
+                                                     : QString())
+                : all.emplace_back(name, description);
+        if (spec.hidden)
+            o.setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(o);
+        options[name] = &o;
     }
 
     if (!parser.parse(QCoreApplication::arguments()))
@@ -654,7 +610,7 @@ int main(int argc, char *argv[])
         printBashCompletion(options);
         return ExitCode::Ok;
     }
-    const Call call{parser, args, options, parser.isSet(jsonOption),
+    const Call call{parser, args, options, parser.isSet(QStringLiteral("json")),
                     QCoreApplication::applicationDirPath().toStdString()};
     if (const auto code = verb->handler(call))
         return *code;

@@ -51,12 +51,10 @@ QStringList runtimeLines()
     return lines;
 }
 
-} // namespace
-
-int main(int argc, char *argv[])
+// Without a display a Qt GUI aborts: say so, and still answer --help, --version and
+// --screenshot (which render offscreen).
+bool haveDisplayOrOffscreenUse(int argc, char *argv[])
 {
-    // Without a display a Qt GUI aborts: say so, and still answer --help, --version and
-    // --screenshot (which render offscreen).
     if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
         qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         bool offscreenOk = false;
@@ -69,10 +67,73 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "kosmos: no display (DISPLAY and WAYLAND_DISPLAY are unset).\n"
                                  "Use the headless twin, e.g. kosmos-cli info LEDGER, or set "
                                  "QT_QPA_PLATFORM=offscreen.\n");
-            return 2;
+            return false;
         }
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
+    return true;
+}
+
+void raiseDock(kosmos::ui::MainWindow &window, const QString &name)
+{
+    auto *dock = window.findChild<QDockWidget *>(name + QStringLiteral("Dock"));
+    if (!dock)
+        dock =
+            window.findChild<QDockWidget *>(name.chopped(1) + QStringLiteral("Dock")); // "verdicts"
+    if (dock) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+// --screenshot --dialog NAME: the plugin manager or the launcher (filled from a protocol file).
+int screenshotOfDialog(kosmos::ui::MainWindow &window, const QString &name,
+                       const QString &protocolFile, const QString &png)
+{
+    std::unique_ptr<QDialog> dialog;
+    if (name == QLatin1String("plugins")) {
+        dialog =
+            std::make_unique<kosmos::ui::PluginManagerDialog>(*window.pluginCatalog(), &window);
+    } else {
+        auto launcher = std::make_unique<kosmos::ui::LauncherDialog>(
+            *window.pluginCatalog(), *window.runController(), &window);
+        QFile file(protocolFile);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QByteArray bytes = file.readAll();
+            launcher->setProtocol(nlohmann::json::parse(
+                bytes.constData(), bytes.constData() + bytes.size(), nullptr, false));
+            launcher->check();
+        }
+        dialog = std::move(launcher);
+    }
+    dialog->resize(1200, 760);
+    dialog->show();
+    for (int i = 0; i < 20; ++i)
+        QCoreApplication::processEvents();
+    return dialog->grab().save(png) ? 0 : 1;
+}
+
+// --screenshot: the window at a frame (-1: the middle one), once decode-ahead has settled.
+int screenshotOfWindow(kosmos::ui::MainWindow &window, int frame, const QString &png)
+{
+    QCoreApplication::processEvents();
+    window.player()->seek(frame >= 0 ? frame : window.player()->frameCount() / 2);
+    QElapsedTimer settle; // let decode-ahead, plots and a video's first frame arrive
+    settle.start();
+    while (settle.elapsed() < 1500)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    const QPixmap picture = QGuiApplication::platformName() == QLatin1String("xcb")
+                                ? window.screen()->grabWindow(window.winId())
+                                : window.grab();
+    return picture.save(png) ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    if (!haveDisplayOrOffscreenUse(argc, argv))
+        return 2;
     // Qt Multimedia's GStreamer backend crashes without its plugins; FFmpeg is always there.
     if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND"))
         qputenv("QT_MEDIA_BACKEND", "ffmpeg");
@@ -141,55 +202,17 @@ int main(int argc, char *argv[])
     if (parser.isSet(compareOption))
         window.compareRuns(parser.value(runOption).toLongLong(),
                            parser.value(compareOption).toLongLong());
-    if (parser.isSet(raiseOption)) {
-        auto *dock =
-            window.findChild<QDockWidget *>(parser.value(raiseOption) + QStringLiteral("Dock"));
-        if (!dock)
-            dock = window.findChild<QDockWidget *>(parser.value(raiseOption).chopped(1) +
-                                                   QStringLiteral("Dock")); // "verdicts"
-        if (dock) {
-            dock->show();
-            dock->raise();
-        }
-    }
+    if (parser.isSet(raiseOption))
+        raiseDock(window, parser.value(raiseOption));
     if (parser.isSet(tabOption))
         window.evaluation()->tabs()->setCurrentIndex(parser.value(tabOption).toInt());
     window.show();
-    if (screenshot && parser.isSet(dialogOption)) {
-        std::unique_ptr<QDialog> dialog;
-        if (parser.value(dialogOption) == QLatin1String("plugins")) {
-            dialog =
-                std::make_unique<kosmos::ui::PluginManagerDialog>(*window.pluginCatalog(), &window);
-        } else {
-            auto launcher = std::make_unique<kosmos::ui::LauncherDialog>(
-                *window.pluginCatalog(), *window.runController(), &window);
-            QFile file(parser.value(protocolOption));
-            if (file.open(QIODevice::ReadOnly)) {
-                const QByteArray bytes = file.readAll();
-                launcher->setProtocol(nlohmann::json::parse(
-                    bytes.constData(), bytes.constData() + bytes.size(), nullptr, false));
-                launcher->check();
-            }
-            dialog = std::move(launcher);
-        }
-        dialog->resize(1200, 760);
-        dialog->show();
-        for (int i = 0; i < 20; ++i)
-            app.processEvents();
-        return dialog->grab().save(parser.value(screenshotOption)) ? 0 : 1;
-    }
-    if (screenshot) {
-        app.processEvents();
-        window.player()->seek(parser.isSet(frameOption) ? parser.value(frameOption).toInt()
-                                                        : window.player()->frameCount() / 2);
-        QElapsedTimer settle; // let decode-ahead, plots and a video's first frame arrive
-        settle.start();
-        while (settle.elapsed() < 1500)
-            app.processEvents(QEventLoop::AllEvents, 50);
-        const QPixmap picture = QGuiApplication::platformName() == QLatin1String("xcb")
-                                    ? window.screen()->grabWindow(window.winId())
-                                    : window.grab();
-        return picture.save(parser.value(screenshotOption)) ? 0 : 1;
-    }
+    if (screenshot && parser.isSet(dialogOption))
+        return screenshotOfDialog(window, parser.value(dialogOption), parser.value(protocolOption),
+                                  parser.value(screenshotOption));
+    if (screenshot)
+        return screenshotOfWindow(
+            window, parser.isSet(frameOption) ? parser.value(frameOption).toInt() : -1,
+            parser.value(screenshotOption));
     return app.exec();
 }

@@ -233,16 +233,157 @@ JudgmentRecord importedJudgment(const fs::path &path, int frameCount)
     return record;
 }
 
-} // namespace
-
-ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
+// What an import writes while it holds the run's lease.
+struct ImportWriter
 {
-    const fs::path dir = fs::absolute(directory).lexically_normal();
-    Inputs in = locate(dir);
-    const auto &m = in.manifest;
+    Ledger &ledger;
+    const Lease &lease;
+    std::int64_t manifestId = 0;
 
-    // Everything that determines the run: the manifest and the hash of every input file.
-    nlohmann::json files = nlohmann::json::object();
+    std::int64_t put(std::string_view kind, const std::string &name,
+                     std::span<const std::uint8_t> bytes, std::string_view mediaType) const
+    {
+        return ledger.putArtifact(lease, kind, name, bytes, mediaType);
+    }
+    std::int64_t putText(std::string_view kind, const std::string &name,
+                         const std::string &text) const
+    {
+        return put(kind, name,
+                   std::span(reinterpret_cast<const std::uint8_t *>(text.data()), text.size()),
+                   "application/json");
+    }
+    void importedWith(std::int64_t id) const
+    {
+        ledger.addProvenance(lease, manifestId, id, "imported_with");
+    }
+};
+
+struct ImportedFrames
+{
+    std::vector<cv::Mat> frames; // RGB
+    std::vector<double> timestamps;
+};
+
+// Frame files stored as given, each decoded once for validation.
+ImportedFrames storeFrameFiles(const ImportWriter &w, const std::vector<fs::path> &files,
+                               double fps)
+{
+    ImportedFrames out;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto bytes = readBytes(files[i]);
+        std::int64_t id = 0;
+        try {
+            id = w.put("frame", files[i].filename().string(), bytes, mediaTypeOf(files[i]));
+        } catch (const Error &e) {
+            if (e.code() == ErrorCode::LeaseLost)
+                throw;
+            throw ImportFailure{"frame_undecodable", files[i].string() + ": " + e.what()};
+        }
+        w.importedWith(id);
+        cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+        cv::Mat rgb;
+        cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+        out.frames.push_back(rgb);
+        out.timestamps.push_back(static_cast<double>(i) / fps);
+    }
+    return out;
+}
+
+// A video stored as given and decoded by FFmpeg into PNG frames, each derived from the video.
+ImportedFrames storeVideoFrames(const ImportWriter &w, const fs::path &videoPath)
+{
+    const auto videoBytes = readBytes(videoPath);
+    const std::int64_t videoId =
+        w.put("video", videoPath.filename().string(), videoBytes, mediaTypeOf(videoPath));
+    w.importedWith(videoId);
+    DecodedVideo video;
+    try {
+        video = decodeVideo(videoPath);
+    } catch (const Error &e) {
+        throw ImportFailure{"frame_undecodable", e.what()};
+    }
+    for (std::size_t i = 0; i < video.frames.size(); ++i) {
+        cv::Mat bgr;
+        cv::cvtColor(video.frames[i], bgr, cv::COLOR_RGB2BGR);
+        std::vector<std::uint8_t> png;
+        cv::imencode(".png", bgr, png);
+        char name[32];
+        std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+        const std::int64_t id = w.put("frame", name, png, "image/png");
+        w.ledger.addProvenance(
+            w.lease, videoId, id, "decoded_from",
+            {{"frame_index", i}, {"pts_s", video.timestamps[i]}, {"codec", video.codec}});
+    }
+    return {std::move(video.frames), std::move(video.timestamps)};
+}
+
+// The reference recording: kept as given (played by the workstation beside the frames), after
+// checking that FFmpeg can decode it.
+void storeReference(const ImportWriter &w, const fs::path &reference)
+{
+    try {
+        decodeVideo(reference);
+    } catch (const Error &e) {
+        throw ImportFailure{"reference_undecodable", e.what()};
+    }
+    const auto bytes = readBytes(reference);
+    w.importedWith(
+        w.put("reference_video", reference.filename().string(), bytes, mediaTypeOf(reference)));
+}
+
+// The actions file as given, and the parsed table derived from it.
+ActionTable storeActions(const ImportWriter &w, const fs::path &path, double fps)
+{
+    const auto actionBytes = readBytes(path);
+    const std::int64_t sourceId =
+        w.put("actions_source", path.filename().string(), actionBytes, mediaTypeOf(path));
+    w.importedWith(sourceId);
+    ActionTable table;
+    try {
+        table = readActions(path);
+    } catch (const Error &e) {
+        throw ImportFailure{"actions_unreadable", e.what()};
+    }
+    const nlohmann::json actionsDoc = {{"policy_actions", table.rows},
+                                       {"world_actions", table.rows},
+                                       {"column_names", table.columnNames},
+                                       {"control_rate_hz", fps}};
+    const std::int64_t actionsId = w.putText("actions", "actions.json", actionsDoc.dump());
+    w.ledger.addProvenance(w.lease, sourceId, actionsId, "parsed_from");
+    return table;
+}
+
+// Contracts: as declared, else inferred (and recorded as inferred).
+std::pair<ActionContract, FrameContract> importedContracts(const nlohmann::json &m, int dimension,
+                                                           const cv::Mat &firstFrame, double fps)
+{
+    ActionContract actionContract;
+    if (m.contains("action_contract")) {
+        actionContract =
+            ActionContract::fromJson(m["action_contract"], "import.json.action_contract");
+    } else if (dimension == 7) {
+        actionContract = ActionContract::bridgeEndEffector();
+    } else {
+        for (int i = 0; i < dimension; ++i)
+            actionContract.dimensions.push_back({"a" + std::to_string(i), "1", -1e9, 1e9});
+    }
+    actionContract.controlRateHz = fps;
+    FrameContract frameContract;
+    if (m.contains("frame_contract")) {
+        frameContract = FrameContract::fromJson(m["frame_contract"], "import.json.frame_contract");
+    } else {
+        frameContract.width = firstFrame.cols;
+        frameContract.height = firstFrame.rows;
+        frameContract.fps = fps;
+    }
+    return {actionContract, frameContract};
+}
+
+// The import's run, frozen under a protocol made of the manifest and every input file's hash.
+RunSpec importSpec(Ledger &ledger, const fs::path &dir, const Inputs &in, nlohmann::json &files)
+{
+    const auto &m = in.manifest;
+    files = nlohmann::json::object();
     std::vector<fs::path> all = in.frameFiles;
     if (in.video)
         all.push_back(*in.video);
@@ -267,6 +408,61 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
     spec.instruction = m["instruction"].get<std::string>();
     canonicalJson(protocol); // refuse NaN etc. before writing anything
     spec.protocolSha256 = ledger.freezeProtocol("import:" + dir.filename().string(), protocol);
+    return spec;
+}
+
+// Everything an import stores under its lease; throws ImportFailure for a recorded failure.
+void importAttempt(const ImportWriter &w, const fs::path &dir, const Inputs &in,
+                   const nlohmann::json &files, ImportResult &result)
+{
+    const auto &m = in.manifest;
+    w.ledger.appendEvent(w.lease, "imported",
+                         {{"source_directory", dir.string()}, {"inputs", files}});
+    const double fps = m["fps"].get<double>();
+    ImportedFrames imported = in.frameFiles.empty() ? storeVideoFrames(w, *in.video)
+                                                    : storeFrameFiles(w, in.frameFiles, fps);
+    result.frames = static_cast<int>(imported.frames.size());
+    if (in.reference)
+        storeReference(w, *in.reference);
+    const ActionTable table = storeActions(w, in.actions, fps);
+    result.actions = static_cast<int>(table.rows.size());
+
+    const auto [actionContract, frameContract] =
+        importedContracts(m, static_cast<int>(table.rows[0].size()), imported.frames[0], fps);
+    const nlohmann::json contracts = {{"action_contract", actionContract.toJson()},
+                                      {"frame_contract", frameContract.toJson()},
+                                      {"inferred", !m.contains("action_contract")},
+                                      {"feedback_mode", "unknown (imported)"}};
+    w.putText("contracts", "contracts.json", contracts.dump(2));
+
+    const int expected = frameContract.expectedFrameCount(static_cast<int>(table.rows.size()));
+    if (static_cast<int>(imported.frames.size()) != expected)
+        throw ImportFailure{std::string(reasonName(Reason::FrameCountMismatch)),
+                            std::to_string(imported.frames.size()) + " frames and " +
+                                std::to_string(table.rows.size()) +
+                                " actions: " + std::to_string(table.rows.size()) +
+                                " actions need " + std::to_string(expected) + " frames"};
+    const ContractCheck dimensionCheck = actionContract.checkChunk(table.rows, false);
+    if (dimensionCheck.has(Reason::ActionDimensionMismatch))
+        throw ImportFailure{std::string(reasonName(Reason::ActionDimensionMismatch)),
+                            dimensionCheck.summary()};
+
+    RolloutEvidence evidence{imported.frames, imported.timestamps, 0,
+                             table.rows,      actionContract,      frameContract};
+    w.ledger.recordValidation(w.lease, validateRollout(evidence).toRecord());
+    if (in.judgeSamples)
+        w.ledger.recordJudgment(
+            w.lease, importedJudgment(*in.judgeSamples, static_cast<int>(imported.frames.size())));
+}
+
+} // namespace
+
+ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
+{
+    const fs::path dir = fs::absolute(directory).lexically_normal();
+    const Inputs in = locate(dir);
+    nlohmann::json files;
+    const RunSpec spec = importSpec(ledger, dir, in, files);
 
     ImportResult result;
     const SubmitResult submitted = ledger.submitRun(spec);
@@ -284,167 +480,22 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
     if (!scope)
         throw Error(ErrorCode::InvalidInput, "run " + std::to_string(submitted.runId) +
                                                  " is being imported by another process right now");
-    const Lease *lease = &scope->lease();
+    const std::string where = "run " + std::to_string(result.runId) + ", import " + dir.string();
     try {
-        // The inputs, as given.
-        const auto manifestBytes = readBytes(dir / "import.json");
-        const std::int64_t manifestId = ledger.putArtifact(*lease, "import_manifest", "import.json",
-                                                           manifestBytes, "application/json");
-        ledger.appendEvent(*lease, "imported",
-                           {{"source_directory", dir.string()}, {"inputs", files}});
-        std::vector<cv::Mat> frames;
-        std::vector<double> timestamps;
-        const double fps = m["fps"].get<double>();
-        if (!in.frameFiles.empty()) {
-            for (std::size_t i = 0; i < in.frameFiles.size(); ++i) {
-                const auto bytes = readBytes(in.frameFiles[i]);
-                std::int64_t id = 0;
-                try {
-                    id = ledger.putArtifact(*lease, "frame", in.frameFiles[i].filename().string(),
-                                            bytes, mediaTypeOf(in.frameFiles[i]));
-                } catch (const Error &e) {
-                    if (e.code() == ErrorCode::LeaseLost)
-                        throw;
-                    throw ImportFailure{"frame_undecodable",
-                                        in.frameFiles[i].string() + ": " + e.what()};
-                }
-                ledger.addProvenance(*lease, manifestId, id, "imported_with");
-                cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
-                cv::Mat rgb;
-                cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-                frames.push_back(rgb);
-                timestamps.push_back(static_cast<double>(i) / fps);
-            }
-        } else {
-            const auto videoBytes = readBytes(*in.video);
-            const std::int64_t videoId = ledger.putArtifact(
-                *lease, "video", in.video->filename().string(), videoBytes, mediaTypeOf(*in.video));
-            ledger.addProvenance(*lease, manifestId, videoId, "imported_with");
-            DecodedVideo video;
-            try {
-                video = decodeVideo(*in.video);
-            } catch (const Error &e) {
-                throw ImportFailure{"frame_undecodable", e.what()};
-            }
-            for (std::size_t i = 0; i < video.frames.size(); ++i) {
-                cv::Mat bgr;
-                cv::cvtColor(video.frames[i], bgr, cv::COLOR_RGB2BGR);
-                std::vector<std::uint8_t> png;
-                cv::imencode(".png", bgr, png);
-                char name[32];
-                std::snprintf(name, sizeof name, "frame_%05zu.png", i);
-                const std::int64_t id = ledger.putArtifact(*lease, "frame", name, png, "image/png");
-                ledger.addProvenance(
-                    *lease, videoId, id, "decoded_from",
-                    {{"frame_index", i}, {"pts_s", video.timestamps[i]}, {"codec", video.codec}});
-            }
-            frames = std::move(video.frames);
-            timestamps = std::move(video.timestamps);
-        }
-        result.frames = static_cast<int>(frames.size());
-
-        // The reference recording: kept as given (played by the workstation beside the
-        // frames), after checking that FFmpeg can decode it.
-        if (in.reference) {
-            try {
-                decodeVideo(*in.reference);
-            } catch (const Error &e) {
-                throw ImportFailure{"reference_undecodable", e.what()};
-            }
-            const auto bytes = readBytes(*in.reference);
-            const std::int64_t id =
-                ledger.putArtifact(*lease, "reference_video", in.reference->filename().string(),
-                                   bytes, mediaTypeOf(*in.reference));
-            ledger.addProvenance(*lease, manifestId, id, "imported_with");
-        }
-
-        const auto actionBytes = readBytes(in.actions);
-        const std::int64_t actionsFileId =
-            ledger.putArtifact(*lease, "actions_source", in.actions.filename().string(),
-                               actionBytes, mediaTypeOf(in.actions));
-        ledger.addProvenance(*lease, manifestId, actionsFileId, "imported_with");
-        ActionTable table;
-        try {
-            table = readActions(in.actions);
-        } catch (const Error &e) {
-            throw ImportFailure{"actions_unreadable", e.what()};
-        }
-        result.actions = static_cast<int>(table.rows.size());
-        const nlohmann::json actionsDoc = {{"policy_actions", table.rows},
-                                           {"world_actions", table.rows},
-                                           {"column_names", table.columnNames},
-                                           {"control_rate_hz", fps}};
-        const std::string actionsText = actionsDoc.dump();
-        const std::int64_t actionsId =
-            ledger.putArtifact(*lease, "actions", "actions.json",
-                               std::span(reinterpret_cast<const std::uint8_t *>(actionsText.data()),
-                                         actionsText.size()),
-                               "application/json");
-        ledger.addProvenance(*lease, actionsFileId, actionsId, "parsed_from");
-
-        // Contracts: as declared, else inferred (and recorded as inferred).
-        ActionContract actionContract;
-        const int dim = static_cast<int>(table.rows[0].size());
-        if (m.contains("action_contract")) {
-            actionContract =
-                ActionContract::fromJson(m["action_contract"], "import.json.action_contract");
-        } else if (dim == 7) {
-            actionContract = ActionContract::bridgeEndEffector();
-        } else {
-            for (int i = 0; i < dim; ++i)
-                actionContract.dimensions.push_back({"a" + std::to_string(i), "1", -1e9, 1e9});
-        }
-        actionContract.controlRateHz = fps;
-        FrameContract frameContract;
-        if (m.contains("frame_contract")) {
-            frameContract =
-                FrameContract::fromJson(m["frame_contract"], "import.json.frame_contract");
-        } else {
-            frameContract.width = frames[0].cols;
-            frameContract.height = frames[0].rows;
-            frameContract.fps = fps;
-        }
-        const nlohmann::json contracts = {{"action_contract", actionContract.toJson()},
-                                          {"frame_contract", frameContract.toJson()},
-                                          {"inferred", !m.contains("action_contract")},
-                                          {"feedback_mode", "unknown (imported)"}};
-        const std::string contractsText = contracts.dump(2);
-        ledger.putArtifact(*lease, "contracts", "contracts.json",
-                           std::span(reinterpret_cast<const std::uint8_t *>(contractsText.data()),
-                                     contractsText.size()),
-                           "application/json");
-
-        const int expected = frameContract.expectedFrameCount(static_cast<int>(table.rows.size()));
-        if (static_cast<int>(frames.size()) != expected)
-            throw ImportFailure{std::string(reasonName(Reason::FrameCountMismatch)),
-                                std::to_string(frames.size()) + " frames and " +
-                                    std::to_string(table.rows.size()) +
-                                    " actions: " + std::to_string(table.rows.size()) +
-                                    " actions need " + std::to_string(expected) + " frames"};
-        const ContractCheck dimensionCheck = actionContract.checkChunk(table.rows, false);
-        if (dimensionCheck.has(Reason::ActionDimensionMismatch))
-            throw ImportFailure{std::string(reasonName(Reason::ActionDimensionMismatch)),
-                                dimensionCheck.summary()};
-
-        RolloutEvidence evidence{frames, timestamps, 0, table.rows, actionContract, frameContract};
-        ledger.recordValidation(*lease, validateRollout(evidence).toRecord());
-
-        if (in.judgeSamples)
-            ledger.recordJudgment(
-                *lease, importedJudgment(*in.judgeSamples, static_cast<int>(frames.size())));
+        ImportWriter writer{ledger, scope->lease()};
+        writer.manifestId = ledger.putArtifact(scope->lease(), "import_manifest", "import.json",
+                                               readBytes(dir / "import.json"), "application/json");
+        importAttempt(writer, dir, in, files, result);
         result.state = attemptResultName(scope->complete());
     } catch (const ImportFailure &f) {
-        result.state = attemptResultName(scope->fail(f.code, "run " + std::to_string(result.runId) +
-                                                                 ", import " + dir.string() + ": " +
-                                                                 f.message));
+        result.state = attemptResultName(scope->fail(f.code, where + ": " + f.message));
         result.errorCode = f.code;
         result.error = f.message;
     } catch (const Error &e) {
         if (e.code() == ErrorCode::LeaseLost)
             throw;
-        result.state = attemptResultName(scope->fail(
-            std::string(errorCodeName(e.code())),
-            "run " + std::to_string(result.runId) + ", import " + dir.string() + ": " + e.what()));
+        result.state = attemptResultName(
+            scope->fail(std::string(errorCodeName(e.code())), where + ": " + e.what()));
         result.errorCode = errorCodeName(e.code());
         result.error = e.what();
     }

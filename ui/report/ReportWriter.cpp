@@ -104,51 +104,9 @@ QString calibrationSection(const CalibrationReport &r, const QString &title, con
     return h;
 }
 
-} // namespace
-
-QMap<QString, QByteArray> renderReportPlots(const EvaluationRecord &record)
+QString provenanceSection(const EvaluationRecord &r)
 {
-    QMap<QString, QByteArray> out;
-    QCustomPlot plot;
-    plot.resize(800, 450);
-    if (!record.ranking.rates.empty()) {
-        EvaluationPlots::policyRates(&plot, record.ranking);
-        out[QStringLiteral("rates")] = png(plot);
-    }
-    if (record.humanCalibration) {
-        EvaluationPlots::reliability(&plot, *record.humanCalibration);
-        out[QStringLiteral("reliability_human")] = png(plot);
-    }
-    if (record.referenceCalibration) {
-        EvaluationPlots::reliability(&plot, *record.referenceCalibration);
-        out[QStringLiteral("reliability_reference")] = png(plot);
-    }
-    if (record.audit) {
-        EvaluationPlots::audit(&plot, *record.audit);
-        out[QStringLiteral("audit")] = png(plot);
-    }
-    if (record.reference && !record.reference->matched.empty()) {
-        EvaluationPlots::reference(&plot, *record.reference);
-        out[QStringLiteral("reference")] = png(plot);
-    }
-    return out;
-}
-
-QString reportHtml(const EvaluationRecord &r,
-                   const std::function<QString(const QString &name)> &source)
-{
-    QString h =
-        QStringLiteral(
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>Evaluation record: "
-            "%1</title>\n"
-            "<style>body{font-family:sans-serif;max-width:60em;margin:1em auto;color:#111}"
-            "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #999;padding:3px "
-            "6px;text-align:left;vertical-align:top}th{background:#eee}.warn{color:#8a5a00}"
-            ".mono{font-family:monospace}h2{border-bottom:1px solid #999}</style>\n</head><body>\n")
-            .arg(esc(r.protocolName));
-    h += QStringLiteral("<h1>Evaluation record: %1</h1>\n").arg(esc(r.protocolName));
-    h += QStringLiteral("<p class=warn><b>Rollouts in a generated or synthetic world. These "
-                        "numbers are not evidence of real robot-task success.</b></p>\n");
+    QString h;
     h += QStringLiteral("<h2>Provenance</h2>\n<table>");
     h += row({QStringLiteral("protocol SHA-256"),
               QStringLiteral("<span class=mono>%1</span>").arg(esc(r.protocolSha256))});
@@ -180,6 +138,13 @@ QString reportHtml(const EvaluationRecord &r,
                   QString::number(c.runs)});
     h += QStringLiteral("</table>\n");
 
+    return h;
+}
+
+QString ratesSection(const EvaluationRecord &r,
+                     const std::function<QString(const QString &)> &source)
+{
+    QString h;
     h += QStringLiteral("<h2>Success rates</h2>\n<table>");
     h += row({QStringLiteral("#"), QStringLiteral("policy"), QStringLiteral("success (Wilson 95%)"),
               QStringLiteral("n")},
@@ -225,6 +190,13 @@ QString reportHtml(const EvaluationRecord &r,
                       .arg(c.bestCase * 100, 0, 'f', 0)});
     h += QStringLiteral("</table>\n");
 
+    return h;
+}
+
+QString calibrationSections(const EvaluationRecord &r,
+                            const std::function<QString(const QString &)> &source)
+{
+    QString h;
     h += QStringLiteral("<h2>Judge calibration</h2>\n<p>Judge configuration: <span "
                         "class=mono>%1</span>. Calibration uses every clip of this ledger judged "
                         "by it.</p>\n")
@@ -259,55 +231,67 @@ QString reportHtml(const EvaluationRecord &r,
         h += QStringLiteral("</table>\n");
     }
 
-    if (r.audit) {
-        const PairedAudit &a = *r.audit;
-        h += QStringLiteral("<h2>Paired judge audit</h2>\n<p>%1 clips judged by both.<br>A: <span "
-                            "class=mono>%2</span><br>B: <span class=mono>%3</span></p>\n<table>")
-                 .arg(a.clips)
-                 .arg(esc(a.a.key), esc(a.b.key));
-        h += row({QStringLiteral("metric"), QStringLiteral("A"), QStringLiteral("B")}, true);
-        for (const AuditRow &line : auditRows(a))
-            h += row({esc(line.metric), esc(line.a), esc(line.b)});
-        h += QStringLiteral("</table>\n");
-        h += image(source, QStringLiteral("audit"),
-                   QStringLiteral("Schema-valid and bare-JSON shares of A and B."));
-        h += QStringLiteral("<p>%1 flips").arg(a.flips.size());
-        if (!a.flips.empty()) {
-            h += QStringLiteral(" (run: field A -> B): ");
-            QStringList flips;
-            for (std::size_t i = 0; i < a.flips.size() && i < 200; ++i)
-                flips << esc(std::to_string(a.flips[i].runId) + ": " + a.flips[i].field + " " +
-                             a.flips[i].a + " -> " + a.flips[i].b);
-            h += flips.join(QStringLiteral("; "));
-            if (a.flips.size() > 200)
-                h += QStringLiteral("; ... (%1 more)").arg(a.flips.size() - 200);
-        }
-        h += QStringLiteral("</p>\n");
-    }
+    return h;
+}
 
-    if (r.reference) {
-        const ReferenceComparison &c = *r.reference;
-        h += QStringLiteral("<h2>Against reference success rates</h2>\n<p>Source: %1. %2 "
-                            "policies matched, %3 unmatched.</p>\n<table>")
-                 .arg(esc(r.referenceName))
-                 .arg(c.matched.size())
-                 .arg(c.unmatched.size());
-        h += row({QStringLiteral("#"), QStringLiteral("policy"), QStringLiteral("here"),
-                  QStringLiteral("reference")},
-                 true);
-        for (std::size_t i = 0; i < c.matched.size(); ++i)
-            h += row({QString::number(i + 1), esc(c.matched[i]),
-                      QString::number(c.simulated[i], 'f', 3),
-                      QString::number(c.reference[i], 'f', 3)});
-        h += QStringLiteral("</table>\n<p>Pearson %1, Spearman %2, MMRV %3 (n = %4).</p>\n")
-                 .arg(num(c.pearson), num(c.spearman), num(c.mmrv))
-                 .arg(c.matched.size());
-        if (!c.matched.empty())
-            h += image(source, QStringLiteral("reference"),
-                       QStringLiteral("Success rate here against the reference rate, per "
-                                      "matched policy; dashed: equal rates."));
+QString auditSection(const PairedAudit &a, const std::function<QString(const QString &)> &source)
+{
+    QString h;
+    h += QStringLiteral("<h2>Paired judge audit</h2>\n<p>%1 clips judged by both.<br>A: <span "
+                        "class=mono>%2</span><br>B: <span class=mono>%3</span></p>\n<table>")
+             .arg(a.clips)
+             .arg(esc(a.a.key), esc(a.b.key));
+    h += row({QStringLiteral("metric"), QStringLiteral("A"), QStringLiteral("B")}, true);
+    for (const AuditRow &line : auditRows(a))
+        h += row({esc(line.metric), esc(line.a), esc(line.b)});
+    h += QStringLiteral("</table>\n");
+    h += image(source, QStringLiteral("audit"),
+               QStringLiteral("Schema-valid and bare-JSON shares of A and B."));
+    h += QStringLiteral("<p>%1 flips").arg(a.flips.size());
+    if (!a.flips.empty()) {
+        h += QStringLiteral(" (run: field A -> B): ");
+        QStringList flips;
+        for (std::size_t i = 0; i < a.flips.size() && i < 200; ++i)
+            flips << esc(std::to_string(a.flips[i].runId) + ": " + a.flips[i].field + " " +
+                         a.flips[i].a + " -> " + a.flips[i].b);
+        h += flips.join(QStringLiteral("; "));
+        if (a.flips.size() > 200)
+            h += QStringLiteral("; ... (%1 more)").arg(a.flips.size() - 200);
     }
+    h += QStringLiteral("</p>\n");
+    return h;
+}
 
+QString referenceSection(const EvaluationRecord &r,
+                         const std::function<QString(const QString &)> &source)
+{
+    QString h;
+    const ReferenceComparison &c = *r.reference;
+    h += QStringLiteral("<h2>Against reference success rates</h2>\n<p>Source: %1. %2 "
+                        "policies matched, %3 unmatched.</p>\n<table>")
+             .arg(esc(r.referenceName))
+             .arg(c.matched.size())
+             .arg(c.unmatched.size());
+    h += row({QStringLiteral("#"), QStringLiteral("policy"), QStringLiteral("here"),
+              QStringLiteral("reference")},
+             true);
+    for (std::size_t i = 0; i < c.matched.size(); ++i)
+        h +=
+            row({QString::number(i + 1), esc(c.matched[i]), QString::number(c.simulated[i], 'f', 3),
+                 QString::number(c.reference[i], 'f', 3)});
+    h += QStringLiteral("</table>\n<p>Pearson %1, Spearman %2, MMRV %3 (n = %4).</p>\n")
+             .arg(num(c.pearson), num(c.spearman), num(c.mmrv))
+             .arg(c.matched.size());
+    if (!c.matched.empty())
+        h += image(source, QStringLiteral("reference"),
+                   QStringLiteral("Success rate here against the reference rate, per "
+                                  "matched policy; dashed: equal rates."));
+    return h;
+}
+
+QString supportSection(const EvaluationRecord &r)
+{
+    QString h;
     h += QStringLiteral("<h2>What these numbers support</h2>\n<ul>");
     for (const auto &line : r.supports)
         h += QStringLiteral("<li>%1</li>").arg(esc(line));
@@ -315,6 +299,62 @@ QString reportHtml(const EvaluationRecord &r,
     for (const auto &line : r.doesNotSupport)
         h += QStringLiteral("<li>%1</li>").arg(esc(line));
     h += QStringLiteral("</ul>\n</body></html>\n");
+    return h;
+}
+
+} // namespace
+
+QMap<QString, QByteArray> renderReportPlots(const EvaluationRecord &record)
+{
+    QMap<QString, QByteArray> out;
+    QCustomPlot plot;
+    plot.resize(800, 450);
+    if (!record.ranking.rates.empty()) {
+        EvaluationPlots::policyRates(&plot, record.ranking);
+        out[QStringLiteral("rates")] = png(plot);
+    }
+    if (record.humanCalibration) {
+        EvaluationPlots::reliability(&plot, *record.humanCalibration);
+        out[QStringLiteral("reliability_human")] = png(plot);
+    }
+    if (record.referenceCalibration) {
+        EvaluationPlots::reliability(&plot, *record.referenceCalibration);
+        out[QStringLiteral("reliability_reference")] = png(plot);
+    }
+    if (record.audit) {
+        EvaluationPlots::audit(&plot, *record.audit);
+        out[QStringLiteral("audit")] = png(plot);
+    }
+    if (record.reference && !record.reference->matched.empty()) {
+        EvaluationPlots::reference(&plot, *record.reference);
+        out[QStringLiteral("reference")] = png(plot);
+    }
+    return out;
+}
+
+QString reportHtml(const EvaluationRecord &r,
+                   const std::function<QString(const QString &name)> &source)
+{
+    QString h =
+        QStringLiteral(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>Evaluation record: "
+            "%1</title>\n"
+            "<style>body{font-family:sans-serif;max-width:60em;margin:1em auto;color:#111}"
+            "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #999;padding:3px "
+            "6px;text-align:left;vertical-align:top}th{background:#eee}.warn{color:#8a5a00}"
+            ".mono{font-family:monospace}h2{border-bottom:1px solid #999}</style>\n</head><body>\n")
+            .arg(esc(r.protocolName));
+    h += QStringLiteral("<h1>Evaluation record: %1</h1>\n").arg(esc(r.protocolName));
+    h += QStringLiteral("<p class=warn><b>Rollouts in a generated or synthetic world. These "
+                        "numbers are not evidence of real robot-task success.</b></p>\n");
+    h += provenanceSection(r);
+    h += ratesSection(r, source);
+    h += calibrationSections(r, source);
+    if (r.audit)
+        h += auditSection(*r.audit, source);
+    if (r.reference)
+        h += referenceSection(r, source);
+    h += supportSection(r);
     return h;
 }
 

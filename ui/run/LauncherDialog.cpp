@@ -40,6 +40,42 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
       m_start(new QPushButton(tr("Start"), this))
 {
     setWindowTitle(tr("New batch"));
+    auto *buttons = new QDialogButtonBox(this);
+    auto *columns = new QHBoxLayout;
+    columns->addWidget(buildProtocolBox(), 3);
+    auto *right = new QVBoxLayout;
+    right->addWidget(buildPolicyBox());
+    right->addWidget(buildWorldBox());
+    columns->addLayout(right, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(columns, 1);
+    m_summary->setWordWrap(true);
+    m_problems->setWordWrap(true);
+    m_problems->setStyleSheet(QStringLiteral("color: #b00020"));
+    layout->addWidget(m_summary);
+    layout->addWidget(m_problems);
+    layout->addWidget(buttons);
+    addButtons(buttons);
+
+    for (QSpinBox *spin : {m_seed, m_horizon, m_episodes, m_samples, m_quorum})
+        connect(spin, &QSpinBox::valueChanged, this, &LauncherDialog::refresh);
+    connect(m_name, &QLineEdit::textChanged, this, &LauncherDialog::refresh);
+    setProtocol({{"kosmos_protocol", 1},
+                 {"name", "batch"},
+                 {"seed", 1},
+                 {"horizon", 40},
+                 {"episodes_per_task", 10},
+                 {"tasks", nlohmann::json::array()}});
+}
+
+nlohmann::json LauncherDialog::schemaOf(const QComboBox *box) const
+{
+    const PluginEntry *p = m_catalog.find(box->currentData().toString());
+    return p ? p->settingsSchema : nlohmann::json::object();
+}
+
+QWidget *LauncherDialog::buildProtocolBox()
+{
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_horizon->setRange(1, 100000);
     m_episodes->setRange(1, 100000);
@@ -50,9 +86,6 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     m_tasks->setHorizontalHeaderLabels(
         {tr("Task id"), tr("Instruction"), tr("Start state (JSON)")});
     m_tasks->horizontalHeader()->setStretchLastSection(true);
-    m_samples->setRange(1, 64);
-    m_quorum->setRange(1, 64);
-    m_workers->setRange(1, 64);
 
     auto *protocolBox = new QGroupBox(tr("Protocol"), this);
     auto *protocolForm = new QFormLayout(protocolBox);
@@ -70,6 +103,22 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     protocolForm->addRow(m_tasks);
     protocolForm->addRow(taskButtons);
 
+    connect(addTask, &QPushButton::clicked, this, [this] {
+        const int row = m_tasks->rowCount();
+        m_tasks->insertRow(row);
+        m_tasks->setItem(row, 2, new QTableWidgetItem(QStringLiteral("{}")));
+    });
+    connect(removeTask, &QPushButton::clicked, this, [this] {
+        if (m_tasks->currentRow() >= 0)
+            m_tasks->removeRow(m_tasks->currentRow());
+    });
+    connect(m_tasks, &QTableWidget::itemChanged, this, &LauncherDialog::refresh);
+    connect(m_tasks->model(), &QAbstractItemModel::rowsRemoved, this, &LauncherDialog::refresh);
+    return protocolBox;
+}
+
+QWidget *LauncherDialog::buildPolicyBox()
+{
     auto *policyBox = new QGroupBox(tr("Policies"), this);
     auto *policyLayout = new QFormLayout(policyBox);
     policyLayout->addRow(tr("Plugin"), m_policy);
@@ -83,6 +132,23 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     policyLayout->addRow(policyButtons);
     policyLayout->addRow(m_policies);
 
+    fillPlugins(m_policy, QStringLiteral("policy"), false);
+    m_policyForm->setSchema(schemaOf(m_policy));
+    connect(m_policy, &QComboBox::currentIndexChanged, this,
+            [this] { m_policyForm->setSchema(schemaOf(m_policy)); });
+    connect(add, &QPushButton::clicked, this, &LauncherDialog::addPolicy);
+    connect(remove, &QPushButton::clicked, this, [this] {
+        delete m_policies->currentItem();
+        refresh();
+    });
+    return policyBox;
+}
+
+QWidget *LauncherDialog::buildWorldBox()
+{
+    m_samples->setRange(1, 64);
+    m_quorum->setRange(1, 64);
+    m_workers->setRange(1, 64);
     auto *worldBox = new QGroupBox(tr("World model and judge"), this);
     auto *worldLayout = new QFormLayout(worldBox);
     worldLayout->addRow(tr("World model"), m_world);
@@ -100,7 +166,6 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     worldLayout->addRow(tr("Device"), m_device);
     worldLayout->addRow(tr("Worker processes"), m_workers);
 
-    fillPlugins(m_policy, QStringLiteral("policy"), false);
     fillPlugins(m_world, QStringLiteral("world_model"), false);
     fillPlugins(m_judge, QStringLiteral("judge"), true);
     // Devices: CPU always; CUDA only through a plugin built on a CUDA libtorch.
@@ -115,64 +180,28 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
                "libtorch has no CUDA refuses cuda with the reason (Run > Plugins)."));
         m_device->setEnabled(false);
     }
+    m_worldForm->setSchema(schemaOf(m_world));
+    m_judgeForm->setSchema(schemaOf(m_judge));
+    connect(m_world, &QComboBox::currentIndexChanged, this, [this] {
+        m_worldForm->setSchema(schemaOf(m_world));
+        refresh();
+    });
+    connect(m_judge, &QComboBox::currentIndexChanged, this, [this] {
+        m_judgeForm->setSchema(schemaOf(m_judge));
+        refresh();
+    });
+    for (SettingsForm *form : {m_worldForm, m_judgeForm})
+        connect(form, &SettingsForm::changed, this, &LauncherDialog::refresh);
+    return worldBox;
+}
 
-    m_summary->setWordWrap(true);
-    m_problems->setWordWrap(true);
-    m_problems->setStyleSheet(QStringLiteral("color: #b00020"));
-    auto *buttons = new QDialogButtonBox(this);
+void LauncherDialog::addButtons(QDialogButtonBox *buttons)
+{
     auto *load = buttons->addButton(tr("Load..."), QDialogButtonBox::ActionRole);
     auto *save = buttons->addButton(tr("Save..."), QDialogButtonBox::ActionRole);
     auto *checkButton = buttons->addButton(tr("Check"), QDialogButtonBox::ActionRole);
     buttons->addButton(m_start, QDialogButtonBox::AcceptRole);
     buttons->addButton(QDialogButtonBox::Cancel);
-
-    auto *columns = new QHBoxLayout;
-    columns->addWidget(protocolBox, 3);
-    auto *right = new QVBoxLayout;
-    right->addWidget(policyBox);
-    right->addWidget(worldBox);
-    columns->addLayout(right, 2);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(columns, 1);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_problems);
-    layout->addWidget(buttons);
-
-    auto schemaOf = [this](QComboBox *box) {
-        const PluginEntry *p = m_catalog.find(box->currentData().toString());
-        return p ? p->settingsSchema : nlohmann::json::object();
-    };
-    connect(m_policy, &QComboBox::currentIndexChanged, this,
-            [this, schemaOf] { m_policyForm->setSchema(schemaOf(m_policy)); });
-    connect(m_world, &QComboBox::currentIndexChanged, this, [this, schemaOf] {
-        m_worldForm->setSchema(schemaOf(m_world));
-        refresh();
-    });
-    connect(m_judge, &QComboBox::currentIndexChanged, this, [this, schemaOf] {
-        m_judgeForm->setSchema(schemaOf(m_judge));
-        refresh();
-    });
-    connect(add, &QPushButton::clicked, this, &LauncherDialog::addPolicy);
-    connect(remove, &QPushButton::clicked, this, [this] {
-        delete m_policies->currentItem();
-        refresh();
-    });
-    connect(addTask, &QPushButton::clicked, this, [this] {
-        const int row = m_tasks->rowCount();
-        m_tasks->insertRow(row);
-        m_tasks->setItem(row, 2, new QTableWidgetItem(QStringLiteral("{}")));
-    });
-    connect(removeTask, &QPushButton::clicked, this, [this] {
-        if (m_tasks->currentRow() >= 0)
-            m_tasks->removeRow(m_tasks->currentRow());
-    });
-    connect(m_tasks, &QTableWidget::itemChanged, this, &LauncherDialog::refresh);
-    connect(m_tasks->model(), &QAbstractItemModel::rowsRemoved, this, &LauncherDialog::refresh);
-    for (QSpinBox *spin : {m_seed, m_horizon, m_episodes, m_samples, m_quorum})
-        connect(spin, &QSpinBox::valueChanged, this, &LauncherDialog::refresh);
-    connect(m_name, &QLineEdit::textChanged, this, &LauncherDialog::refresh);
-    for (SettingsForm *form : {m_worldForm, m_judgeForm})
-        connect(form, &SettingsForm::changed, this, &LauncherDialog::refresh);
     connect(checkButton, &QPushButton::clicked, this, [this] { check(); });
     connect(m_start, &QPushButton::clicked, this, [this] {
         if (launch())
@@ -200,16 +229,6 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
         if (!path.isEmpty() && file.open(QIODevice::WriteOnly | QIODevice::Truncate))
             file.write(QByteArray::fromStdString(protocol().dump(2)));
     });
-
-    m_policyForm->setSchema(schemaOf(m_policy));
-    m_worldForm->setSchema(schemaOf(m_world));
-    m_judgeForm->setSchema(schemaOf(m_judge));
-    setProtocol({{"kosmos_protocol", 1},
-                 {"name", "batch"},
-                 {"seed", 1},
-                 {"horizon", 40},
-                 {"episodes_per_task", 10},
-                 {"tasks", nlohmann::json::array()}});
 }
 
 void LauncherDialog::fillPlugins(QComboBox *box, const QString &family, bool optional)

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 class QComboBox;
+class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -53,6 +54,11 @@ public slots:
 private:
     void refresh();
     void fillPlugins(QComboBox *box, const QString &family, bool optional);
+    QWidget *buildProtocolBox();
+    QWidget *buildPolicyBox();
+    QWidget *buildWorldBox();
+    void addButtons(QDialogButtonBox *buttons);
+    nlohmann::json schemaOf(const QComboBox *box) const;
 
     PluginCatalog &m_catalog;
     RunController &m_controller;

@@ -103,6 +103,13 @@ EvaluationView::EvaluationView(QWidget *parent)
     layout->addLayout(exportRow);
     connect(m_exportButton, &QPushButton::clicked, this, &EvaluationView::chooseReportFile);
 
+    m_tabs->addTab(buildCalibrationTab(), tr("Calibration"));
+    m_tabs->addTab(buildAuditTab(), tr("Paired audit"));
+    m_tabs->addTab(buildRankingTab(), tr("Ranking"));
+}
+
+QWidget *EvaluationView::buildCalibrationTab()
+{
     // Calibration.
     auto *calibration = new QWidget(this);
     auto *calibrationForm = new QFormLayout;
@@ -159,7 +166,6 @@ EvaluationView::EvaluationView(QWidget *parent)
     for (QComboBox *box : {m_annotatorA, m_annotatorB, m_agreementSplit})
         connect(box, &QComboBox::currentIndexChanged, this, &EvaluationView::updateAgreement);
     connect(m_minLabels, &QSpinBox::valueChanged, this, &EvaluationView::updateAgreement);
-    m_tabs->addTab(calibration, tr("Calibration"));
     connect(m_calibrationJudge, &QComboBox::currentIndexChanged, this,
             &EvaluationView::updateCalibration);
     connect(m_labelSource, &QComboBox::currentIndexChanged, this,
@@ -168,6 +174,11 @@ EvaluationView::EvaluationView(QWidget *parent)
     for (QDoubleSpinBox *box : {m_minSensitivity, m_minSpecificity, m_maxLeniency})
         connect(box, &QDoubleSpinBox::valueChanged, this, &EvaluationView::updateCalibration);
 
+    return calibration;
+}
+
+QWidget *EvaluationView::buildAuditTab()
+{
     // Paired audit.
     auto *audit = new QWidget(this);
     auto *auditForm = new QFormLayout;
@@ -181,12 +192,16 @@ EvaluationView::EvaluationView(QWidget *parent)
     auditLayout->addWidget(auditSplit, 2);
     auditLayout->addWidget(new QLabel(tr("Flips (double-click to open the run):"), this));
     auditLayout->addWidget(m_flips, 1);
-    m_tabs->addTab(audit, tr("Paired audit"));
     for (QComboBox *box : {m_auditA, m_auditB})
         connect(box, &QComboBox::currentIndexChanged, this, &EvaluationView::updateAudit);
     connect(m_flips, &QTableWidget::cellDoubleClicked, this,
             [this](int row) { emit runActivated(m_flips->item(row, 0)->text().toLongLong()); });
 
+    return audit;
+}
+
+QWidget *EvaluationView::buildRankingTab()
+{
     // Ranking.
     auto *ranking = new QWidget(this);
     auto *rankingForm = new QFormLayout;
@@ -228,9 +243,9 @@ EvaluationView::EvaluationView(QWidget *parent)
     rankingLayout->addLayout(rankingForm);
     rankingLayout->addWidget(rankingSplit, 1);
     rankingLayout->addWidget(m_rankingText);
-    m_tabs->addTab(ranking, tr("Ranking"));
     connect(m_protocol, &QComboBox::currentIndexChanged, this, &EvaluationView::updateRanking);
     connect(m_outcomeSource, &QComboBox::currentIndexChanged, this, &EvaluationView::updateRanking);
+    return ranking;
 }
 
 void EvaluationView::setLedger(Ledger *ledger)

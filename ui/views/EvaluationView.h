@@ -73,6 +73,9 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    QWidget *buildCalibrationTab();
+    QWidget *buildAuditTab();
+    QWidget *buildRankingTab();
     Ledger *m_ledger = nullptr;
     bool m_stale = false;
     QTabWidget *m_tabs;
