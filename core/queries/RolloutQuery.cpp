@@ -7,6 +7,63 @@
 
 namespace kosmos {
 
+namespace {
+
+// The hand and block positions a physics world reported per step (world_states artifact).
+std::vector<ObjectTrack> objectTracksOf(const nlohmann::json &states)
+{
+    std::vector<ObjectTrack> out;
+    if (!states.is_object() || !states.value("states", nlohmann::json()).is_array())
+        return out;
+    std::map<std::string, ObjectTrack> tracks;
+    auto add = [&](const std::string &name, int frame, const nlohmann::json &p) {
+        if (!p.is_array() || p.size() != 3 || !p[0].is_number() || !p[1].is_number() ||
+            !p[2].is_number())
+            return;
+        ObjectTrack &t = tracks[name];
+        t.name = name;
+        t.frames.push_back(frame);
+        t.positions.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+    };
+    for (const auto &entry : states["states"]) {
+        if (!entry.is_object() || !entry.value("step", nlohmann::json()).is_number_integer())
+            continue;
+        const int frame = entry["step"].get<int>();
+        const auto &state = entry.value("state", nlohmann::json());
+        if (!state.is_object())
+            continue;
+        add("hand", frame, state.value("hand", nlohmann::json()));
+        if (state.value("blocks", nlohmann::json()).is_object()) {
+            for (const auto &[name, block] : state["blocks"].items()) {
+                if (block.is_object())
+                    add(name + " block", frame, block.value("pos", nlohmann::json()));
+            }
+        }
+    }
+    for (auto &[name, track] : tracks)
+        out.push_back(std::move(track));
+    return out;
+}
+
+// "step-<N>-<label>.png" -> {N, label, sha}; nullopt for any other name.
+std::optional<PolicyImage> policyImageOf(const std::string &name, const std::string &sha)
+{
+    const auto dash = name.find('-', 5);
+    if (name.rfind("step-", 0) != 0 || dash == std::string::npos)
+        return std::nullopt;
+    try {
+        const int step = std::stoi(name.substr(5, dash - 5));
+        std::string label = name.substr(dash + 1);
+        if (label.size() > 4 && label.ends_with(".png"))
+            label.resize(label.size() - 4);
+        return PolicyImage{step, label, sha};
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
 RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
 {
     RolloutView view;
@@ -44,19 +101,8 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
         else if (role == "video")
             view.sourceVideoSha256 = artifacts.text(2);
         else if (role == "policy_image") {
-            // "step-<N>-<label>.png"
-            const std::string name = artifacts.text(1);
-            const auto dash = name.find('-', 5);
-            if (name.rfind("step-", 0) == 0 && dash != std::string::npos) {
-                try {
-                    const int step = std::stoi(name.substr(5, dash - 5));
-                    std::string label = name.substr(dash + 1);
-                    if (label.size() > 4 && label.ends_with(".png"))
-                        label.resize(label.size() - 4);
-                    view.policyImages.push_back({step, label, artifacts.text(2)});
-                } catch (const std::exception &) {
-                }
-            }
+            if (auto image = policyImageOf(artifacts.text(1), artifacts.text(2)))
+                view.policyImages.push_back(*image);
         }
     }
     auto readJson = [&](const std::optional<std::string> &sha) -> nlohmann::json {
@@ -71,36 +117,7 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     };
     std::sort(view.policyImages.begin(), view.policyImages.end(),
               [](const PolicyImage &a, const PolicyImage &b) { return a.step < b.step; });
-    const nlohmann::json states = readJson(statesSha);
-    if (states.is_object() && states.value("states", nlohmann::json()).is_array()) {
-        std::map<std::string, ObjectTrack> tracks;
-        auto add = [&](const std::string &name, int frame, const nlohmann::json &p) {
-            if (!p.is_array() || p.size() != 3 || !p[0].is_number() || !p[1].is_number() ||
-                !p[2].is_number())
-                return;
-            ObjectTrack &t = tracks[name];
-            t.name = name;
-            t.frames.push_back(frame);
-            t.positions.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
-        };
-        for (const auto &entry : states["states"]) {
-            if (!entry.is_object() || !entry.value("step", nlohmann::json()).is_number_integer())
-                continue;
-            const int frame = entry["step"].get<int>();
-            const auto &state = entry.value("state", nlohmann::json());
-            if (!state.is_object())
-                continue;
-            add("hand", frame, state.value("hand", nlohmann::json()));
-            if (state.value("blocks", nlohmann::json()).is_object()) {
-                for (const auto &[name, block] : state["blocks"].items()) {
-                    if (block.is_object())
-                        add(name + " block", frame, block.value("pos", nlohmann::json()));
-                }
-            }
-        }
-        for (auto &[name, track] : tracks)
-            view.objectTracks.push_back(std::move(track));
-    }
+    view.objectTracks = objectTracksOf(readJson(statesSha));
     const nlohmann::json actions = readJson(actionsSha);
     if (actions.is_object()) {
         for (const auto &row : actions.value("policy_actions", nlohmann::json::array()))
