@@ -75,6 +75,33 @@ const std::vector<FamilySpec> &allFamilies()
          NormalizationScheme::None,
          15,
          0},
+        {ModelFamily::GenericPolicy,
+         "generic_policy",
+         "policy",
+         1,
+         {"module"},
+         NormalizationScheme::None,
+         0,
+         0,
+         true},
+        {ModelFamily::GenericWorldModel,
+         "generic_world_model",
+         "world_model",
+         1,
+         {"module"},
+         NormalizationScheme::None,
+         0,
+         0,
+         true},
+        {ModelFamily::GenericJudge,
+         "generic_judge",
+         "judge",
+         1,
+         {"module"},
+         NormalizationScheme::None,
+         0,
+         0,
+         true},
     };
     return families;
 }
@@ -138,6 +165,73 @@ std::string cachedFileHash(const fs::path &path)
     return hash;
 }
 
+// The contracts of a named family: 7-D Bridge actions, the family's normalization scheme and
+// chunk length, its frame size.
+void loadFamilyContracts(ModelPackage &p, const std::string &where)
+{
+    const auto &m = p.manifest;
+    // The action contract and its statistics, against the family's scheme.
+    p.action = ActionContract::fromJson(json::requireObject(m, "action", where), where + ".action");
+    if (p.action.dimension() != 7)
+        json::fail(where + ".action.dimensions",
+                   "family " + p.spec.name +
+                       " uses 7-D Bridge end-effector actions, the manifest "
+                       "declares " +
+                       std::to_string(p.action.dimension()));
+    if (p.action.normalization != p.spec.normalization)
+        json::fail(where + ".action.normalization.scheme",
+                   "family " + p.spec.name + " unnormalizes with " +
+                       normalizationSchemeName(p.spec.normalization) + ", the manifest says " +
+                       normalizationSchemeName(p.action.normalization));
+    // MiniVLA with a VQ decoder predicts a chunk (default 8) from its 7 codes.
+    const bool vqChunk = p.spec.family == ModelFamily::MiniVla && p.files.count("vq_decoder") &&
+                         p.action.chunkLength == p.options.value("vq_chunk", 8);
+    if (p.action.chunkLength != p.spec.chunkLength && !vqChunk)
+        json::fail(where + ".action.chunk_length",
+                   "family " + p.spec.name + " predicts chunks of " +
+                       std::to_string(p.spec.chunkLength) + ", the manifest says " +
+                       std::to_string(p.action.chunkLength));
+    const ContractCheck self = p.action.checkSelf();
+    if (!self.ok())
+        throw Error(ErrorCode::InvalidInput, where + ".action: " + self.summary());
+
+    if (p.spec.kind == "world_model") {
+        p.frame = FrameContract::fromJson(json::requireObject(m, "frame", where), where + ".frame");
+        if (p.spec.family == ModelFamily::IraSim &&
+            (p.frame->width != 320 || p.frame->height != 256))
+            json::fail(where + ".frame", "IRASim generates 256x320 frames, the manifest says " +
+                                             std::to_string(p.frame->height) + "x" +
+                                             std::to_string(p.frame->width));
+        if (p.frame->conditioningFrames != 1)
+            json::fail(where + ".frame.conditioning_frames",
+                       "family " + p.spec.name + " conditions on 1 frame");
+    }
+}
+
+// The contracts of a generic package: as declared (any dimension, scheme and chunk length), and
+// the module signature ("io") checked against them.
+void loadGenericContracts(ModelPackage &p, const std::string &where)
+{
+    const auto &m = p.manifest;
+    if (p.spec.kind != "judge") {
+        p.action =
+            ActionContract::fromJson(json::requireObject(m, "action", where), where + ".action");
+        const ContractCheck self = p.action.checkSelf();
+        if (!self.ok())
+            throw Error(ErrorCode::InvalidInput, where + ".action: " + self.summary());
+    }
+    if (p.spec.kind == "world_model")
+        p.frame = FrameContract::fromJson(json::requireObject(m, "frame", where), where + ".frame");
+    p.io = parseGenericIo(m.contains("io") ? m["io"] : nlohmann::json(), p.spec.kind, where + ".io",
+                          p.action.dimension(), p.action.chunkLength, p.frame ? p.frame->height : 0,
+                          p.frame ? p.frame->width : 0);
+    // Like every world here it returns the start frame first; a module that takes K frames gets
+    // the start frame repeated until it has generated K of its own.
+    if (p.frame && p.frame->conditioningFrames != 1)
+        json::fail(where + ".frame.conditioning_frames",
+                   "a generic world model conditions on the start frame (1)");
+}
+
 } // namespace
 
 ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFamily> expected)
@@ -170,7 +264,8 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
     if (!family)
         json::fail(where + ".family", "unknown family '" + familyName +
                                           "' (openvla, minivla, octo, openpizero, susie, "
-                                          "susie_ll, cosmos, irasim)");
+                                          "susie_ll, cosmos, irasim, generic_policy, "
+                                          "generic_world_model, generic_judge)");
     p.spec = familySpec(*family);
     if (expected && *expected != *family)
         json::fail(where + ".family", "the package is a " + familyName +
@@ -213,42 +308,10 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
 
     if (m.contains("options"))
         p.options = json::requireObject(m, "options", where);
-    // The action contract and its statistics, against the family's scheme.
-    p.action = ActionContract::fromJson(json::requireObject(m, "action", where), where + ".action");
-    if (p.action.dimension() != 7)
-        json::fail(where + ".action.dimensions",
-                   "family " + familyName +
-                       " uses 7-D Bridge end-effector actions, the manifest "
-                       "declares " +
-                       std::to_string(p.action.dimension()));
-    if (p.action.normalization != p.spec.normalization)
-        json::fail(where + ".action.normalization.scheme",
-                   "family " + familyName + " unnormalizes with " +
-                       normalizationSchemeName(p.spec.normalization) + ", the manifest says " +
-                       normalizationSchemeName(p.action.normalization));
-    // MiniVLA with a VQ decoder predicts a chunk (default 8) from its 7 codes.
-    const bool vqChunk = p.spec.family == ModelFamily::MiniVla && p.files.count("vq_decoder") &&
-                         p.action.chunkLength == p.options.value("vq_chunk", 8);
-    if (p.action.chunkLength != p.spec.chunkLength && !vqChunk)
-        json::fail(where + ".action.chunk_length", "family " + familyName + " predicts chunks of " +
-                                                       std::to_string(p.spec.chunkLength) +
-                                                       ", the manifest says " +
-                                                       std::to_string(p.action.chunkLength));
-    const ContractCheck self = p.action.checkSelf();
-    if (!self.ok())
-        throw Error(ErrorCode::InvalidInput, where + ".action: " + self.summary());
-
-    if (p.spec.kind == "world_model") {
-        p.frame = FrameContract::fromJson(json::requireObject(m, "frame", where), where + ".frame");
-        if (p.spec.family == ModelFamily::IraSim &&
-            (p.frame->width != 320 || p.frame->height != 256))
-            json::fail(where + ".frame", "IRASim generates 256x320 frames, the manifest says " +
-                                             std::to_string(p.frame->height) + "x" +
-                                             std::to_string(p.frame->width));
-        if (p.frame->conditioningFrames != 1)
-            json::fail(where + ".frame.conditioning_frames",
-                       "family " + familyName + " conditions on 1 frame");
-    }
+    if (p.spec.generic)
+        loadGenericContracts(p, where);
+    else
+        loadFamilyContracts(p, where);
     if (m.contains("defaults")) {
         const auto &d = json::requireObject(m, "defaults", where);
         p.defaultDevice = json::optString(d, "device", where + ".defaults").value_or("cpu");

@@ -6,6 +6,7 @@
 // Loading checks all of it against the family's contract before the first step; every mismatch
 // is an Error naming the file, key or dimension. No libtorch here: this is plain C++.
 
+#include "GenericSignature.h"
 #include "contracts/ActionContract.h"
 #include "contracts/FrameContract.h"
 
@@ -29,6 +30,9 @@ enum class ModelFamily
     SusieLowLevel,
     Cosmos,
     IraSim,
+    GenericPolicy, // any signature, declared in the manifest's "io" block
+    GenericWorldModel,
+    GenericJudge,
 };
 
 // What a family needs from its package (docs/export.md has the module signatures).
@@ -36,12 +40,13 @@ struct FamilySpec
 {
     ModelFamily family;
     std::string name;                 // "openvla", ... as in the manifest's "family"
-    std::string kind;                 // "policy" or "world_model"
+    std::string kind;                 // "policy", "world_model" or "judge"
     int signature = 1;                // the module signature version this build speaks
     std::vector<std::string> modules; // file roles that are TorchScript modules
     NormalizationScheme normalization = NormalizationScheme::None;
-    int chunkLength = 1; // actions per model call
-    int imageSize = 224; // square policy input; world models: see the frame contract
+    int chunkLength = 1;  // actions per model call
+    int imageSize = 224;  // square policy input; world models: see the frame contract
+    bool generic = false; // dimensions, normalization and chunk length as the manifest declares
 };
 const FamilySpec &familySpec(ModelFamily family);
 std::optional<ModelFamily> familyFromName(const std::string &name);
@@ -65,6 +70,7 @@ struct ModelPackage
     std::string defaultDevice = "cpu";
     std::string defaultDtype = "fp32";
     nlohmann::json options = nlohmann::json::object(); // the family's own block, e.g. "openvla"
+    std::optional<GenericIo> io;                       // generic families: the module signature
     nlohmann::json manifest;
 
     const PackageFile &file(const std::string &role) const;

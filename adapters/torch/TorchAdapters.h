@@ -41,5 +41,10 @@ nlohmann::json torchIdentity(ModelFamily family, const nlohmann::json &settings)
 std::unique_ptr<Policy> createTorchPolicy(ModelFamily family, const nlohmann::json &settings);
 std::unique_ptr<WorldModel> createTorchWorldModel(ModelFamily family,
                                                   const nlohmann::json &settings);
+std::unique_ptr<Judge> createTorchJudge(ModelFamily family, const nlohmann::json &settings);
+
+// The generic families (TorchGeneric.cpp): the module signature comes from the package's "io".
+std::unique_ptr<Policy> createGenericPolicy(const nlohmann::json &settings);
+std::unique_ptr<WorldModel> createGenericWorldModel(const nlohmann::json &settings);
 
 } // namespace kosmos::torchadapters

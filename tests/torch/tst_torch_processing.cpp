@@ -1,5 +1,6 @@
 // The libtorch adapters' pre/post-processing and model packages, golden values by hand. No
 // libtorch needed: these run on every build.
+#include "GenericSignature.h"
 #include "ModelPackage.h"
 #include "Processing.h"
 #include "util/Error.h"
@@ -279,4 +280,115 @@ TEST(TorchPackage, EveryMismatchIsANamedError)
     TempDir d11;
     EXPECT_NE(errorOf(d11.path(), ErrorCode::NotFound).find("kosmos-model.json"),
               std::string::npos);
+}
+
+namespace {
+
+nlohmann::json policyIo()
+{
+    return {{"vocabulary", {"put the red block in the green square", "push the blue block"}},
+            {"inputs",
+             {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 64, 80}}},
+              {{"name", "task"}, {"source", "instruction_id"}},
+              {{"name", "state"}, {"source", "proprio"}, {"shape", {1, 7}}}}},
+            {"output", {1, 4, 7}}};
+}
+
+std::string ioError(const nlohmann::json &io, const std::string &kind = "policy")
+{
+    try {
+        parseGenericIo(io, kind, "kosmos-model.json.io", 7, 4, 64, 80);
+    } catch (const Error &e) {
+        return e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+TEST(TorchGenericSignature, ADeclaredSignatureParsesWithItsVocabularyAndPixelScale)
+{
+    nlohmann::json io = policyIo();
+    io["pixels"] = {{"mean", {0.5, 0.5, 0.5}}, {"std", {0.25, 0.25, 0.25}}};
+    const GenericIo parsed = parseGenericIo(io, "policy", "io", 7, 4, 0, 0);
+    ASSERT_EQ(parsed.inputs.size(), 3u);
+    EXPECT_EQ(parsed.inputs[0].imageHeight(), 64);
+    EXPECT_EQ(parsed.inputs[0].imageWidth(), 80);
+    EXPECT_EQ(parsed.instructionId("push the blue block"), 1);
+    EXPECT_NE(kosmos::test::errorOf([&] {
+                  parsed.instructionId("stack the cups");
+              }).find("not trained on the instruction \"stack the cups\""),
+              std::string::npos);
+    // (v / 255 - 0.5) / 0.25, and back.
+    const cv::Mat grey(2, 2, CV_8UC3, cv::Scalar(255, 0, 51));
+    const auto chw = parsed.pixels.chw(grey, 2, 2);
+    EXPECT_FLOAT_EQ(chw[0], 2.0f);  // R = 255
+    EXPECT_FLOAT_EQ(chw[4], -2.0f); // G = 0
+    EXPECT_FLOAT_EQ(chw[8], -1.2f); // B = 51
+    const cv::Mat back = parsed.pixels.image(chw.data(), 2, 2);
+    EXPECT_EQ(back.at<cv::Vec3b>(1, 1), cv::Vec3b(255, 0, 51));
+    // A judge: frames and the 6 progress logits.
+    const nlohmann::json judge = {
+        {"inputs", {{{"name", "frames"}, {"source", "frames"}, {"shape", {1, 4, 3, 32, 40}}}}},
+        {"output", {1, 6}}};
+    EXPECT_EQ(parseGenericIo(judge, "judge", "io", 0, 0, 0, 0).inputs[0].count(), 4);
+}
+
+TEST(TorchGenericSignature, EveryMistakeInASignatureIsANamedError)
+{
+    auto with = [](const std::function<void(nlohmann::json &)> &edit) {
+        nlohmann::json io = policyIo();
+        edit(io);
+        return io;
+    };
+    EXPECT_NE(ioError(nullptr).find("kosmos-model.json.io"), std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io["output"] = {1, 8, 7};
+              }))
+                  .find("io.output: [1, 8, 7] does not match the contracts: a policy returns [1, "
+                        "4, 7]"),
+              std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io["inputs"][0]["source"] = "actions";
+              })).find("io.inputs[0].source: 'actions' is not an input a policy module can take"),
+              std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io.erase("vocabulary");
+              })).find("io.vocabulary: an instruction_id input needs the list"),
+              std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io["inputs"][0]["shape"] = {2, 3, 64, 80};
+              })).find("io.inputs[0].shape: the first size is the batch and must be 1"),
+              std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io["inputs"][0]["shape"] = {1, 4, 64, 80};
+              })).find("images have 3 channels"),
+              std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io["inputs"][1]["name"] = "image";
+              })).find("io.inputs[1].name: 'image' is declared twice"),
+              std::string::npos);
+    EXPECT_NE(
+        ioError(with([](auto &io) { io["inputs"].erase(0); })).find("a policy must see the image"),
+        std::string::npos);
+    EXPECT_NE(ioError(with([](auto &io) {
+                  io["pixels"] = {{"std", {1, 0, 1}}};
+              })).find("io.pixels.std: every std must be positive"),
+              std::string::npos);
+    // A world model conditions on frames of its contract's size and takes the declared chunk.
+    const nlohmann::json world = {
+        {"inputs",
+         {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+          {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+        {"output", {1, 4, 3, 64, 80}}};
+    EXPECT_NE(ioError(world, "world_model").find("frames of its own size"), std::string::npos);
+    nlohmann::json badActions = world;
+    badActions["inputs"][0]["shape"] = {1, 3, 64, 80};
+    badActions["inputs"][1]["shape"] = {1, 5, 7};
+    EXPECT_NE(ioError(badActions, "world_model").find("chunks of 4 actions of 7 values"),
+              std::string::npos);
+    const nlohmann::json judge = {
+        {"inputs", {{{"name", "frames"}, {"source", "frames"}, {"shape", {1, 17, 3, 32, 40}}}}},
+        {"output", {1, 6}}};
+    EXPECT_NE(ioError(judge, "judge").find("at most its 16 frames"), std::string::npos);
 }

@@ -1,0 +1,380 @@
+// The generic libtorch families: a policy, a world model and a success judge whose module
+// signature is declared in the package's kosmos-model.json ("io"; GenericSignature.h), so a
+// user's own exported model runs without a new plugin. Includes libtorch (TorchRuntime.h); no Qt.
+#include "TorchRuntime.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <deque>
+#include <random>
+
+namespace kosmos::torchadapters {
+
+using namespace detail;
+
+namespace {
+
+// An image input as the module takes it: [1, 3, H, W] or, for several, [1, K, 3, H, W].
+torch::Tensor pixelsTensor(const std::vector<cv::Mat> &images, const IoInput &in,
+                           const PixelScale &scale, const Runtime &rt)
+{
+    const int w = in.imageWidth();
+    const int h = in.imageHeight();
+    std::vector<float> all;
+    all.reserve(images.size() * static_cast<std::size_t>(3 * w * h));
+    for (const cv::Mat &image : images) {
+        const std::vector<float> chw = scale.chw(image, w, h);
+        all.insert(all.end(), chw.begin(), chw.end());
+    }
+    std::vector<std::int64_t> shape = in.shape;
+    return torch::from_blob(all.data(), shape, torch::kFloat).clone().to(rt.device, rt.dtype);
+}
+
+torch::Tensor instructionTensor(std::int64_t id, const Runtime &rt)
+{
+    return torch::tensor({id}, torch::kLong).to(rt.device);
+}
+
+// The last `count` images of a sequence, the first repeated in front when there are fewer.
+std::vector<cv::Mat> lastFrames(const std::deque<cv::Mat> &frames, int count)
+{
+    std::vector<cv::Mat> out;
+    for (int i = count; i > 0; --i) {
+        const int index = static_cast<int>(frames.size()) - i;
+        out.push_back(frames[static_cast<std::size_t>(std::max(index, 0))]);
+    }
+    return out;
+}
+
+class GenericPolicy final : public Policy
+{
+public:
+    explicit GenericPolicy(const nlohmann::json &settings)
+        : m_package(loadModelPackage(requirePackageSetting(settings), ModelFamily::GenericPolicy)),
+          m_runtime(Runtime::make(runtimeOptions(settings, m_package))), m_io(*m_package.io)
+    {
+        m_module = loadModule(m_package, "module", m_runtime);
+        const int chunk = m_package.action.chunkLength;
+        m_execute = settings.value("execute", chunk);
+        if (m_execute < 1 || m_execute > chunk)
+            throw Error(ErrorCode::InvalidInput,
+                        "settings.execute must be 1.." + std::to_string(chunk) +
+                            " (the package predicts chunks of " + std::to_string(chunk) + ")");
+        m_contract = m_package.action;
+        m_contract.normalization = NormalizationScheme::None;
+        m_contract.chunkLength = m_execute;
+        for (int i = 0; i < m_runtime.options.warmup; ++i) {
+            Observation placeholder;
+            placeholder.image = cv::Mat(64, 64, CV_8UC3, cv::Scalar::all(127));
+            if (const IoInput *proprio = m_io.find(IoSource::Proprio))
+                placeholder.proprio.assign(static_cast<std::size_t>(proprio->shape[1]), 0.0);
+            m_instruction = 0;
+            run(placeholder);
+            m_history.clear();
+        }
+    }
+
+    ActionContract actionContract() const override { return m_contract; }
+    nlohmann::json lastCallStats() const override { return m_clock.stats(m_runtime); }
+
+    void reset(std::uint64_t, const std::string &instruction) override
+    {
+        if (m_io.find(IoSource::InstructionId))
+            m_instruction = m_io.instructionId(instruction);
+        m_history.clear();
+    }
+
+    ActionChunk act(const Observation &observation) override
+    {
+        return m_clock.time([&] { return run(observation); });
+    }
+
+private:
+    ActionChunk run(const Observation &observation)
+    {
+        torch::InferenceMode guard;
+        m_history.push_back(observation.image);
+        if (const IoInput *h = m_io.find(IoSource::History);
+            static_cast<int>(m_history.size()) > (h ? h->count() : 1))
+            m_history.pop_front();
+        std::vector<torch::jit::IValue> inputs;
+        for (const IoInput &in : m_io.inputs) {
+            switch (in.source) {
+            case IoSource::Image:
+                inputs.emplace_back(
+                    pixelsTensor({observation.image}, in, m_io.pixels, m_runtime));
+                break;
+            case IoSource::History:
+                inputs.emplace_back(pixelsTensor(lastFrames(m_history, in.count()), in,
+                                                 m_io.pixels, m_runtime));
+                break;
+            case IoSource::InstructionId:
+                inputs.emplace_back(instructionTensor(m_instruction, m_runtime));
+                break;
+            case IoSource::Proprio: {
+                const auto dims = static_cast<std::size_t>(in.shape[1]);
+                if (observation.proprio.size() != dims)
+                    throw Error(ErrorCode::InvalidInput,
+                                "input '" + in.name + "' takes " + std::to_string(dims) +
+                                    " proprio values; the world reports " +
+                                    std::to_string(observation.proprio.size()));
+                std::vector<float> values(observation.proprio.begin(), observation.proprio.end());
+                inputs.emplace_back(torch::tensor(values)
+                                        .view({1, static_cast<std::int64_t>(dims)})
+                                        .to(m_runtime.device, m_runtime.dtype));
+                break;
+            }
+            default:
+                break; // parseGenericIo admits no other source for a policy
+            }
+        }
+        const torch::Tensor out = forward(m_module, std::move(inputs), "the generic policy module");
+        expectShape(out, m_io.output, "the generic policy module");
+        ActionChunk chunk;
+        for (const auto &normalized : tensorChunk(out)) {
+            if (static_cast<int>(chunk.size()) == m_execute)
+                break;
+            Action a = m_package.action.unnormalize(normalized);
+            for (double v : a)
+                if (!std::isfinite(v))
+                    throw Error(ErrorCode::InvalidInput, "the model produced a non-finite action");
+            chunk.push_back(std::move(a));
+        }
+        return chunk;
+    }
+
+    ModelPackage m_package;
+    Runtime m_runtime;
+    GenericIo m_io;
+    torch::jit::Module m_module;
+    ActionContract m_contract;
+    int m_execute = 1;
+    std::int64_t m_instruction = 0;
+    std::deque<cv::Mat> m_history;
+    CallClock m_clock;
+};
+
+// Autoregressive: each chunk is predicted from the frames so far (the start frame, then its
+// own predictions), at the frame contract's size; the actions are normalized by the package's
+// action contract before the module sees them.
+class GenericWorldModel final : public WorldModel
+{
+public:
+    explicit GenericWorldModel(const nlohmann::json &settings)
+        : m_package(
+              loadModelPackage(requirePackageSetting(settings), ModelFamily::GenericWorldModel)),
+          m_runtime(Runtime::make(runtimeOptions(settings, m_package))), m_io(*m_package.io),
+          m_frame(*m_package.frame)
+    {
+        m_module = loadModule(m_package, "module", m_runtime);
+        m_frame.certifiedChunkLengths = {m_package.action.chunkLength};
+        for (int i = 0; i < m_runtime.options.warmup; ++i) {
+            m_frames = {cv::Mat(m_frame.height, m_frame.width, CV_8UC3, cv::Scalar::all(127))};
+            generate(ActionChunk(static_cast<std::size_t>(m_package.action.chunkLength),
+                                 Action(static_cast<std::size_t>(m_package.action.dimension()),
+                                        0.0)));
+        }
+    }
+
+    ActionContract actionContract() const override
+    {
+        ActionContract c = m_package.action;
+        c.normalization = NormalizationScheme::None; // physical actions in, normalized here
+        return c;
+    }
+    FrameContract frameContract() const override { return m_frame; }
+    nlohmann::json lastCallStats() const override { return m_clock.stats(m_runtime); }
+
+    std::vector<cv::Mat> reset(const WorldStart &start) override
+    {
+        cv::Mat frame;
+        cv::resize(startFrameOf(start, "the generic world model"), frame, cv::Size(m_frame.width, m_frame.height), 0, 0,
+                   cv::INTER_AREA);
+        if (m_io.find(IoSource::InstructionId))
+            m_instruction = m_io.instructionId(start.instruction);
+        m_frames = {frame};
+        return {frame};
+    }
+
+    std::vector<cv::Mat> step(const ActionChunk &actions) override
+    {
+        return m_clock.time([&] { return generate(actions); });
+    }
+
+private:
+    std::vector<cv::Mat> generate(const ActionChunk &actions)
+    {
+        torch::InferenceMode guard;
+        const int n = m_package.action.chunkLength;
+        const int dims = m_package.action.dimension();
+        if (static_cast<int>(actions.size()) != n)
+            throw Error(ErrorCode::InvalidInput, "the generic world model takes chunks of " +
+                                                     std::to_string(n) + " actions, got " +
+                                                     std::to_string(actions.size()));
+        std::vector<float> flat;
+        for (const auto &a : actions) {
+            if (static_cast<int>(a.size()) != dims)
+                throw Error(ErrorCode::InvalidInput,
+                            "an action of " + std::to_string(a.size()) +
+                                " values; the package's contract has " + std::to_string(dims));
+            for (double v : m_package.action.normalize(a))
+                flat.push_back(static_cast<float>(v));
+        }
+        std::vector<torch::jit::IValue> inputs;
+        for (const IoInput &in : m_io.inputs) {
+            switch (in.source) {
+            case IoSource::Image:
+                inputs.emplace_back(pixelsTensor({m_frames.back()}, in, m_io.pixels, m_runtime));
+                break;
+            case IoSource::Frames:
+                inputs.emplace_back(
+                    pixelsTensor(lastFrames(m_frames, in.count()), in, m_io.pixels, m_runtime));
+                break;
+            case IoSource::Actions:
+                inputs.emplace_back(
+                    torch::tensor(flat).view({1, n, dims}).to(m_runtime.device, m_runtime.dtype));
+                break;
+            case IoSource::InstructionId:
+                inputs.emplace_back(instructionTensor(m_instruction, m_runtime));
+                break;
+            default:
+                break;
+            }
+        }
+        const torch::Tensor out =
+            forward(m_module, std::move(inputs), "the generic world model module")
+                .to(torch::kCPU, torch::kFloat)
+                .contiguous();
+        expectShape(out, m_io.output, "the generic world model module");
+        std::vector<cv::Mat> frames;
+        const auto plane = static_cast<std::size_t>(3 * m_frame.width * m_frame.height);
+        for (int i = 0; i < n; ++i)
+            frames.push_back(m_io.pixels.image(out.data_ptr<float>() + plane * i, m_frame.width,
+                                               m_frame.height));
+        for (const cv::Mat &f : frames)
+            m_frames.push_back(f);
+        while (m_frames.size() > 16)
+            m_frames.pop_front();
+        return frames;
+    }
+
+    ModelPackage m_package;
+    Runtime m_runtime;
+    GenericIo m_io;
+    FrameContract m_frame;
+    torch::jit::Module m_module;
+    std::int64_t m_instruction = 0;
+    std::deque<cv::Mat> m_frames;
+    CallClock m_clock;
+};
+
+// A learned success classifier as a judge: the module gives logits over progress 0..5 (5: the
+// task is complete) from the last K of the judge's 16 frames; each sample draws its progress
+// from softmax(logits / temperature) with the sample's seed, so samples and quorum work as for
+// any judge, and the answer is the judge schema's JSON. The model sees no collisions: it says
+// "uncertain" for them.
+class GenericJudge final : public Judge
+{
+public:
+    explicit GenericJudge(const nlohmann::json &settings)
+        : m_package(loadModelPackage(requirePackageSetting(settings), ModelFamily::GenericJudge)),
+          m_runtime(Runtime::make(runtimeOptions(settings, m_package))), m_io(*m_package.io)
+    {
+        m_module = loadModule(m_package, "module", m_runtime);
+    }
+
+    JudgeAnswer sample(const JudgeRequest &request) override
+    {
+        JudgeAnswer answer;
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            const std::vector<double> p = probabilities(request);
+            std::seed_seq seq{static_cast<std::uint32_t>(request.seed),
+                              static_cast<std::uint32_t>(static_cast<std::uint64_t>(request.seed) >> 32),
+                              static_cast<std::uint32_t>(request.tryIndex)};
+            std::mt19937_64 rng(seq);
+            const int progress = std::discrete_distribution<int>(p.begin(), p.end())(rng);
+            const IoInput *frames = m_io.find(IoSource::Frames);
+            nlohmann::json evidence = nlohmann::json::array();
+            for (int i = 16 - frames->count(); i < 16; ++i)
+                evidence.push_back(i);
+            std::string reasons = "learned success classifier; P(progress 0..5) =";
+            for (double v : p)
+                reasons += " " + std::to_string(std::lround(v * 1000) / 1000.0).substr(0, 5);
+            reasons += "; drew " + std::to_string(progress);
+            const nlohmann::json j = {{"integrity", "intact"},
+                                      {"collision", "uncertain"},
+                                      {"progress", progress},
+                                      {"completion_evidence", progress == 5 ? "met" : "not_met"},
+                                      {"evidence_frame_indices", evidence},
+                                      {"observable_reasons", reasons}};
+            answer.rawText = j.dump();
+            answer.finishReason = "stop";
+        } catch (const Error &e) {
+            answer.error = e.what();
+        }
+        answer.decodeMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+        return answer;
+    }
+
+private:
+    std::vector<double> probabilities(const JudgeRequest &request)
+    {
+        torch::InferenceMode guard;
+        std::vector<torch::jit::IValue> inputs;
+        for (const IoInput &in : m_io.inputs) {
+            if (in.source == IoSource::Frames) {
+                if (request.frames.size() < static_cast<std::size_t>(in.count()))
+                    throw Error(ErrorCode::InvalidInput,
+                                "the judge module takes " + std::to_string(in.count()) +
+                                    " frames; the request has " +
+                                    std::to_string(request.frames.size()));
+                const std::vector<cv::Mat> last(request.frames.end() - in.count(),
+                                                request.frames.end());
+                inputs.emplace_back(pixelsTensor(last, in, m_io.pixels, m_runtime));
+            } else if (in.source == IoSource::InstructionId) {
+                inputs.emplace_back(
+                    instructionTensor(m_io.instructionId(request.instruction), m_runtime));
+            }
+        }
+        const torch::Tensor logits =
+            forward(m_module, std::move(inputs), "the generic judge module");
+        expectShape(logits, m_io.output, "the generic judge module");
+        const double temperature = std::max(request.temperature, 1e-3);
+        const torch::Tensor p =
+            torch::softmax(logits.to(torch::kCPU, torch::kDouble)[0] / temperature, 0).contiguous();
+        std::vector<double> out(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+        for (double v : out)
+            if (!std::isfinite(v))
+                throw Error(ErrorCode::InvalidInput, "the judge module produced non-finite logits");
+        return out;
+    }
+
+    ModelPackage m_package;
+    Runtime m_runtime;
+    GenericIo m_io;
+    torch::jit::Module m_module;
+};
+
+} // namespace
+
+std::unique_ptr<Policy> createGenericPolicy(const nlohmann::json &settings)
+{
+    return std::make_unique<GenericPolicy>(settings);
+}
+
+std::unique_ptr<WorldModel> createGenericWorldModel(const nlohmann::json &settings)
+{
+    return std::make_unique<GenericWorldModel>(settings);
+}
+
+std::unique_ptr<Judge> createTorchJudge(ModelFamily family, const nlohmann::json &settings)
+{
+    if (family != ModelFamily::GenericJudge)
+        throw Error(ErrorCode::InvalidInput, familySpec(family).name + " is not a judge family");
+    return std::make_unique<GenericJudge>(settings);
+}
+
+} // namespace kosmos::torchadapters

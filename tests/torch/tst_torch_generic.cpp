@@ -1,0 +1,330 @@
+// The generic libtorch families (torch.generic_policy, torch.generic_world_model,
+// torch.generic_judge): stand-in TorchScript modules whose outputs are simple functions of their
+// inputs, so every value the adapters produce is checked against a number worked out by hand;
+// then all three together through kosmos-cli (the whole engine, the judge quorum, verify).
+#include "ModelPackage.h"
+#include "TorchAdapters.h"
+#include "judge/JudgeSchema.h"
+#include "ledger/Ledger.h"
+#include "util/Error.h"
+#include "util/Sha256.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <torch/script.h>
+
+#include <fstream>
+#include <set>
+
+using namespace kosmos;
+using namespace kosmos::torchadapters;
+using kosmos::test::errorOf;
+using kosmos::test::runProcess;
+using kosmos::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kRed = "put the red block in the green square";
+const std::string kBlue = "push the blue block to the purple square";
+
+const char *const kPolicy = R"(
+def forward(self, image: Tensor, task: Tensor, state: Tensor) -> Tensor:
+    out = torch.zeros(1, 4, 7)
+    out[0, :, 0] = image.mean()
+    out[0, :, 1] = task.float()[0] * 0.5
+    out[0, :, 2] = state[0, 0]
+    out[0, :, 6] = torch.arange(4).float() * 0.25
+    return out
+)";
+// What a policy that sees only the image and the instruction looks like (a learned world
+// reports no proprio).
+const char *const kImagePolicy = R"(
+def forward(self, image: Tensor, task: Tensor) -> Tensor:
+    out = torch.zeros(1, 4, 7)
+    out[0, :, 0] = torch.tensor([0.5, 1.0, 0.5, 1.0]) + image.mean() * 0.0
+    out[0, :, 6] = 1.0
+    return out
+)";
+const char *const kWorld = R"(
+def forward(self, frame: Tensor, actions: Tensor) -> Tensor:
+    n = actions.size(1)
+    shift = actions[0, :, 0].cumsum(0).view(1, n, 1, 1, 1)
+    return (frame.unsqueeze(1).repeat(1, n, 1, 1, 1) + shift).clamp(0.0, 1.0)
+)";
+// For the engine run: the frame moves right by 100 * dx pixels a step (validation compares the
+// commanded translation with the optical flow).
+const char *const kMovingWorld = R"(
+def forward(self, frame: Tensor, actions: Tensor) -> Tensor:
+    outs: List[Tensor] = []
+    shift = 0
+    for i in range(actions.size(1)):
+        shift = shift + int(torch.round(actions[0, i, 0] * 100.0).item())
+        outs.append(torch.roll(frame, shifts=shift, dims=3))
+    return torch.stack(outs, 1)
+)";
+const char *const kJudge = R"(
+def forward(self, frames: Tensor, task: Tensor) -> Tensor:
+    m = frames[:, -1].mean()
+    logits = torch.zeros(1, 6)
+    logits[0, 5] = (m - 0.5) * 40.0
+    return logits
+)";
+
+fs::path writeGeneric(const fs::path &dir, const std::string &family, const std::string &source,
+                      const nlohmann::json &extra)
+{
+    fs::create_directories(dir);
+    torch::jit::Module m("StandIn");
+    m.define(source);
+    m.save((dir / "module.pt").string());
+    nlohmann::json manifest = {
+        {"kosmos_model", 1},
+        {"family", family},
+        {"signature", 1},
+        {"files",
+         {{"module", {{"path", "module.pt"}, {"sha256", Sha256::fileHex(dir / "module.pt")}}}}}};
+    manifest.update(extra);
+    std::ofstream(dir / kManifestName) << manifest.dump(2);
+    return dir;
+}
+
+// Bounds normalization on the first six dimensions: physical = (x + 1) / 2 * (high - low) + low.
+ActionContract boundedContract(int chunk)
+{
+    ActionContract c = ActionContract::bridgeEndEffector();
+    c.chunkLength = chunk;
+    c.normalization = NormalizationScheme::Bounds;
+    const auto keys = expectedStatisticsKeys(NormalizationScheme::Bounds);
+    c.statistics.values[keys[0]] = {-0.02, -0.02, -0.02, -0.1, -0.1, -0.1, 0};
+    c.statistics.values[keys[1]] = {0.02, 0.02, 0.02, 0.1, 0.1, 0.1, 1};
+    c.statistics.mask = {true, true, true, true, true, true, false};
+    return c;
+}
+
+struct Generic
+{
+    fs::path policy, imagePolicy, world, movingWorld, judge, start;
+    std::string startSha;
+};
+
+Generic writeGenericPackages(const fs::path &dir)
+{
+    Generic g;
+    g.policy = writeGeneric(
+        dir / "policy", "generic_policy", kPolicy,
+        {{"action", boundedContract(4).toJson()},
+         {"io",
+          {{"vocabulary", {kBlue, kRed}},
+           {"inputs",
+            {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+             {{"name", "task"}, {"source", "instruction_id"}},
+             {{"name", "state"}, {"source", "proprio"}, {"shape", {1, 7}}}}},
+           {"output", {1, 4, 7}}}}});
+    g.imagePolicy = writeGeneric(
+        dir / "image-policy", "generic_policy", kImagePolicy,
+        {{"action", boundedContract(4).toJson()},
+         {"io",
+          {{"vocabulary", {kRed}},
+           {"inputs",
+            {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+             {{"name", "task"}, {"source", "instruction_id"}}}},
+           {"output", {1, 4, 7}}}}});
+    ActionContract worldAction = ActionContract::bridgeEndEffector();
+    worldAction.chunkLength = 4;
+    FrameContract frame;
+    frame.width = 40;
+    frame.height = 32;
+    frame.fps = 5;
+    g.world = writeGeneric(
+        dir / "world", "generic_world_model", kWorld,
+        {{"action", worldAction.toJson()},
+         {"frame", frame.toJson()},
+         {"io",
+          {{"inputs",
+            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+           {"output", {1, 4, 3, 32, 40}}}}});
+    g.movingWorld = writeGeneric(
+        dir / "moving-world", "generic_world_model", kMovingWorld,
+        {{"action", worldAction.toJson()},
+         {"frame", frame.toJson()},
+         {"io",
+          {{"inputs",
+            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+           {"output", {1, 4, 3, 32, 40}}}}});
+    g.judge = writeGeneric(
+        dir / "judge", "generic_judge", kJudge,
+        {{"io",
+          {{"vocabulary", {kRed, kBlue}},
+           {"inputs",
+            {{{"name", "frames"}, {"source", "frames"}, {"shape", {1, 2, 3, 16, 20}}},
+             {{"name", "task"}, {"source", "instruction_id"}}}},
+           {"output", {1, 6}}}}});
+    g.start = dir / "start.png";
+    cv::Mat start(32, 40, CV_8UC3, cv::Scalar::all(100));
+    cv::rectangle(start, {20, 10}, {30, 20}, cv::Scalar(0, 0, 200), cv::FILLED); // validation
+    cv::imwrite(g.start.string(), start); // rejects a constant frame
+    g.startSha = Sha256::fileHex(g.start);
+    return g;
+}
+
+double unbound(double x)
+{
+    return (x + 1) / 2 * 0.04 - 0.02;
+}
+
+} // namespace
+
+TEST(TorchGeneric, APolicyRunsTheDeclaredSignatureAndUnnormalizesItsChunk)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    auto policy = createTorchPolicy(ModelFamily::GenericPolicy,
+                                    {{"package", g.policy.string()}, {"execute", 2}});
+    EXPECT_EQ(policy->actionContract().chunkLength, 2);
+    EXPECT_EQ(policy->actionContract().normalization, NormalizationScheme::None);
+    policy->reset(1, kRed); // index 1 in the vocabulary
+    Observation obs;
+    obs.image = cv::Mat(64, 80, CV_8UC3, cv::Scalar::all(51)); // 0.2 after resizing
+    obs.proprio = {0.3, 0, 0, 0, 0, 0, 1};
+    const ActionChunk chunk = policy->act(obs);
+    ASSERT_EQ(chunk.size(), 2u);
+    EXPECT_NEAR(chunk[0][0], unbound(0.2), 1e-6);
+    EXPECT_NEAR(chunk[0][1], unbound(0.5), 1e-6);
+    EXPECT_NEAR(chunk[0][2], unbound(0.3), 1e-6);
+    EXPECT_NEAR(chunk[0][6], 0.0, 1e-6); // the gripper is not normalized
+    EXPECT_NEAR(chunk[1][6], 0.25, 1e-6);
+    policy->reset(2, kBlue); // index 0
+    EXPECT_NEAR(policy->act(obs)[0][1], unbound(0.0), 1e-6);
+    // What it was not trained on, and what the world does not give it: named errors.
+    EXPECT_NE(errorOf([&] { policy->reset(3, "stack the cups"); })
+                  .find("not trained on the instruction \"stack the cups\""),
+              std::string::npos);
+    obs.proprio = {0.3};
+    EXPECT_NE(errorOf([&] { policy->act(obs); })
+                  .find("input 'state' takes 7 proprio values; the world reports 1"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] {
+                  createTorchPolicy(ModelFamily::GenericPolicy,
+                                    {{"package", g.policy.string()}, {"execute", 5}});
+              }).find("settings.execute must be 1..4"),
+              std::string::npos);
+}
+
+TEST(TorchGeneric, AWorldModelPredictsFramesAutoregressivelyAtItsContractSize)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    auto world = createTorchWorldModel(ModelFamily::GenericWorldModel,
+                                       {{"package", g.world.string()}, {"warmup", 0}});
+    EXPECT_EQ(world->frameContract().width, 40);
+    EXPECT_EQ(world->frameContract().certifiedChunkLengths, std::vector<int>{4});
+    WorldStart start;
+    start.startState = {{"frame", g.start.string()}, {"frame_sha256", g.startSha}};
+    start.instruction = kRed;
+    const auto first = world->reset(start);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].at<cv::Vec3b>(0, 0)[0], 100);
+    // Grey 100 plus the running sum of dx (0.02 a step = 5.1 grey levels): 105, 110, 115, 120.
+    const auto frames = world->step(ActionChunk(4, Action{0.02, 0, 0, 0, 0, 0, 1}));
+    ASSERT_EQ(frames.size(), 4u);
+    EXPECT_EQ(frames[0].rows, 32);
+    EXPECT_EQ(frames[0].at<cv::Vec3b>(5, 5)[1], 105);
+    EXPECT_EQ(frames[3].at<cv::Vec3b>(5, 5)[1], 120);
+    // The next chunk starts from the last predicted frame: 120 + 5.1 * 1..4.
+    const auto next = world->step(ActionChunk(4, Action{0.02, 0, 0, 0, 0, 0, 1}));
+    EXPECT_EQ(next[0].at<cv::Vec3b>(5, 5)[2], 125);
+    EXPECT_NE(errorOf([&] {
+                  world->step(ActionChunk(3, Action(7, 0.0)));
+              }).find("takes chunks of 4 actions, got 3"),
+              std::string::npos);
+}
+
+TEST(TorchGeneric, AJudgeSamplesItsProgressAtTheQuorumsTemperatureAndAnswersInTheSchema)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    auto judge = createTorchJudge(ModelFamily::GenericJudge, {{"package", g.judge.string()}});
+    JudgeRequest request;
+    request.instruction = kRed;
+    request.temperature = 0.7;
+    for (int i = 0; i < 16; ++i)
+        request.frames.push_back(cv::Mat(32, 40, CV_8UC3, cv::Scalar::all(i < 15 ? 20 : 230)));
+    int met = 0;
+    for (int seed = 0; seed < 5; ++seed) {
+        request.seed = seed;
+        const JudgeAnswer answer = judge->sample(request);
+        ASSERT_TRUE(answer.rawText) << answer.error;
+        const ParsedAnswer parsed = parseJudgeAnswer(answer.rawText);
+        ASSERT_TRUE(parsed.error.empty()) << parsed.error << *answer.rawText;
+        met += parsed.value["completion_evidence"] == "met";
+        EXPECT_EQ(parsed.value["evidence_frame_indices"], nlohmann::json({14, 15}));
+        // The same seed gives the same answer.
+        EXPECT_EQ(*judge->sample(request).rawText, *answer.rawText);
+    }
+    EXPECT_EQ(met, 5); // logit 5 = (0.9 - 0.5) * 40 = 16: p(met) > 0.9999
+    // A dark last frame: progress 0..4, never met.
+    request.frames.back() = cv::Mat(32, 40, CV_8UC3, cv::Scalar::all(20));
+    std::set<int> progress;
+    for (int seed = 0; seed < 40; ++seed) {
+        request.seed = seed;
+        const ParsedAnswer parsed = parseJudgeAnswer(judge->sample(request).rawText);
+        EXPECT_EQ(parsed.value["completion_evidence"], "not_met");
+        progress.insert(parsed.value["progress"].get<int>());
+    }
+    EXPECT_EQ(progress.size(), 5u) << "uniform over 0..4, 40 draws";
+    request.instruction = "stack the cups";
+    const JudgeAnswer refused = judge->sample(request);
+    EXPECT_FALSE(refused.rawText);
+    EXPECT_NE(refused.error.find("not trained on the instruction"), std::string::npos);
+}
+
+TEST(TorchGeneric, AllThreeRunTogetherThroughTheEngineAndVerify)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    const nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "generic"},
+        {"seed", 3},
+        {"horizon", 16},
+        {"episodes_per_task", 2},
+        {"tasks",
+         {{{"id", "red"},
+           {"instruction", kRed},
+           {"start_state", {{"frame", g.start.string()}, {"frame_sha256", g.startSha}}}}}},
+        {"policies",
+         {{{"plugin", "torch.generic_policy"},
+           {"settings", {{"package", g.imagePolicy.string()}}}}}},
+        {"world_model",
+         {{"plugin", "torch.generic_world_model"},
+          {"settings", {{"package", g.movingWorld.string()}}}}},
+        {"judge",
+         {{"plugin", "torch.generic_judge"},
+          {"settings", {{"package", g.judge.string()}}},
+          {"quorum",
+           {{"samples", 5},
+            {"quorum", 3},
+            {"temperature", 0.7},
+            {"top_p", 1.0},
+            {"max_new_tokens", 512}}}}}};
+    std::ofstream(dir / "generic.json") << protocol.dump(2);
+    const auto bundle = (dir / "g.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const auto r =
+        runProcess({test::cliPath(), "run", (dir / "generic.json").string(), "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.info().runs, 2);
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+    const auto judgments = runProcess({test::cliPath(), "judgments", bundle, "1", "--json"});
+    EXPECT_NE(judgments.output.find("learned success classifier"), std::string::npos)
+        << judgments.output << r.output;
+    const auto events = runProcess({test::cliPath(), "events", bundle, "1", "--json"});
+    EXPECT_NE(events.output.find("\"frames\":17"), std::string::npos) << events.output;
+}
