@@ -19,9 +19,9 @@ struct SourceName
     const char *name;
 };
 constexpr SourceName kSources[] = {
-    {IoSource::Image, "image"},        {IoSource::History, "history"},
-    {IoSource::Frames, "frames"},      {IoSource::InstructionId, "instruction_id"},
-    {IoSource::Proprio, "proprio"},    {IoSource::Actions, "actions"},
+    {IoSource::Image, "image"},     {IoSource::History, "history"},
+    {IoSource::Frames, "frames"},   {IoSource::InstructionId, "instruction_id"},
+    {IoSource::Proprio, "proprio"}, {IoSource::Actions, "actions"},
 };
 
 std::vector<IoSource> allowedSources(const std::string &kind)
@@ -118,8 +118,8 @@ cv::Mat PixelScale::image(const float *chw, int width, int height) const
         auto *row = out.ptr<cv::Vec3b>(y);
         for (int x = 0; x < width; ++x)
             for (int c = 0; c < 3; ++c) {
-                const float v =
-                    chw[static_cast<std::size_t>(c) * plane + static_cast<std::size_t>(y * width + x)];
+                const float v = chw[static_cast<std::size_t>(c) * plane +
+                                    static_cast<std::size_t>(y * width + x)];
                 const float unit =
                     v * std[static_cast<std::size_t>(c)] + mean[static_cast<std::size_t>(c)];
                 const float byte = std::isfinite(unit) ? std::round(unit * 255.f) : 0.f;
@@ -133,10 +133,10 @@ std::int64_t GenericIo::instructionId(const std::string &instruction) const
 {
     const auto it = std::find(vocabulary.begin(), vocabulary.end(), instruction);
     if (it == vocabulary.end())
-        throw Error(ErrorCode::InvalidInput,
-                    "the model was not trained on the instruction \"" + instruction +
-                        "\" (kosmos-model.json io.vocabulary lists the " +
-                        std::to_string(vocabulary.size()) + " it knows)");
+        throw Error(ErrorCode::InvalidInput, "the model was not trained on the instruction \"" +
+                                                 instruction +
+                                                 "\" (kosmos-model.json io.vocabulary lists the " +
+                                                 std::to_string(vocabulary.size()) + " it knows)");
     return it - vocabulary.begin();
 }
 
@@ -232,12 +232,11 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
             break;
         case IoSource::Actions:
             if (in.shape != std::vector<std::int64_t>{1, chunk, actionDims})
-                json::fail(at + ".shape", "the action contract says chunks of " +
-                                              std::to_string(chunk) + " actions of " +
-                                              std::to_string(actionDims) + " values: [1, " +
-                                              std::to_string(chunk) + ", " +
-                                              std::to_string(actionDims) + "], not " +
-                                              shapeText(in.shape));
+                json::fail(at + ".shape",
+                           "the action contract says chunks of " + std::to_string(chunk) +
+                               " actions of " + std::to_string(actionDims) + " values: [1, " +
+                               std::to_string(chunk) + ", " + std::to_string(actionDims) +
+                               "], not " + shapeText(in.shape));
             break;
         case IoSource::InstructionId:
             break;
@@ -246,7 +245,8 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
              in.source == IoSource::Frames) &&
             in.shape[in.shape.size() - 3] != 3)
             json::fail(at + ".shape", "images have 3 channels (RGB) before H and W");
-        if (kind == "world_model" && (in.source == IoSource::Image || in.source == IoSource::Frames) &&
+        if (kind == "world_model" &&
+            (in.source == IoSource::Image || in.source == IoSource::Frames) &&
             (in.imageHeight() != frameHeight || in.imageWidth() != frameWidth))
             json::fail(at + ".shape", "a world model conditions on frames of its own size (the "
                                       "frame contract says " +
@@ -256,9 +256,8 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
     }
     if (kind == "policy" && !out.find(IoSource::Image) && !out.find(IoSource::History))
         json::fail(where + ".inputs", "a policy must see the image (image or history)");
-    if (kind == "world_model" &&
-        (!out.find(IoSource::Actions) ||
-         (!out.find(IoSource::Image) && !out.find(IoSource::Frames))))
+    if (kind == "world_model" && (!out.find(IoSource::Actions) ||
+                                  (!out.find(IoSource::Image) && !out.find(IoSource::Frames))))
         json::fail(where + ".inputs",
                    "a world model takes the actions and the last frame (image or frames)");
     if (kind == "judge" && !out.find(IoSource::Frames))

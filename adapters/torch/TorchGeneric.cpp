@@ -101,12 +101,11 @@ private:
         for (const IoInput &in : m_io.inputs) {
             switch (in.source) {
             case IoSource::Image:
-                inputs.emplace_back(
-                    pixelsTensor({observation.image}, in, m_io.pixels, m_runtime));
+                inputs.emplace_back(pixelsTensor({observation.image}, in, m_io.pixels, m_runtime));
                 break;
             case IoSource::History:
-                inputs.emplace_back(pixelsTensor(lastFrames(m_history, in.count()), in,
-                                                 m_io.pixels, m_runtime));
+                inputs.emplace_back(
+                    pixelsTensor(lastFrames(m_history, in.count()), in, m_io.pixels, m_runtime));
                 break;
             case IoSource::InstructionId:
                 inputs.emplace_back(instructionTensor(m_instruction, m_runtime));
@@ -170,9 +169,9 @@ public:
         m_frame.certifiedChunkLengths = {m_package.action.chunkLength};
         for (int i = 0; i < m_runtime.options.warmup; ++i) {
             m_frames = {cv::Mat(m_frame.height, m_frame.width, CV_8UC3, cv::Scalar::all(127))};
-            generate(ActionChunk(static_cast<std::size_t>(m_package.action.chunkLength),
-                                 Action(static_cast<std::size_t>(m_package.action.dimension()),
-                                        0.0)));
+            generate(
+                ActionChunk(static_cast<std::size_t>(m_package.action.chunkLength),
+                            Action(static_cast<std::size_t>(m_package.action.dimension()), 0.0)));
         }
     }
 
@@ -188,8 +187,8 @@ public:
     std::vector<cv::Mat> reset(const WorldStart &start) override
     {
         cv::Mat frame;
-        cv::resize(startFrameOf(start, "the generic world model"), frame, cv::Size(m_frame.width, m_frame.height), 0, 0,
-                   cv::INTER_AREA);
+        cv::resize(startFrameOf(start, "the generic world model"), frame,
+                   cv::Size(m_frame.width, m_frame.height), 0, 0, cv::INTER_AREA);
         if (m_io.find(IoSource::InstructionId))
             m_instruction = m_io.instructionId(start.instruction);
         m_frames = {frame};
@@ -214,9 +213,9 @@ private:
         std::vector<float> flat;
         for (const auto &a : actions) {
             if (static_cast<int>(a.size()) != dims)
-                throw Error(ErrorCode::InvalidInput,
-                            "an action of " + std::to_string(a.size()) +
-                                " values; the package's contract has " + std::to_string(dims));
+                throw Error(ErrorCode::InvalidInput, "an action of " + std::to_string(a.size()) +
+                                                         " values; the package's contract has " +
+                                                         std::to_string(dims));
             for (double v : m_package.action.normalize(a))
                 flat.push_back(static_cast<float>(v));
         }
@@ -289,9 +288,10 @@ public:
         const auto start = std::chrono::steady_clock::now();
         try {
             const std::vector<double> p = probabilities(request);
-            std::seed_seq seq{static_cast<std::uint32_t>(request.seed),
-                              static_cast<std::uint32_t>(static_cast<std::uint64_t>(request.seed) >> 32),
-                              static_cast<std::uint32_t>(request.tryIndex)};
+            std::seed_seq seq{
+                static_cast<std::uint32_t>(request.seed),
+                static_cast<std::uint32_t>(static_cast<std::uint64_t>(request.seed) >> 32),
+                static_cast<std::uint32_t>(request.tryIndex)};
             std::mt19937_64 rng(seq);
             const int progress = std::discrete_distribution<int>(p.begin(), p.end())(rng);
             const IoInput *frames = m_io.find(IoSource::Frames);
@@ -327,10 +327,10 @@ private:
         for (const IoInput &in : m_io.inputs) {
             if (in.source == IoSource::Frames) {
                 if (request.frames.size() < static_cast<std::size_t>(in.count()))
-                    throw Error(ErrorCode::InvalidInput,
-                                "the judge module takes " + std::to_string(in.count()) +
-                                    " frames; the request has " +
-                                    std::to_string(request.frames.size()));
+                    throw Error(ErrorCode::InvalidInput, "the judge module takes " +
+                                                             std::to_string(in.count()) +
+                                                             " frames; the request has " +
+                                                             std::to_string(request.frames.size()));
                 const std::vector<cv::Mat> last(request.frames.end() - in.count(),
                                                 request.frames.end());
                 inputs.emplace_back(pixelsTensor(last, in, m_io.pixels, m_runtime));

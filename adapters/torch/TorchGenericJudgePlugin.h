@@ -1,6 +1,7 @@
 #pragma once
 
-// The torch.generic_judge plugin: metadata in torch_generic_judge.json; the work is in TorchGeneric.cpp.
+// The torch.generic_judge plugin: metadata in torch_generic_judge.json; the work is in
+// TorchGeneric.cpp.
 #include "TorchAdapters.h"
 #include "api/KosmosPlugin.h"
 

@@ -1,6 +1,7 @@
 #pragma once
 
-// The torch.generic_policy plugin: metadata in torch_generic_policy.json; the work is in TorchGeneric.cpp.
+// The torch.generic_policy plugin: metadata in torch_generic_policy.json; the work is in
+// TorchGeneric.cpp.
 #include "TorchAdapters.h"
 #include "api/KosmosPlugin.h"
 

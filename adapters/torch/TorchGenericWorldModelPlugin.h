@@ -1,6 +1,7 @@
 #pragma once
 
-// The torch.generic_world_model plugin: metadata in torch_generic_world_model.json; the work is in TorchGeneric.cpp.
+// The torch.generic_world_model plugin: metadata in torch_generic_world_model.json; the work is in
+// TorchGeneric.cpp.
 #include "TorchAdapters.h"
 #include "api/KosmosPlugin.h"
 
@@ -8,7 +9,9 @@
 
 namespace kosmos::torchadapters {
 
-class GenericWorldModelPlugin : public QObject, public WorldModelPlugin, public ComponentIdentityProvider
+class GenericWorldModelPlugin : public QObject,
+                                public WorldModelPlugin,
+                                public ComponentIdentityProvider
 {
     Q_OBJECT
     Q_PLUGIN_METADATA(IID KOSMOS_WORLD_MODEL_PLUGIN_IID FILE "torch_generic_world_model.json")

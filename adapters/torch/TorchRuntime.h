@@ -115,7 +115,7 @@ struct Runtime
 // the engine creates a component per run, and a 7B-parameter module must not be read from disk
 // for every episode. Inference does not change a module, so runs share it.
 inline torch::jit::Module loadModule(const ModelPackage &package, const std::string &role,
-                              const Runtime &rt)
+                                     const Runtime &rt)
 {
     const PackageFile &f = package.file(role);
     static std::mutex mutex;
@@ -160,7 +160,7 @@ inline cv::Mat tensorImage(const torch::Tensor &chw)
 }
 
 inline torch::Tensor forward(torch::jit::Module &module, std::vector<torch::jit::IValue> inputs,
-                      const std::string &what)
+                             const std::string &what)
 {
     try {
         return module.forward(std::move(inputs)).toTensor();
@@ -171,7 +171,8 @@ inline torch::Tensor forward(torch::jit::Module &module, std::vector<torch::jit:
     }
 }
 
-inline void expectShape(const torch::Tensor &t, const std::vector<int64_t> &shape, const std::string &what)
+inline void expectShape(const torch::Tensor &t, const std::vector<int64_t> &shape,
+                        const std::string &what)
 {
     bool ok = t.dim() == static_cast<int64_t>(shape.size());
     for (std::size_t i = 0; ok && i < shape.size(); ++i)
@@ -260,10 +261,10 @@ inline cv::Mat startFrameOf(const WorldStart &start, const std::string &who)
     const std::string path = s["frame"].get<std::string>();
     const std::string actual = Sha256::fileHex(path);
     if (actual != s["frame_sha256"].get<std::string>())
-        throw Error(ErrorCode::Corrupt,
-                    "start_state.frame " + path + ": SHA-256 mismatch (the protocol says " +
-                        s["frame_sha256"].get<std::string>().substr(0, 16) + "..., the file has " +
-                        actual.substr(0, 16) + "...)");
+        throw Error(ErrorCode::Corrupt, "start_state.frame " + path +
+                                            ": SHA-256 mismatch (the protocol says " +
+                                            s["frame_sha256"].get<std::string>().substr(0, 16) +
+                                            "..., the file has " + actual.substr(0, 16) + "...)");
     cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
     if (bgr.empty())
         throw Error(ErrorCode::InvalidInput, "start_state.frame " + path + " is not an image");

@@ -46,6 +46,29 @@ struct JudgeRequestOptions
 };
 int runJudgeRequest(const JudgeRequestOptions &options);
 
+// `fidelity prepare`: one imagined task per physics start (its frame 0), the physics
+// protocol's policies, the given world model and judge; `fidelity`: the report
+// (core/evaluation/Fidelity.h) with an open-loop frame comparison of `replays` starts.
+struct FidelityPrepareOptions
+{
+    std::string bundle;
+    std::string physicsProtocol;
+    std::string worldModelConfig;
+    std::string judgeConfig;
+    std::string directory;
+};
+int runFidelityPrepare(const FidelityPrepareOptions &options);
+struct FidelityOptionsCli
+{
+    std::string executableDir;
+    std::string bundle;
+    std::string physicsProtocol;
+    std::string imaginedProtocol;
+    int replays = 20;
+    bool json = false;
+};
+int runFidelity(const FidelityOptionsCli &options);
+
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);

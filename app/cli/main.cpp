@@ -316,6 +316,30 @@ const std::vector<Verb> &verbs()
                  return std::nullopt;
              return runExport(c.str(1), c.str(2), c.value("to").toStdString(), c.isSet("video"));
          }},
+        {"fidelity",
+         "fidelity BUNDLE --physics P --imagined I | fidelity prepare BUNDLE --protocol P "
+         "--world-model WM.json --judge J.json --to DIR",
+         "a learned world model against physics: the same policies from the same starts,\n"
+         "success rates with intervals, Pearson/Spearman/MMRV with bootstrap intervals,\n"
+         "pairwise orders, per-episode agreement, PSNR/SSIM of open-loop replays;\n"
+         "prepare: the imagined protocol (one task per physics start) (docs/fidelity.md)",
+         {"physics", "imagined", "replays", "protocol", "world-model", "judge", "to", "json"},
+         [](const Call &c) -> R {
+             if (c.args.size() >= 2 && c.args[1] == QLatin1String("prepare")) {
+                 if (!c.nArgs(3) || !c.isSet("protocol") || !c.isSet("world-model") ||
+                     !c.isSet("judge") || !c.isSet("to"))
+                     return std::nullopt;
+                 return runFidelityPrepare({c.str(2), c.value("protocol").toStdString(),
+                                            c.value("world-model").toStdString(),
+                                            c.value("judge").toStdString(),
+                                            c.value("to").toStdString()});
+             }
+             const auto replays = c.intValue("replays", 0, 100000);
+             if (!c.nArgs(2) || !c.isSet("physics") || !c.isSet("imagined") || !replays)
+                 return std::nullopt;
+             return runFidelity({c.exeDir, c.str(1), c.value("physics").toStdString(),
+                                 c.value("imagined").toStdString(), *replays, c.json});
+         }},
         {"dataset",
          "dataset export BUNDLE --to DIR",
          "write completed runs as demonstrations (frames, actions, world states,\n"
@@ -470,8 +494,8 @@ constexpr OptionSpec kOptions[] = {
     {"interval-ms", "events --follow: poll interval (default 100).", "ms", "100", false},
     {"ledger", "run, demo: the ledger bundle to write.", "bundle", nullptr, false},
     {"workers", "run, demo: worker threads (default 1).", "n", "1", false},
-    {"judge", "judge: the judge configuration (JSON: plugin, settings, quorum).", "config", nullptr,
-     false},
+    {"judge", "judge, fidelity prepare: the judge configuration (JSON: plugin, settings, quorum).",
+     "config", nullptr, false},
     {"all", "judge: every completed rollout.", nullptr, nullptr, false},
     {"to", "export: the output folder.", "dir", nullptr, false},
     {"video", "export: also write rollout.mp4 with an overlay.", nullptr, nullptr, false},
@@ -519,8 +543,10 @@ constexpr OptionSpec kOptions[] = {
      "url", nullptr, false},
     {"api-key-env", "judge-request --send: the environment variable holding the API key.", "var",
      nullptr, false},
-    {"protocol", "dataset export: only runs of this protocol (SHA-256 or a prefix).", "sha",
-     nullptr, false},
+    {"protocol",
+     "dataset export: only runs of this protocol (SHA-256 or a prefix); fidelity prepare: the "
+     "physics protocol.",
+     "sha", nullptr, false},
     {"policy", "dataset export: only runs whose policy (\"adapter settings\") contains this text.",
      "text", nullptr, false},
     {"outcome",
@@ -529,6 +555,14 @@ constexpr OptionSpec kOptions[] = {
      "outcome", "any", false},
     {"world", "demo: synthetic (default) or physics (the MuJoCo world).", "world", "synthetic",
      false},
+    {"physics", "fidelity: the physics protocol (name or SHA-256 prefix).", "protocol", nullptr,
+     false},
+    {"imagined", "fidelity: the imagined protocol (name or SHA-256 prefix).", "protocol", nullptr,
+     false},
+    {"replays", "fidelity: physics starts replayed open loop in the world model (default 20).", "n",
+     "20", false},
+    {"world-model", "fidelity prepare: the world model configuration (JSON: plugin, settings).",
+     "file", nullptr, false},
     {"worker-process", "run: internal, one isolated worker.", nullptr, nullptr, true},
 };
 

@@ -161,9 +161,10 @@ TEST(Cli, BadInputGetsAClearMessageAndDocumentedExitCode)
     // options, and the bash completion knows the same verbs and options.
     const auto completion = runProcess({test::cliPath(), "completion", "bash"});
     ASSERT_EQ(completion.exitCode, 0);
-    for (const char *verb : {"init", "info", "verify", "events", "plugins", "run", "judge",
-                             "judgments", "judge-request", "calibrate", "packet", "rank", "audit",
-                             "agreement", "report", "export", "import", "demo"}) {
+    for (const char *verb :
+         {"init",      "info",          "verify",    "events", "plugins", "run",     "judge",
+          "judgments", "judge-request", "calibrate", "packet", "rank",    "audit",   "agreement",
+          "report",    "export",        "import",    "demo",   "dataset", "fidelity"}) {
         EXPECT_NE(help.output.find(std::string("\n  ") + verb + " "), std::string::npos) << verb;
         EXPECT_NE(completion.output.find(std::string("    ") + verb + ") opts="), std::string::npos)
             << verb;

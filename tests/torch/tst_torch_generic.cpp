@@ -114,57 +114,57 @@ struct Generic
 Generic writeGenericPackages(const fs::path &dir)
 {
     Generic g;
-    g.policy = writeGeneric(
-        dir / "policy", "generic_policy", kPolicy,
-        {{"action", boundedContract(4).toJson()},
-         {"io",
-          {{"vocabulary", {kBlue, kRed}},
-           {"inputs",
-            {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-             {{"name", "task"}, {"source", "instruction_id"}},
-             {{"name", "state"}, {"source", "proprio"}, {"shape", {1, 7}}}}},
-           {"output", {1, 4, 7}}}}});
-    g.imagePolicy = writeGeneric(
-        dir / "image-policy", "generic_policy", kImagePolicy,
-        {{"action", boundedContract(4).toJson()},
-         {"io",
-          {{"vocabulary", {kRed}},
-           {"inputs",
-            {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-             {{"name", "task"}, {"source", "instruction_id"}}}},
-           {"output", {1, 4, 7}}}}});
+    g.policy =
+        writeGeneric(dir / "policy", "generic_policy", kPolicy,
+                     {{"action", boundedContract(4).toJson()},
+                      {"io",
+                       {{"vocabulary", {kBlue, kRed}},
+                        {"inputs",
+                         {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+                          {{"name", "task"}, {"source", "instruction_id"}},
+                          {{"name", "state"}, {"source", "proprio"}, {"shape", {1, 7}}}}},
+                        {"output", {1, 4, 7}}}}});
+    g.imagePolicy =
+        writeGeneric(dir / "image-policy", "generic_policy", kImagePolicy,
+                     {{"action", boundedContract(4).toJson()},
+                      {"io",
+                       {{"vocabulary", {kRed}},
+                        {"inputs",
+                         {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+                          {{"name", "task"}, {"source", "instruction_id"}}}},
+                        {"output", {1, 4, 7}}}}});
     ActionContract worldAction = ActionContract::bridgeEndEffector();
     worldAction.chunkLength = 4;
     FrameContract frame;
     frame.width = 40;
     frame.height = 32;
     frame.fps = 5;
-    g.world = writeGeneric(
-        dir / "world", "generic_world_model", kWorld,
-        {{"action", worldAction.toJson()},
-         {"frame", frame.toJson()},
-         {"io",
-          {{"inputs",
-            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
-           {"output", {1, 4, 3, 32, 40}}}}});
-    g.movingWorld = writeGeneric(
-        dir / "moving-world", "generic_world_model", kMovingWorld,
-        {{"action", worldAction.toJson()},
-         {"frame", frame.toJson()},
-         {"io",
-          {{"inputs",
-            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
-           {"output", {1, 4, 3, 32, 40}}}}});
-    g.judge = writeGeneric(
-        dir / "judge", "generic_judge", kJudge,
-        {{"io",
-          {{"vocabulary", {kRed, kBlue}},
-           {"inputs",
-            {{{"name", "frames"}, {"source", "frames"}, {"shape", {1, 2, 3, 16, 20}}},
-             {{"name", "task"}, {"source", "instruction_id"}}}},
-           {"output", {1, 6}}}}});
+    g.world =
+        writeGeneric(dir / "world", "generic_world_model", kWorld,
+                     {{"action", worldAction.toJson()},
+                      {"frame", frame.toJson()},
+                      {"io",
+                       {{"inputs",
+                         {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+                          {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+                        {"output", {1, 4, 3, 32, 40}}}}});
+    g.movingWorld =
+        writeGeneric(dir / "moving-world", "generic_world_model", kMovingWorld,
+                     {{"action", worldAction.toJson()},
+                      {"frame", frame.toJson()},
+                      {"io",
+                       {{"inputs",
+                         {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+                          {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+                        {"output", {1, 4, 3, 32, 40}}}}});
+    g.judge =
+        writeGeneric(dir / "judge", "generic_judge", kJudge,
+                     {{"io",
+                       {{"vocabulary", {kRed, kBlue}},
+                        {"inputs",
+                         {{{"name", "frames"}, {"source", "frames"}, {"shape", {1, 2, 3, 16, 20}}},
+                          {{"name", "task"}, {"source", "instruction_id"}}}},
+                        {"output", {1, 6}}}}});
     g.start = dir / "start.png";
     cv::Mat start(32, 40, CV_8UC3, cv::Scalar::all(100));
     cv::rectangle(start, {20, 10}, {30, 20}, cv::Scalar(0, 0, 200), cv::FILLED); // validation
@@ -202,12 +202,14 @@ TEST(TorchGeneric, APolicyRunsTheDeclaredSignatureAndUnnormalizesItsChunk)
     policy->reset(2, kBlue); // index 0
     EXPECT_NEAR(policy->act(obs)[0][1], unbound(0.0), 1e-6);
     // What it was not trained on, and what the world does not give it: named errors.
-    EXPECT_NE(errorOf([&] { policy->reset(3, "stack the cups"); })
-                  .find("not trained on the instruction \"stack the cups\""),
+    EXPECT_NE(errorOf([&] {
+                  policy->reset(3, "stack the cups");
+              }).find("not trained on the instruction \"stack the cups\""),
               std::string::npos);
     obs.proprio = {0.3};
-    EXPECT_NE(errorOf([&] { policy->act(obs); })
-                  .find("input 'state' takes 7 proprio values; the world reports 1"),
+    EXPECT_NE(errorOf([&] {
+                  policy->act(obs);
+              }).find("input 'state' takes 7 proprio values; the world reports 1"),
               std::string::npos);
     EXPECT_NE(errorOf([&] {
                   createTorchPolicy(ModelFamily::GenericPolicy,
@@ -328,3 +330,79 @@ TEST(TorchGeneric, AllThreeRunTogetherThroughTheEngineAndVerify)
     const auto events = runProcess({test::cliPath(), "events", bundle, "1", "--json"});
     EXPECT_NE(events.output.find("\"frames\":17"), std::string::npos) << events.output;
 }
+
+#ifdef KOSMOS_TEST_PHYSICS
+// The fidelity workflow end to end: policies in the physics world (labels from the simulator,
+// judged by the learned judge), `fidelity prepare` (one imagined task per physics start, the
+// physics frame 0 as its start frame), the same policies in a world model from those frames,
+// then `fidelity`: pairs, rates, agreement and the open-loop frame comparison.
+TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStarts)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    // The image policy knows one instruction: the physics world's red-to-green task.
+    const nlohmann::json judge = {{"plugin", "torch.generic_judge"},
+                                  {"settings", {{"package", g.judge.string()}}},
+                                  {"quorum",
+                                   {{"samples", 3},
+                                    {"quorum", 2},
+                                    {"temperature", 0.7},
+                                    {"top_p", 1.0},
+                                    {"max_new_tokens", 512}}}};
+    const nlohmann::json physics = {
+        {"kosmos_protocol", 1},
+        {"name", "phys"},
+        {"seed", 5},
+        {"horizon", 16},
+        {"episodes_per_task", 2},
+        {"tasks", {{{"id", "red"}, {"instruction", kRed}}}},
+        {"policies",
+         {{{"plugin", "torch.generic_policy"}, {"settings", {{"package", g.imagePolicy.string()}}}},
+          {{"plugin", "torch.generic_policy"},
+           {"settings", {{"package", g.imagePolicy.string()}, {"execute", 2}}}}}},
+        {"world_model",
+         {{"plugin", "physics.tabletop"}, {"settings", {{"width", 160}, {"height", 128}}}}},
+        {"judge", judge}};
+    std::ofstream(dir / "physics.json") << physics.dump(2);
+    std::ofstream(dir / "judge.json") << judge.dump(2);
+    std::ofstream(dir / "world.json")
+        << nlohmann::json({{"plugin", "torch.generic_world_model"},
+                           {"settings", {{"package", g.movingWorld.string()}}}})
+               .dump(2);
+    const auto bundle = (dir / "f.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    auto r =
+        runProcess({test::cliPath(), "run", (dir / "physics.json").string(), "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    r = runProcess({test::cliPath(), "fidelity", "prepare", bundle, "--protocol", "phys",
+                    "--world-model", (dir / "world.json").string(), "--judge",
+                    (dir / "judge.json").string(), "--to", (dir / "imagined").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("2 starts of phys"), std::string::npos) << r.output;
+    const auto imagined = nlohmann::json::parse(std::ifstream(dir / "imagined" / "imagined.json"));
+    ASSERT_EQ(imagined["tasks"].size(), 2u);
+    EXPECT_EQ(imagined["tasks"][0]["id"], "red#0");
+    EXPECT_EQ(imagined["policies"], physics["policies"]);
+    // The start frame written is the physics run's frame 0, byte for byte.
+    const std::string startPng = imagined["tasks"][0]["start_state"]["frame"];
+    EXPECT_EQ(Sha256::fileHex(startPng), imagined["tasks"][0]["start_state"]["frame_sha256"]);
+    r = runProcess({test::cliPath(), "run", (dir / "imagined" / "imagined.json").string(),
+                    "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    r = runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                    "phys-imagined", "--replays", "2", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto report = nlohmann::json::parse(r.output);
+    EXPECT_EQ(report["pairs"], 4);
+    EXPECT_EQ(report["unpaired_physics"], 0);
+    EXPECT_EQ(report["policies"].size(), 2u);
+    EXPECT_EQ(report["policies"][0]["physics"]["n"], 2);
+    EXPECT_EQ(report["frame_fidelity"]["episodes"], 2);
+    EXPECT_EQ(report["frame_fidelity"]["psnr_db"].size(), 16u);
+    // A protocol that is not there: a named error, nothing written.
+    r = runProcess(
+        {test::cliPath(), "fidelity", bundle, "--physics", "nope", "--imagined", "phys-imagined"});
+    EXPECT_EQ(r.exitCode, 4); // "no protocol 'nope' with rollouts in this ledger"
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
+#endif

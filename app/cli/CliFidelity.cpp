@@ -1,0 +1,192 @@
+// kosmos-cli fidelity prepare / fidelity: learned world model against the physics reference
+// (core/evaluation/Fidelity.h; docs/fidelity.md).
+#include "CliCommands.h"
+
+#include "evaluation/Calibration.h"
+#include "evaluation/Fidelity.h"
+#include "host/PluginRegistry.h"
+#include "ledger/Ledger.h"
+#include "queries/RolloutQuery.h"
+#include "util/BoundedJson.h"
+#include "util/Error.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <algorithm>
+#include <map>
+
+namespace fs = std::filesystem;
+using namespace kosmos;
+
+namespace {
+
+nlohmann::json readConfig(const std::string &path, const std::string &what)
+{
+    json::Limits limits;
+    limits.maxBytes = 1u << 20;
+    limits.maxDepth = 16;
+    limits.rejectDuplicateKeys = true;
+    const nlohmann::json j = json::parseFile(path, limits);
+    if (!j.is_object() || !j.contains("plugin") || !j["plugin"].is_string())
+        throw Error(ErrorCode::InvalidInput,
+                    path + ": a " + what + " configuration is {\"plugin\": ..., \"settings\": {...}}");
+    return j;
+}
+
+// Frame 0 of each run of a protocol (the start the world rendered), by run id.
+std::map<std::int64_t, std::string> startFrames(Ledger &ledger, const std::vector<RunRecord> &runs)
+{
+    std::map<std::int64_t, std::string> out;
+    for (const auto &run : runs) {
+        const RolloutView view = loadRollout(ledger, run.runId);
+        if (!view.frames.empty())
+            out[run.runId] = view.frames.front().sha256;
+    }
+    return out;
+}
+
+cv::Mat decodeRgb(Ledger &ledger, const std::string &sha)
+{
+    const auto bytes = ledger.artifacts().read(sha);
+    cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+    if (bgr.empty())
+        throw Error(ErrorCode::Corrupt, "frame " + sha.substr(0, 16) + "... does not decode");
+    cv::Mat rgb;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return rgb;
+}
+
+} // namespace
+
+int runFidelityPrepare(const FidelityPrepareOptions &o)
+{
+    try {
+        Ledger ledger = Ledger::open(o.bundle, {OpenMode::ReadOnly});
+        const auto [name, sha] = findRolloutProtocol(ledger, o.physicsProtocol);
+        const auto frozen = ledger.protocol(sha);
+        if (!frozen)
+            throw Error(ErrorCode::NotFound, "protocol " + sha + " is not in the ledger");
+        const nlohmann::json world = readConfig(o.worldModelConfig, "world-model");
+        const nlohmann::json judge = readConfig(o.judgeConfig, "judge");
+        const fs::path dir = fs::absolute(o.directory);
+        if (fs::exists(dir) && !fs::is_empty(dir))
+            throw Error(ErrorCode::InvalidInput, dir.string() + " exists and is not empty");
+        fs::create_directories(dir / "starts");
+        // One imagined task per physics start (task, episode): its frame 0, the same for every
+        // policy (the start is drawn from the episode's seed), else the protocol is refused.
+        const auto runs = protocolRuns(ledger, sha);
+        const auto frames = startFrames(ledger, runs);
+        std::map<std::string, std::pair<std::string, std::string>> starts; // lineage -> sha, instr
+        for (const auto &run : runs) {
+            const auto f = frames.find(run.runId);
+            if (f == frames.end())
+                continue; // a failed attempt without frames: no start to imagine from
+            const std::string lineage =
+                run.task.value_or("") + "#" + std::to_string(run.episodeIndex);
+            const auto [it, inserted] =
+                starts.emplace(lineage, std::pair{f->second, run.instruction.value_or("")});
+            if (!inserted && it->second.first != f->second)
+                throw Error(ErrorCode::InvalidInput,
+                            "runs of " + lineage + " start from different frames (run " +
+                                std::to_string(run.runId) +
+                                "): the physics protocol's starts are not shared by its policies");
+        }
+        if (starts.empty())
+            throw Error(ErrorCode::InvalidInput, "protocol " + name + " has no run with frames");
+        nlohmann::json tasks = nlohmann::json::array();
+        for (const auto &[lineage, start] : starts) {
+            std::string file = lineage;
+            std::replace(file.begin(), file.end(), '#', '_');
+            const fs::path png = dir / "starts" / (file + ".png");
+            const auto bytes = ledger.artifacts().read(start.first);
+            std::ofstream(png, std::ios::binary)
+                .write(reinterpret_cast<const char *>(bytes.data()),
+                       static_cast<std::streamsize>(bytes.size()));
+            tasks.push_back({{"id", lineage},
+                             {"instruction", start.second},
+                             {"start_state", {{"frame", png.string()}, {"frame_sha256", start.first}}}});
+        }
+        nlohmann::json imagined = *frozen;
+        imagined["name"] = name + "-imagined";
+        imagined["description"] =
+            "The policies of " + name + " (" + sha.substr(0, 12) +
+            "...) from the same physics start frames, in a learned world model, judged by a "
+            "judge (kosmos-cli fidelity prepare). A generated rollout is not evidence of real "
+            "robot-task success.";
+        imagined["tasks"] = tasks;
+        imagined["episodes_per_task"] = 1;
+        imagined["world_model"] = world;
+        imagined["judge"] = judge;
+        std::ofstream(dir / "imagined.json") << imagined.dump(2) << "\n";
+        std::cout << starts.size() << " starts of " << name << " written to "
+                  << (dir / "starts").string() << "; protocol " << (dir / "imagined.json").string()
+                  << " (" << starts.size() << " tasks x " << imagined["policies"].size()
+                  << " policies)\nnext: kosmos-cli run " << (dir / "imagined.json").string()
+                  << " --ledger " << o.bundle << "\n";
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runFidelity(const FidelityOptionsCli &o)
+{
+    try {
+        Ledger ledger = Ledger::open(o.bundle, {OpenMode::ReadOnly});
+        FidelityOptions options;
+        options.physicsProtocol = o.physicsProtocol;
+        options.imaginedProtocol = o.imaginedProtocol;
+        const FidelityReport report = fidelityReport(ledger, options);
+        // Frame fidelity: the physics episodes' actions replayed open loop in the imagined
+        // protocol's world model (in this process; nothing is written), from the same start.
+        FrameFidelityCurve curve;
+        if (o.replays > 0) {
+            const auto protocol = ledger.protocol(report.imaginedProtocol);
+            const nlohmann::json world = protocol->value("world_model", nlohmann::json::object());
+            PluginRegistry registry;
+            registry.scan(PluginRegistry::configuredSearchPath(o.executableDir));
+            const std::string id = world.value("plugin", std::string());
+            const nlohmann::json settings = world.value("settings", nlohmann::json::object());
+            auto model = registry.createWorldModel(id, settings);
+            const auto certified = model->frameContract().certifiedChunkLengths;
+            const std::size_t chunk = certified.empty() ? 1 : static_cast<std::size_t>(certified[0]);
+            std::map<std::string, bool> seen; // one replay per start
+            for (const auto &pair : report.pairs) {
+                if (curve.episodes >= o.replays || seen[pair.lineage])
+                    continue;
+                seen[pair.lineage] = true;
+                const RolloutView view = loadRollout(ledger, pair.physicsRun);
+                if (view.frames.size() != view.actions.size() + 1 || view.actions.empty())
+                    continue;
+                std::vector<cv::Mat> physics;
+                for (const auto &f : view.frames)
+                    physics.push_back(decodeRgb(ledger, f.sha256));
+                WorldStart start;
+                start.startFrame = physics.front();
+                start.instruction = ledger.run(pair.physicsRun)->instruction.value_or("");
+                std::vector<cv::Mat> predicted = model->reset(start);
+                for (std::size_t t = 0; t + chunk <= view.actions.size(); t += chunk) {
+                    ActionChunk actions(view.actions.begin() + static_cast<std::ptrdiff_t>(t),
+                                        view.actions.begin() + static_cast<std::ptrdiff_t>(t + chunk));
+                    for (auto &frame : model->step(actions))
+                        predicted.push_back(std::move(frame));
+                }
+                addReplay(curve, physics, predicted);
+            }
+        }
+        if (o.json) {
+            nlohmann::json out = toJson(report);
+            out["frame_fidelity"] = toJson(curve);
+            std::cout << out.dump(2) << "\n";
+        } else {
+            std::cout << toText(report, &curve);
+        }
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}

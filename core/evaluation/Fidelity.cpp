@@ -1,0 +1,495 @@
+#include "evaluation/Fidelity.h"
+
+#include "evaluation/Calibration.h"
+#include "ledger/Ledger.h"
+#include "util/Error.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace kosmos {
+
+namespace {
+
+struct EpisodeRow
+{
+    std::int64_t runId = 0;
+    std::string policy;
+    std::string task;
+    std::int64_t episode = 0;
+    std::optional<bool> outcome;
+};
+
+std::optional<bool> decisive(const std::optional<std::string> &verdict)
+{
+    if (verdict == "success" || verdict == "met")
+        return true;
+    if (verdict == "failure" || verdict == "not_met")
+        return false;
+    return std::nullopt;
+}
+
+// The rollout runs of a protocol with their outcome by `source` (as protocolOutcomes reads it).
+std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha, const std::string &source)
+{
+    sqlite::Statement runs(ledger.database(), R"sql(
+        SELECT r.run_id, r.task, r.episode_index,
+               c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '{}'),
+               (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
+                 WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
+               (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = ?2
+                 ORDER BY h.label_id DESC LIMIT 1)
+          FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
+          LEFT JOIN components c ON c.component_id = r.policy_id
+         WHERE p.protocol_sha256 = ?1
+           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+         ORDER BY r.run_id)sql");
+    runs.bind(1, sha).bind(2, source);
+    std::vector<EpisodeRow> out;
+    while (runs.step())
+        out.push_back({runs.int64(0), runs.optText(3).value_or("(unknown policy)"), runs.text(1),
+                       runs.int64(2),
+                       decisive(source == "judge" ? runs.optText(4) : runs.optText(5))});
+    return out;
+}
+
+struct Rates
+{
+    std::vector<double> physics;
+    std::vector<double> imagined;
+};
+
+// Per-policy rates of both worlds over the given pairs (each side over its decisive episodes);
+// policies in `order`. A policy with no decisive episode on a side gets NaN there.
+Rates ratesOf(const std::vector<const FidelityPair *> &pairs, const std::vector<std::string> &order)
+{
+    std::map<std::string, std::array<int, 4>> counts; // physics k, n, imagined k, n
+    for (const FidelityPair *p : pairs) {
+        auto &c = counts[p->policy];
+        if (p->physics) {
+            c[0] += *p->physics;
+            ++c[1];
+        }
+        if (p->imagined) {
+            c[2] += *p->imagined;
+            ++c[3];
+        }
+    }
+    Rates r;
+    for (const auto &policy : order) {
+        const auto &c = counts[policy];
+        r.physics.push_back(c[1] ? static_cast<double>(c[0]) / c[1] : std::nan(""));
+        r.imagined.push_back(c[3] ? static_cast<double>(c[2]) / c[3] : std::nan(""));
+    }
+    return r;
+}
+
+std::optional<double> finiteOnly(const std::optional<double> &v)
+{
+    return v && std::isfinite(*v) ? v : std::nullopt;
+}
+
+// Percentile (type 7) of sorted values.
+double percentile(const std::vector<double> &sorted, double q)
+{
+    const double h = (static_cast<double>(sorted.size()) - 1) * q;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const auto hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (h - std::floor(h)) * (sorted[hi] - sorted[lo]);
+}
+
+IntervalStat withInterval(std::optional<double> value, std::vector<double> replicates)
+{
+    IntervalStat s;
+    s.value = finiteOnly(value);
+    std::erase_if(replicates, [](double v) { return !std::isfinite(v); });
+    if (replicates.size() >= 20) {
+        std::sort(replicates.begin(), replicates.end());
+        s.lower = percentile(replicates, 0.025);
+        s.upper = percentile(replicates, 0.975);
+    }
+    return s;
+}
+
+std::string orderName(PairOrder::Verdict v)
+{
+    return v == PairOrder::Verdict::ABetter   ? "first better"
+           : v == PairOrder::Verdict::BBetter ? "second better"
+                                              : "indeterminate";
+}
+
+} // namespace
+
+FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
+{
+    FidelityReport report;
+    std::tie(report.physicsName, report.physicsProtocol) =
+        findRolloutProtocol(ledger, options.physicsProtocol);
+    std::tie(report.imaginedName, report.imaginedProtocol) =
+        findRolloutProtocol(ledger, options.imaginedProtocol);
+    if (report.physicsProtocol == report.imaginedProtocol)
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: the physics and the imagined protocol are the same (" +
+                        report.physicsName + ")");
+    report.replicates = options.replicates;
+    report.seed = options.seed;
+    const auto physics = episodeRows(ledger, report.physicsProtocol, "physics");
+    const auto imagined = episodeRows(ledger, report.imaginedProtocol, "judge");
+    if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: protocol " + report.physicsName +
+                        " has no physics labels (its world must be physics.tabletop)");
+    // Imagined tasks are named "<physics task>#<episode>": one per physics start.
+    std::map<std::pair<std::string, std::string>, const EpisodeRow *> byStart;
+    for (const auto &e : imagined)
+        byStart[{e.policy, e.task}] = &e;
+    std::set<std::pair<std::string, std::string>> used;
+    for (const auto &e : physics) {
+        const std::string lineage = e.task + "#" + std::to_string(e.episode);
+        const auto it = byStart.find({e.policy, lineage});
+        if (it == byStart.end()) {
+            ++report.unpairedPhysics;
+            continue;
+        }
+        used.insert(it->first);
+        report.pairs.push_back(
+            {e.policy, e.task, lineage, e.runId, it->second->runId, e.outcome, it->second->outcome});
+    }
+    report.unpairedImagined = static_cast<int>(byStart.size() - used.size());
+    if (report.pairs.empty())
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: no run of " + report.imaginedName + " starts from a start of " +
+                        report.physicsName +
+                        " (its tasks must be \"<task>#<episode>\", as kosmos-cli fidelity "
+                        "prepare writes them, with the same policies)");
+
+    // Per policy.
+    std::vector<EpisodeOutcome> physicsOutcomes;
+    std::vector<EpisodeOutcome> imaginedOutcomes;
+    std::map<std::string, FidelityPolicy> perPolicy;
+    std::map<std::string, std::array<int, 4>> counts;
+    for (const auto &p : report.pairs) {
+        auto &c = counts[p.policy];
+        auto &fp = perPolicy[p.policy];
+        fp.policy = p.policy;
+        if (p.physics) {
+            c[0] += *p.physics;
+            ++c[1];
+            physicsOutcomes.push_back({p.policy, p.task, p.lineage, *p.physics});
+        }
+        if (p.imagined) {
+            c[2] += *p.imagined;
+            ++c[3];
+            imaginedOutcomes.push_back({p.policy, p.task, p.lineage, *p.imagined});
+        } else {
+            ++fp.imaginedMissing;
+        }
+        if (p.physics && p.imagined) {
+            ++fp.bothDecisive;
+            fp.lenient += *p.imagined && !*p.physics;
+            fp.harsh += !*p.imagined && *p.physics;
+            ++report.confusion[*p.physics][*p.imagined];
+        }
+    }
+    for (auto &[policy, fp] : perPolicy) {
+        const auto &c = counts[policy];
+        fp.physics = wilson(c[0], c[1]);
+        fp.imagined = wilson(c[2], c[3]);
+        report.policies.push_back(fp);
+    }
+    std::stable_sort(report.policies.begin(), report.policies.end(),
+                     [](const FidelityPolicy &a, const FidelityPolicy &b) {
+                         return a.physics.rate.value_or(-1) > b.physics.rate.value_or(-1);
+                     });
+    std::vector<std::string> order;
+    for (const auto &fp : report.policies)
+        order.push_back(fp.policy);
+
+    // Correlations across policies, with a bootstrap over start lineages within tasks (a start
+    // brings every policy's pair from it).
+    std::vector<const FidelityPair *> all;
+    for (const auto &p : report.pairs)
+        all.push_back(&p);
+    const Rates observed = ratesOf(all, order);
+    std::map<std::string, std::map<std::string, std::vector<const FidelityPair *>>> byTaskLineage;
+    for (const auto &p : report.pairs)
+        byTaskLineage[p.task][p.lineage].push_back(&p);
+    std::mt19937_64 rng(options.seed);
+    std::vector<double> rs, rhos, mmrvs;
+    for (int b = 0; b < options.replicates; ++b) {
+        std::vector<const FidelityPair *> sample;
+        for (const auto &[task, lineages] : byTaskLineage) {
+            std::vector<const std::vector<const FidelityPair *> *> list;
+            for (const auto &[lineage, pairs] : lineages)
+                list.push_back(&pairs);
+            std::uniform_int_distribution<std::size_t> pick(0, list.size() - 1);
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                const auto &chosen = *list[pick(rng)];
+                sample.insert(sample.end(), chosen.begin(), chosen.end());
+            }
+        }
+        const Rates r = ratesOf(sample, order);
+        rs.push_back(pearson(r.imagined, r.physics).value_or(std::nan("")));
+        rhos.push_back(spearman(r.imagined, r.physics).value_or(std::nan("")));
+        mmrvs.push_back(mmrv(r.imagined, r.physics).value_or(std::nan("")));
+    }
+    report.pearson = withInterval(pearson(observed.imagined, observed.physics), rs);
+    report.spearman = withInterval(spearman(observed.imagined, observed.physics), rhos);
+    report.mmrv = withInterval(mmrv(observed.imagined, observed.physics), mmrvs);
+
+    // Ranking agreement: each world's pairwise orders by rankPolicies' rule.
+    const PolicyRanking physicsRanking =
+        rankPolicies(physicsOutcomes, options.replicates, options.seed);
+    const PolicyRanking imaginedRanking =
+        rankPolicies(imaginedOutcomes, options.replicates, options.seed);
+    for (const PairOrder &p : physicsRanking.pairs) {
+        const auto other = std::find_if(
+            imaginedRanking.pairs.begin(), imaginedRanking.pairs.end(), [&](const PairOrder &o) {
+                return (o.a == p.a && o.b == p.b) || (o.a == p.b && o.b == p.a);
+            });
+        if (other == imaginedRanking.pairs.end())
+            continue;
+        PairOrder::Verdict v = other->verdict;
+        if (other->a != p.a && v != PairOrder::Verdict::Indeterminate)
+            v = v == PairOrder::Verdict::ABetter ? PairOrder::Verdict::BBetter
+                                                 : PairOrder::Verdict::ABetter;
+        if (p.verdict == PairOrder::Verdict::Indeterminate ||
+            v == PairOrder::Verdict::Indeterminate)
+            ++report.pairsIndeterminate;
+        else if (p.verdict == v)
+            ++report.pairsSameOrder;
+        else
+            ++report.pairsOppositeOrder;
+        report.orderLines.push_back(p.a + " vs " + p.b + ": physics " + orderName(p.verdict) +
+                                    ", world model " + orderName(v));
+    }
+
+    // Per-episode agreement.
+    const int agree = report.confusion[0][0] + report.confusion[1][1];
+    const int n = agree + report.confusion[0][1] + report.confusion[1][0];
+    report.agreement = wilson(agree, n);
+    std::vector<std::string> a, b;
+    for (const auto &p : report.pairs)
+        if (p.physics && p.imagined) {
+            a.push_back(*p.physics ? "success" : "failure");
+            b.push_back(*p.imagined ? "success" : "failure");
+        }
+    report.kappa = cohensKappa(a, b);
+    return report;
+}
+
+std::vector<RunRecord> protocolRuns(Ledger &ledger, const std::string &protocolSha256)
+{
+    sqlite::Statement s(ledger.database(), R"sql(
+        SELECT r.run_id FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
+         WHERE p.protocol_sha256 = ? AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+         ORDER BY r.run_id)sql");
+    s.bind(1, protocolSha256);
+    std::vector<std::int64_t> ids;
+    while (s.step())
+        ids.push_back(s.int64(0));
+    std::vector<RunRecord> out;
+    for (const auto id : ids)
+        if (auto run = ledger.run(id))
+            out.push_back(std::move(*run));
+    return out;
+}
+
+double framePsnr(const cv::Mat &a, const cv::Mat &b)
+{
+    const double p = cv::PSNR(a, b);
+    return std::isfinite(p) ? std::min(p, 99.0) : 99.0;
+}
+
+double frameSsim(const cv::Mat &a, const cv::Mat &b)
+{
+    constexpr double c1 = (0.01 * 255) * (0.01 * 255);
+    constexpr double c2 = (0.03 * 255) * (0.03 * 255);
+    cv::Mat x, y;
+    a.convertTo(x, CV_64F);
+    b.convertTo(y, CV_64F);
+    auto blur = [](const cv::Mat &m) {
+        cv::Mat out;
+        cv::GaussianBlur(m, out, cv::Size(11, 11), 1.5);
+        return out;
+    };
+    const cv::Mat muX = blur(x), muY = blur(y);
+    const cv::Mat muX2 = muX.mul(muX), muY2 = muY.mul(muY), muXY = muX.mul(muY);
+    const cv::Mat sX = blur(x.mul(x)) - muX2, sY = blur(y.mul(y)) - muY2,
+                  sXY = blur(x.mul(y)) - muXY;
+    cv::Mat num = (2 * muXY + c1).mul(2 * sXY + c2);
+    cv::Mat den = (muX2 + muY2 + c1).mul(sX + sY + c2);
+    cv::Mat map;
+    cv::divide(num, den, map);
+    const cv::Scalar m = cv::mean(map);
+    double sum = 0;
+    for (int c = 0; c < a.channels(); ++c)
+        sum += m[c];
+    return sum / a.channels();
+}
+
+void addReplay(FrameFidelityCurve &curve, const std::vector<cv::Mat> &physics,
+               const std::vector<cv::Mat> &predicted)
+{
+    const std::size_t steps = std::min(physics.size(), predicted.size());
+    if (steps < 2)
+        return;
+    if (curve.psnrMean.size() < steps - 1) {
+        curve.psnrMean.resize(steps - 1, 0.0);
+        curve.ssimMean.resize(steps - 1, 0.0);
+        curve.count.resize(steps - 1, 0);
+    }
+    for (std::size_t i = 1; i < steps; ++i) {
+        cv::Mat truth;
+        cv::resize(physics[i], truth, predicted[i].size(), 0, 0, cv::INTER_AREA);
+        const double p = framePsnr(truth, predicted[i]);
+        const double s = frameSsim(truth, predicted[i]);
+        const std::size_t k = i - 1;
+        const int c = ++curve.count[k];
+        curve.psnrMean[k] += (p - curve.psnrMean[k]) / c;
+        curve.ssimMean[k] += (s - curve.ssimMean[k]) / c;
+    }
+    ++curve.episodes;
+}
+
+namespace {
+
+nlohmann::json statJson(const IntervalStat &s)
+{
+    auto opt = [](const std::optional<double> &v) {
+        return v ? nlohmann::json(std::round(*v * 1e4) / 1e4) : nlohmann::json();
+    };
+    return {{"value", opt(s.value)}, {"lower", opt(s.lower)}, {"upper", opt(s.upper)}};
+}
+
+nlohmann::json proportionJson(const Proportion &p)
+{
+    auto opt = [](const std::optional<double> &v) {
+        return v ? nlohmann::json(std::round(*v * 1e4) / 1e4) : nlohmann::json();
+    };
+    return {{"successes", p.successes},
+            {"n", p.n},
+            {"rate", opt(p.rate)},
+            {"lower", opt(p.lower)},
+            {"upper", opt(p.upper)}};
+}
+
+std::string statText(const IntervalStat &s)
+{
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(3);
+    if (!s.value)
+        return "n/a";
+    o << *s.value;
+    if (s.lower && s.upper)
+        o << " [" << *s.lower << ", " << *s.upper << "]";
+    return o.str();
+}
+
+} // namespace
+
+nlohmann::json toJson(const FidelityReport &r)
+{
+    nlohmann::json policies = nlohmann::json::array();
+    for (const auto &p : r.policies)
+        policies.push_back({{"policy", p.policy},
+                            {"physics", proportionJson(p.physics)},
+                            {"world_model", proportionJson(p.imagined)},
+                            {"world_model_missing", p.imaginedMissing},
+                            {"lenient", p.lenient},
+                            {"harsh", p.harsh},
+                            {"both_decisive", p.bothDecisive}});
+    return {{"schema", "kosmos.fidelity/1"},
+            {"physics_protocol", {{"name", r.physicsName}, {"sha256", r.physicsProtocol}}},
+            {"imagined_protocol", {{"name", r.imaginedName}, {"sha256", r.imaginedProtocol}}},
+            {"pairs", r.pairs.size()},
+            {"unpaired_physics", r.unpairedPhysics},
+            {"unpaired_imagined", r.unpairedImagined},
+            {"policies", policies},
+            {"pearson", statJson(r.pearson)},
+            {"spearman", statJson(r.spearman)},
+            {"mmrv", statJson(r.mmrv)},
+            {"bootstrap", {{"replicates", r.replicates}, {"seed", r.seed}, {"unit", "start"}}},
+            {"pairwise_orders",
+             {{"same", r.pairsSameOrder},
+              {"opposite", r.pairsOppositeOrder},
+              {"indeterminate", r.pairsIndeterminate},
+              {"lines", r.orderLines}}},
+            {"episodes",
+             {{"confusion_physics_by_world_model",
+               {{"physics_failure", {r.confusion[0][0], r.confusion[0][1]}},
+                {"physics_success", {r.confusion[1][0], r.confusion[1][1]}}}},
+              {"agreement", proportionJson(r.agreement)},
+              {"kappa", r.kappa.kappa ? nlohmann::json(*r.kappa.kappa) : nlohmann::json()}}}};
+}
+
+nlohmann::json toJson(const FrameFidelityCurve &c)
+{
+    auto rounded = [](const std::vector<double> &v) {
+        nlohmann::json out = nlohmann::json::array();
+        for (double x : v)
+            out.push_back(std::round(x * 1000) / 1000);
+        return out;
+    };
+    return {{"episodes", c.episodes},
+            {"psnr_db", rounded(c.psnrMean)},
+            {"ssim", rounded(c.ssimMean)},
+            {"count", c.count}};
+}
+
+std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
+{
+    std::ostringstream o;
+    o << "Fidelity: " << r.imaginedName << " (world model, judged) against " << r.physicsName
+      << " (physics ground truth)\n"
+      << r.pairs.size() << " paired episodes (same policy, same start); unpaired: "
+      << r.unpairedPhysics << " physics, " << r.unpairedImagined << " imagined\n\n";
+    o << "policy                                           physics              world model\n";
+    for (const auto &p : r.policies) {
+        std::string name = p.policy.size() > 48 ? p.policy.substr(0, 45) + "..." : p.policy;
+        o << std::left << std::setw(49) << name << std::setw(21)
+          << (intervalText(p.physics) + " n=" + std::to_string(p.physics.n))
+          << intervalText(p.imagined) << " n=" << p.imagined.n;
+        if (p.imaginedMissing)
+            o << " (" << p.imaginedMissing << " unknown)";
+        o << "  lenient " << p.lenient << ", harsh " << p.harsh << "\n";
+    }
+    o << "\nAcross policies (world-model rate vs physics rate; 95% bootstrap over starts, "
+      << r.replicates << " replicates, seed " << r.seed << "):\n"
+      << "  Pearson " << statText(r.pearson) << "\n  Spearman " << statText(r.spearman)
+      << "\n  MMRV " << statText(r.mmrv) << " (lower is better)\n"
+      << "  anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119\n\n";
+    o << "Pairwise orders: " << r.pairsSameOrder << " the same, " << r.pairsOppositeOrder
+      << " opposite, " << r.pairsIndeterminate << " indeterminate in a world\n";
+    for (const auto &line : r.orderLines)
+        o << "  " << line << "\n";
+    o << "\nPer episode (decisive in both): world model success/failure when physics succeeded "
+      << r.confusion[1][1] << "/" << r.confusion[1][0] << ", when physics failed "
+      << r.confusion[0][1] << "/" << r.confusion[0][0] << "; agreement "
+      << intervalText(r.agreement) << " n=" << r.agreement.n;
+    if (r.kappa.kappa)
+        o << ", kappa " << std::fixed << std::setprecision(3) << *r.kappa.kappa;
+    o << "\n";
+    if (frames && frames->episodes > 0) {
+        o << "\nFrame fidelity (open-loop replay of " << frames->episodes
+          << " physics episodes' actions in the world model):\n  step  PSNR dB  SSIM\n";
+        for (std::size_t i = 0; i < frames->psnrMean.size(); ++i)
+            if (i == 0 || (i + 1) % 5 == 0 || i + 1 == frames->psnrMean.size())
+                o << "  " << std::setw(4) << i + 1 << "  " << std::fixed << std::setprecision(2)
+                  << std::setw(7) << frames->psnrMean[i] << "  " << std::setprecision(3)
+                  << frames->ssimMean[i] << "\n";
+    }
+    o << "\nBoth worlds are simulations: this measures agreement between a learned world model "
+         "and a physics reference, not real robot-task success.\n";
+    return o.str();
+}
+
+} // namespace kosmos

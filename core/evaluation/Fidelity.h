@@ -1,0 +1,119 @@
+#pragma once
+
+// The fidelity report: does evaluating policies inside a learned world model agree with the
+// physics reference? (SIMPLER's and WorldGym's question.) A physics protocol's episodes (success
+// from the simulator's state, label source "physics") are paired with the same policies' runs of
+// an "imagined" protocol in a world model, started from the same physics start frame (prepared by
+// kosmos-cli fidelity prepare: one imagined task per physics start, named "<task>#<episode>"),
+// whose success is the judge's verdict. Everything here is read from one ledger; nothing is
+// written.
+
+#include "ledger/LedgerTypes.h"
+#include "stats/Agreement.h"
+#include "stats/Proportion.h"
+#include "stats/Ranking.h"
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core/mat.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+class Ledger;
+
+struct FidelityOptions
+{
+    std::string physicsProtocol;  // SHA-256 or name (prefix), as kosmos-cli rank takes it
+    std::string imaginedProtocol; // the same
+    int replicates = 2000;        // bootstrap over start lineages
+    std::uint64_t seed = 20261203;
+};
+
+// One start, one policy: physics ground truth and the world model's judged outcome.
+struct FidelityPair
+{
+    std::string policy;
+    std::string task;    // the physics task
+    std::string lineage; // "<task>#<episode>": the start
+    std::int64_t physicsRun = 0;
+    std::int64_t imaginedRun = 0;
+    std::optional<bool> physics;  // the physics label (null: none, e.g. a failed attempt)
+    std::optional<bool> imagined; // the judge's outcome (null: unknown or not judged)
+};
+
+struct FidelityPolicy
+{
+    std::string policy;
+    Proportion physics;  // Wilson over the episodes with a physics label
+    Proportion imagined; // Wilson over the decisive imagined episodes
+    int imaginedMissing = 0;
+    int lenient = 0; // imagined success where physics failed
+    int harsh = 0;   // imagined failure where physics succeeded
+    int bothDecisive = 0;
+};
+
+struct IntervalStat
+{
+    std::optional<double> value;
+    std::optional<double> lower; // percentile bootstrap over start lineages (within tasks)
+    std::optional<double> upper;
+};
+
+struct FidelityReport
+{
+    std::string physicsProtocol; // SHA-256
+    std::string imaginedProtocol;
+    std::string physicsName;
+    std::string imaginedName;
+    std::vector<FidelityPair> pairs;
+    std::vector<FidelityPolicy> policies; // by physics rate, descending
+    IntervalStat pearson;
+    IntervalStat spearman;
+    IntervalStat mmrv;
+    // Pairwise orders (rankPolicies' rule in each world): same, opposite, or indeterminate in one
+    // of them (or both).
+    int pairsSameOrder = 0;
+    int pairsOppositeOrder = 0;
+    int pairsIndeterminate = 0;
+    std::vector<std::string> orderLines; // "A vs B: physics first better, world model ..."
+    // Per-episode paired agreement over the pairs decisive in both: [physics][imagined].
+    int confusion[2][2] = {{0, 0}, {0, 0}}; // [0 = fail, 1 = success]
+    Proportion agreement;
+    KappaResult kappa;
+    int unpairedPhysics = 0;  // physics episodes without an imagined run of the same start
+    int unpairedImagined = 0; // imagined runs whose start is not a physics episode
+    int replicates = 0;
+    std::uint64_t seed = 0;
+};
+
+FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options);
+
+// The rollout runs of a protocol (re-judgings left out), in run order.
+std::vector<RunRecord> protocolRuns(Ledger &ledger, const std::string &protocolSha256);
+
+// Frame fidelity: the same actions replayed open loop in the world model, frame by frame against
+// physics (physics frames resized to the model's size with area interpolation).
+struct FrameFidelityCurve
+{
+    std::vector<double> psnrMean; // per step (1 = after the first action)
+    std::vector<double> ssimMean;
+    std::vector<int> count; // episodes that reached the step
+    int episodes = 0;
+};
+// PSNR (dB, 8-bit peak; 99 for identical images) and SSIM (Wang et al. 2004: 11x11 Gaussian,
+// sigma 1.5, K1 0.01, K2 0.03, mean over channels) of two RGB uint8 images of one size.
+double framePsnr(const cv::Mat &a, const cv::Mat &b);
+double frameSsim(const cv::Mat &a, const cv::Mat &b);
+// Adds one replay (physics frames and predicted frames, both starting at the start frame).
+void addReplay(FrameFidelityCurve &curve, const std::vector<cv::Mat> &physics,
+               const std::vector<cv::Mat> &predicted);
+
+nlohmann::json toJson(const FidelityReport &report);
+nlohmann::json toJson(const FrameFidelityCurve &curve);
+std::string toText(const FidelityReport &report, const FrameFidelityCurve *frames);
+
+} // namespace kosmos

@@ -1,0 +1,177 @@
+// The fidelity report on a small fixed ledger: three policies, four starts of one task, physics
+// labels and judged imagined runs written through the ledger API, every number worked out by
+// hand (the correlations also with numpy: Pearson 0.56362, Spearman 0.5, MMRV 1/6).
+#include "evaluation/Fidelity.h"
+#include "ledger/Ledger.h"
+#include "util/Error.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace kosmos;
+using kosmos::test::TempDir;
+
+namespace {
+
+class FidelityTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        m_ledger.emplace(Ledger::create(m_dir / "f.kosmos"));
+        m_physics = m_ledger->freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}});
+        m_imagined = m_ledger->freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}});
+    }
+
+    std::int64_t addRun(const std::string &protocol, const std::string &policy,
+                        const std::string &task, int episode)
+    {
+        RunSpec spec = test::testRunSpec(protocol, episode);
+        spec.policy = test::testPolicy(policy);
+        spec.task = task;
+        spec.seeds = {{"start", task}}; // tasks differ only here, as the engine's keys do
+        const auto submitted = m_ledger->submitRun(spec);
+        m_lease = m_ledger->claim("w", 30000, submitted.runId);
+        EXPECT_TRUE(m_lease);
+        return submitted.runId;
+    }
+    void physicsRun(const std::string &policy, int episode, bool success)
+    {
+        const auto run = addRun(m_physics, policy, "t", episode);
+        m_ledger->finishAttempt(*m_lease, AttemptOutcome::completed());
+        HumanLabelRecord label;
+        label.runId = run;
+        label.annotatorId = "physics.tabletop";
+        label.source = "physics";
+        label.progress = success ? 5 : 2;
+        label.completion = success ? "met" : "not_met";
+        m_ledger->addHumanLabel(label);
+    }
+    void imaginedRun(const std::string &policy, const std::string &start,
+                     std::optional<bool> success)
+    {
+        addRun(m_imagined, policy, start, 0);
+        JudgmentRecord j = test::testJudgment();
+        j.outcome = !success ? "unknown" : *success ? "success" : "failure";
+        j.progress = !success ? std::nullopt : std::optional<int>(*success ? 5 : 1);
+        if (!success) {
+            j.unknownReason = "judge_disagreement";
+            j.decisiveVotes = 2;
+        }
+        m_ledger->recordJudgment(*m_lease, j);
+        m_ledger->finishAttempt(*m_lease, AttemptOutcome::completed());
+    }
+
+    TempDir m_dir;
+    std::optional<Ledger> m_ledger;
+    std::optional<Lease> m_lease;
+    std::string m_physics;
+    std::string m_imagined;
+};
+
+} // namespace
+
+TEST_F(FidelityTest, TheReportPairsStartsAndComputesEveryNumber)
+{
+    // physics: A 1 1 1 0, B 1 0 1 0, C 0 0 0 0; imagined: A 1 1 0 0, B 1 1 1 0, C 0 0 1 ?
+    const std::map<std::string, std::vector<int>> physics = {
+        {"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}};
+    const std::map<std::string, std::vector<int>> imagined = {
+        {"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, -1}}};
+    for (const auto &[policy, outcomes] : physics)
+        for (int e = 0; e < 4; ++e)
+            physicsRun(policy, e, outcomes[static_cast<std::size_t>(e)] == 1);
+    physicsRun("A", 4, true); // no imagined run from this start
+    for (const auto &[policy, outcomes] : imagined)
+        for (int e = 0; e < 4; ++e) {
+            const int o = outcomes[static_cast<std::size_t>(e)];
+            imaginedRun(policy, "t#" + std::to_string(e),
+                        o < 0 ? std::nullopt : std::optional<bool>(o == 1));
+        }
+    imaginedRun("A", "t#9", true); // a start physics never had
+
+    FidelityOptions options;
+    options.physicsProtocol = m_physics;
+    options.imaginedProtocol = m_imagined;
+    options.replicates = 500;
+    const FidelityReport r = fidelityReport(*m_ledger, options);
+    EXPECT_EQ(r.pairs.size(), 12u);
+    EXPECT_EQ(r.unpairedPhysics, 1);
+    EXPECT_EQ(r.unpairedImagined, 1);
+    ASSERT_EQ(r.policies.size(), 3u);
+    // By physics rate: A 3/4, B 2/4, C 0/4.
+    EXPECT_NE(r.policies[0].policy.find("\"A\""), std::string::npos) << r.policies[0].policy;
+    EXPECT_EQ(r.policies[0].physics.successes, 3);
+    EXPECT_EQ(r.policies[0].physics.n, 4);
+    EXPECT_EQ(r.policies[0].imagined.successes, 2);
+    EXPECT_EQ(r.policies[0].harsh, 1);
+    EXPECT_EQ(r.policies[0].lenient, 0);
+    EXPECT_EQ(r.policies[1].imagined.successes, 3);
+    EXPECT_EQ(r.policies[1].lenient, 1);
+    EXPECT_EQ(r.policies[2].imagined.successes, 1);
+    EXPECT_EQ(r.policies[2].imagined.n, 3);
+    EXPECT_EQ(r.policies[2].imaginedMissing, 1);
+    EXPECT_EQ(r.policies[2].lenient, 1);
+    ASSERT_TRUE(r.pearson.value && r.spearman.value && r.mmrv.value);
+    EXPECT_NEAR(*r.pearson.value, 0.5636214801906779, 1e-9);
+    EXPECT_NEAR(*r.spearman.value, 0.5, 1e-9);
+    EXPECT_NEAR(*r.mmrv.value, 1.0 / 6.0, 1e-9);
+    ASSERT_TRUE(r.pearson.lower && r.pearson.upper);
+    EXPECT_LE(*r.pearson.lower, *r.pearson.value);
+    EXPECT_GE(*r.pearson.upper, *r.pearson.value);
+    // Decisive in both: physics success 4 / 1 (world success / failure), physics failure 2 / 4.
+    EXPECT_EQ(r.confusion[1][1], 4);
+    EXPECT_EQ(r.confusion[1][0], 1);
+    EXPECT_EQ(r.confusion[0][1], 2);
+    EXPECT_EQ(r.confusion[0][0], 4);
+    EXPECT_EQ(r.agreement.successes, 8);
+    EXPECT_EQ(r.agreement.n, 11);
+    // Four starts cannot separate any pair at 95 %: every order is indeterminate somewhere.
+    EXPECT_EQ(r.pairsSameOrder + r.pairsOppositeOrder + r.pairsIndeterminate, 3);
+    // The same inputs and seed give the same intervals.
+    const FidelityReport again = fidelityReport(*m_ledger, options);
+    EXPECT_EQ(*again.pearson.lower, *r.pearson.lower);
+    const std::string text = toText(r, nullptr);
+    EXPECT_NE(text.find("not real robot-task success"), std::string::npos) << text;
+    EXPECT_EQ(toJson(r)["episodes"]["agreement"]["n"], 11);
+}
+
+TEST_F(FidelityTest, ProtocolsThatCannotBeComparedAreNamedErrors)
+{
+    imaginedRun("A", "t#0", true);
+    physicsRun("A", 0, true);
+    FidelityOptions same;
+    same.physicsProtocol = m_physics;
+    same.imaginedProtocol = m_physics;
+    EXPECT_NE(test::errorOf([&] { fidelityReport(*m_ledger, same); }).find("are the same"),
+              std::string::npos);
+    FidelityOptions swapped;
+    swapped.physicsProtocol = m_imagined; // judged, no physics labels
+    swapped.imaginedProtocol = m_physics;
+    EXPECT_NE(test::errorOf([&] {
+                  fidelityReport(*m_ledger, swapped);
+              }).find("has no physics labels"),
+              std::string::npos);
+}
+
+TEST(FrameFidelity, PsnrAndSsimOfKnownImages)
+{
+    const cv::Mat grey(32, 32, CV_8UC3, cv::Scalar::all(100));
+    EXPECT_DOUBLE_EQ(framePsnr(grey, grey), 99.0);
+    EXPECT_NEAR(frameSsim(grey, grey), 1.0, 1e-12);
+    // A uniform offset of 10 grey levels: MSE 100, PSNR 10 log10(255^2 / 100) = 28.1308 dB.
+    const cv::Mat brighter(32, 32, CV_8UC3, cv::Scalar::all(110));
+    EXPECT_NEAR(framePsnr(grey, brighter), 28.1308, 1e-3);
+    // Constant images: SSIM = (2 mu_x mu_y + C1) / (mu_x^2 + mu_y^2 + C1).
+    const double c1 = 6.5025;
+    EXPECT_NEAR(frameSsim(grey, brighter), (2 * 100 * 110 + c1) / (100 * 100 + 110 * 110 + c1),
+                1e-9);
+    FrameFidelityCurve curve;
+    addReplay(curve, {grey, grey, grey}, {grey, grey, brighter});
+    addReplay(curve, {grey, grey}, {grey, brighter});
+    EXPECT_EQ(curve.episodes, 2);
+    ASSERT_EQ(curve.psnrMean.size(), 2u);
+    EXPECT_NEAR(curve.psnrMean[0], (99.0 + 28.1308) / 2, 1e-3);
+    EXPECT_EQ(curve.count[1], 1);
+}

@@ -1,0 +1,505 @@
+#!/usr/bin/python3
+"""Trains Kosmos's learned models on the physics world's data and writes them as model packages
+for the generic libtorch families (docs/training.md):
+
+  * five image-conditioned behaviour-cloning policies of genuinely different quality
+    (torch.generic_policy): data budget, epochs and which demonstrations they learn from differ;
+  * an action-conditioned video predictor (torch.generic_world_model), trained on expert, noisy
+    and failing rollouts, autoregressive over chunks of CHUNK actions;
+  * a success classifier (torch.generic_judge) from the last frames to progress 0..5.
+
+Input: a dataset exported from a physics ledger (kosmos-cli dataset export BUNDLE --to DIR).
+Everything is seeded; the record (models/training-record.json) holds the dataset's hash, the
+hyper-parameters, the losses, the wall time and every package file's SHA-256.
+
+  kosmos_train.py --dataset DIR --out models            # the shipped configuration
+  kosmos_train.py --dataset DIR --out /tmp/m --tiny     # a few steps of each (CI smoke run)
+
+Debian 12: python3-torch (1.13, the same as libtorch-dev), python3-opencv, python3-numpy.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+WIDTH, HEIGHT = 80, 64  # every model's frame size (the frame contract says so)
+CHUNK = 5               # actions per policy call and per world-model call
+JUDGE_FRAMES = 4        # the last 4 of the judge's 16 frames
+DIMENSIONS = [("dx", "m", -0.05, 0.05), ("dy", "m", -0.05, 0.05), ("dz", "m", -0.05, 0.05),
+              ("droll", "rad", -0.25, 0.25), ("dpitch", "rad", -0.25, 0.25),
+              ("dyaw", "rad", -0.25, 0.25), ("gripper", "1", 0.0, 1.0)]
+
+
+def fail(message):
+    print("kosmos_train: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---- data ---------------------------------------------------------------------------------------
+
+def load_dataset(directory):
+    """Episodes of a kosmos.dataset/1 folder, frames area-resized to WIDTH x HEIGHT (as the C++
+    adapters resize), with the dataset's content hash (dataset.json and every episode.json and
+    actions.json; the frames are bound by their SHA-256 in the ledger)."""
+    index_path = os.path.join(directory, "dataset.json")
+    if not os.path.isfile(index_path):
+        fail(f"{directory}: no dataset.json (make one with kosmos-cli dataset export)")
+    with open(index_path) as f:
+        index = json.load(f)
+    if index.get("schema") != "kosmos.dataset/1":
+        fail(f"{index_path}: schema {index.get('schema')!r}, expected kosmos.dataset/1")
+    digest = hashlib.sha256(open(index_path, "rb").read())
+    episodes = []
+    for entry in index["episodes"]:
+        folder = os.path.join(directory, entry["dir"])
+        for name in ("episode.json", "actions.json"):
+            digest.update(open(os.path.join(folder, name), "rb").read())
+        with open(os.path.join(folder, "episode.json")) as f:
+            meta = json.load(f)
+        with open(os.path.join(folder, "actions.json")) as f:
+            actions = np.asarray(json.load(f)["policy_actions"], dtype=np.float32)
+        frames = []
+        for i in range(meta["frames"]):
+            path = os.path.join(folder, "frames", f"{i:06d}.png")
+            bgr = cv2.imread(path, cv2.IMREAD_COLOR)
+            if bgr is None:
+                fail(f"{path}: not an image")
+            rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+            frames.append(cv2.resize(rgb, (WIDTH, HEIGHT), interpolation=cv2.INTER_AREA))
+        if len(frames) != len(actions) + 1:
+            fail(f"{folder}: {len(frames)} frames for {len(actions)} actions")
+        episodes.append({
+            "frames": np.stack(frames),  # [T+1, H, W, 3] uint8
+            "actions": actions,          # [T, 7]
+            "instruction": meta["instruction"],
+            "policy": meta["policy"] if isinstance(meta["policy"], str) else json.dumps(meta["policy"]),
+            "success": bool(meta["success"]),
+            "progress": int(meta["progress"]) if meta.get("progress") is not None else (5 if meta["success"] else 0),
+            "start": json.dumps(meta.get("start_state"), sort_keys=True),
+        })
+    return episodes, digest.hexdigest()
+
+
+def skill_of(episode):
+    for skill in ("expert", "noisy", "confuser"):
+        if skill in episode["policy"]:
+            return skill
+    return "other"
+
+
+def to_tensor(frames_uint8):
+    """[..., H, W, 3] uint8 -> [..., 3, H, W] float in [0, 1]."""
+    t = torch.from_numpy(frames_uint8).float() / 255.0
+    return t.movedim(-1, -3)
+
+
+# ---- models -------------------------------------------------------------------------------------
+
+class Policy(nn.Module):
+    """The frame and the instruction -> a chunk of CHUNK normalized 7-D actions."""
+
+    def __init__(self, instructions):
+        super().__init__()
+        self.chunk = CHUNK
+        self.conv = nn.Sequential(
+            nn.Conv2d(3, 32, 5, stride=2, padding=2), nn.ReLU(),
+            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU())  # 64 x 4 x 5
+        self.task = nn.Embedding(instructions, 32)
+        self.head = nn.Sequential(nn.Linear(64 * 4 * 5 + 32, 256), nn.ReLU(),
+                                  nn.Linear(256, CHUNK * 7))
+
+    def forward(self, image, task):
+        x = self.conv(image).flatten(1)
+        x = torch.cat([x, self.task(task)], 1)
+        return self.head(x).view(-1, self.chunk, 7)
+
+
+class WorldModel(nn.Module):
+    """The last two frames and a chunk of CHUNK normalized actions -> the next CHUNK frames, as
+    a residual on the last frame: a small U-Net working at half resolution (32x40 down to 8x10),
+    the actions modulating every scale (FiLM), the residual refined at full resolution with the
+    input frames. About 25 M multiply-adds per chunk: trainable on two CPU cores."""
+
+    def __init__(self):
+        super().__init__()
+        self.chunk, self.height, self.width = CHUNK, HEIGHT, WIDTH
+        self.e1 = nn.Sequential(nn.Conv2d(6, 24, 3, stride=2, padding=1), nn.ReLU())    # 32x40
+        self.e2 = nn.Sequential(nn.Conv2d(24, 48, 3, stride=2, padding=1), nn.ReLU())   # 16x20
+        self.e3 = nn.Sequential(nn.Conv2d(48, 96, 3, stride=2, padding=1), nn.ReLU())   # 8x10
+        self.act = nn.Sequential(nn.Linear(CHUNK * 7, 128), nn.ReLU(),
+                                 nn.Linear(128, 2 * (96 + 48 + 24)))
+        self.d2 = nn.Sequential(nn.Conv2d(96 + 48, 48, 3, padding=1), nn.ReLU())
+        self.d1 = nn.Sequential(nn.Conv2d(48 + 24, 24, 3, padding=1), nn.ReLU())
+        self.out = nn.Conv2d(24 + 6, 3 * CHUNK, 3, padding=1)
+
+    @staticmethod
+    def film(x, gamma, beta):
+        return x * (1 + gamma[:, :, None, None]) + beta[:, :, None, None]
+
+    def forward(self, frames, actions):
+        b = frames.size(0)
+        last = frames[:, -1]
+        x = frames.reshape(b, 6, self.height, self.width)
+        a = self.act(actions.reshape(b, self.chunk * 7))
+        g3, b3, g2, b2, g1, b1 = torch.split(a, [96, 96, 48, 48, 24, 24], 1)
+        h1 = self.e1(x)
+        h2 = self.e2(h1)
+        h3 = self.film(self.e3(h2), g3, b3)
+        u2 = F.interpolate(h3, scale_factor=2.0, mode="nearest")
+        u2 = self.film(self.d2(torch.cat([u2, h2], 1)), g2, b2)
+        u1 = F.interpolate(u2, scale_factor=2.0, mode="nearest")
+        u1 = self.film(self.d1(torch.cat([u1, h1], 1)), g1, b1)
+        u0 = F.interpolate(u1, scale_factor=2.0, mode="nearest")
+        delta = self.out(torch.cat([u0, x], 1)).view(b, self.chunk, 3, self.height, self.width)
+        return (last.unsqueeze(1) + delta).clamp(0.0, 1.0)
+
+
+class Judge(nn.Module):
+    """The last JUDGE_FRAMES frames and the instruction -> logits over progress 0..5."""
+
+    def __init__(self, instructions):
+        super().__init__()
+        self.frames, self.height, self.width = JUDGE_FRAMES, HEIGHT, WIDTH
+        self.conv = nn.Sequential(
+            nn.Conv2d(3 * JUDGE_FRAMES, 32, 5, stride=2, padding=2), nn.ReLU(),
+            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU())
+        self.task = nn.Embedding(instructions, 32)
+        self.head = nn.Sequential(nn.Linear(64 * 4 * 5 + 32, 128), nn.ReLU(), nn.Linear(128, 6))
+
+    def forward(self, frames, task):
+        b = frames.size(0)
+        x = self.conv(frames.reshape(b, 3 * self.frames, self.height, self.width)).flatten(1)
+        return self.head(torch.cat([x, self.task(task)], 1))
+
+
+# ---- packages -----------------------------------------------------------------------------------
+
+def action_contract(mean=None, std=None):
+    contract = {
+        "dimensions": [{"name": n, "unit": u, "min": lo, "max": hi} for n, u, lo, hi in DIMENSIONS],
+        "chunk_length": CHUNK,
+        "gripper_index": 6,
+        "gripper_convention": "zero_closed_one_open",
+        "normalization": {"scheme": "none", "statistics": {}},
+        "control_rate_hz": 5.0,
+    }
+    if mean is not None:
+        contract["normalization"] = {
+            "scheme": "normal",
+            "statistics": {"mean": [float(v) for v in mean], "std": [float(v) for v in std]},
+            "mask": [True] * 6 + [False],
+        }
+    return contract
+
+
+def write_package(out, family, module, io, extra, description):
+    os.makedirs(out, exist_ok=True)
+    scripted = torch.jit.script(module.eval())
+    path = os.path.join(out, "module.pt")
+    scripted.save(path)
+    manifest = {
+        "kosmos_model": 1,
+        "family": family,
+        "signature": 1,
+        "description": description,
+        "files": {"module": {"path": "module.pt", "sha256": sha256_file(path)}},
+        "io": io,
+        "defaults": {"device": "cpu", "dtype": "fp32"},
+    }
+    manifest.update(extra)
+    with open(os.path.join(out, "kosmos-model.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    return {"module_sha256": manifest["files"]["module"]["sha256"],
+            "manifest_sha256": sha256_file(os.path.join(out, "kosmos-model.json")),
+            "module_bytes": os.path.getsize(path)}
+
+
+def frame_contract():
+    return {"width": WIDTH, "height": HEIGHT, "channels": 3, "dtype": "uint8", "fps": 5.0,
+            "conditioning_frames": 1, "frames_per_action": 1,
+            "result_includes_conditioning": True, "certified_chunk_lengths": [CHUNK],
+            "padding": "none"}
+
+
+# ---- training -----------------------------------------------------------------------------------
+
+def batches(n, batch, rng):
+    order = rng.permutation(n)
+    for i in range(0, n, batch):
+        yield order[i:i + batch]
+
+
+def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
+    """Behaviour cloning on chunks: from each frame t, the next CHUNK actions (the episode's last
+    chunk padded by repeating its last action)."""
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    chosen = [e for e in episodes if skill_of(e) in spec["skills"]
+              and (not spec.get("successes_only") or e["success"])]
+    chosen = [chosen[i] for i in sorted(rng.permutation(len(chosen))[:max(1, int(len(chosen) * spec["fraction"]))])]
+    images, tasks, targets = [], [], []
+    for e in chosen:
+        t_count = len(e["actions"])
+        padded = np.concatenate([e["actions"], np.repeat(e["actions"][-1:], CHUNK, 0)], 0)
+        for t in range(t_count):
+            images.append(e["frames"][t])
+            tasks.append(instructions.index(e["instruction"]))
+            targets.append(padded[t:t + CHUNK])
+    images = to_tensor(np.stack(images))
+    tasks = torch.tensor(tasks)
+    targets = np.stack(targets)
+    mean = targets.reshape(-1, 7).mean(0)
+    std = np.maximum(targets.reshape(-1, 7).std(0), 1e-4)
+    mean[6], std[6] = 0.0, 1.0  # the gripper is not normalized
+    norm = torch.from_numpy((targets - mean) / std).float()
+    model = Policy(len(instructions))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    losses, step = [], 0
+    for epoch in range(spec["epochs"]):
+        total, count = 0.0, 0
+        for idx in batches(len(images), 64, rng):
+            idx = torch.from_numpy(idx)
+            loss = F.mse_loss(model(images[idx], tasks[idx]), norm[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
+            if steps_cap and step >= steps_cap:
+                break
+        losses.append(round(total / max(count, 1), 5))
+        if steps_cap and step >= steps_cap:
+            break
+    io = {"vocabulary": instructions,
+          "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
+                     {"name": "task", "source": "instruction_id"}],
+          "output": [1, CHUNK, 7]}
+    files = write_package(out, "generic_policy", model, io, {"action": action_contract(mean, std)},
+                          f"Behaviour-cloning policy '{name}' trained on the physics world "
+                          f"(tools/train): {spec['about']}. Not evidence of real robot success.")
+    return {"episodes": len(chosen), "samples": len(images), "epoch_losses": losses,
+            "steps": step, **files}
+
+
+def world_samples(episodes, stride):
+    """(episode, t) for every stride-th chunk start t with CHUNK actions after it."""
+    out = []
+    for i, e in enumerate(episodes):
+        for t in range(0, len(e["actions"]) - CHUNK + 1, stride):
+            out.append((i, t))
+    return out
+
+
+def train_world(episodes, spec, seed, steps_cap, out):
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    all_actions = np.concatenate([e["actions"] for e in episodes])
+    mean = all_actions.mean(0)
+    std = np.maximum(all_actions.std(0), 1e-4)
+    mean[6], std[6] = 0.0, 1.0
+    samples = world_samples(episodes, spec["stride"])
+    model = WorldModel()
+    opt = torch.optim.Adam(model.parameters(), lr=spec["lr"])
+    losses, step = [], 0
+    for epoch in range(spec["epochs"]):
+        total, count = 0.0, 0
+        for idx in batches(len(samples), spec["batch"], rng):
+            ctx, acts, target = [], [], []
+            for k in idx:
+                e = episodes[samples[k][0]]
+                t = samples[k][1]
+                ctx.append(np.stack([e["frames"][max(t - 1, 0)], e["frames"][t]]))
+                acts.append((e["actions"][t:t + CHUNK] - mean) / std)
+                target.append(e["frames"][t + 1:t + 1 + CHUNK])
+            ctx = to_tensor(np.stack(ctx))
+            acts = torch.from_numpy(np.stack(acts)).float()
+            target = to_tensor(np.stack(target))
+            pred = model(ctx, acts)
+            # L1, with the pixels that change weighted up (the arm and the blocks are small).
+            changed = (target - ctx[:, -1:]).abs().sum(2, keepdim=True) > 0.02
+            weight = 1.0 + 9.0 * changed.float()
+            loss = ((pred - target).abs() * weight).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
+            if steps_cap and step >= steps_cap:
+                break
+        losses.append(round(total / max(count, 1), 5))
+        print(f"  world epoch {epoch}: loss {losses[-1]}", flush=True)
+        if steps_cap and step >= steps_cap:
+            break
+    io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
+                     {"name": "actions", "source": "actions", "shape": [1, CHUNK, 7]}],
+          "output": [1, CHUNK, 3, HEIGHT, WIDTH]}
+    files = write_package(out, "generic_world_model", model, io,
+                          {"action": action_contract(mean, std), "frame": frame_contract()},
+                          "Action-conditioned video predictor trained on physics rollouts of "
+                          "expert, noisy and failing policies (tools/train); 80x64 frames, "
+                          f"chunks of {CHUNK}. A generated rollout is not evidence of real "
+                          "robot success.")
+    return {"samples": len(samples), "epoch_losses": losses, "steps": step, **files}
+
+
+def judge_indices(frame_count):
+    """The judge's 16 frames (core/judge: evenly spaced, first and last included)."""
+    return [int(np.floor(i * (frame_count - 1) / 15 + 0.5)) for i in range(16)]
+
+
+def train_judge(episodes, instructions, spec, seed, steps_cap, out):
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    frames, tasks, labels = [], [], []
+    for e in episodes:
+        picks = judge_indices(len(e["frames"]))[-JUDGE_FRAMES:]
+        frames.append(e["frames"][picks])
+        tasks.append(instructions.index(e["instruction"]))
+        labels.append(e["progress"])
+    frames = to_tensor(np.stack(frames))
+    tasks = torch.tensor(tasks)
+    labels = torch.tensor(labels)
+    counts = torch.bincount(labels, minlength=6).float()
+    weight = (counts.sum() / (6 * counts.clamp(min=1))).clamp(max=10.0)
+    model = Judge(len(instructions))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    losses, step = [], 0
+    for epoch in range(spec["epochs"]):
+        total, count = 0.0, 0
+        for idx in batches(len(frames), 32, rng):
+            idx = torch.from_numpy(idx)
+            x = frames[idx]
+            # Small photometric jitter: the judge must also read a world model's frames.
+            x = (x * (1 + 0.1 * (torch.rand(len(idx), 1, 1, 1, 1) - 0.5))
+                 + 0.03 * torch.randn_like(x)).clamp(0, 1)
+            loss = F.cross_entropy(model(x, tasks[idx]), labels[idx], weight=weight)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
+            if steps_cap and step >= steps_cap:
+                break
+        losses.append(round(total / max(count, 1), 5))
+        if steps_cap and step >= steps_cap:
+            break
+    io = {"vocabulary": instructions,
+          "inputs": [{"name": "frames", "source": "frames",
+                      "shape": [1, JUDGE_FRAMES, 3, HEIGHT, WIDTH]},
+                     {"name": "task", "source": "instruction_id"}],
+          "output": [1, 6]}
+    files = write_package(out, "generic_judge", model, io, {},
+                          "Success classifier trained on physics rollouts labelled by the "
+                          "simulator's state (tools/train): the last 4 of the judge's 16 frames "
+                          "-> progress 0..5.")
+    return {"episodes": len(frames), "label_counts": counts.int().tolist(),
+            "epoch_losses": losses, "steps": step, **files}
+
+
+POLICIES = {
+    "bc-expert-full": {"skills": ["expert"], "fraction": 1.0, "epochs": 12,
+                       "about": "every expert demonstration, 12 epochs"},
+    "bc-expert-quarter": {"skills": ["expert"], "fraction": 0.25, "epochs": 12,
+                          "about": "a quarter of the expert demonstrations, 12 epochs"},
+    "bc-expert-brief": {"skills": ["expert"], "fraction": 1.0, "epochs": 1,
+                        "about": "every expert demonstration, 1 epoch (under-trained)"},
+    "bc-noisy": {"skills": ["noisy"], "fraction": 1.0, "epochs": 12,
+                 "about": "the noisy policy's demonstrations only, 12 epochs"},
+    "bc-all-with-failures": {"skills": ["expert", "noisy", "confuser"], "fraction": 1.0,
+                             "epochs": 6,
+                             "about": "expert, noisy and confuser rollouts, failures included, "
+                                      "6 epochs"},
+}
+WORLD = {"epochs": 8, "batch": 32, "lr": 1e-3, "stride": 2}
+JUDGE = {"epochs": 40}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", required=True, help="kosmos-cli dataset export folder")
+    parser.add_argument("--out", required=True, help="folder for the packages and the record")
+    parser.add_argument("--seed", type=int, default=20261203)
+    parser.add_argument("--tiny", action="store_true",
+                        help="a few optimizer steps of each model (a smoke run, not a model)")
+    parser.add_argument("--only", choices=["policies", "world", "judge"], action="append",
+                        help="train only these (default: all)")
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    only = set(args.only or ["policies", "world", "judge"])
+    started = time.time()
+    episodes, dataset_sha = load_dataset(args.dataset)
+    instructions = sorted({e["instruction"] for e in episodes})
+    print(f"{len(episodes)} episodes, {len(instructions)} instructions, dataset {dataset_sha[:16]}",
+          flush=True)
+    cap = 3 if args.tiny else 0
+    os.makedirs(args.out, exist_ok=True)
+    record_path = os.path.join(args.out, "training-record.json")
+    record = json.load(open(record_path)) if os.path.exists(record_path) else {}
+    record.update({
+        "schema": "kosmos.training_record/1",
+        "dataset": {"path": os.path.abspath(args.dataset), "sha256": dataset_sha,
+                    "episodes": len(episodes),
+                    "by_skill": {s: sum(skill_of(e) == s for e in episodes)
+                                 for s in ("expert", "noisy", "confuser")},
+                    "successes": sum(e["success"] for e in episodes),
+                    "start_states_sha256": sorted(hashlib.sha256(e["start"].encode()).hexdigest()
+                                                  for e in episodes)},
+        "seed": args.seed, "tiny": args.tiny,
+        "frame_size": [WIDTH, HEIGHT], "chunk": CHUNK,
+        "torch": torch.__version__, "threads": torch.get_num_threads(),
+    })
+    record.setdefault("models", {})
+    if "policies" in only:
+        for i, (name, spec) in enumerate(POLICIES.items()):
+            t0 = time.time()
+            result = train_policy(name, episodes, instructions, spec, args.seed + i, cap,
+                                  os.path.join(args.out, name))
+            result.update({"hyper_parameters": spec, "wall_s": round(time.time() - t0, 1)})
+            record["models"][name] = result
+            print(f"policy {name}: {result['samples']} samples, losses {result['epoch_losses'][-3:]}, "
+                  f"{result['wall_s']} s", flush=True)
+    if "world" in only:
+        t0 = time.time()
+        result = train_world(episodes, WORLD, args.seed + 100, cap, os.path.join(args.out, "world"))
+        result.update({"hyper_parameters": WORLD, "wall_s": round(time.time() - t0, 1)})
+        record["models"]["world"] = result
+        print(f"world model: {result['samples']} samples, {result['wall_s']} s", flush=True)
+    if "judge" in only:
+        t0 = time.time()
+        result = train_judge(episodes, instructions, JUDGE, args.seed + 200, cap,
+                             os.path.join(args.out, "judge"))
+        result.update({"hyper_parameters": JUDGE, "wall_s": round(time.time() - t0, 1)})
+        record["models"]["judge"] = result
+        print(f"judge: labels {result['label_counts']}, losses {result['epoch_losses'][-3:]}, "
+              f"{result['wall_s']} s", flush=True)
+    record["wall_s_last_invocation"] = round(time.time() - started, 1)
+    with open(record_path, "w") as f:
+        json.dump(record, f, indent=2)
+        f.write("\n")
+    print(f"wrote {record_path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
