@@ -8,6 +8,34 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "physics success rate (simulator state)": "Erfolgsrate in der Physik (Simulatorzustand)",
+    "world-model success rate (judged)": "Erfolgsrate im Weltmodell (bewertet)",
+    "PSNR (dB)": "PSNR (dB)",
+    "SSIM": "SSIM",
+    "step (open-loop replay of physics actions)": "Schritt (Wiedergabe der Physik-Aktionen ohne Rückkopplung)",
+    "Fidelity": "Treue",
+    "Compare frames (kosmos-cli)": "Bilder vergleichen (kosmos-cli)",
+    "Physics protocol (ground truth)": "Physik-Protokoll (Grundwahrheit)",
+    "Imagined protocol (world model, judged)": "Vorgestelltes Protokoll (Weltmodell, bewertet)",
+    "#": "#",
+    "Policy": "Policy",
+    "Physics (Wilson 95%)": "Physik (Wilson 95 %)",
+    "World model (Wilson 95%)": "Weltmodell (Wilson 95 %)",
+    "Unknown": "Unbekannt",
+    "Lenient / harsh": "Nachsichtig / streng",
+    "Physics starts whose actions are replayed open loop in the world model (kosmos-cli fidelity --replays)":
+        "Physik-Starts, deren Aktionen ohne Rückkopplung im Weltmodell wiedergegeben werden (kosmos-cli fidelity --replays)",
+    "Open-loop replays:": "Wiedergaben ohne Rückkopplung:",
+    "Fidelity compares two protocols of this ledger: policies in the physics world and the same policies from the same starts in a learned world model (kosmos-cli fidelity prepare; docs/fidelity.md).":
+        "Die Treue vergleicht zwei Protokolle dieses Ledgers: Policies in der Physik-Welt und dieselben Policies von denselben Starts in einem gelernten Weltmodell (kosmos-cli fidelity prepare; docs/fidelity.md).",
+    "<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 imagined.<br>Across policies, 95% bootstrap over starts (%4 replicates): <b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (lower is better). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.<br>Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.<br>Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.<br><i>Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.</i>":
+        "<b>%1 gepaarte Episoden</b> (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.<br>Über die Policies, 95-%-Bootstrap über Starts (%4 Wiederholungen): <b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (kleiner ist besser). Vergleichswerte: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.<br>Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.<br>Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Misserfolg in der Physik %13, Misserfolg bei Erfolg in der Physik %14.<br><i>Beide Welten sind Simulationen: dies ist Übereinstimmung mit einer Physik-Referenz, kein Nachweis für echten Erfolg eines Roboters.</i>",
+    "Cannot compare these protocols: %1": "Diese Protokolle lassen sich nicht vergleichen: %1",
+    "Replaying %1 starts in the world model...": "%1 Starts werden im Weltmodell wiedergegeben ...",
+    "kosmos-cli fidelity failed: %1": "kosmos-cli fidelity ist fehlgeschlagen: %1",
+    "No replay: no paired physics episode with frames and actions.": "Keine Wiedergabe: keine gepaarte Physik-Episode mit Bildern und Aktionen.",
+    "%1 replays: PSNR %2 dB after the first step, %3 dB at step %4; SSIM %5 -> %6.":
+        "%1 Wiedergaben: PSNR %2 dB nach dem ersten Schritt, %3 dB bei Schritt %4; SSIM %5 -> %6.",
     "The synthetic backends run on the CPU. A libtorch adapter (torch.*) has its own device setting (cpu, cuda): set it in the adapter's settings; an adapter whose libtorch has no CUDA refuses cuda with the reason (Run > Plugins).":
         "Die synthetischen Backends laufen auf der CPU. Ein libtorch-Adapter (torch.*) hat eine eigene Geräte-Einstellung (cpu, cuda): setzen Sie sie in den Einstellungen des Adapters; ein Adapter, dessen libtorch kein CUDA hat, lehnt cuda mit Begründung ab (Ausführen > Plugins).",
     "no policy image yet": "noch kein Bild der Policy",

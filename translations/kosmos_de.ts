@@ -66,6 +66,26 @@
         <source>success rate here</source>
         <translation>Erfolgsrate hier</translation>
     </message>
+    <message>
+        <source>physics success rate (simulator state)</source>
+        <translation>Erfolgsrate in der Physik (Simulatorzustand)</translation>
+    </message>
+    <message>
+        <source>world-model success rate (judged)</source>
+        <translation>Erfolgsrate im Weltmodell (bewertet)</translation>
+    </message>
+    <message>
+        <source>PSNR (dB)</source>
+        <translation>PSNR (dB)</translation>
+    </message>
+    <message>
+        <source>SSIM</source>
+        <translation>SSIM</translation>
+    </message>
+    <message>
+        <source>step (open-loop replay of physics actions)</source>
+        <translation>Schritt (Wiedergabe der Physik-Aktionen ohne Rückkopplung)</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::BookmarksPanel</name>
@@ -399,6 +419,10 @@
         <source>physics ground truth (simulator state)</source>
         <translation>physikalische Grundwahrheit (Simulatorzustand)</translation>
     </message>
+    <message>
+        <source>Fidelity</source>
+        <translation>Treue</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::EventsPanel</name>
@@ -425,6 +449,81 @@
     <message>
         <source>run</source>
         <translation>Lauf</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::FidelityPanel</name>
+    <message>
+        <source>Compare frames (kosmos-cli)</source>
+        <translation>Bilder vergleichen (kosmos-cli)</translation>
+    </message>
+    <message>
+        <source>Physics protocol (ground truth)</source>
+        <translation>Physik-Protokoll (Grundwahrheit)</translation>
+    </message>
+    <message>
+        <source>Imagined protocol (world model, judged)</source>
+        <translation>Vorgestelltes Protokoll (Weltmodell, bewertet)</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>Policy</translation>
+    </message>
+    <message>
+        <source>Physics (Wilson 95%)</source>
+        <translation>Physik (Wilson 95 %)</translation>
+    </message>
+    <message>
+        <source>World model (Wilson 95%)</source>
+        <translation>Weltmodell (Wilson 95 %)</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>Unbekannt</translation>
+    </message>
+    <message>
+        <source>Lenient / harsh</source>
+        <translation>Nachsichtig / streng</translation>
+    </message>
+    <message>
+        <source>Physics starts whose actions are replayed open loop in the world model (kosmos-cli fidelity --replays)</source>
+        <translation>Physik-Starts, deren Aktionen ohne Rückkopplung im Weltmodell wiedergegeben werden (kosmos-cli fidelity --replays)</translation>
+    </message>
+    <message>
+        <source>Open-loop replays:</source>
+        <translation>Wiedergaben ohne Rückkopplung:</translation>
+    </message>
+    <message>
+        <source>Fidelity compares two protocols of this ledger: policies in the physics world and the same policies from the same starts in a learned world model (kosmos-cli fidelity prepare; docs/fidelity.md).</source>
+        <translation>Die Treue vergleicht zwei Protokolle dieses Ledgers: Policies in der Physik-Welt und dieselben Policies von denselben Starts in einem gelernten Weltmodell (kosmos-cli fidelity prepare; docs/fidelity.md).</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across policies, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser). Vergleichswerte: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Misserfolg in der Physik %13, Misserfolg bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: dies ist Übereinstimmung mit einer Physik-Referenz, kein Nachweis für echten Erfolg eines Roboters.&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>Cannot compare these protocols: %1</source>
+        <translation>Diese Protokolle lassen sich nicht vergleichen: %1</translation>
+    </message>
+    <message>
+        <source>Replaying %1 starts in the world model...</source>
+        <translation>%1 Starts werden im Weltmodell wiedergegeben ...</translation>
+    </message>
+    <message>
+        <source>kosmos-cli fidelity failed: %1</source>
+        <translation>kosmos-cli fidelity ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>No replay: no paired physics episode with frames and actions.</source>
+        <translation>Keine Wiedergabe: keine gepaarte Physik-Episode mit Bildern und Aktionen.</translation>
+    </message>
+    <message>
+        <source>%1 replays: PSNR %2 dB after the first step, %3 dB at step %4; SSIM %5 -&gt; %6.</source>
+        <translation>%1 Wiedergaben: PSNR %2 dB nach dem ersten Schritt, %3 dB bei Schritt %4; SSIM %5 -&gt; %6.</translation>
     </message>
 </context>
 <context>

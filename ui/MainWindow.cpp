@@ -492,6 +492,7 @@ void MainWindow::saveLayout() const
 
 void MainWindow::setCliPath(const QString &cliPath)
 {
+    m_evaluation->setCliPath(cliPath);
     if (m_controller)
         return;
     m_controller = new RunController(cliPath, this);

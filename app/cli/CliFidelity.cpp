@@ -13,10 +13,10 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <algorithm>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -33,7 +33,8 @@ nlohmann::json readConfig(const std::string &path, const std::string &what)
     const nlohmann::json j = json::parseFile(path, limits);
     if (!j.is_object() || !j.contains("plugin") || !j["plugin"].is_string())
         throw Error(ErrorCode::InvalidInput,
-                    path + ": a " + what + " configuration is {\"plugin\": ..., \"settings\": {...}}");
+                    path + ": a " + what +
+                        " configuration is {\"plugin\": ..., \"settings\": {...}}");
     return j;
 }
 
@@ -106,9 +107,10 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
             std::ofstream(png, std::ios::binary)
                 .write(reinterpret_cast<const char *>(bytes.data()),
                        static_cast<std::streamsize>(bytes.size()));
-            tasks.push_back({{"id", lineage},
-                             {"instruction", start.second},
-                             {"start_state", {{"frame", png.string()}, {"frame_sha256", start.first}}}});
+            tasks.push_back(
+                {{"id", lineage},
+                 {"instruction", start.second},
+                 {"start_state", {{"frame", png.string()}, {"frame_sha256", start.first}}}});
         }
         nlohmann::json imagined = *frozen;
         imagined["name"] = name + "-imagined";
@@ -153,7 +155,8 @@ int runFidelity(const FidelityOptionsCli &o)
             const nlohmann::json settings = world.value("settings", nlohmann::json::object());
             auto model = registry.createWorldModel(id, settings);
             const auto certified = model->frameContract().certifiedChunkLengths;
-            const std::size_t chunk = certified.empty() ? 1 : static_cast<std::size_t>(certified[0]);
+            const std::size_t chunk =
+                certified.empty() ? 1 : static_cast<std::size_t>(certified[0]);
             std::map<std::string, bool> seen; // one replay per start
             for (const auto &pair : report.pairs) {
                 if (curve.episodes >= o.replays || seen[pair.lineage])
@@ -171,7 +174,8 @@ int runFidelity(const FidelityOptionsCli &o)
                 std::vector<cv::Mat> predicted = model->reset(start);
                 for (std::size_t t = 0; t + chunk <= view.actions.size(); t += chunk) {
                     ActionChunk actions(view.actions.begin() + static_cast<std::ptrdiff_t>(t),
-                                        view.actions.begin() + static_cast<std::ptrdiff_t>(t + chunk));
+                                        view.actions.begin() +
+                                            static_cast<std::ptrdiff_t>(t + chunk));
                     for (auto &frame : model->step(actions))
                         predicted.push_back(std::move(frame));
                 }

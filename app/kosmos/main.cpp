@@ -177,9 +177,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption protocolOption(
         QStringLiteral("protocol"),
         QStringLiteral("with --dialog launcher: fill it from this file"), QStringLiteral("json"));
-    const QCommandLineOption tabOption(QStringLiteral("evaluation-tab"),
-                                       QStringLiteral("show this tab of the Evaluation dock (0-2)"),
-                                       QStringLiteral("index"));
+    const QCommandLineOption tabOption(
+        QStringLiteral("evaluation-tab"),
+        QStringLiteral("show this tab of the Evaluation dock (0-3; 3: Fidelity)"),
+        QStringLiteral("index"));
     parser.addOptions({runOption, screenshotOption, compareOption, raiseOption, languageOption,
                        frameOption, dialogOption, protocolOption, tabOption});
     parser.process(app);

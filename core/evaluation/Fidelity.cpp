@@ -38,7 +38,8 @@ std::optional<bool> decisive(const std::optional<std::string> &verdict)
 }
 
 // The rollout runs of a protocol with their outcome by `source` (as protocolOutcomes reads it).
-std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha, const std::string &source)
+std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
+                                    const std::string &source)
 {
     sqlite::Statement runs(ledger.database(), R"sql(
         SELECT r.run_id, r.task, r.episode_index,
@@ -160,8 +161,8 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
             continue;
         }
         used.insert(it->first);
-        report.pairs.push_back(
-            {e.policy, e.task, lineage, e.runId, it->second->runId, e.outcome, it->second->outcome});
+        report.pairs.push_back({e.policy, e.task, lineage, e.runId, it->second->runId, e.outcome,
+                                it->second->outcome});
     }
     report.unpairedImagined = static_cast<int>(byStart.size() - used.size());
     if (report.pairs.empty())
@@ -450,8 +451,9 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
     std::ostringstream o;
     o << "Fidelity: " << r.imaginedName << " (world model, judged) against " << r.physicsName
       << " (physics ground truth)\n"
-      << r.pairs.size() << " paired episodes (same policy, same start); unpaired: "
-      << r.unpairedPhysics << " physics, " << r.unpairedImagined << " imagined\n\n";
+      << r.pairs.size()
+      << " paired episodes (same policy, same start); unpaired: " << r.unpairedPhysics
+      << " physics, " << r.unpairedImagined << " imagined\n\n";
     o << "policy                                           physics              world model\n";
     for (const auto &p : r.policies) {
         std::string name = p.policy.size() > 48 ? p.policy.substr(0, 45) + "..." : p.policy;

@@ -17,55 +17,10 @@ namespace {
 class FidelityTest : public ::testing::Test
 {
 protected:
-    void SetUp() override
-    {
-        m_ledger.emplace(Ledger::create(m_dir / "f.kosmos"));
-        m_physics = m_ledger->freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}});
-        m_imagined = m_ledger->freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}});
-    }
-
-    std::int64_t addRun(const std::string &protocol, const std::string &policy,
-                        const std::string &task, int episode)
-    {
-        RunSpec spec = test::testRunSpec(protocol, episode);
-        spec.policy = test::testPolicy(policy);
-        spec.task = task;
-        spec.seeds = {{"start", task}}; // tasks differ only here, as the engine's keys do
-        const auto submitted = m_ledger->submitRun(spec);
-        m_lease = m_ledger->claim("w", 30000, submitted.runId);
-        EXPECT_TRUE(m_lease);
-        return submitted.runId;
-    }
-    void physicsRun(const std::string &policy, int episode, bool success)
-    {
-        const auto run = addRun(m_physics, policy, "t", episode);
-        m_ledger->finishAttempt(*m_lease, AttemptOutcome::completed());
-        HumanLabelRecord label;
-        label.runId = run;
-        label.annotatorId = "physics.tabletop";
-        label.source = "physics";
-        label.progress = success ? 5 : 2;
-        label.completion = success ? "met" : "not_met";
-        m_ledger->addHumanLabel(label);
-    }
-    void imaginedRun(const std::string &policy, const std::string &start,
-                     std::optional<bool> success)
-    {
-        addRun(m_imagined, policy, start, 0);
-        JudgmentRecord j = test::testJudgment();
-        j.outcome = !success ? "unknown" : *success ? "success" : "failure";
-        j.progress = !success ? std::nullopt : std::optional<int>(*success ? 5 : 1);
-        if (!success) {
-            j.unknownReason = "judge_disagreement";
-            j.decisiveVotes = 2;
-        }
-        m_ledger->recordJudgment(*m_lease, j);
-        m_ledger->finishAttempt(*m_lease, AttemptOutcome::completed());
-    }
+    void SetUp() override { m_ledger.emplace(Ledger::create(m_dir / "f.kosmos")); }
 
     TempDir m_dir;
     std::optional<Ledger> m_ledger;
-    std::optional<Lease> m_lease;
     std::string m_physics;
     std::string m_imagined;
 };
@@ -74,23 +29,7 @@ protected:
 
 TEST_F(FidelityTest, TheReportPairsStartsAndComputesEveryNumber)
 {
-    // physics: A 1 1 1 0, B 1 0 1 0, C 0 0 0 0; imagined: A 1 1 0 0, B 1 1 1 0, C 0 0 1 ?
-    const std::map<std::string, std::vector<int>> physics = {
-        {"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}};
-    const std::map<std::string, std::vector<int>> imagined = {
-        {"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, -1}}};
-    for (const auto &[policy, outcomes] : physics)
-        for (int e = 0; e < 4; ++e)
-            physicsRun(policy, e, outcomes[static_cast<std::size_t>(e)] == 1);
-    physicsRun("A", 4, true); // no imagined run from this start
-    for (const auto &[policy, outcomes] : imagined)
-        for (int e = 0; e < 4; ++e) {
-            const int o = outcomes[static_cast<std::size_t>(e)];
-            imaginedRun(policy, "t#" + std::to_string(e),
-                        o < 0 ? std::nullopt : std::optional<bool>(o == 1));
-        }
-    imaginedRun("A", "t#9", true); // a start physics never had
-
+    std::tie(m_physics, m_imagined) = test::writeFidelityFixture(*m_ledger);
     FidelityOptions options;
     options.physicsProtocol = m_physics;
     options.imaginedProtocol = m_imagined;
@@ -139,8 +78,7 @@ TEST_F(FidelityTest, TheReportPairsStartsAndComputesEveryNumber)
 
 TEST_F(FidelityTest, ProtocolsThatCannotBeComparedAreNamedErrors)
 {
-    imaginedRun("A", "t#0", true);
-    physicsRun("A", 0, true);
+    std::tie(m_physics, m_imagined) = test::writeFidelityFixture(*m_ledger);
     FidelityOptions same;
     same.physicsProtocol = m_physics;
     same.imaginedProtocol = m_physics;
@@ -149,10 +87,9 @@ TEST_F(FidelityTest, ProtocolsThatCannotBeComparedAreNamedErrors)
     FidelityOptions swapped;
     swapped.physicsProtocol = m_imagined; // judged, no physics labels
     swapped.imaginedProtocol = m_physics;
-    EXPECT_NE(test::errorOf([&] {
-                  fidelityReport(*m_ledger, swapped);
-              }).find("has no physics labels"),
-              std::string::npos);
+    EXPECT_NE(
+        test::errorOf([&] { fidelityReport(*m_ledger, swapped); }).find("has no physics labels"),
+        std::string::npos);
 }
 
 TEST(FrameFidelity, PsnrAndSsimOfKnownImages)

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <random>
 #include <spawn.h>
 #include <sstream>
@@ -216,6 +217,67 @@ std::string errorOf(const std::function<void()> &f)
         return e.what();
     }
     return "(no error)";
+}
+
+std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
+{
+    const std::string physics =
+        ledger.freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}});
+    const std::string imagined =
+        ledger.freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}});
+    auto add = [&](const std::string &protocol, const std::string &policy, const std::string &task,
+                   int episode) {
+        RunSpec spec = testRunSpec(protocol, episode);
+        spec.policy = testPolicy(policy);
+        spec.task = task;
+        spec.seeds = {{"start", task}}; // tasks differ only here, as the engine's keys do
+        const auto submitted = ledger.submitRun(spec);
+        auto lease = ledger.claim("w", 30000, submitted.runId);
+        if (!lease)
+            throw std::runtime_error("fidelity fixture: cannot claim its run");
+        return std::pair{submitted.runId, *lease};
+    };
+    auto physicsRun = [&](const std::string &policy, int episode, bool success) {
+        const auto [run, lease] = add(physics, policy, "t", episode);
+        ledger.finishAttempt(lease, AttemptOutcome::completed());
+        HumanLabelRecord label;
+        label.runId = run;
+        label.annotatorId = "physics.tabletop";
+        label.source = "physics";
+        label.progress = success ? 5 : 2;
+        label.completion = success ? "met" : "not_met";
+        ledger.addHumanLabel(label);
+    };
+    auto imaginedRun = [&](const std::string &policy, const std::string &start,
+                           std::optional<bool> success) {
+        const auto [run, lease] = add(imagined, policy, start, 0);
+        JudgmentRecord j = testJudgment();
+        j.outcome = !success ? "unknown" : *success ? "success" : "failure";
+        j.progress = !success ? std::nullopt : std::optional<int>(*success ? 5 : 1);
+        if (!success) {
+            j.unknownReason = "judge_disagreement";
+            j.decisiveVotes = 2;
+        }
+        ledger.recordJudgment(lease, j);
+        ledger.finishAttempt(lease, AttemptOutcome::completed());
+    };
+    // physics: A 1 1 1 0, B 1 0 1 0, C 0 0 0 0; imagined: A 1 1 0 0, B 1 1 1 0, C 0 0 1 ?
+    const std::map<std::string, std::vector<int>> physicsOutcomes = {
+        {"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}};
+    const std::map<std::string, std::vector<int>> imaginedOutcomes = {
+        {"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, -1}}};
+    for (const auto &[policy, outcomes] : physicsOutcomes)
+        for (int e = 0; e < 4; ++e)
+            physicsRun(policy, e, outcomes[static_cast<std::size_t>(e)] == 1);
+    physicsRun("A", 4, true); // no imagined run from this start
+    for (const auto &[policy, outcomes] : imaginedOutcomes)
+        for (int e = 0; e < 4; ++e) {
+            const int o = outcomes[static_cast<std::size_t>(e)];
+            imaginedRun(policy, "t#" + std::to_string(e),
+                        o < 0 ? std::nullopt : std::optional<bool>(o == 1));
+        }
+    imaginedRun("A", "t#9", true); // a start physics never had
+    return {physics, imagined};
 }
 
 } // namespace kosmos::test

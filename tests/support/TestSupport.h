@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ nlohmann::json testProtocol();
 RunSpec testRunSpec(const std::string &protocolSha256, std::int64_t episode);
 // A judgment with five well-formed samples.
 JudgmentRecord testJudgment();
+// The fidelity fixture (tests/evaluation/tst_fidelity.cpp has the numbers worked out by hand):
+// in a new ledger, protocol "phys" (physics labels) and "imag" (judged runs of tasks "t#k"):
+// policies A, B, C from four starts, plus one unpaired run on each side. Returns the two SHAs.
+std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger);
 
 struct ProcessResult
 {

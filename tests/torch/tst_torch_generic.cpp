@@ -405,4 +405,62 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     EXPECT_EQ(r.exitCode, 4); // "no protocol 'nope' with rollouts in this ledger"
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
 }
+
+// CI keeps the trainer alive: a tiny physics dataset, three optimizer steps of every model, and
+// every package it writes runs through the adapters (tools/train/kosmos_train.py --tiny).
+TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
+{
+    TempDir dir;
+    const nlohmann::json physics = {
+        {"kosmos_protocol", 1},
+        {"name", "tiny-train"},
+        {"seed", 9},
+        {"horizon", 16},
+        {"episodes_per_task", 2},
+        {"tasks", {{{"id", "red"}, {"instruction", kRed}}}},
+        {"policies",
+         {{{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "expert"}}}},
+          {{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "noisy"}}}},
+          {{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "confuser"}}}}}},
+        {"world_model",
+         {{"plugin", "physics.tabletop"}, {"settings", {{"width", 160}, {"height", 128}}}}}};
+    std::ofstream(dir / "train.json") << physics.dump(2);
+    const auto bundle = (dir / "t.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ASSERT_EQ(
+        runProcess({test::cliPath(), "run", (dir / "train.json").string(), "--ledger", bundle})
+            .exitCode,
+        0);
+    ASSERT_EQ(
+        runProcess({test::cliPath(), "dataset", "export", bundle, "--to", (dir / "ds").string()})
+            .exitCode,
+        0);
+    const std::string trainer = std::string(KOSMOS_SOURCE_DIR) + "/tools/train/kosmos_train.py";
+    auto r = runProcess({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(), "--out",
+                         (dir / "models").string(), "--tiny", "--threads", "2"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("6 episodes, 1 instructions"), std::string::npos) << r.output;
+    const auto record =
+        nlohmann::json::parse(std::ifstream(dir / "models" / "training-record.json"));
+    EXPECT_TRUE(record["tiny"].get<bool>());
+    EXPECT_EQ(record["models"].size(), 7u);
+    EXPECT_EQ(record["dataset"]["episodes"], 6);
+    for (const auto &[name, model] : record["models"].items()) {
+        const fs::path package = dir / "models" / name;
+        EXPECT_EQ(Sha256::fileHex(package / "kosmos-model.json"), model["manifest_sha256"]);
+        const std::string plugin = name == "world"   ? "torch.generic_world_model"
+                                   : name == "judge" ? "torch.generic_judge"
+                                                     : "torch.generic_policy";
+        const auto test = runProcess({test::cliPath(), "plugins", "--test", plugin, "--settings",
+                                      nlohmann::json({{"package", package.string()}}).dump()});
+        EXPECT_EQ(test.exitCode, 0) << name << test.output;
+    }
+    EXPECT_TRUE(fs::exists(dir / "models" / "golden.json"));
+    // The held-out check: the training data shares every start with itself.
+    r = runProcess({"/usr/bin/python3", trainer, "--out", (dir / "models").string(),
+                    "--check-held-out", (dir / "ds").string()});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("6 episodes, 6 from a start state used in training"), std::string::npos)
+        << r.output;
+}
 #endif

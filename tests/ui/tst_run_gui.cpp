@@ -17,6 +17,7 @@
 #include "util/Sha256.h"
 #include "verify/LedgerVerifier.h"
 #include "views/EvaluationView.h"
+#include "views/FidelityPanel.h"
 
 #include "TestSupport.h"
 
@@ -86,6 +87,33 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         // The fixture plugins (one crashes on purpose) beside the installed ones.
         qputenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR);
+    }
+
+    void fidelityTabShowsTheReportWithItsIntervals()
+    {
+        test::TempDir dir;
+        Ledger ledger = Ledger::create(dir / "f.kosmos");
+        test::writeFidelityFixture(ledger);
+        ui::EvaluationView view;
+        view.setCliPath(QString::fromStdString(test::cliPath()));
+        view.setLedger(&ledger);
+        view.tabs()->setCurrentWidget(view.fidelity());
+        view.show();
+        auto *panel = view.fidelity();
+        panel->physicsProtocol()->setCurrentIndex(0);
+        panel->imaginedProtocol()->setCurrentIndex(1);
+        QCOMPARE(panel->table()->rowCount(), 3);
+        QVERIFY(panel->table()->item(0, 2)->text().contains(QStringLiteral("n = 4")));
+        QCOMPARE(panel->table()->item(2, 4)->text(), QStringLiteral("1")); // C: one unknown
+        const QString summary = panel->summary()->text();
+        QVERIFY2(summary.contains(QStringLiteral("12 paired episodes")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("Pearson 0.564 [")), qPrintable(summary));
+        QVERIFY(summary.contains(QStringLiteral("MMRV 0.167")));
+        QVERIFY(summary.contains(QStringLiteral("not evidence of real robot-task success")));
+        // The same protocol twice: said, not computed.
+        panel->imaginedProtocol()->setCurrentIndex(0);
+        QVERIFY(panel->summary()->text().contains(QStringLiteral("Cannot compare")));
+        QCOMPARE(panel->table()->rowCount(), 0);
     }
 
     void launcherRefusesBadInputNamingTheField()

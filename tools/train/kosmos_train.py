@@ -113,24 +113,43 @@ def to_tensor(frames_uint8):
 # ---- models -------------------------------------------------------------------------------------
 
 class Policy(nn.Module):
-    """The frame and the instruction -> a chunk of CHUNK normalized 7-D actions."""
+    """The frame and the instruction -> a chunk of CHUNK normalized 7-D actions. Image
+    coordinates join the pixels (CoordConv) and a spatial softmax turns the last feature maps into
+    keypoints (Levine et al. 2016), which is what lets behaviour cloning locate small blocks from
+    a few dozen demonstrations. The gripper goes through a sigmoid (Bridge 0 closed .. 1 open) and
+    the other dimensions are clamped to the action bounds (in normalized units), so the module
+    never proposes an action outside the contract."""
 
     def __init__(self, instructions):
         super().__init__()
         self.chunk = CHUNK
+        ys = torch.linspace(-1.0, 1.0, HEIGHT).view(1, 1, HEIGHT, 1).expand(1, 1, HEIGHT, WIDTH)
+        xs = torch.linspace(-1.0, 1.0, WIDTH).view(1, 1, 1, WIDTH).expand(1, 1, HEIGHT, WIDTH)
+        self.register_buffer("coords", torch.cat([xs, ys], 1).contiguous())
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 32, 5, stride=2, padding=2), nn.ReLU(),
-            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),
-            nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU(),
-            nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU())  # 64 x 4 x 5
+            nn.Conv2d(5, 32, 5, stride=2, padding=2), nn.ReLU(),   # 32x40
+            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),  # 16x20
+            nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(64, 32, 3, padding=1))                       # 32 keypoint maps
+        kh, kw = HEIGHT // 4, WIDTH // 4
+        self.register_buffer("kx", torch.linspace(-1.0, 1.0, kw).repeat(kh))
+        self.register_buffer("ky", torch.linspace(-1.0, 1.0, kh).repeat_interleave(kw))
         self.task = nn.Embedding(instructions, 32)
-        self.head = nn.Sequential(nn.Linear(64 * 4 * 5 + 32, 256), nn.ReLU(),
+        self.head = nn.Sequential(nn.Linear(32 * 2 + 32, 256), nn.ReLU(),
+                                  nn.Linear(256, 256), nn.ReLU(),
                                   nn.Linear(256, CHUNK * 7))
+        self.register_buffer("lower", torch.full([7], -1e6))
+        self.register_buffer("upper", torch.full([7], 1e6))
 
     def forward(self, image, task):
-        x = self.conv(image).flatten(1)
-        x = torch.cat([x, self.task(task)], 1)
-        return self.head(x).view(-1, self.chunk, 7)
+        b = image.size(0)
+        x = torch.cat([image, self.coords.expand(b, 2, image.size(2), image.size(3))], 1)
+        maps = self.conv(x).flatten(2)                     # [b, 32, kh * kw]
+        attention = torch.softmax(maps, 2)
+        points = torch.cat([(attention * self.kx).sum(2), (attention * self.ky).sum(2)], 1)
+        out = self.head(torch.cat([points, self.task(task)], 1)).view(b, self.chunk, 7)
+        motion = torch.max(torch.min(out[:, :, :6], self.upper[:6]), self.lower[:6])
+        return torch.cat([motion, torch.sigmoid(out[:, :, 6:])], 2)
 
 
 class WorldModel(nn.Module):
@@ -258,6 +277,8 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     torch.manual_seed(seed)
     chosen = [e for e in episodes if skill_of(e) in spec["skills"]
               and (not spec.get("successes_only") or e["success"])]
+    if not chosen:
+        fail(f"policy {name} learns from {', '.join(spec['skills'])} episodes: the dataset has none")
     chosen = [chosen[i] for i in sorted(rng.permutation(len(chosen))[:max(1, int(len(chosen) * spec["fraction"]))])]
     images, tasks, targets = [], [], []
     for e in chosen:
@@ -275,6 +296,9 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     mean[6], std[6] = 0.0, 1.0  # the gripper is not normalized
     norm = torch.from_numpy((targets - mean) / std).float()
     model = Policy(len(instructions))
+    bounds = np.array([[lo, hi] for _, _, lo, hi in DIMENSIONS], dtype=np.float64)
+    model.lower.copy_(torch.from_numpy((bounds[:, 0] - mean) / std).float())
+    model.upper.copy_(torch.from_numpy((bounds[:, 1] - mean) / std).float())
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     losses, step = [], 0
     for epoch in range(spec["epochs"]):
@@ -415,28 +439,95 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
             "epoch_losses": losses, "steps": step, **files}
 
 
+def write_golden(out, episodes, instructions):
+    """Golden outputs of every package written to `out`, computed here by the scripted modules on
+    a fixed input at the models' own size (no resizing on either side): the C++ adapters must
+    reproduce them (tests/torch/tst_trained_models.cpp)."""
+    episode = episodes[0]
+    frame = episode["frames"][0]
+    cv2.imwrite(os.path.join(out, "golden-input.png"), cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+    image = to_tensor(frame[None])
+    golden = {"input": "golden-input.png", "instruction": episode["instruction"],
+              "instruction_id": instructions.index(episode["instruction"])}
+    task = torch.tensor([golden["instruction_id"]])
+    for name in sorted(os.listdir(out)):
+        manifest_path = os.path.join(out, name, "kosmos-model.json")
+        if not os.path.isfile(manifest_path):
+            continue
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        module = torch.jit.load(os.path.join(out, name, "module.pt")).eval()
+        with torch.no_grad():
+            if manifest["family"] == "generic_policy":
+                stats = manifest["action"]["normalization"]["statistics"]
+                mask = manifest["action"]["normalization"]["mask"]
+                normalized = module(image, task)[0].numpy()
+                physical = [[float(v * stats["std"][d] + stats["mean"][d]) if mask[d] else float(v)
+                             for d, v in enumerate(row)] for row in normalized]
+                golden[name] = {"actions": physical}
+            elif manifest["family"] == "generic_world_model":
+                stats = manifest["action"]["normalization"]["statistics"]
+                actions = np.asarray(episode["actions"][:CHUNK], dtype=np.float64)
+                normalized = actions.copy()
+                for d in range(6):
+                    normalized[:, d] = (actions[:, d] - stats["mean"][d]) / stats["std"][d]
+                frames = module(torch.stack([image[0], image[0]])[None],
+                                torch.from_numpy(normalized).float()[None])[0]
+                pixels = (frames.clamp(0, 1) * 255.0).round().to(torch.uint8)
+                golden[name] = {"actions": actions.tolist(),
+                                "mean_pixel_per_frame": [float(f.float().mean()) for f in pixels]}
+            elif manifest["family"] == "generic_judge":
+                logits = module(image.repeat(JUDGE_FRAMES, 1, 1, 1)[None], task)[0]
+                golden[name] = {"frames": "the input, repeated",
+                                "logits": [float(v) for v in logits]}
+    with open(os.path.join(out, "golden.json"), "w") as f:
+        json.dump(golden, f, indent=2)
+        f.write("\n")
+
+
 POLICIES = {
-    "bc-expert-full": {"skills": ["expert"], "fraction": 1.0, "epochs": 12,
-                       "about": "every expert demonstration, 12 epochs"},
-    "bc-expert-quarter": {"skills": ["expert"], "fraction": 0.25, "epochs": 12,
-                          "about": "a quarter of the expert demonstrations, 12 epochs"},
+    "bc-expert-full": {"skills": ["expert"], "fraction": 1.0, "epochs": 10,
+                       "about": "every expert demonstration, 10 epochs"},
+    "bc-expert-quarter": {"skills": ["expert"], "fraction": 0.25, "epochs": 10,
+                          "about": "a quarter of the expert demonstrations, 10 epochs"},
     "bc-expert-brief": {"skills": ["expert"], "fraction": 1.0, "epochs": 1,
                         "about": "every expert demonstration, 1 epoch (under-trained)"},
-    "bc-noisy": {"skills": ["noisy"], "fraction": 1.0, "epochs": 12,
-                 "about": "the noisy policy's demonstrations only, 12 epochs"},
+    "bc-noisy": {"skills": ["noisy"], "fraction": 1.0, "epochs": 10,
+                 "about": "the noisy policy's demonstrations only, 10 epochs"},
     "bc-all-with-failures": {"skills": ["expert", "noisy", "confuser"], "fraction": 1.0,
-                             "epochs": 6,
+                             "epochs": 4,
                              "about": "expert, noisy and confuser rollouts, failures included, "
-                                      "6 epochs"},
+                                      "4 epochs"},
 }
 WORLD = {"epochs": 8, "batch": 32, "lr": 1e-3, "stride": 2}
 JUDGE = {"epochs": 40}
 
 
+def check_held_out(record_path, directory):
+    """Exit 1 when an episode of the dataset in `directory` starts from a start state the models
+    were trained on (the record lists the SHA-256 of every training start)."""
+    with open(record_path) as f:
+        trained = set(json.load(f)["dataset"]["start_states_sha256"])
+    with open(os.path.join(directory, "dataset.json")) as f:
+        index = json.load(f)
+    shared, total = 0, 0
+    for entry in index["episodes"]:
+        with open(os.path.join(directory, entry["dir"], "episode.json")) as f:
+            start = json.load(f).get("start_state")
+        if start is None:
+            fail(f"{entry['dir']}: no start state recorded (not a physics run)")
+        total += 1
+        shared += hashlib.sha256(json.dumps(start, sort_keys=True).encode()).hexdigest() in trained
+    print(f"{total} episodes, {shared} from a start state used in training")
+    return 1 if shared else 0
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", required=True, help="kosmos-cli dataset export folder")
+    parser.add_argument("--check-held-out", metavar="DATASET",
+                        help="with --out: exit 1 if DATASET shares a start with the training data")
+    parser.add_argument("--dataset", help="kosmos-cli dataset export folder")
     parser.add_argument("--out", required=True, help="folder for the packages and the record")
     parser.add_argument("--seed", type=int, default=20261203)
     parser.add_argument("--tiny", action="store_true",
@@ -445,6 +536,10 @@ def main(argv):
                         help="train only these (default: all)")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
     args = parser.parse_args(argv)
+    if args.check_held_out:
+        sys.exit(check_held_out(os.path.join(args.out, "training-record.json"), args.check_held_out))
+    if not args.dataset:
+        parser.error("--dataset is required to train")
     if args.threads:
         torch.set_num_threads(args.threads)
     only = set(args.only or ["policies", "world", "judge"])
@@ -494,6 +589,7 @@ def main(argv):
         record["models"]["judge"] = result
         print(f"judge: labels {result['label_counts']}, losses {result['epoch_losses'][-3:]}, "
               f"{result['wall_s']} s", flush=True)
+    write_golden(args.out, episodes, instructions)
     record["wall_s_last_invocation"] = round(time.time() - started, 1)
     with open(record_path, "w") as f:
         json.dump(record, f, indent=2)

@@ -1,6 +1,7 @@
 #include "plots/EvaluationPlots.h"
 
 #include "evaluation/Calibration.h"
+#include "evaluation/Fidelity.h"
 #include "stats/Ranking.h"
 
 #include <qcustomplot.h>
@@ -139,6 +140,74 @@ void EvaluationPlots::reference(QCustomPlot *plot, const ReferenceComparison &co
     plot->yAxis->setLabel(tr("success rate here"));
     plot->xAxis->setRange(0, 1);
     plot->yAxis->setRange(0, 1);
+    plot->replot();
+}
+
+void EvaluationPlots::fidelity(QCustomPlot *plot, const FidelityReport &report)
+{
+    reset(plot);
+    QVector<double> x, y, xLo, xHi, yLo, yHi;
+    for (std::size_t i = 0; i < report.policies.size(); ++i) {
+        const auto &p = report.policies[i];
+        if (!p.physics.rate || !p.imagined.rate)
+            continue;
+        x << *p.physics.rate;
+        y << *p.imagined.rate;
+        xLo << *p.physics.rate - *p.physics.lower;
+        xHi << *p.physics.upper - *p.physics.rate;
+        yLo << *p.imagined.rate - *p.imagined.lower;
+        yHi << *p.imagined.upper - *p.imagined.rate;
+        auto *label = new QCPItemText(plot);
+        label->position->setCoords(*p.physics.rate, *p.imagined.rate);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setText(QStringLiteral(" %1").arg(i + 1));
+    }
+    auto *points = plot->addGraph();
+    points->setData(x, y);
+    points->setLineStyle(QCPGraph::lsNone);
+    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kOrange, kOrange, 8));
+    auto *vertical = new QCPErrorBars(plot->xAxis, plot->yAxis);
+    vertical->setDataPlottable(points);
+    vertical->setData(yLo, yHi);
+    vertical->setPen(QPen(kOrange));
+    auto *horizontal = new QCPErrorBars(plot->xAxis, plot->yAxis);
+    horizontal->setErrorType(QCPErrorBars::etKeyError);
+    horizontal->setDataPlottable(points);
+    horizontal->setData(xLo, xHi);
+    horizontal->setPen(QPen(kOrange));
+    diagonal(plot);
+    plot->xAxis->setLabel(tr("physics success rate (simulator state)"));
+    plot->yAxis->setLabel(tr("world-model success rate (judged)"));
+    plot->xAxis->setRange(-0.02, 1.02);
+    plot->yAxis->setRange(-0.02, 1.02);
+    plot->replot();
+}
+
+void EvaluationPlots::frameFidelity(QCustomPlot *plot, const FrameFidelityCurve &curve)
+{
+    reset(plot);
+    QVector<double> steps, psnr, ssim;
+    for (std::size_t i = 0; i < curve.psnrMean.size(); ++i) {
+        steps << static_cast<double>(i + 1);
+        psnr << curve.psnrMean[i];
+        ssim << curve.ssimMean[i];
+    }
+    auto *p = plot->addGraph(plot->xAxis, plot->yAxis);
+    p->setData(steps, psnr);
+    p->setPen(QPen(kBlue, 2));
+    p->setName(tr("PSNR (dB)"));
+    plot->yAxis2->setVisible(true);
+    auto *s = plot->addGraph(plot->xAxis, plot->yAxis2);
+    s->setData(steps, ssim);
+    s->setPen(QPen(kOrange, 2));
+    s->setName(tr("SSIM"));
+    plot->legend->setVisible(true);
+    plot->xAxis->setLabel(tr("step (open-loop replay of physics actions)"));
+    plot->yAxis->setLabel(tr("PSNR (dB)"));
+    plot->yAxis2->setLabel(tr("SSIM"));
+    plot->xAxis->setRange(0, std::max<double>(1, steps.size() + 1));
+    plot->yAxis->rescale();
+    plot->yAxis2->setRange(0, 1);
     plot->replot();
 }
 

@@ -9,6 +9,8 @@ struct CalibrationReport;
 struct PairedAudit;
 struct PolicyRanking;
 struct ReferenceComparison;
+struct FidelityReport;
+struct FrameFidelityCurve;
 } // namespace kosmos
 
 namespace kosmos::ui {
@@ -28,6 +30,11 @@ public:
     static void policyRates(QCustomPlot *plot, const PolicyRanking &ranking);
     // Simulated against reference success rate per matched policy, with the diagonal.
     static void reference(QCustomPlot *plot, const ReferenceComparison &comparison);
+    // World-model success rate against physics success rate per policy (numbered as in the
+    // fidelity table), Wilson intervals both ways, the identity line dashed.
+    static void fidelity(QCustomPlot *plot, const FidelityReport &report);
+    // PSNR (left axis) and SSIM (right axis) per step of the open-loop replays.
+    static void frameFidelity(QCustomPlot *plot, const FrameFidelityCurve &curve);
 };
 
 } // namespace kosmos::ui

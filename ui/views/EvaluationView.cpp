@@ -1,4 +1,5 @@
 #include "views/EvaluationView.h"
+#include "views/FidelityPanel.h"
 
 #include "evaluation/Calibration.h"
 #include "evaluation/EvaluationRecord.h"
@@ -106,6 +107,8 @@ EvaluationView::EvaluationView(QWidget *parent)
     m_tabs->addTab(buildCalibrationTab(), tr("Calibration"));
     m_tabs->addTab(buildAuditTab(), tr("Paired audit"));
     m_tabs->addTab(buildRankingTab(), tr("Ranking"));
+    m_fidelity = new FidelityPanel(this);
+    m_tabs->addTab(m_fidelity, tr("Fidelity"));
 }
 
 QWidget *EvaluationView::buildCalibrationTab()
@@ -248,6 +251,11 @@ QWidget *EvaluationView::buildRankingTab()
     return ranking;
 }
 
+void EvaluationView::setCliPath(const QString &cliPath)
+{
+    m_fidelity->setCliPath(cliPath);
+}
+
 void EvaluationView::setLedger(Ledger *ledger)
 {
     m_ledger = ledger;
@@ -266,6 +274,7 @@ void EvaluationView::showEvent(QShowEvent *event)
 void EvaluationView::refresh()
 {
     m_stale = false;
+    m_fidelity->setLedger(m_ledger);
     for (QComboBox *box : {m_calibrationJudge, m_auditA, m_auditB, m_protocol}) {
         const QSignalBlocker block(box);
         box->clear();

@@ -21,6 +21,8 @@ class Ledger;
 
 namespace kosmos::ui {
 
+class FidelityPanel;
+
 // Judge calibration, the paired judge audit and policy rankings of the open ledger, each with
 // its n and interval, computed by core/judge/Calibration and core/stats (the same figures as
 // kosmos-cli calibrate / audit). Plots are QCustomPlot.
@@ -49,6 +51,9 @@ public:
     QComboBox *annotatorA() const { return m_annotatorA; }
     QComboBox *annotatorB() const { return m_annotatorB; }
     QLabel *referenceSummary() const { return m_referenceText; }
+    FidelityPanel *fidelity() const { return m_fidelity; }
+    // kosmos-cli, for the Fidelity tab's open-loop frame comparison.
+    void setCliPath(const QString &cliPath);
 
     // Reads reference success rates ("policy,rate" lines) for the ranking's comparison; false
     // with the reason shown when the file is wrong.
@@ -76,6 +81,7 @@ private:
     QWidget *buildCalibrationTab();
     QWidget *buildAuditTab();
     QWidget *buildRankingTab();
+    FidelityPanel *m_fidelity = nullptr;
     Ledger *m_ledger = nullptr;
     bool m_stale = false;
     QTabWidget *m_tabs;

@@ -1,0 +1,236 @@
+#include "views/FidelityPanel.h"
+
+#include "evaluation/Calibration.h"
+#include "evaluation/Fidelity.h"
+#include "ledger/Ledger.h"
+#include "plots/EvaluationPlots.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace kosmos::ui {
+
+namespace {
+
+QString stat(const IntervalStat &s)
+{
+    if (!s.value)
+        return QStringLiteral("n/a");
+    QString out = QString::number(*s.value, 'f', 3);
+    if (s.lower && s.upper)
+        out += QStringLiteral(" [%1, %2]").arg(*s.lower, 0, 'f', 3).arg(*s.upper, 0, 'f', 3);
+    return out;
+}
+
+QString rate(const Proportion &p)
+{
+    return QString::fromStdString(intervalText(p)) + QStringLiteral("  n = %1").arg(p.n);
+}
+
+} // namespace
+
+FidelityPanel::FidelityPanel(QWidget *parent)
+    : QWidget(parent), m_physics(new QComboBox(this)), m_imagined(new QComboBox(this)),
+      m_table(new QTableWidget(0, 6, this)), m_summary(new QLabel(this)),
+      m_scatter(new QCustomPlot(this)), m_replays(new QSpinBox(this)),
+      m_framesButton(new QPushButton(tr("Compare frames (kosmos-cli)"), this)),
+      m_framesText(new QLabel(this)), m_frames(new QCustomPlot(this))
+{
+    auto *form = new QFormLayout;
+    form->addRow(tr("Physics protocol (ground truth)"), m_physics);
+    form->addRow(tr("Imagined protocol (world model, judged)"), m_imagined);
+    m_table->setHorizontalHeaderLabels({tr("#"), tr("Policy"), tr("Physics (Wilson 95%)"),
+                                        tr("World model (Wilson 95%)"), tr("Unknown"),
+                                        tr("Lenient / harsh")});
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_scatter->setMinimumHeight(200);
+    m_frames->setMinimumHeight(160);
+    m_replays->setRange(1, 1000);
+    m_replays->setValue(20);
+    m_replays->setToolTip(tr("Physics starts whose actions are replayed open loop in the world "
+                             "model (kosmos-cli fidelity --replays)"));
+    m_framesText->setWordWrap(true);
+    auto *framesRow = new QHBoxLayout;
+    framesRow->addWidget(new QLabel(tr("Open-loop replays:"), this));
+    framesRow->addWidget(m_replays);
+    framesRow->addWidget(m_framesButton);
+    framesRow->addWidget(m_framesText, 1);
+    auto *left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(m_table);
+    left->addWidget(m_summary);
+    auto *right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(m_scatter);
+    right->addWidget(m_frames);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(left);
+    split->addWidget(right);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(split, 1);
+    layout->addLayout(framesRow);
+    for (QComboBox *box : {m_physics, m_imagined})
+        connect(box, &QComboBox::currentIndexChanged, this, &FidelityPanel::update);
+    connect(m_framesButton, &QPushButton::clicked, this, &FidelityPanel::compareFrames);
+}
+
+void FidelityPanel::setLedger(Ledger *ledger)
+{
+    m_ledger = ledger;
+    refresh();
+}
+
+void FidelityPanel::refresh()
+{
+    {
+        const QSignalBlocker a(m_physics), b(m_imagined);
+        m_physics->clear();
+        m_imagined->clear();
+        if (m_ledger) {
+            try {
+                for (const auto &[name, sha] : rolloutProtocols(*m_ledger)) {
+                    const QString label = QStringLiteral("%1  (%2)")
+                                              .arg(QString::fromStdString(name),
+                                                   QString::fromStdString(sha.substr(0, 12)));
+                    m_physics->addItem(label, QString::fromStdString(sha));
+                    m_imagined->addItem(label, QString::fromStdString(sha));
+                    if (name.ends_with("-imagined")) {
+                        m_imagined->setCurrentIndex(m_imagined->count() - 1);
+                        const int physics = m_physics->findText(
+                            QString::fromStdString(name.substr(0, name.size() - 9)) +
+                                QStringLiteral("  ("),
+                            Qt::MatchStartsWith);
+                        if (physics >= 0)
+                            m_physics->setCurrentIndex(physics);
+                    }
+                }
+            } catch (const std::exception &e) {
+                m_summary->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
+            }
+        }
+    }
+    update();
+}
+
+void FidelityPanel::update()
+{
+    m_table->setRowCount(0);
+    m_scatter->clearPlottables();
+    m_scatter->clearItems();
+    m_scatter->replot();
+    m_framesButton->setEnabled(false);
+    if (!m_ledger || m_physics->count() < 2) {
+        m_summary->setText(tr("Fidelity compares two protocols of this ledger: policies in the "
+                              "physics world and the same policies from the same starts in a "
+                              "learned world model (kosmos-cli fidelity prepare; docs/fidelity.md)."));
+        return;
+    }
+    FidelityOptions options;
+    options.physicsProtocol = m_physics->currentData().toString().toStdString();
+    options.imaginedProtocol = m_imagined->currentData().toString().toStdString();
+    try {
+        const FidelityReport r = fidelityReport(*m_ledger, options);
+        m_table->setRowCount(static_cast<int>(r.policies.size()));
+        for (std::size_t i = 0; i < r.policies.size(); ++i) {
+            const auto &p = r.policies[i];
+            const int row = static_cast<int>(i);
+            m_table->setItem(row, 0, new QTableWidgetItem(QString::number(i + 1)));
+            m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(p.policy)));
+            m_table->setItem(row, 2, new QTableWidgetItem(rate(p.physics)));
+            m_table->setItem(row, 3, new QTableWidgetItem(rate(p.imagined)));
+            m_table->setItem(row, 4, new QTableWidgetItem(QString::number(p.imaginedMissing)));
+            m_table->setItem(row, 5, new QTableWidgetItem(
+                                         QStringLiteral("%1 / %2").arg(p.lenient).arg(p.harsh)));
+        }
+        m_table->resizeColumnsToContents();
+        EvaluationPlots::fidelity(m_scatter, r);
+        m_summary->setText(
+            tr("<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 "
+               "imagined.<br>Across policies, 95% bootstrap over starts (%4 replicates): "
+               "<b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (lower is better). Anchors: "
+               "WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.<br>Pairwise orders: %8 "
+               "the same, %9 opposite, %10 indeterminate in a world.<br>Per episode: agreement "
+               "%11 (n = %12), world-model success when physics failed %13, failure when physics "
+               "succeeded %14.<br><i>Both worlds are simulations: this is agreement with a "
+               "physics reference, not evidence of real robot-task success.</i>")
+                .arg(r.pairs.size())
+                .arg(r.unpairedPhysics)
+                .arg(r.unpairedImagined)
+                .arg(r.replicates)
+                .arg(stat(r.pearson), stat(r.spearman), stat(r.mmrv))
+                .arg(r.pairsSameOrder)
+                .arg(r.pairsOppositeOrder)
+                .arg(r.pairsIndeterminate)
+                .arg(QString::fromStdString(intervalText(r.agreement)))
+                .arg(r.agreement.n)
+                .arg(r.confusion[0][1])
+                .arg(r.confusion[1][0]));
+        m_framesButton->setEnabled(!m_cliPath.isEmpty());
+    } catch (const std::exception &e) {
+        m_summary->setText(tr("Cannot compare these protocols: %1")
+                               .arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
+    }
+}
+
+void FidelityPanel::compareFrames()
+{
+    if (!m_ledger || m_cliPath.isEmpty() || (m_process && m_process->state() != QProcess::NotRunning))
+        return;
+    if (!m_process)
+        m_process = new QProcess(this);
+    m_process->disconnect();
+    m_framesText->setText(tr("Replaying %1 starts in the world model...").arg(m_replays->value()));
+    m_framesButton->setEnabled(false);
+    connect(m_process, &QProcess::finished, this, [this](int code) {
+        m_framesButton->setEnabled(true);
+        const QByteArray out = m_process->readAllStandardOutput();
+        const auto doc = nlohmann::json::parse(out.constData(), out.constData() + out.size(),
+                                               nullptr, false);
+        if (code != 0 || !doc.is_object() || !doc.contains("frame_fidelity")) {
+            m_framesText->setText(
+                tr("kosmos-cli fidelity failed: %1")
+                    .arg(QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
+            return;
+        }
+        const auto &f = doc["frame_fidelity"];
+        FrameFidelityCurve curve;
+        curve.episodes = f.value("episodes", 0);
+        curve.psnrMean = f.value("psnr_db", std::vector<double>{});
+        curve.ssimMean = f.value("ssim", std::vector<double>{});
+        curve.count = f.value("count", std::vector<int>{});
+        EvaluationPlots::frameFidelity(m_frames, curve);
+        m_framesText->setText(
+            curve.psnrMean.empty()
+                ? tr("No replay: no paired physics episode with frames and actions.")
+                : tr("%1 replays: PSNR %2 dB after the first step, %3 dB at step %4; SSIM %5 -> "
+                     "%6.")
+                      .arg(curve.episodes)
+                      .arg(curve.psnrMean.front(), 0, 'f', 2)
+                      .arg(curve.psnrMean.back(), 0, 'f', 2)
+                      .arg(curve.psnrMean.size())
+                      .arg(curve.ssimMean.front(), 0, 'f', 3)
+                      .arg(curve.ssimMean.back(), 0, 'f', 3));
+    });
+    m_process->start(m_cliPath, {QStringLiteral("fidelity"),
+                                 QString::fromStdString(m_ledger->bundle().string()),
+                                 QStringLiteral("--physics"), m_physics->currentData().toString(),
+                                 QStringLiteral("--imagined"), m_imagined->currentData().toString(),
+                                 QStringLiteral("--replays"), QString::number(m_replays->value()),
+                                 QStringLiteral("--json")});
+}
+
+} // namespace kosmos::ui

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <QWidget>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QProcess;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace kosmos {
+class Ledger;
+}
+
+namespace kosmos::ui {
+
+// The Evaluation view's Fidelity tab: a learned world model against the physics reference
+// (core/evaluation/Fidelity.h, the figures of kosmos-cli fidelity): the scatter of world-model
+// against physics success rates with intervals both ways, the per-policy table, the correlations
+// with bootstrap intervals and the per-episode agreement, computed here from the open ledger. The
+// open-loop frame comparison loads the world model, which the workstation never does itself: it
+// runs kosmos-cli fidelity --json and plots the PSNR/SSIM curve it returns.
+class FidelityPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit FidelityPanel(QWidget *parent = nullptr);
+    void setLedger(Ledger *ledger);
+    void setCliPath(const QString &cliPath) { m_cliPath = cliPath; }
+    // Lists the protocols; proposes the newest "...-imagined" one and the physics one it names.
+    void refresh();
+
+    QComboBox *physicsProtocol() const { return m_physics; }
+    QComboBox *imaginedProtocol() const { return m_imagined; }
+    QTableWidget *table() const { return m_table; }
+    QLabel *summary() const { return m_summary; }
+    QPushButton *framesButton() const { return m_framesButton; }
+    QLabel *framesSummary() const { return m_framesText; }
+
+public slots:
+    void update();
+    void compareFrames();
+
+private:
+    Ledger *m_ledger = nullptr;
+    QString m_cliPath;
+    QComboBox *m_physics;
+    QComboBox *m_imagined;
+    QTableWidget *m_table;
+    QLabel *m_summary;
+    QCustomPlot *m_scatter;
+    QSpinBox *m_replays;
+    QPushButton *m_framesButton;
+    QLabel *m_framesText;
+    QCustomPlot *m_frames;
+    QProcess *m_process = nullptr;
+};
+
+} // namespace kosmos::ui
