@@ -223,7 +223,7 @@ const std::vector<Verb> &verbs()
              const QString labels = c.value("labels");
              const auto minLabels = c.intValue("min-labels", 1, 1000000);
              if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels ||
-                 !oneOf(labels, {"human", "reference"}))
+                 !oneOf(labels, {"human", "reference", "physics"}))
                  return std::nullopt;
              return runCalibrate(c.str(1), c.nArgs(3) ? c.str(2) : "", labels.toStdString(),
                                  *minLabels, c.json);
@@ -514,8 +514,10 @@ constexpr OptionSpec kOptions[] = {
      false},
     {"key", "packet import: the key file written beside the exported packet.", "file", nullptr,
      false},
-    {"labels", "calibrate: human (default) or reference (synthetic ground truth).", "source",
-     "human", false},
+    {"labels",
+     "calibrate: human (default), reference (synthetic ground truth) or physics (a simulator's "
+     "state).",
+     "source", "human", false},
     {"min-labels", "calibrate: decisive labelled clips the gate needs (default 20).", "n", "20",
      false},
     {"dry-run",

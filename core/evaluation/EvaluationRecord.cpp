@@ -6,6 +6,7 @@
 #include "util/NumberText.h"
 
 #include <cstdio>
+#include <iomanip>
 #include <sstream>
 #include <tuple>
 
@@ -65,9 +66,10 @@ void writeStatement(EvaluationRecord &r)
     for (const auto &c : r.components)
         if (c.family == "world_model")
             world += (world.empty() ? "" : ", ") + c.adapterId;
-    const std::string source = r.outcomeSource == "judge" ? "the judge's verdicts"
-                               : r.outcomeSource == "human"
-                                   ? "human labels"
+    const std::string source = r.outcomeSource == "judge"   ? "the judge's verdicts"
+                               : r.outcomeSource == "human" ? "human labels"
+                               : r.outcomeSource == "physics"
+                                   ? "physics ground truth (the simulator's state, not a human)"
                                    : "synthetic reference labels (not human)";
     r.supports.push_back(
         "The success rates above, each with its n and Wilson 95% interval, describe these "
@@ -90,6 +92,25 @@ void writeStatement(EvaluationRecord &r)
     r.doesNotSupport.push_back(
         "Any claim of real robot-task success: these are rollouts in a generated or synthetic "
         "world, not recordings of a robot.");
+    if (r.fidelity && r.fidelity->pearson.value) {
+        const auto &f = *r.fidelity;
+        auto fixed = [](double v) {
+            std::ostringstream o;
+            o << std::fixed << std::setprecision(3) << v;
+            return o.str();
+        };
+        r.supports.push_back(
+            "For these " + std::to_string(f.policies.size()) + " policies from the same " +
+            "starts, the learned world model's judged rates agree with physics to Pearson " +
+            fixed(*f.pearson.value) +
+            (f.pearson.lower ? " [" + fixed(*f.pearson.lower) + ", " + fixed(*f.pearson.upper) + "]"
+                             : std::string()) +
+            ", MMRV " + (f.mmrv.value ? fixed(*f.mmrv.value) : std::string("n/a")) + " (" +
+            std::to_string(f.pairs.size()) + " paired episodes; see the fidelity section).");
+        r.doesNotSupport.push_back(
+            "That the learned world model ranks other policies, tasks or starts as physics "
+            "would: the fidelity figures hold for the policies and starts measured.");
+    }
     if (indeterminate > 0)
         r.doesNotSupport.push_back(
             "An order between the " + std::to_string(indeterminate) +
@@ -167,7 +188,9 @@ EvaluationRecord buildEvaluationRecord(Ledger &ledger, const EvaluationRecordOpt
     if (!r.judgeKey.empty()) {
         if (hasHumanLabels(ledger))
             r.humanCalibration = calibrate(ledger, r.judgeKey, "human", options.gate);
-        if (hasLabels(ledger, "synthetic_reference"))
+        if (hasLabels(ledger, "physics"))
+            r.referenceCalibration = calibrate(ledger, r.judgeKey, "physics", options.gate);
+        else if (hasLabels(ledger, "synthetic_reference"))
             r.referenceCalibration =
                 calibrate(ledger, r.judgeKey, "synthetic_reference", options.gate);
     }
@@ -186,6 +209,14 @@ EvaluationRecord buildEvaluationRecord(Ledger &ledger, const EvaluationRecordOpt
         r.reference = compareWithReference(r.ranking, options.referenceRates);
         r.referenceName = options.referenceName;
     }
+    for (const auto &[name, sha] : rolloutProtocols(ledger))
+        if (name == r.protocolName + "-imagined") {
+            FidelityOptions fidelity;
+            fidelity.physicsProtocol = r.protocolSha256;
+            fidelity.imaginedProtocol = sha;
+            fidelity.replicates = 2000;
+            r.fidelity = fidelityReport(ledger, fidelity);
+        }
     writeStatement(r);
     return r;
 }
@@ -328,6 +359,7 @@ nlohmann::json toJson(const EvaluationRecord &r)
         {"calibration_human", r.humanCalibration ? toJson(*r.humanCalibration) : nlohmann::json()},
         {"calibration_reference",
          r.referenceCalibration ? toJson(*r.referenceCalibration) : nlohmann::json()},
+        {"fidelity", r.fidelity ? toJson(*r.fidelity) : nlohmann::json()},
         {"annotator_agreement", agreements},
         {"audit", r.audit ? toJson(*r.audit) : nlohmann::json()},
         {"statement", {{"supports", r.supports}, {"does_not_support", r.doesNotSupport}}}};
@@ -446,6 +478,8 @@ std::string toText(const EvaluationRecord &r)
           << " matched, " << r.reference->unmatched.size() << " unmatched; Pearson "
           << numberText(r.reference->pearson) << ", Spearman " << numberText(r.reference->spearman)
           << ", MMRV " << numberText(r.reference->mmrv) << "\n";
+    if (r.fidelity)
+        o << "\n" << toText(*r.fidelity, nullptr);
     o << "\nWhat these numbers support:\n";
     for (const auto &line : r.supports)
         o << "  - " << line << "\n";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "evaluation/Calibration.h"
+#include "evaluation/Fidelity.h"
 #include "stats/Ranking.h"
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,9 @@ struct EvaluationRecord
     std::optional<PairedAudit> audit;
     std::optional<ReferenceComparison> reference;
     std::string referenceName;
+    // When the ledger holds "<protocol>-imagined" (kosmos-cli fidelity prepare): this physics
+    // protocol's policies from the same starts in a learned world model (docs/fidelity.md).
+    std::optional<FidelityReport> fidelity;
     std::vector<std::string> supports;       // what the numbers support
     std::vector<std::string> doesNotSupport; // and what they do not
 };

@@ -111,8 +111,8 @@ TEST(TrainedModels, TheWorldModelAndTheJudgeReproduceTheTrainersGoldenOutputs)
     const auto frames4 = image.repeat({1, 4, 1, 1, 1});
     const torch::Tensor logits =
         judge
-            .forward({frames4, torch::tensor({golden["instruction_id"].get<std::int64_t>()},
-                                             torch::kLong)})
+            .forward({frames4,
+                      torch::tensor({golden["instruction_id"].get<std::int64_t>()}, torch::kLong)})
             .toTensor();
     ASSERT_EQ(logits.size(1), 6);
     for (int k = 0; k < 6; ++k)

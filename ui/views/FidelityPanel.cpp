@@ -134,9 +134,10 @@ void FidelityPanel::update()
     m_scatter->replot();
     m_framesButton->setEnabled(false);
     if (!m_ledger || m_physics->count() < 2) {
-        m_summary->setText(tr("Fidelity compares two protocols of this ledger: policies in the "
-                              "physics world and the same policies from the same starts in a "
-                              "learned world model (kosmos-cli fidelity prepare; docs/fidelity.md)."));
+        m_summary->setText(
+            tr("Fidelity compares two protocols of this ledger: policies in the "
+               "physics world and the same policies from the same starts in a "
+               "learned world model (kosmos-cli fidelity prepare; docs/fidelity.md)."));
         return;
     }
     FidelityOptions options;
@@ -153,8 +154,9 @@ void FidelityPanel::update()
             m_table->setItem(row, 2, new QTableWidgetItem(rate(p.physics)));
             m_table->setItem(row, 3, new QTableWidgetItem(rate(p.imagined)));
             m_table->setItem(row, 4, new QTableWidgetItem(QString::number(p.imaginedMissing)));
-            m_table->setItem(row, 5, new QTableWidgetItem(
-                                         QStringLiteral("%1 / %2").arg(p.lenient).arg(p.harsh)));
+            m_table->setItem(
+                row, 5,
+                new QTableWidgetItem(QStringLiteral("%1 / %2").arg(p.lenient).arg(p.harsh)));
         }
         m_table->resizeColumnsToContents();
         EvaluationPlots::fidelity(m_scatter, r);
@@ -188,7 +190,8 @@ void FidelityPanel::update()
 
 void FidelityPanel::compareFrames()
 {
-    if (!m_ledger || m_cliPath.isEmpty() || (m_process && m_process->state() != QProcess::NotRunning))
+    if (!m_ledger || m_cliPath.isEmpty() ||
+        (m_process && m_process->state() != QProcess::NotRunning))
         return;
     if (!m_process)
         m_process = new QProcess(this);
@@ -198,8 +201,8 @@ void FidelityPanel::compareFrames()
     connect(m_process, &QProcess::finished, this, [this](int code) {
         m_framesButton->setEnabled(true);
         const QByteArray out = m_process->readAllStandardOutput();
-        const auto doc = nlohmann::json::parse(out.constData(), out.constData() + out.size(),
-                                               nullptr, false);
+        const auto doc =
+            nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
         if (code != 0 || !doc.is_object() || !doc.contains("frame_fidelity")) {
             m_framesText->setText(
                 tr("kosmos-cli fidelity failed: %1")
