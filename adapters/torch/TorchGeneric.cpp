@@ -134,9 +134,20 @@ private:
             if (static_cast<int>(chunk.size()) == m_execute)
                 break;
             Action a = m_package.action.unnormalize(normalized);
-            for (double v : a)
-                if (!std::isfinite(v))
+            for (std::size_t d = 0; d < a.size(); ++d) {
+                if (!std::isfinite(a[d]))
                     throw Error(ErrorCode::InvalidInput, "the model produced a non-finite action");
+                // A module that clamps to the bounds in normalized float32 units lands on them
+                // only up to round-off after unnormalizing: snap that (at most 1e-6 of the
+                // dimension's range) onto the bound. Anything further out stays and fails the
+                // contract.
+                const auto &dim = m_package.action.dimensions[d];
+                const double slack = 1e-6 * (dim.max - dim.min);
+                if (a[d] > dim.max && a[d] - dim.max <= slack)
+                    a[d] = dim.max;
+                if (a[d] < dim.min && dim.min - a[d] <= slack)
+                    a[d] = dim.min;
+            }
             chunk.push_back(std::move(a));
         }
         return chunk;

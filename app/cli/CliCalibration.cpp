@@ -117,8 +117,9 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
             return ExitCode::Ok;
         }
         std::cout << "judge " << r.judgeKey << "\nagainst "
-                  << (r.labelSource == "human"
-                          ? "human labels"
+                  << (r.labelSource == "human" ? "human labels"
+                      : r.labelSource == "physics"
+                          ? "physics ground truth (a simulator's state; NOT human labels)"
                           : "synthetic reference labels (a world that knows its state; NOT human "
                             "labels)")
                   << ": " << r.labeledClips << " labelled clips, " << b.pairs << " decisive, "

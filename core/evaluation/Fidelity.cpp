@@ -70,6 +70,22 @@ struct Rates
 
 // Per-policy rates of both worlds over the given pairs (each side over its decisive episodes);
 // policies in `order`. A policy with no decisive episode on a side gets NaN there.
+Rates ratesOf(const std::vector<const FidelityPair *> &pairs,
+              const std::vector<std::string> &order);
+
+// The policies with a rate in both worlds only (a policy without a decisive episode on one side
+// says nothing about agreement).
+Rates bothKnown(const Rates &r)
+{
+    Rates out;
+    for (std::size_t i = 0; i < r.physics.size(); ++i)
+        if (std::isfinite(r.physics[i]) && std::isfinite(r.imagined[i])) {
+            out.physics.push_back(r.physics[i]);
+            out.imagined.push_back(r.imagined[i]);
+        }
+    return out;
+}
+
 Rates ratesOf(const std::vector<const FidelityPair *> &pairs, const std::vector<std::string> &order)
 {
     std::map<std::string, std::array<int, 4>> counts; // physics k, n, imagined k, n
@@ -219,7 +235,8 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     std::vector<const FidelityPair *> all;
     for (const auto &p : report.pairs)
         all.push_back(&p);
-    const Rates observed = ratesOf(all, order);
+    const Rates observed = bothKnown(ratesOf(all, order));
+    report.policiesWithBothRates = static_cast<int>(observed.physics.size());
     std::map<std::string, std::map<std::string, std::vector<const FidelityPair *>>> byTaskLineage;
     for (const auto &p : report.pairs)
         byTaskLineage[p.task][p.lineage].push_back(&p);
@@ -237,14 +254,22 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                 sample.insert(sample.end(), chosen.begin(), chosen.end());
             }
         }
-        const Rates r = ratesOf(sample, order);
+        const Rates r = bothKnown(ratesOf(sample, order));
+        if (r.physics.size() < 2) {
+            rs.push_back(std::nan(""));
+            rhos.push_back(std::nan(""));
+            mmrvs.push_back(std::nan(""));
+            continue;
+        }
         rs.push_back(pearson(r.imagined, r.physics).value_or(std::nan("")));
         rhos.push_back(spearman(r.imagined, r.physics).value_or(std::nan("")));
         mmrvs.push_back(mmrv(r.imagined, r.physics).value_or(std::nan("")));
     }
     report.pearson = withInterval(pearson(observed.imagined, observed.physics), rs);
     report.spearman = withInterval(spearman(observed.imagined, observed.physics), rhos);
-    report.mmrv = withInterval(mmrv(observed.imagined, observed.physics), mmrvs);
+    report.mmrv = withInterval(
+        observed.physics.size() >= 2 ? mmrv(observed.imagined, observed.physics) : std::nullopt,
+        mmrvs);
 
     // Ranking agreement: each world's pairwise orders by rankPolicies' rule.
     const PolicyRanking physicsRanking =
@@ -326,8 +351,9 @@ double frameSsim(const cv::Mat &a, const cv::Mat &b)
     const cv::Mat muX2 = muX.mul(muX), muY2 = muY.mul(muY), muXY = muX.mul(muY);
     const cv::Mat sX = blur(x.mul(x)) - muX2, sY = blur(y.mul(y)) - muY2,
                   sXY = blur(x.mul(y)) - muXY;
-    cv::Mat num = (2 * muXY + c1).mul(2 * sXY + c2);
-    cv::Mat den = (muX2 + muY2 + c1).mul(sX + sY + c2);
+    const cv::Scalar k1 = cv::Scalar::all(c1), k2 = cv::Scalar::all(c2);
+    cv::Mat num = (2 * muXY + k1).mul(2 * sXY + k2);
+    cv::Mat den = (muX2 + muY2 + k1).mul(sX + sY + k2);
     cv::Mat map;
     cv::divide(num, den, map);
     const cv::Scalar m = cv::mean(map);
@@ -415,6 +441,7 @@ nlohmann::json toJson(const FidelityReport &r)
             {"unpaired_physics", r.unpairedPhysics},
             {"unpaired_imagined", r.unpairedImagined},
             {"policies", policies},
+            {"policies_with_both_rates", r.policiesWithBothRates},
             {"pearson", statJson(r.pearson)},
             {"spearman", statJson(r.spearman)},
             {"mmrv", statJson(r.mmrv)},
@@ -454,17 +481,25 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
       << r.pairs.size()
       << " paired episodes (same policy, same start); unpaired: " << r.unpairedPhysics
       << " physics, " << r.unpairedImagined << " imagined\n\n";
-    o << "policy                                           physics              world model\n";
+    o << std::left << std::setw(51) << "policy" << std::setw(36) << "physics"
+      << "world model\n";
     for (const auto &p : r.policies) {
-        std::string name = p.policy.size() > 48 ? p.policy.substr(0, 45) + "..." : p.policy;
-        o << std::left << std::setw(49) << name << std::setw(21)
-          << (intervalText(p.physics) + " n=" + std::to_string(p.physics.n))
+        // The adapter and its settings, without the resolved runtime identity.
+        std::string name = p.policy;
+        if (const auto cut = name.find(",\"resolved\""); cut != std::string::npos)
+            name = name.substr(0, cut) + "}";
+        if (name.size() > 60)
+            name = name.substr(0, 57) + "...";
+        o << std::left << std::setw(60) << name << "  " << std::setw(34)
+          << (intervalText(p.physics) + " n=" + std::to_string(p.physics.n)) << "  "
           << intervalText(p.imagined) << " n=" << p.imagined.n;
         if (p.imaginedMissing)
-            o << " (" << p.imaginedMissing << " unknown)";
+            o << " (" << p.imaginedMissing << " without a verdict)";
         o << "  lenient " << p.lenient << ", harsh " << p.harsh << "\n";
     }
-    o << "\nAcross policies (world-model rate vs physics rate; 95% bootstrap over starts, "
+    o << "\nAcross the " << r.policiesWithBothRates
+      << " policies with a rate in both worlds (world-model rate vs physics rate; 95% bootstrap "
+         "over starts, "
       << r.replicates << " replicates, seed " << r.seed << "):\n"
       << "  Pearson " << statText(r.pearson) << "\n  Spearman " << statText(r.spearman)
       << "\n  MMRV " << statText(r.mmrv) << " (lower is better)\n"

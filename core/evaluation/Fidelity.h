@@ -71,6 +71,7 @@ struct FidelityReport
     std::string imaginedName;
     std::vector<FidelityPair> pairs;
     std::vector<FidelityPolicy> policies; // by physics rate, descending
+    int policiesWithBothRates = 0;        // the correlations are over these (n/a under 2)
     IntervalStat pearson;
     IntervalStat spearman;
     IntervalStat mmrv;

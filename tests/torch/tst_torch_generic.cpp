@@ -218,6 +218,43 @@ TEST(TorchGeneric, APolicyRunsTheDeclaredSignatureAndUnnormalizesItsChunk)
               std::string::npos);
 }
 
+// A module that clamps to the bounds in normalized float32 units lands 1.2e-9 m above dx's
+// bound after unnormalizing (the shipped bc-noisy did, failing 25 runs): snapped onto the bound;
+// a real overshoot still fails the contract.
+TEST(TorchGeneric, RoundOffAtABoundIsSnappedAndARealOvershootIsNot)
+{
+    TempDir dir;
+    ActionContract c = ActionContract::bridgeEndEffector();
+    c.chunkLength = 1;
+    c.normalization = NormalizationScheme::Normal;
+    c.statistics.values["mean"] = {0.000423732737544924, 0, 0, 0, 0, 0, 0};
+    c.statistics.values["std"] = {0.014040112495422363, 1, 1, 1, 1, 1, 1};
+    c.statistics.mask = {true, true, true, true, true, true, false};
+    auto package = [&](const std::string &name, const std::string &dx) {
+        return writeGeneric(
+            dir / name, "generic_policy",
+            "\ndef forward(self, image: Tensor) -> Tensor:\n    out = torch.zeros(1, 1, 7)\n"
+            "    out[0, 0, 0] = " +
+                dx + "\n    return out\n",
+            {{"action", c.toJson()},
+             {"io",
+              {{"inputs", {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 8, 8}}}}},
+               {"output", {1, 1, 7}}}}});
+    };
+    Observation obs;
+    obs.image = cv::Mat(8, 8, CV_8UC3, cv::Scalar::all(0));
+    auto atBound = createTorchPolicy(ModelFamily::GenericPolicy,
+                                     {{"package", package("at", "3.5310449600219727").string()}});
+    const auto snapped = atBound->act(obs);
+    EXPECT_EQ(snapped[0][0], 0.05);
+    EXPECT_TRUE(atBound->actionContract().checkChunk(snapped).ok());
+    auto beyond = createTorchPolicy(ModelFamily::GenericPolicy,
+                                    {{"package", package("beyond", "3.54").string()}});
+    const auto over = beyond->act(obs);
+    EXPECT_GT(over[0][0], 0.05);
+    EXPECT_FALSE(beyond->actionContract().checkChunk(over).ok());
+}
+
 TEST(TorchGeneric, AWorldModelPredictsFramesAutoregressivelyAtItsContractSize)
 {
     TempDir dir;
