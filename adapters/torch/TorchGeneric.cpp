@@ -257,10 +257,12 @@ private:
                 .contiguous();
         expectShape(out, m_io.output, "the generic world model module");
         std::vector<cv::Mat> frames;
-        const auto plane = static_cast<std::size_t>(3 * m_frame.width * m_frame.height);
+        const std::size_t plane = std::size_t{3} * static_cast<std::size_t>(m_frame.width) *
+                                  static_cast<std::size_t>(m_frame.height);
         for (int i = 0; i < n; ++i)
-            frames.push_back(m_io.pixels.image(out.data_ptr<float>() + plane * i, m_frame.width,
-                                               m_frame.height));
+            frames.push_back(
+                m_io.pixels.image(out.data_ptr<float>() + plane * static_cast<std::size_t>(i),
+                                  m_frame.width, m_frame.height));
         for (const cv::Mat &f : frames)
             m_frames.push_back(f);
         while (m_frames.size() > 16)
@@ -311,7 +313,7 @@ public:
                 evidence.push_back(i);
             std::string reasons = "learned success classifier; P(progress 0..5) =";
             for (double v : p)
-                reasons += " " + std::to_string(std::lround(v * 1000) / 1000.0).substr(0, 5);
+                reasons += " " + std::to_string(std::round(v * 1000) / 1000.0).substr(0, 5);
             reasons += "; drew " + std::to_string(progress);
             const nlohmann::json j = {{"integrity", "intact"},
                                       {"collision", "uncertain"},

@@ -30,7 +30,7 @@ nlohmann::json readConfig(const std::string &path, const std::string &what)
     limits.maxBytes = 1u << 20;
     limits.maxDepth = 16;
     limits.rejectDuplicateKeys = true;
-    const nlohmann::json j = json::parseFile(path, limits);
+    nlohmann::json j = json::parseFile(path, limits);
     if (!j.is_object() || !j.contains("plugin") || !j["plugin"].is_string())
         throw Error(ErrorCode::InvalidInput,
                     path + ": a " + what +

@@ -205,7 +205,7 @@ void EvaluationPlots::frameFidelity(QCustomPlot *plot, const FrameFidelityCurve 
     plot->xAxis->setLabel(tr("step (open-loop replay of physics actions)"));
     plot->yAxis->setLabel(tr("PSNR (dB)"));
     plot->yAxis2->setLabel(tr("SSIM"));
-    plot->xAxis->setRange(0, std::max<double>(1, steps.size() + 1));
+    plot->xAxis->setRange(0, std::max(1.0, static_cast<double>(steps.size()) + 1.0));
     plot->yAxis->rescale();
     plot->yAxis2->setRange(0, 1);
     plot->replot();
