@@ -502,10 +502,6 @@
         <translation>Die Treue vergleicht zwei Protokolle dieses Ledgers: Policies in der Physik-Welt und dieselben Policies von denselben Starts in einem gelernten Weltmodell (kosmos-cli fidelity prepare; docs/fidelity.md).</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across policies, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
-        <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser). Vergleichswerte: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Misserfolg in der Physik %13, Misserfolg bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: dies ist Übereinstimmung mit einer Physik-Referenz, kein Nachweis für echten Erfolg eines Roboters.&lt;/i&gt;</translation>
-    </message>
-    <message>
         <source>Cannot compare these protocols: %1</source>
         <translation>Diese Protokolle lassen sich nicht vergleichen: %1</translation>
     </message>
@@ -524,6 +520,10 @@
     <message>
         <source>%1 replays: PSNR %2 dB after the first step, %3 dB at step %4; SSIM %5 -&gt; %6.</source>
         <translation>%1 Wiedergaben: PSNR %2 dB nach dem ersten Schritt, %3 dB bei Schritt %4; SSIM %5 -&gt; %6.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across the policies with a rate in both worlds, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies mit einer Rate in beiden Welten, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser). Vergleichswerte: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Misserfolg in der Physik %13, Misserfolg bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: dies ist Übereinstimmung mit einer Physik-Referenz, kein Nachweis für echten Erfolg eines Roboters.&lt;/i&gt;</translation>
     </message>
 </context>
 <context>

@@ -423,6 +423,12 @@ std::string statText(const IntervalStat &s)
 
 } // namespace
 
+std::string policyDisplayName(const std::string &policy)
+{
+    const auto cut = policy.find(",\"resolved\"");
+    return cut == std::string::npos ? policy : policy.substr(0, cut) + "}";
+}
+
 nlohmann::json toJson(const FidelityReport &r)
 {
     nlohmann::json policies = nlohmann::json::array();
@@ -484,10 +490,7 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
     o << std::left << std::setw(51) << "policy" << std::setw(36) << "physics"
       << "world model\n";
     for (const auto &p : r.policies) {
-        // The adapter and its settings, without the resolved runtime identity.
-        std::string name = p.policy;
-        if (const auto cut = name.find(",\"resolved\""); cut != std::string::npos)
-            name = name.substr(0, cut) + "}";
+        std::string name = policyDisplayName(p.policy);
         if (name.size() > 60)
             name = name.substr(0, 57) + "...";
         o << std::left << std::setw(60) << name << "  " << std::setw(34)

@@ -113,6 +113,10 @@ double frameSsim(const cv::Mat &a, const cv::Mat &b);
 void addReplay(FrameFidelityCurve &curve, const std::vector<cv::Mat> &physics,
                const std::vector<cv::Mat> &predicted);
 
+// A policy's adapter and settings without its resolved runtime identity (the ledger's policy text
+// is "<adapter> {settings, "resolved": {...}}"), for tables.
+std::string policyDisplayName(const std::string &policy);
+
 nlohmann::json toJson(const FidelityReport &report);
 nlohmann::json toJson(const FrameFidelityCurve &curve);
 std::string toText(const FidelityReport &report, const FrameFidelityCurve *frames);

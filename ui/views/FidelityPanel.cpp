@@ -79,6 +79,10 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(left);
     split->addWidget(right);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({700, 500});
+    m_table->setMinimumWidth(200);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(split, 1);
@@ -150,7 +154,9 @@ void FidelityPanel::update()
             const auto &p = r.policies[i];
             const int row = static_cast<int>(i);
             m_table->setItem(row, 0, new QTableWidgetItem(QString::number(i + 1)));
-            m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(p.policy)));
+            auto *name = new QTableWidgetItem(QString::fromStdString(policyDisplayName(p.policy)));
+            name->setToolTip(QString::fromStdString(p.policy));
+            m_table->setItem(row, 1, name);
             m_table->setItem(row, 2, new QTableWidgetItem(rate(p.physics)));
             m_table->setItem(row, 3, new QTableWidgetItem(rate(p.imagined)));
             m_table->setItem(row, 4, new QTableWidgetItem(QString::number(p.imaginedMissing)));
@@ -162,7 +168,8 @@ void FidelityPanel::update()
         EvaluationPlots::fidelity(m_scatter, r);
         m_summary->setText(
             tr("<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 "
-               "imagined.<br>Across policies, 95% bootstrap over starts (%4 replicates): "
+               "imagined.<br>Across the policies with a rate in both worlds, 95% bootstrap over "
+               "starts (%4 replicates): "
                "<b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (lower is better). Anchors: "
                "WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.<br>Pairwise orders: %8 "
                "the same, %9 opposite, %10 indeterminate in a world.<br>Per episode: agreement "
