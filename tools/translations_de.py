@@ -8,6 +8,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "Imagined runs without a verdict; of them, rollouts that failed validation and were never judged":
+        "Vorgestellte Läufe ohne Urteil; davon Rollouts, die die Validierung nicht bestanden und nie bewertet wurden",
     "physics success rate (simulator state)": "Erfolgsrate in der Physik (Simulatorzustand)",
     "world-model success rate (judged)": "Erfolgsrate im Weltmodell (bewertet)",
     "PSNR (dB)": "PSNR (dB)",

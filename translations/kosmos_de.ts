@@ -525,6 +525,10 @@
         <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across the policies with a rate in both worlds, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
         <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies mit einer Rate in beiden Welten, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser). Vergleichswerte: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Misserfolg in der Physik %13, Misserfolg bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: dies ist Übereinstimmung mit einer Physik-Referenz, kein Nachweis für echten Erfolg eines Roboters.&lt;/i&gt;</translation>
     </message>
+    <message>
+        <source>Imagined runs without a verdict; of them, rollouts that failed validation and were never judged</source>
+        <translation>Vorgestellte Läufe ohne Urteil; davon Rollouts, die die Validierung nicht bestanden und nie bewertet wurden</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::FramePlayer</name>

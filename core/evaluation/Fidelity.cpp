@@ -26,6 +26,7 @@ struct EpisodeRow
     std::string task;
     std::int64_t episode = 0;
     std::optional<bool> outcome;
+    bool invalid = false; // the rollout failed validation (so it was never judged)
 };
 
 std::optional<bool> decisive(const std::optional<std::string> &verdict)
@@ -47,7 +48,9 @@ std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
                (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
                  WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
                (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = ?2
-                 ORDER BY h.label_id DESC LIMIT 1)
+                 ORDER BY h.label_id DESC LIMIT 1),
+               (SELECT v.verdict FROM validation_results v JOIN attempts a USING (attempt_id)
+                 WHERE a.run_id = r.run_id ORDER BY v.validation_id DESC LIMIT 1)
           FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
           LEFT JOIN components c ON c.component_id = r.policy_id
          WHERE p.protocol_sha256 = ?1
@@ -58,7 +61,8 @@ std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
     while (runs.step())
         out.push_back({runs.int64(0), runs.optText(3).value_or("(unknown policy)"), runs.text(1),
                        runs.int64(2),
-                       decisive(source == "judge" ? runs.optText(4) : runs.optText(5))});
+                       decisive(source == "judge" ? runs.optText(4) : runs.optText(5)),
+                       runs.optText(6) == "invalid"});
     return out;
 }
 
@@ -178,7 +182,7 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
         }
         used.insert(it->first);
         report.pairs.push_back({e.policy, e.task, lineage, e.runId, it->second->runId, e.outcome,
-                                it->second->outcome});
+                                it->second->outcome, it->second->invalid});
     }
     report.unpairedImagined = static_cast<int>(byStart.size() - used.size());
     if (report.pairs.empty())
@@ -208,6 +212,7 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
             imaginedOutcomes.push_back({p.policy, p.task, p.lineage, *p.imagined});
         } else {
             ++fp.imaginedMissing;
+            fp.imaginedInvalid += p.imaginedInvalid;
         }
         if (p.physics && p.imagined) {
             ++fp.bothDecisive;
@@ -437,6 +442,7 @@ nlohmann::json toJson(const FidelityReport &r)
                             {"physics", proportionJson(p.physics)},
                             {"world_model", proportionJson(p.imagined)},
                             {"world_model_missing", p.imaginedMissing},
+                            {"world_model_invalid", p.imaginedInvalid},
                             {"lenient", p.lenient},
                             {"harsh", p.harsh},
                             {"both_decisive", p.bothDecisive}});
@@ -497,7 +503,8 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
           << (intervalText(p.physics) + " n=" + std::to_string(p.physics.n)) << "  "
           << intervalText(p.imagined) << " n=" << p.imagined.n;
         if (p.imaginedMissing)
-            o << " (" << p.imaginedMissing << " without a verdict)";
+            o << " (" << p.imaginedMissing << " without a verdict, " << p.imaginedInvalid
+              << " of them invalid rollouts)";
         o << "  lenient " << p.lenient << ", harsh " << p.harsh << "\n";
     }
     o << "\nAcross the " << r.policiesWithBothRates

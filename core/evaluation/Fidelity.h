@@ -43,6 +43,7 @@ struct FidelityPair
     std::int64_t imaginedRun = 0;
     std::optional<bool> physics;  // the physics label (null: none, e.g. a failed attempt)
     std::optional<bool> imagined; // the judge's outcome (null: unknown or not judged)
+    bool imaginedInvalid = false; // the imagined rollout failed validation (never judged)
 };
 
 struct FidelityPolicy
@@ -51,8 +52,9 @@ struct FidelityPolicy
     Proportion physics;  // Wilson over the episodes with a physics label
     Proportion imagined; // Wilson over the decisive imagined episodes
     int imaginedMissing = 0;
-    int lenient = 0; // imagined success where physics failed
-    int harsh = 0;   // imagined failure where physics succeeded
+    int imaginedInvalid = 0; // of the missing: rollouts that failed validation
+    int lenient = 0;         // imagined success where physics failed
+    int harsh = 0;           // imagined failure where physics succeeded
     int bothDecisive = 0;
 };
 

@@ -51,6 +51,8 @@ TEST_F(FidelityTest, TheReportPairsStartsAndComputesEveryNumber)
     EXPECT_EQ(r.policies[2].imagined.successes, 1);
     EXPECT_EQ(r.policies[2].imagined.n, 3);
     EXPECT_EQ(r.policies[2].imaginedMissing, 1);
+    EXPECT_EQ(r.policies[2].imaginedInvalid, 1) << "its rollout failed validation";
+    EXPECT_EQ(r.policies[0].imaginedInvalid, 0);
     EXPECT_EQ(r.policies[2].lenient, 1);
     ASSERT_TRUE(r.pearson.value && r.spearman.value && r.mmrv.value);
     EXPECT_NEAR(*r.pearson.value, 0.5636214801906779, 1e-9);

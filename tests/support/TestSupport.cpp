@@ -251,6 +251,12 @@ std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
     auto imaginedRun = [&](const std::string &policy, const std::string &start,
                            std::optional<bool> success) {
         const auto [run, lease] = add(imagined, policy, start, 0);
+        if (!success) { // a frozen rollout: validation fails, the judge never sees it
+            ledger.recordValidation(
+                lease, {"kosmos.validate", "1", "invalid", {"frozen_sequence"}, nullptr});
+            ledger.finishAttempt(lease, AttemptOutcome::completed());
+            return;
+        }
         JudgmentRecord j = testJudgment();
         j.outcome = !success ? "unknown" : *success ? "success" : "failure";
         j.progress = !success ? std::nullopt : std::optional<int>(*success ? 5 : 1);

@@ -43,7 +43,8 @@ RunSpec testRunSpec(const std::string &protocolSha256, std::int64_t episode);
 JudgmentRecord testJudgment();
 // The fidelity fixture (tests/evaluation/tst_fidelity.cpp has the numbers worked out by hand):
 // in a new ledger, protocol "phys" (physics labels) and "imag" (judged runs of tasks "t#k"):
-// policies A, B, C from four starts, plus one unpaired run on each side. Returns the two SHAs.
+// policies A, B, C from four starts (C's fourth imagined rollout failed validation and has no
+// verdict), plus one unpaired run on each side. Returns the two SHAs.
 std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger);
 
 struct ProcessResult

@@ -104,7 +104,7 @@ private slots:
         panel->imaginedProtocol()->setCurrentIndex(1);
         QCOMPARE(panel->table()->rowCount(), 3);
         QVERIFY(panel->table()->item(0, 2)->text().contains(QStringLiteral("n = 4")));
-        QCOMPARE(panel->table()->item(2, 4)->text(), QStringLiteral("1")); // C: one unknown
+        QCOMPARE(panel->table()->item(2, 4)->text(), QStringLiteral("1 (1 invalid)")); // C
         const QString summary = panel->summary()->text();
         QVERIFY2(summary.contains(QStringLiteral("12 paired episodes")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("Pearson 0.564 [")), qPrintable(summary));

@@ -159,7 +159,11 @@ void FidelityPanel::update()
             m_table->setItem(row, 1, name);
             m_table->setItem(row, 2, new QTableWidgetItem(rate(p.physics)));
             m_table->setItem(row, 3, new QTableWidgetItem(rate(p.imagined)));
-            m_table->setItem(row, 4, new QTableWidgetItem(QString::number(p.imaginedMissing)));
+            auto *missing = new QTableWidgetItem(
+                QStringLiteral("%1 (%2 invalid)").arg(p.imaginedMissing).arg(p.imaginedInvalid));
+            missing->setToolTip(tr("Imagined runs without a verdict; of them, rollouts that failed "
+                                   "validation and were never judged"));
+            m_table->setItem(row, 4, missing);
             m_table->setItem(
                 row, 5,
                 new QTableWidgetItem(QStringLiteral("%1 / %2").arg(p.lenient).arg(p.harsh)));
