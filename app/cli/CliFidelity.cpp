@@ -10,9 +10,6 @@
 #include "util/BoundedJson.h"
 #include "util/Error.h"
 
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -48,17 +45,6 @@ std::map<std::int64_t, std::string> startFrames(Ledger &ledger, const std::vecto
             out[run.runId] = view.frames.front().sha256;
     }
     return out;
-}
-
-cv::Mat decodeRgb(Ledger &ledger, const std::string &sha)
-{
-    const auto bytes = ledger.artifacts().read(sha);
-    cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
-    if (bgr.empty())
-        throw Error(ErrorCode::Corrupt, "frame " + sha.substr(0, 16) + "... does not decode");
-    cv::Mat rgb;
-    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-    return rgb;
 }
 
 } // namespace
@@ -151,36 +137,10 @@ int runFidelity(const FidelityOptionsCli &o)
             const nlohmann::json world = protocol->value("world_model", nlohmann::json::object());
             PluginRegistry registry;
             registry.scan(PluginRegistry::configuredSearchPath(o.executableDir));
-            const std::string id = world.value("plugin", std::string());
-            const nlohmann::json settings = world.value("settings", nlohmann::json::object());
-            auto model = registry.createWorldModel(id, settings);
-            const auto certified = model->frameContract().certifiedChunkLengths;
-            const std::size_t chunk =
-                certified.empty() ? 1 : static_cast<std::size_t>(certified[0]);
-            std::map<std::string, bool> seen; // one replay per start
-            for (const auto &pair : report.pairs) {
-                if (curve.episodes >= o.replays || seen[pair.lineage])
-                    continue;
-                seen[pair.lineage] = true;
-                const RolloutView view = loadRollout(ledger, pair.physicsRun);
-                if (view.frames.size() != view.actions.size() + 1 || view.actions.empty())
-                    continue;
-                std::vector<cv::Mat> physics;
-                for (const auto &f : view.frames)
-                    physics.push_back(decodeRgb(ledger, f.sha256));
-                WorldStart start;
-                start.startFrame = physics.front();
-                start.instruction = ledger.run(pair.physicsRun)->instruction.value_or("");
-                std::vector<cv::Mat> predicted = model->reset(start);
-                for (std::size_t t = 0; t + chunk <= view.actions.size(); t += chunk) {
-                    ActionChunk actions(view.actions.begin() + static_cast<std::ptrdiff_t>(t),
-                                        view.actions.begin() +
-                                            static_cast<std::ptrdiff_t>(t + chunk));
-                    for (auto &frame : model->step(actions))
-                        predicted.push_back(std::move(frame));
-                }
-                addReplay(curve, physics, predicted);
-            }
+            auto model =
+                registry.createWorldModel(world.value("plugin", std::string()),
+                                          world.value("settings", nlohmann::json::object()));
+            curve = replayInWorldModel(ledger, report, *model, o.replays);
         }
         if (o.json) {
             nlohmann::json out = toJson(report);

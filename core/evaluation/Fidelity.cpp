@@ -2,8 +2,10 @@
 
 #include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
+#include "queries/RolloutQuery.h"
 #include "util/Error.h"
 
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -390,6 +392,70 @@ void addReplay(FrameFidelityCurve &curve, const std::vector<cv::Mat> &physics,
         curve.ssimMean[k] += (s - curve.ssimMean[k]) / c;
     }
     ++curve.episodes;
+}
+
+FrameFidelityCurve replayInWorldModel(Ledger &ledger, const FidelityReport &report,
+                                      WorldModel &world, int replays)
+{
+    FrameFidelityCurve curve;
+    const auto certified = world.frameContract().certifiedChunkLengths;
+    const std::size_t chunk = certified.empty() ? 1 : static_cast<std::size_t>(certified[0]);
+    auto decode = [&](const std::string &sha) {
+        const auto bytes = ledger.artifacts().read(sha);
+        cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+        if (bgr.empty())
+            throw Error(ErrorCode::Corrupt, "frame " + sha.substr(0, 16) + "... does not decode");
+        cv::Mat rgb;
+        cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+        return rgb;
+    };
+    std::set<std::string> seen; // one replay per start
+    for (const auto &pair : report.pairs) {
+        if (curve.episodes >= replays || !seen.insert(pair.lineage).second)
+            continue;
+        const RolloutView view = loadRollout(ledger, pair.physicsRun);
+        if (view.frames.size() != view.actions.size() + 1 || view.actions.empty())
+            continue;
+        std::vector<cv::Mat> physics;
+        for (const auto &f : view.frames)
+            physics.push_back(decode(f.sha256));
+        WorldStart start;
+        start.startFrame = physics.front();
+        start.instruction = ledger.run(pair.physicsRun)->instruction.value_or("");
+        std::vector<cv::Mat> predicted = world.reset(start);
+        for (std::size_t t = 0; t + chunk <= view.actions.size(); t += chunk) {
+            const ActionChunk actions(view.actions.begin() + static_cast<std::ptrdiff_t>(t),
+                                      view.actions.begin() +
+                                          static_cast<std::ptrdiff_t>(t + chunk));
+            for (auto &frame : world.step(actions))
+                predicted.push_back(std::move(frame));
+        }
+        addReplay(curve, physics, predicted);
+    }
+    return curve;
+}
+
+FrameFidelityCurve frameFidelityFromJson(const nlohmann::json &json)
+{
+    FrameFidelityCurve curve;
+    auto numbers = [&](const char *key) {
+        std::vector<double> out;
+        if (json.contains(key) && json[key].is_array())
+            for (const auto &v : json[key])
+                out.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+        return out;
+    };
+    if (!json.is_object())
+        return curve;
+    curve.episodes = json.value("episodes", 0);
+    curve.psnrMean = numbers("psnr_db");
+    curve.ssimMean = numbers("ssim");
+    for (double c : numbers("count"))
+        curve.count.push_back(std::isfinite(c) ? static_cast<int>(c) : 0);
+    if (curve.ssimMean.size() != curve.psnrMean.size() ||
+        curve.count.size() != curve.psnrMean.size())
+        return {};
+    return curve;
 }
 
 namespace {

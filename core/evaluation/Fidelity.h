@@ -8,6 +8,7 @@
 // whose success is the judge's verdict. Everything here is read from one ledger; nothing is
 // written.
 
+#include "components/Components.h"
 #include "ledger/LedgerTypes.h"
 #include "stats/Agreement.h"
 #include "stats/Proportion.h"
@@ -118,6 +119,15 @@ void addReplay(FrameFidelityCurve &curve, const std::vector<cv::Mat> &physics,
 // A policy's adapter and settings without its resolved runtime identity (the ledger's policy text
 // is "<adapter> {settings, "resolved": {...}}"), for tables.
 std::string policyDisplayName(const std::string &policy);
+
+// Replays the recorded actions of up to `replays` physics starts (one episode per start) open
+// loop in `world` from the physics start frame, in chunks of its certified length, and adds each
+// to a curve. Nothing is written to the ledger.
+FrameFidelityCurve replayInWorldModel(Ledger &ledger, const FidelityReport &report,
+                                      WorldModel &world, int replays);
+// The curve back from toJson (as kosmos-cli fidelity --json prints it under "frame_fidelity");
+// an empty curve for anything else.
+FrameFidelityCurve frameFidelityFromJson(const nlohmann::json &json);
 
 nlohmann::json toJson(const FidelityReport &report);
 nlohmann::json toJson(const FrameFidelityCurve &curve);

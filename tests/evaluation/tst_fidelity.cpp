@@ -113,4 +113,11 @@ TEST(FrameFidelity, PsnrAndSsimOfKnownImages)
     ASSERT_EQ(curve.psnrMean.size(), 2u);
     EXPECT_NEAR(curve.psnrMean[0], (99.0 + 28.1308) / 2, 1e-3);
     EXPECT_EQ(curve.count[1], 1);
+    // What the workstation reads back from kosmos-cli fidelity --json.
+    const FrameFidelityCurve back = frameFidelityFromJson(toJson(curve));
+    EXPECT_EQ(back.episodes, 2);
+    EXPECT_EQ(back.count, curve.count);
+    EXPECT_NEAR(back.psnrMean[0], curve.psnrMean[0], 1e-3);
+    EXPECT_TRUE(frameFidelityFromJson({{"psnr_db", {1, 2}}, {"ssim", {1}}}).psnrMean.empty())
+        << "mismatched lengths are refused";
 }

@@ -22,9 +22,9 @@ void reset(QCustomPlot *plot)
 }
 
 // Points with Wilson error bars.
-void ratesWithBars(QCustomPlot *plot, const QVector<double> &x, const QVector<double> &rate,
-                   const QVector<double> &lowerErr, const QVector<double> &upperErr,
-                   const QColor &colour)
+QCPGraph *ratesWithBars(QCustomPlot *plot, const QVector<double> &x, const QVector<double> &rate,
+                        const QVector<double> &lowerErr, const QVector<double> &upperErr,
+                        const QColor &colour)
 {
     auto *graph = plot->addGraph();
     graph->setData(x, rate);
@@ -34,6 +34,7 @@ void ratesWithBars(QCustomPlot *plot, const QVector<double> &x, const QVector<do
     bars->setDataPlottable(graph);
     bars->setData(lowerErr, upperErr);
     bars->setPen(QPen(colour));
+    return graph;
 }
 
 void diagonal(QCustomPlot *plot)
@@ -162,14 +163,7 @@ void EvaluationPlots::fidelity(QCustomPlot *plot, const FidelityReport &report)
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         label->setText(QStringLiteral(" %1").arg(i + 1));
     }
-    auto *points = plot->addGraph();
-    points->setData(x, y);
-    points->setLineStyle(QCPGraph::lsNone);
-    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kOrange, kOrange, 8));
-    auto *vertical = new QCPErrorBars(plot->xAxis, plot->yAxis);
-    vertical->setDataPlottable(points);
-    vertical->setData(yLo, yHi);
-    vertical->setPen(QPen(kOrange));
+    QCPGraph *points = ratesWithBars(plot, x, y, yLo, yHi, kOrange);
     auto *horizontal = new QCPErrorBars(plot->xAxis, plot->yAxis);
     horizontal->setErrorType(QCPErrorBars::etKeyError);
     horizontal->setDataPlottable(points);

@@ -4,6 +4,7 @@
 #include "evaluation/Fidelity.h"
 #include "ledger/Ledger.h"
 #include "plots/EvaluationPlots.h"
+#include "util/BoundedJson.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -212,20 +213,22 @@ void FidelityPanel::compareFrames()
     connect(m_process, &QProcess::finished, this, [this](int code) {
         m_framesButton->setEnabled(true);
         const QByteArray out = m_process->readAllStandardOutput();
-        const auto doc =
-            nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+        // kosmos-cli's reply, read like any outside input: bounded size and depth.
+        nlohmann::json doc;
+        try {
+            json::Limits limits;
+            limits.maxBytes = 8u << 20;
+            limits.maxDepth = 16;
+            doc = json::parseBounded(out.toStdString(), "kosmos-cli fidelity --json", limits);
+        } catch (const std::exception &) {
+        }
         if (code != 0 || !doc.is_object() || !doc.contains("frame_fidelity")) {
             m_framesText->setText(
                 tr("kosmos-cli fidelity failed: %1")
                     .arg(QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
             return;
         }
-        const auto &f = doc["frame_fidelity"];
-        FrameFidelityCurve curve;
-        curve.episodes = f.value("episodes", 0);
-        curve.psnrMean = f.value("psnr_db", std::vector<double>{});
-        curve.ssimMean = f.value("ssim", std::vector<double>{});
-        curve.count = f.value("count", std::vector<int>{});
+        const FrameFidelityCurve curve = frameFidelityFromJson(doc["frame_fidelity"]);
         EvaluationPlots::frameFidelity(m_frames, curve);
         m_framesText->setText(
             curve.psnrMean.empty()
