@@ -148,6 +148,72 @@ const IoInput *GenericIo::find(IoSource source) const
     return nullptr;
 }
 
+void ProprioModel::apply(std::vector<double> &state, const std::vector<double> &action) const
+{
+    for (const Integrate &i : integrate)
+        state[static_cast<std::size_t>(i.state)] = std::clamp(
+            state[static_cast<std::size_t>(i.state)] + action[static_cast<std::size_t>(i.action)],
+            i.min, i.max);
+    for (const Copy &c : copy)
+        state[static_cast<std::size_t>(c.state)] = action[static_cast<std::size_t>(c.action)];
+}
+
+namespace {
+
+int readIndex(const nlohmann::json &entry, const char *key, const std::string &at, int size,
+              const char *what)
+{
+    if (!entry.contains(key) || !entry[key].is_number_integer() || entry[key].get<int>() < 0 ||
+        entry[key].get<int>() >= size)
+        json::fail(at + "." + key, std::string("an index into the ") + what + " (0 to " +
+                                       std::to_string(size - 1) + ")");
+    return entry[key].get<int>();
+}
+
+ProprioModel parseProprio(const nlohmann::json &io, const std::string &where, int actionDims)
+{
+    const std::string at = where + ".proprio";
+    const auto &p = json::requireObject(io, "proprio", where);
+    ProprioModel model;
+    const auto &start = json::requireArray(p, "start", at);
+    if (start.empty() || start.size() > 64)
+        json::fail(at + ".start", "the state at reset: 1 to 64 numbers");
+    for (const auto &v : start) {
+        if (!v.is_number() || !std::isfinite(v.get<double>()))
+            json::fail(at + ".start", "every value must be a finite number");
+        model.start.push_back(v.get<double>());
+    }
+    const int size = static_cast<int>(model.start.size());
+    if (p.contains("integrate"))
+        for (const auto &e : json::requireArray(p, "integrate", at)) {
+            const std::string entry = at + ".integrate";
+            if (!e.is_object())
+                json::fail(entry, "entries are {\"state\", \"action\", \"min\", \"max\"}");
+            ProprioModel::Integrate i;
+            i.state = readIndex(e, "state", entry, size, "state");
+            i.action = readIndex(e, "action", entry, actionDims, "action");
+            for (const char *key : {"min", "max"})
+                if (!e.contains(key) || !e[key].is_number() || !std::isfinite(e[key].get<double>()))
+                    json::fail(entry + "." + key, "a finite bound of the state value");
+            i.min = e["min"].get<double>();
+            i.max = e["max"].get<double>();
+            if (!(i.min < i.max))
+                json::fail(entry, "min must be below max");
+            model.integrate.push_back(i);
+        }
+    if (p.contains("copy"))
+        for (const auto &e : json::requireArray(p, "copy", at)) {
+            const std::string entry = at + ".copy";
+            if (!e.is_object())
+                json::fail(entry, "entries are {\"state\", \"action\"}");
+            model.copy.push_back({readIndex(e, "state", entry, size, "state"),
+                                  readIndex(e, "action", entry, actionDims, "action")});
+        }
+    return model;
+}
+
+} // namespace
+
 GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
                          const std::string &where, int actionDims, int chunk, int frameHeight,
                          int frameWidth)
@@ -262,6 +328,12 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
                    "a world model takes the actions and the last frame (image or frames)");
     if (kind == "judge" && !out.find(IoSource::Frames))
         json::fail(where + ".inputs", "a judge takes frames");
+
+    if (io.contains("proprio")) {
+        if (kind != "world_model")
+            json::fail(where + ".proprio", "only a world model reports a proprio state");
+        out.proprio = parseProprio(io, where, actionDims);
+    }
 
     out.output = readShape(io, "output", where);
     std::vector<std::int64_t> expected;

@@ -52,6 +52,31 @@ struct PixelScale
     cv::Mat image(const float *chw, int width, int height) const;
 };
 
+// A world model's end-effector state, the proprio a policy reads (declared in io.proprio): kept
+// from the commanded actions, not predicted. It starts at `start`; after each action,
+// state[s] = clamp(state[s] + action[a], min, max) for every `integrate` entry and
+// state[s] = action[a] for every `copy` entry (actions in physical units, before normalization).
+struct ProprioModel
+{
+    struct Integrate
+    {
+        int state = 0;
+        int action = 0;
+        double min = 0.0;
+        double max = 0.0;
+    };
+    struct Copy
+    {
+        int state = 0;
+        int action = 0;
+    };
+    std::vector<double> start;
+    std::vector<Integrate> integrate;
+    std::vector<Copy> copy;
+
+    void apply(std::vector<double> &state, const std::vector<double> &action) const;
+};
+
 struct GenericIo
 {
     std::string kind; // "policy", "world_model", "judge"
@@ -59,6 +84,7 @@ struct GenericIo
     std::vector<std::int64_t> output;
     std::vector<std::string> vocabulary; // instructions, for InstructionId
     PixelScale pixels;
+    std::optional<ProprioModel> proprio; // world models only: the state they report
 
     // The instruction's index in the vocabulary; Error(InvalidInput) naming it when absent.
     std::int64_t instructionId(const std::string &instruction) const;
@@ -70,6 +96,7 @@ struct GenericIo
 // Parses and checks "io" for a package of this kind: sources allowed for the kind, shapes (batch
 // 1, image channels 3, K <= 16 judge frames, no zero or negative sizes), input names unique, a
 // vocabulary when an input takes the instruction, and the output shape against the contracts:
+// A world model may declare io.proprio (ProprioModel; indices within the state and the action).
 // policy [1, chunk, dims]; world model [1, chunk, 3, frame height, frame width]; judge [1, 6].
 // actionDims/chunk/frameH/frameW: what the package's contracts declare (0 where none).
 GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,

@@ -194,9 +194,12 @@ public:
     }
     FrameContract frameContract() const override { return m_frame; }
     nlohmann::json lastCallStats() const override { return m_clock.stats(m_runtime); }
+    // The commanded end-effector state the package declares (io.proprio), none otherwise.
+    std::vector<double> proprio() const override { return m_proprio; }
 
     std::vector<cv::Mat> reset(const WorldStart &start) override
     {
+        m_proprio = m_io.proprio ? m_io.proprio->start : std::vector<double>{};
         cv::Mat frame;
         cv::resize(startFrameOf(start, "the generic world model"), frame,
                    cv::Size(m_frame.width, m_frame.height), 0, 0, cv::INTER_AREA);
@@ -263,6 +266,9 @@ private:
             frames.push_back(
                 m_io.pixels.image(out.data_ptr<float>() + plane * static_cast<std::size_t>(i),
                                   m_frame.width, m_frame.height));
+        if (m_io.proprio && !m_proprio.empty())
+            for (const auto &a : actions)
+                m_io.proprio->apply(m_proprio, a);
         for (const cv::Mat &f : frames)
             m_frames.push_back(f);
         while (m_frames.size() > 16)
@@ -277,6 +283,7 @@ private:
     torch::jit::Module m_module;
     std::int64_t m_instruction = 0;
     std::deque<cv::Mat> m_frames;
+    std::vector<double> m_proprio;
     CallClock m_clock;
 };
 

@@ -139,15 +139,20 @@ Generic writeGenericPackages(const fs::path &dir)
     frame.width = 40;
     frame.height = 32;
     frame.fps = 5;
-    g.world =
-        writeGeneric(dir / "world", "generic_world_model", kWorld,
-                     {{"action", worldAction.toJson()},
-                      {"frame", frame.toJson()},
-                      {"io",
-                       {{"inputs",
-                         {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-                          {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
-                        {"output", {1, 4, 3, 32, 40}}}}});
+    // It reports the commanded hand as its proprio: x integrated within +-0.1, the gripper copied.
+    g.world = writeGeneric(
+        dir / "world", "generic_world_model", kWorld,
+        {{"action", worldAction.toJson()},
+         {"frame", frame.toJson()},
+         {"io",
+          {{"inputs",
+            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+           {"output", {1, 4, 3, 32, 40}},
+           {"proprio",
+            {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
+             {"integrate", {{{"state", 0}, {"action", 0}, {"min", -0.1}, {"max", 0.1}}}},
+             {"copy", {{{"state", 6}, {"action", 6}}}}}}}}});
     g.movingWorld =
         writeGeneric(dir / "moving-world", "generic_world_model", kMovingWorld,
                      {{"action", worldAction.toJson()},
@@ -266,18 +271,27 @@ TEST(TorchGeneric, AWorldModelPredictsFramesAutoregressivelyAtItsContractSize)
     WorldStart start;
     start.startState = {{"frame", g.start.string()}, {"frame_sha256", g.startSha}};
     start.instruction = kRed;
+    EXPECT_TRUE(world->proprio().empty()); // nothing to report before a reset
     const auto first = world->reset(start);
     ASSERT_EQ(first.size(), 1u);
     EXPECT_EQ(first[0].at<cv::Vec3b>(0, 0)[0], 100);
+    EXPECT_EQ(world->proprio(), (std::vector<double>{0.0, -0.12, 0.14, 0, 0, 0, 1}));
     // Grey 100 plus the running sum of dx (0.02 a step = 5.1 grey levels): 105, 110, 115, 120.
     const auto frames = world->step(ActionChunk(4, Action{0.02, 0, 0, 0, 0, 0, 1}));
     ASSERT_EQ(frames.size(), 4u);
     EXPECT_EQ(frames[0].rows, 32);
     EXPECT_EQ(frames[0].at<cv::Vec3b>(5, 5)[1], 105);
     EXPECT_EQ(frames[3].at<cv::Vec3b>(5, 5)[1], 120);
+    // The commanded hand: x moved 4 x 0.02, the rest as declared (y, z not integrated).
+    EXPECT_NEAR(world->proprio()[0], 0.08, 1e-12);
+    EXPECT_EQ(world->proprio()[1], -0.12);
     // The next chunk starts from the last predicted frame: 120 + 5.1 * 1..4.
-    const auto next = world->step(ActionChunk(4, Action{0.02, 0, 0, 0, 0, 0, 1}));
+    const auto next = world->step(ActionChunk(4, Action{0.02, 0, 0, 0, 0, 0, 0}));
     EXPECT_EQ(next[0].at<cv::Vec3b>(5, 5)[2], 125);
+    EXPECT_EQ(world->proprio()[0], 0.1); // clamped to the declared bound
+    EXPECT_EQ(world->proprio()[6], 0.0); // the last gripper command
+    world->reset(start);
+    EXPECT_EQ(world->proprio()[0], 0.0); // a reset starts again
     EXPECT_NE(errorOf([&] {
                   world->step(ActionChunk(3, Action(7, 0.0)));
               }).find("takes chunks of 4 actions, got 3"),

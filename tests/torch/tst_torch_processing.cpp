@@ -334,6 +334,56 @@ TEST(TorchGenericSignature, ADeclaredSignatureParsesWithItsVocabularyAndPixelSca
     EXPECT_EQ(parseGenericIo(judge, "judge", "io", 0, 0, 0, 0).inputs[0].count(), 4);
 }
 
+TEST(TorchGenericSignature, AWorldModelKeepsTheCommandedEndEffectorStateItDeclares)
+{
+    nlohmann::json world = {{"inputs",
+                             {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 64, 80}}},
+                              {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+                            {"output", {1, 4, 3, 64, 80}},
+                            {"proprio",
+                             {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
+                              {"integrate",
+                               {{{"state", 0}, {"action", 0}, {"min", -0.28}, {"max", 0.28}},
+                                {{"state", 2}, {"action", 2}, {"min", 0.004}, {"max", 0.25}}}},
+                              {"copy", {{{"state", 6}, {"action", 6}}}}}}};
+    const GenericIo parsed = parseGenericIo(world, "world_model", "io", 7, 4, 64, 80);
+    ASSERT_TRUE(parsed.proprio.has_value());
+    std::vector<double> state = parsed.proprio->start;
+    parsed.proprio->apply(state, {0.05, 0.05, 0.05, 0, 0, 0, 0});
+    EXPECT_DOUBLE_EQ(state[0], 0.05);
+    EXPECT_DOUBLE_EQ(state[1], -0.12); // not declared: unchanged
+    EXPECT_DOUBLE_EQ(state[2], 0.19);
+    EXPECT_DOUBLE_EQ(state[6], 0.0); // copied from the gripper command
+    for (int i = 0; i < 3; ++i)
+        parsed.proprio->apply(state, {0.05, 0.0, 0.05, 0, 0, 0, 1});
+    EXPECT_DOUBLE_EQ(state[0], 0.2);
+    EXPECT_DOUBLE_EQ(state[2], 0.25); // clamped to the declared bound
+    EXPECT_DOUBLE_EQ(state[6], 1.0);
+    // Mistakes are named.
+    auto error = [&](const std::function<void(nlohmann::json &)> &edit, const std::string &kind) {
+        nlohmann::json io = world;
+        edit(io);
+        return ioError(io, kind);
+    };
+    EXPECT_NE(error([](auto &io) { io["proprio"]["integrate"][0]["state"] = 7; }, "world_model")
+                  .find("io.proprio.integrate.state: an index into the state (0 to 6)"),
+              std::string::npos);
+    EXPECT_NE(error([](auto &io) { io["proprio"]["copy"][0]["action"] = -1; }, "world_model")
+                  .find("io.proprio.copy.action: an index into the action (0 to 6)"),
+              std::string::npos);
+    EXPECT_NE(error([](auto &io) { io["proprio"]["integrate"][1]["max"] = 0.0; }, "world_model")
+                  .find("io.proprio.integrate: min must be below max"),
+              std::string::npos);
+    EXPECT_NE(
+        error([](auto &io) { io["proprio"]["start"] = nlohmann::json::array(); }, "world_model")
+            .find("io.proprio.start: the state at reset"),
+        std::string::npos);
+    nlohmann::json policy = policyIo();
+    policy["proprio"] = world["proprio"];
+    EXPECT_NE(ioError(policy).find("io.proprio: only a world model reports a proprio state"),
+              std::string::npos);
+}
+
 TEST(TorchGenericSignature, EveryMistakeInASignatureIsANamedError)
 {
     auto with = [](const std::function<void(nlohmann::json &)> &edit) {

@@ -71,6 +71,8 @@ TEST(TrainedModels, ThePoliciesReproduceTheTrainersGoldenActions)
         policy->reset(1, golden["instruction"]);
         Observation obs;
         obs.image = input;
+        for (const auto &v : golden.value("proprio", nlohmann::json::array())) // hand x, y, z
+            obs.proprio.push_back(v.get<double>());
         const ActionChunk chunk = policy->act(obs);
         ASSERT_EQ(chunk.size(), entry["actions"].size()) << name;
         for (std::size_t t = 0; t < chunk.size(); ++t)

@@ -32,6 +32,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 WIDTH, HEIGHT = 80, 64  # every model's frame size (the frame contract says so)
+PROPRIO = 7             # the physics world's proprio: hand x, y, z, 0, 0, 0, finger opening
+HAND_START = [0.0, -0.12, 0.14]  # the physics world's hand at reset (PhysicsTabletop.cpp)
+WORKSPACE = [(-0.28, 0.28), (-0.28, 0.28), (0.004, 0.25)]  # where it clamps the hand
 CHUNK = 5               # actions per policy call and per world-model call
 JUDGE_FRAMES = 4        # the last 4 of the judge's 16 frames
 DIMENSIONS = [("dx", "m", -0.05, 0.05), ("dy", "m", -0.05, 0.05), ("dz", "m", -0.05, 0.05),
@@ -85,9 +88,24 @@ def load_dataset(directory):
             frames.append(cv2.resize(rgb, (WIDTH, HEIGHT), interpolation=cv2.INTER_AREA))
         if len(frames) != len(actions) + 1:
             fail(f"{folder}: {len(frames)} frames for {len(actions)} actions")
+        proprio = None
+        states_path = os.path.join(folder, "states.json")
+        if os.path.isfile(states_path):
+            digest.update(open(states_path, "rb").read())
+            with open(states_path) as f:
+                states = json.load(f)["states"]
+            # The world's state after each step call (every step for the scripted policies,
+            # every chunk for a chunked policy): a proprio per frame only when every frame has
+            # one. What the physics world reports as proprio (PhysicsWorldModel.cpp).
+            by_step = {int(s["step"]): s["state"] for s in states}
+            if all(t in by_step for t in range(len(frames))):
+                proprio = np.asarray([by_step[t]["hand"] + [0.0, 0.0, 0.0,
+                                                            by_step[t]["finger_opening_m"] / 0.09]
+                                      for t in range(len(frames))], dtype=np.float32)
         episodes.append({
             "frames": np.stack(frames),  # [T+1, H, W, 3] uint8
             "actions": actions,          # [T, 7]
+            "proprio": proprio,          # [T+1, 7] or None (no states.json)
             "instruction": meta["instruction"],
             "policy": meta["policy"] if isinstance(meta["policy"], str) else json.dumps(meta["policy"]),
             "success": bool(meta["success"]),
@@ -113,55 +131,75 @@ def to_tensor(frames_uint8):
 # ---- models -------------------------------------------------------------------------------------
 
 class Policy(nn.Module):
-    """The frame and the instruction -> a chunk of CHUNK normalized 7-D actions. The frame is
-    standardized per pixel by the training frames' mean and standard deviation (buffers in the
-    module): the table and the camera never change, the arm and the small blocks do, and without
-    this the network does not get past predicting the mean action. Then a CNN (four stride-2
-    convolutions) and an MLP with the instruction's embedding. The gripper goes through a sigmoid
-    (Bridge 0 closed .. 1 open) and the other dimensions are clamped to the action bounds (in
-    normalized units), so the module never proposes an action outside the contract."""
+    """The frame, the hand's position and the instruction -> a chunk of CHUNK normalized 7-D
+    actions. The frame is standardized per pixel by the training frames' mean and standard
+    deviation (buffers in the module): the table and the camera never change, the arm and the
+    small blocks do, and without this the network does not get past predicting the mean action.
+    Two coordinate planes (x, y in -1..1) are appended so the convolutions can say where the
+    block is; then a CNN (four stride-2 convolutions) and an MLP with the instruction's embedding
+    and the standardized hand position. Of the proprio only the hand's x, y, z are read (the
+    finger opening is not: a world model reports the commanded gripper, the physics world the
+    fingers' opening). The gripper goes through a sigmoid (Bridge 0 closed .. 1 open) and the
+    other dimensions are clamped to the action bounds (in normalized units), so the module never
+    proposes an action outside the contract."""
 
     def __init__(self, instructions):
         super().__init__()
         self.chunk = CHUNK
         self.register_buffer("pixel_mean", torch.zeros(1, 3, HEIGHT, WIDTH))
         self.register_buffer("pixel_std", torch.ones(1, 3, HEIGHT, WIDTH))
+        ys = torch.linspace(-1, 1, HEIGHT).view(1, 1, HEIGHT, 1).expand(1, 1, HEIGHT, WIDTH)
+        xs = torch.linspace(-1, 1, WIDTH).view(1, 1, 1, WIDTH).expand(1, 1, HEIGHT, WIDTH)
+        self.register_buffer("coords", torch.cat([xs, ys], 1).contiguous())
+        self.register_buffer("hand_mean", torch.zeros(1, 3))
+        self.register_buffer("hand_std", torch.ones(1, 3))
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 32, 5, stride=2, padding=2), nn.ReLU(),
+            nn.Conv2d(5, 32, 5, stride=2, padding=2), nn.ReLU(),
             nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),
             nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU(),
             nn.Conv2d(64, 64, 3, stride=2, padding=1), nn.ReLU())  # 64 x 4 x 5
         self.task = nn.Embedding(instructions, 32)
-        self.head = nn.Sequential(nn.Linear(64 * 4 * 5 + 32, 256), nn.ReLU(),
-                                  nn.Linear(256, CHUNK * 7))
+        self.hand = nn.Sequential(nn.Linear(3, 64), nn.ReLU())
+        self.head = nn.Sequential(nn.Linear(64 * 4 * 5 + 32 + 64, 256), nn.ReLU(),
+                                  nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, CHUNK * 7))
         self.register_buffer("lower", torch.full([7], -1e6))
         self.register_buffer("upper", torch.full([7], 1e6))
 
-    def forward(self, image, task):
+    def forward(self, image, proprio, task):
         b = image.size(0)
-        x = self.conv((image - self.pixel_mean) / self.pixel_std).flatten(1)
-        out = self.head(torch.cat([x, self.task(task)], 1)).view(b, self.chunk, 7)
+        x = (image - self.pixel_mean) / self.pixel_std
+        x = torch.cat([x, self.coords.expand(b, 2, self.coords.size(2), self.coords.size(3))], 1)
+        x = self.conv(x).flatten(1)
+        hand = (proprio[:, :3] - self.hand_mean) / self.hand_std
+        out = self.head(torch.cat([x, self.task(task), self.hand(hand)], 1)).view(b, self.chunk, 7)
         motion = torch.max(torch.min(out[:, :, :6], self.upper[:6]), self.lower[:6])
         return torch.cat([motion, torch.sigmoid(out[:, :, 6:])], 2)
 
 
 class WorldModel(nn.Module):
     """The last two frames and a chunk of CHUNK normalized actions -> the next CHUNK frames, as
-    a residual on the last frame: a small U-Net working at half resolution (32x40 down to 8x10),
-    the actions modulating every scale (FiLM), the residual refined at full resolution with the
-    input frames. About 25 M multiply-adds per chunk: trainable on two CPU cores."""
+    a residual on the last frame: a U-Net working at half resolution (32x40 down to 8x10) with
+    two coordinate planes at the input (where the hand is, in pixels, relates to where the
+    actions move it, in metres), the actions modulating every scale (FiLM) and laid out as
+    planes at the bottleneck, the residual refined at full resolution with the input frames."""
 
     def __init__(self):
         super().__init__()
         self.chunk, self.height, self.width = CHUNK, HEIGHT, WIDTH
-        self.e1 = nn.Sequential(nn.Conv2d(6, 24, 3, stride=2, padding=1), nn.ReLU())    # 32x40
-        self.e2 = nn.Sequential(nn.Conv2d(24, 48, 3, stride=2, padding=1), nn.ReLU())   # 16x20
-        self.e3 = nn.Sequential(nn.Conv2d(48, 96, 3, stride=2, padding=1), nn.ReLU())   # 8x10
+        ys = torch.linspace(-1, 1, HEIGHT).view(1, 1, HEIGHT, 1).expand(1, 1, HEIGHT, WIDTH)
+        xs = torch.linspace(-1, 1, WIDTH).view(1, 1, 1, WIDTH).expand(1, 1, HEIGHT, WIDTH)
+        self.register_buffer("coords", torch.cat([xs, ys], 1).contiguous())
+        self.e1 = nn.Sequential(nn.Conv2d(8, 32, 3, stride=2, padding=1), nn.ReLU())   # 32x40
+        self.e2 = nn.Sequential(nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU())  # 16x20
+        self.e3 = nn.Sequential(nn.Conv2d(64, 96, 3, stride=2, padding=1), nn.ReLU(),  # 8x10
+                                nn.Conv2d(96, 96, 3, padding=1), nn.ReLU())
         self.act = nn.Sequential(nn.Linear(CHUNK * 7, 128), nn.ReLU(),
-                                 nn.Linear(128, 2 * (96 + 48 + 24)))
-        self.d2 = nn.Sequential(nn.Conv2d(96 + 48, 48, 3, padding=1), nn.ReLU())
-        self.d1 = nn.Sequential(nn.Conv2d(48 + 24, 24, 3, padding=1), nn.ReLU())
-        self.out = nn.Conv2d(24 + 6, 3 * CHUNK, 3, padding=1)
+                                 nn.Linear(128, 2 * (96 + 64 + 32)))
+        self.mid = nn.Sequential(nn.Conv2d(96 + CHUNK * 7, 96, 3, padding=1), nn.ReLU(),
+                                 nn.Conv2d(96, 96, 3, padding=1), nn.ReLU())
+        self.d2 = nn.Sequential(nn.Conv2d(96 + 64, 64, 3, padding=1), nn.ReLU())
+        self.d1 = nn.Sequential(nn.Conv2d(64 + 32, 32, 3, padding=1), nn.ReLU())
+        self.out = nn.Conv2d(32 + 6, 3 * CHUNK, 3, padding=1)
 
     @staticmethod
     def film(x, gamma, beta):
@@ -171,11 +209,14 @@ class WorldModel(nn.Module):
         b = frames.size(0)
         last = frames[:, -1]
         x = frames.reshape(b, 6, self.height, self.width)
-        a = self.act(actions.reshape(b, self.chunk * 7))
-        g3, b3, g2, b2, g1, b1 = torch.split(a, [96, 96, 48, 48, 24, 24], 1)
-        h1 = self.e1(x)
+        flat = actions.reshape(b, self.chunk * 7)
+        a = self.act(flat)
+        g3, b3, g2, b2, g1, b1 = torch.split(a, [96, 96, 64, 64, 32, 32], 1)
+        h1 = self.e1(torch.cat([x, self.coords.expand(b, 2, self.height, self.width)], 1))
         h2 = self.e2(h1)
         h3 = self.film(self.e3(h2), g3, b3)
+        planes = flat[:, :, None, None].expand(b, self.chunk * 7, h3.size(2), h3.size(3))
+        h3 = self.mid(torch.cat([h3, planes], 1))
         u2 = F.interpolate(h3, scale_factor=2.0, mode="nearest")
         u2 = self.film(self.d2(torch.cat([u2, h2], 1)), g2, b2)
         u1 = F.interpolate(u2, scale_factor=2.0, mode="nearest")
@@ -273,15 +314,20 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     if not chosen:
         fail(f"policy {name} learns from {', '.join(spec['skills'])} episodes: the dataset has none")
     chosen = [chosen[i] for i in sorted(rng.permutation(len(chosen))[:max(1, int(len(chosen) * spec["fraction"]))])]
-    images, tasks, targets = [], [], []
+    if any(e["proprio"] is None for e in chosen):
+        fail(f"policy {name}: an episode has no state for every frame in states.json (the hand's "
+             "position is an input)")
+    images, props, tasks, targets = [], [], [], []
     for e in chosen:
         t_count = len(e["actions"])
         padded = np.concatenate([e["actions"], np.repeat(e["actions"][-1:], CHUNK, 0)], 0)
         for t in range(t_count):
             images.append(e["frames"][t])
+            props.append(e["proprio"][t])
             tasks.append(instructions.index(e["instruction"]))
             targets.append(padded[t:t + CHUNK])
     images = to_tensor(np.stack(images))
+    props = torch.from_numpy(np.stack(props))
     tasks = torch.tensor(tasks)
     targets = np.stack(targets)
     mean = targets.reshape(-1, 7).mean(0)
@@ -294,16 +340,25 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     model.upper.copy_(torch.from_numpy((bounds[:, 1] - mean) / std).float())
     model.pixel_mean.copy_(images.mean(0, keepdim=True))
     model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
+    model.hand_mean.copy_(props[:, :3].mean(0, keepdim=True))
+    model.hand_std.copy_(props[:, :3].std(0, keepdim=True) + 1e-3)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    total_steps = steps_cap or spec["epochs"] * ((len(images) + 63) // 64)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, total_steps)
     losses, step = [], 0
     for epoch in range(spec["epochs"]):
         total, count = 0.0, 0
         for idx in batches(len(images), 64, rng):
             idx = torch.from_numpy(idx)
-            loss = F.mse_loss(model(images[idx], tasks[idx]), norm[idx])
+            pred = model(images[idx], props[idx], tasks[idx])
+            # Motion: MSE in normalized units; the gripper (0..1 after the sigmoid): cross-entropy.
+            loss = (F.mse_loss(pred[:, :, :6], norm[idx][:, :, :6]) * 6
+                    + F.binary_cross_entropy(pred[:, :, 6:].clamp(1e-4, 1 - 1e-4),
+                                             norm[idx][:, :, 6:])) / 7
             opt.zero_grad()
             loss.backward()
             opt.step()
+            schedule.step()
             total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
             if steps_cap and step >= steps_cap:
                 break
@@ -312,6 +367,7 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
             break
     io = {"vocabulary": instructions,
           "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
+                     {"name": "proprio", "source": "proprio", "shape": [1, PROPRIO]},
                      {"name": "task", "source": "instruction_id"}],
           "output": [1, CHUNK, 7]}
     files = write_package(out, "generic_policy", model, io, {"action": action_contract(mean, std)},
@@ -340,8 +396,10 @@ def train_world(episodes, spec, seed, steps_cap, out):
     samples = world_samples(episodes, spec["stride"])
     model = WorldModel()
     opt = torch.optim.Adam(model.parameters(), lr=spec["lr"])
-    losses, step = [], 0
-    for epoch in range(spec["epochs"]):
+    budget = steps_cap or spec["steps"]
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, budget)
+    losses, step, epoch = [], 0, 0
+    while step < budget:
         total, count = 0.0, 0
         for idx in batches(len(samples), spec["batch"], rng):
             ctx, acts, target = [], [], []
@@ -355,30 +413,43 @@ def train_world(episodes, spec, seed, steps_cap, out):
             acts = torch.from_numpy(np.stack(acts)).float()
             target = to_tensor(np.stack(target))
             pred = model(ctx, acts)
-            # L1, with the pixels that change weighted up (the arm and the blocks are small).
-            changed = (target - ctx[:, -1:]).abs().sum(2, keepdim=True) > 0.02
-            weight = 1.0 + 9.0 * changed.float()
+            # L1, with the pixels that change weighted up (the arm and the blocks are small):
+            # where the target changed and where the prediction did (so that a wrongly moved
+            # arm costs as much as a missing one).
+            last = ctx[:, -1:]
+            changed = (((target - last).abs().sum(2, keepdim=True) > 0.02)
+                       | ((pred.detach() - last).abs().sum(2, keepdim=True) > 0.02))
+            weight = 1.0 + spec["changed_weight"] * changed.float()
             loss = ((pred - target).abs() * weight).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
+            schedule.step()
             total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
-            if steps_cap and step >= steps_cap:
+            if step % 250 == 0:
+                print(f"  world step {step}: loss {total / count:.5f}", flush=True)
+            if step >= budget:
                 break
         losses.append(round(total / max(count, 1), 5))
         print(f"  world epoch {epoch}: loss {losses[-1]}", flush=True)
-        if steps_cap and step >= steps_cap:
-            break
+        epoch += 1
     io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
                      {"name": "actions", "source": "actions", "shape": [1, CHUNK, 7]}],
-          "output": [1, CHUNK, 3, HEIGHT, WIDTH]}
+          "output": [1, CHUNK, 3, HEIGHT, WIDTH],
+          # What a policy reads as proprio in this world: the commanded hand (the physics world's
+          # start, moved by each action and clamped to its workspace) and the gripper command.
+          "proprio": {"start": HAND_START + [0.0, 0.0, 0.0, 1.0],
+                      "integrate": [{"state": i, "action": i, "min": lo, "max": hi}
+                                    for i, (lo, hi) in enumerate(WORKSPACE)],
+                      "copy": [{"state": 6, "action": 6}]}}
     files = write_package(out, "generic_world_model", model, io,
                           {"action": action_contract(mean, std), "frame": frame_contract()},
                           "Action-conditioned video predictor trained on physics rollouts of "
                           "expert, noisy and failing policies (tools/train); 80x64 frames, "
                           f"chunks of {CHUNK}. A generated rollout is not evidence of real "
                           "robot success.")
-    return {"samples": len(samples), "epoch_losses": losses, "steps": step, **files}
+    return {"samples": len(samples), "epoch_losses": losses, "epochs": epoch, "steps": step,
+            **files}
 
 
 def judge_indices(frame_count):
@@ -442,8 +513,11 @@ def write_golden(out, episodes, instructions):
     frame = episode["frames"][0]
     cv2.imwrite(os.path.join(out, "golden-input.png"), cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
     image = to_tensor(frame[None])
+    proprio = (episode["proprio"][0] if episode["proprio"] is not None
+               else np.asarray(HAND_START + [0.0, 0.0, 0.0, 1.0], dtype=np.float32))
     golden = {"input": "golden-input.png", "instruction": episode["instruction"],
-              "instruction_id": instructions.index(episode["instruction"])}
+              "instruction_id": instructions.index(episode["instruction"]),
+              "proprio": [float(v) for v in proprio]}
     task = torch.tensor([golden["instruction_id"]])
     for name in sorted(os.listdir(out)):
         manifest_path = os.path.join(out, name, "kosmos-model.json")
@@ -456,7 +530,7 @@ def write_golden(out, episodes, instructions):
             if manifest["family"] == "generic_policy":
                 stats = manifest["action"]["normalization"]["statistics"]
                 mask = manifest["action"]["normalization"]["mask"]
-                normalized = module(image, task)[0].numpy()
+                normalized = module(image, torch.from_numpy(proprio)[None].float(), task)[0].numpy()
                 physical = [[float(v * stats["std"][d] + stats["mean"][d]) if mask[d] else float(v)
                              for d, v in enumerate(row)] for row in normalized]
                 golden[name] = {"actions": physical}
@@ -494,7 +568,7 @@ POLICIES = {
                              "about": "expert, noisy and confuser rollouts, failures included, "
                                       "4 epochs"},
 }
-WORLD = {"epochs": 6, "batch": 32, "lr": 1e-3, "stride": 2}
+WORLD = {"steps": 6000, "batch": 32, "lr": 1e-3, "stride": 1, "changed_weight": 19.0}
 JUDGE = {"epochs": 40}
 
 
