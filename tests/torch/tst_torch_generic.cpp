@@ -496,7 +496,11 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
     EXPECT_TRUE(record["tiny"].get<bool>());
     EXPECT_EQ(record["models"].size(), 7u);
     EXPECT_EQ(record["dataset"]["episodes"], 6);
+    const std::string datasetSha = record["dataset"]["sha256"];
+    EXPECT_EQ(record["datasets"].size(), 1u); // every model here was trained on it
+    EXPECT_EQ(record["datasets"][datasetSha]["by_skill"]["expert"], 2);
     for (const auto &[name, model] : record["models"].items()) {
+        EXPECT_EQ(model["dataset_sha256"], datasetSha) << name;
         const fs::path package = dir / "models" / name;
         EXPECT_EQ(Sha256::fileHex(package / "kosmos-model.json"), model["manifest_sha256"]);
         const std::string plugin = name == "world"   ? "torch.generic_world_model"

@@ -116,10 +116,16 @@ def load_dataset(directory):
 
 
 def skill_of(episode):
-    for skill in ("expert", "noisy", "confuser"):
-        if skill in episode["policy"]:
-            return skill
-    return "other"
+    """The scripted policy's skill (expert, noisy, confuser), "other" for any other policy (the
+    learned policies' rollouts the judge also learns from)."""
+    adapter, _, settings = episode["policy"].partition(" ")
+    if adapter != "physics.scripted_policy":
+        return "other"
+    try:
+        skill = json.loads(settings).get("skill", "expert")
+    except ValueError:
+        return "other"
+    return skill if skill in ("expert", "noisy", "confuser") else "other"
 
 
 def to_tensor(frames_uint8):
@@ -573,10 +579,14 @@ JUDGE = {"epochs": 40}
 
 
 def check_held_out(record_path, directory):
-    """Exit 1 when an episode of the dataset in `directory` starts from a start state the models
-    were trained on (the record lists the SHA-256 of every training start)."""
+    """Exit 1 when an episode of the dataset in `directory` starts from a start state any of the
+    models was trained on (the record lists the SHA-256 of every training start of every
+    dataset a model was trained on)."""
     with open(record_path) as f:
-        trained = set(json.load(f)["dataset"]["start_states_sha256"])
+        record = json.load(f)
+    trained = set()
+    for dataset in list(record.get("datasets", {}).values()) + [record["dataset"]]:
+        trained |= set(dataset["start_states_sha256"])
     with open(os.path.join(directory, "dataset.json")) as f:
         index = json.load(f)
     shared, total = 0, 0
@@ -621,27 +631,36 @@ def main(argv):
     os.makedirs(args.out, exist_ok=True)
     record_path = os.path.join(args.out, "training-record.json")
     record = json.load(open(record_path)) if os.path.exists(record_path) else {}
+    record.setdefault("models", {})
+    record.setdefault("datasets", {})
+    if "dataset" in record:  # a record from before per-model datasets: one dataset for all
+        previous = record["dataset"]
+        record["datasets"].setdefault(previous["sha256"], previous)
+        for result in record["models"].values():
+            result.setdefault("dataset_sha256", previous["sha256"])
+    dataset = {"path": os.path.abspath(args.dataset), "sha256": dataset_sha,
+               "episodes": len(episodes),
+               "by_skill": {s: sum(skill_of(e) == s for e in episodes)
+                            for s in ("expert", "noisy", "confuser", "other")},
+               "successes": sum(e["success"] for e in episodes),
+               "start_states_sha256": sorted(hashlib.sha256(e["start"].encode()).hexdigest()
+                                             for e in episodes)}
+    record["datasets"][dataset_sha] = dataset
     record.update({
         "schema": "kosmos.training_record/1",
-        "dataset": {"path": os.path.abspath(args.dataset), "sha256": dataset_sha,
-                    "episodes": len(episodes),
-                    "by_skill": {s: sum(skill_of(e) == s for e in episodes)
-                                 for s in ("expert", "noisy", "confuser")},
-                    "successes": sum(e["success"] for e in episodes),
-                    "start_states_sha256": sorted(hashlib.sha256(e["start"].encode()).hexdigest()
-                                                  for e in episodes)},
+        "dataset": dataset,  # this invocation's; "datasets" holds every model's
         "trainer_sha256": sha256_file(os.path.abspath(__file__)),
         "seed": args.seed, "tiny": args.tiny,
         "frame_size": [WIDTH, HEIGHT], "chunk": CHUNK,
         "torch": torch.__version__, "threads": torch.get_num_threads(),
     })
-    record.setdefault("models", {})
     if "policies" in only:
         for i, (name, spec) in enumerate(POLICIES.items()):
             t0 = time.time()
             result = train_policy(name, episodes, instructions, spec, args.seed + i, cap,
                                   os.path.join(args.out, name))
             result.update({"hyper_parameters": spec, "wall_s": round(time.time() - t0, 1)})
+            result["dataset_sha256"] = dataset_sha
             record["models"][name] = result
             print(f"policy {name}: {result['samples']} samples, losses {result['epoch_losses'][-3:]}, "
                   f"{result['wall_s']} s", flush=True)
@@ -649,6 +668,7 @@ def main(argv):
         t0 = time.time()
         result = train_world(episodes, WORLD, args.seed + 100, cap, os.path.join(args.out, "world"))
         result.update({"hyper_parameters": WORLD, "wall_s": round(time.time() - t0, 1)})
+        result["dataset_sha256"] = dataset_sha
         record["models"]["world"] = result
         print(f"world model: {result['samples']} samples, {result['wall_s']} s", flush=True)
     if "judge" in only:
@@ -656,9 +676,12 @@ def main(argv):
         result = train_judge(episodes, instructions, JUDGE, args.seed + 200, cap,
                              os.path.join(args.out, "judge"))
         result.update({"hyper_parameters": JUDGE, "wall_s": round(time.time() - t0, 1)})
+        result["dataset_sha256"] = dataset_sha
         record["models"]["judge"] = result
         print(f"judge: labels {result['label_counts']}, losses {result['epoch_losses'][-3:]}, "
               f"{result['wall_s']} s", flush=True)
+    used = {result.get("dataset_sha256") for result in record["models"].values()}
+    record["datasets"] = {sha: d for sha, d in record["datasets"].items() if sha in used}
     write_golden(args.out, episodes, instructions)
     record["wall_s_last_invocation"] = round(time.time() - started, 1)
     with open(record_path, "w") as f:
