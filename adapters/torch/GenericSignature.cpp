@@ -163,8 +163,8 @@ namespace {
 int readIndex(const nlohmann::json &entry, const char *key, const std::string &at, int size,
               const char *what)
 {
-    if (!entry.contains(key) || !entry[key].is_number_integer() || entry[key].get<int>() < 0 ||
-        entry[key].get<int>() >= size)
+    if (!entry.contains(key) || !entry[key].is_number_integer() ||
+        entry[key].get<std::int64_t>() < 0 || entry[key].get<std::int64_t>() >= size)
         json::fail(at + "." + key, std::string("an index into the ") + what + " (0 to " +
                                        std::to_string(size - 1) + ")");
     return entry[key].get<int>();
