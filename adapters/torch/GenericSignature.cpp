@@ -29,7 +29,8 @@ std::vector<IoSource> allowedSources(const std::string &kind)
     if (kind == "policy")
         return {IoSource::Image, IoSource::History, IoSource::InstructionId, IoSource::Proprio};
     if (kind == "world_model")
-        return {IoSource::Image, IoSource::Frames, IoSource::Actions, IoSource::InstructionId};
+        return {IoSource::Image, IoSource::Frames, IoSource::Actions, IoSource::InstructionId,
+                IoSource::Proprio};
     return {IoSource::Frames, IoSource::InstructionId}; // judge
 }
 
@@ -247,6 +248,11 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
             if (s <= 0.f)
                 json::fail(where + ".pixels.std", "every std must be positive");
     }
+    if (io.contains("proprio")) {
+        if (kind != "world_model")
+            json::fail(where + ".proprio", "only a world model reports a proprio state");
+        out.proprio = parseProprio(io, where, actionDims);
+    }
     const auto allowed = allowedSources(kind);
     std::set<std::string> names;
     std::set<IoSource> seen;
@@ -294,7 +300,20 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
                 json::fail(at + ".shape", "a judge sees at most its 16 frames");
             break;
         case IoSource::Proprio:
-            expectInputShape(in, at, 2, "[1, D]");
+            if (kind == "world_model") {
+                // The commanded state after each action of the chunk (io.proprio).
+                if (!out.proprio)
+                    json::fail(at + ".source", "a world model's proprio input is the state it "
+                                               "keeps: declare io.proprio");
+                const std::vector<std::int64_t> expected = {
+                    1, chunk, static_cast<std::int64_t>(out.proprio->start.size())};
+                if (in.shape != expected)
+                    json::fail(at + ".shape",
+                               "the state after each action of the chunk: " + shapeText(expected) +
+                                   ", not " + shapeText(in.shape));
+            } else {
+                expectInputShape(in, at, 2, "[1, D]");
+            }
             break;
         case IoSource::Actions:
             if (in.shape != std::vector<std::int64_t>{1, chunk, actionDims})
@@ -328,12 +347,6 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
                    "a world model takes the actions and the last frame (image or frames)");
     if (kind == "judge" && !out.find(IoSource::Frames))
         json::fail(where + ".inputs", "a judge takes frames");
-
-    if (io.contains("proprio")) {
-        if (kind != "world_model")
-            json::fail(where + ".proprio", "only a world model reports a proprio state");
-        out.proprio = parseProprio(io, where, actionDims);
-    }
 
     out.output = readShape(io, "output", where);
     std::vector<std::int64_t> expected;

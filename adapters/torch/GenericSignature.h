@@ -26,7 +26,8 @@ enum class IoSource
     History,       // [1, K, 3, H, W] float: the last K observations (policy), first frame repeated
     Frames,        // [1, K, 3, H, W] float: world: the last K frames; judge: the last K of its 16
     InstructionId, // [1] int64: the instruction's index in io.vocabulary
-    Proprio,       // [1, D] float: the end-effector state the world reports
+    Proprio,       // policy: [1, D] float, the end-effector state the world reports; world model:
+                   // [1, N, D], the state it keeps (io.proprio) after each action of the chunk
     Actions,       // [1, N, D] float: world model: the chunk, normalized by the action contract
 };
 std::string ioSourceName(IoSource source);

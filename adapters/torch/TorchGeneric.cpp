@@ -250,6 +250,19 @@ private:
             case IoSource::InstructionId:
                 inputs.emplace_back(instructionTensor(m_instruction, m_runtime));
                 break;
+            case IoSource::Proprio: {
+                // The commanded state after each action of this chunk, from the current state.
+                std::vector<double> state = m_proprio.empty() ? m_io.proprio->start : m_proprio;
+                std::vector<float> trajectory;
+                for (const auto &a : actions) {
+                    m_io.proprio->apply(state, a);
+                    trajectory.insert(trajectory.end(), state.begin(), state.end());
+                }
+                inputs.emplace_back(torch::tensor(trajectory)
+                                        .view({1, n, static_cast<std::int64_t>(state.size())})
+                                        .to(m_runtime.device, m_runtime.dtype));
+                break;
+            }
             default:
                 break;
             }

@@ -298,6 +298,54 @@ TEST(TorchGeneric, AWorldModelPredictsFramesAutoregressivelyAtItsContractSize)
               std::string::npos);
 }
 
+// A world model that takes the commanded hand after each action of the chunk (io.proprio):
+// its frames are grey 100 plus 255 x the hand's x, so each frame shows the state it was given.
+TEST(TorchGeneric, AWorldModelTakesTheCommandedStateAfterEachActionOfTheChunk)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    ActionContract action = ActionContract::bridgeEndEffector();
+    action.chunkLength = 4;
+    FrameContract frame;
+    frame.width = 40;
+    frame.height = 32;
+    frame.fps = 5;
+    const auto package = writeGeneric(
+        dir.path() / "hand-world", "generic_world_model", R"(
+def forward(self, frame: Tensor, actions: Tensor, hand: Tensor) -> Tensor:
+    n = actions.size(1)
+    x = hand[0, :, 0].view(1, n, 1, 1, 1)
+    return (frame.unsqueeze(1).repeat(1, n, 1, 1, 1) * 0.0 + 100.0 / 255.0 + x).clamp(0.0, 1.0)
+)",
+        {{"action", action.toJson()},
+         {"frame", frame.toJson()},
+         {"io",
+          {{"inputs",
+            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}},
+             {{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 4, 7}}}}},
+           {"output", {1, 4, 3, 32, 40}},
+           {"proprio",
+            {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
+             {"integrate", {{{"state", 0}, {"action", 0}, {"min", -0.1}, {"max", 0.1}}}}}}}}});
+    auto world = createTorchWorldModel(ModelFamily::GenericWorldModel,
+                                       {{"package", package.string()}, {"warmup", 1}});
+    WorldStart start;
+    start.startState = {{"frame", g.start.string()}, {"frame_sha256", g.startSha}};
+    start.instruction = kRed;
+    world->reset(start);
+    // x after each action: 0.02, 0.04, 0.06, 0.08 -> grey 105, 110, 115, 120.
+    auto frames = world->step(ActionChunk(4, Action{0.02, 0, 0, 0, 0, 0, 1}));
+    ASSERT_EQ(frames.size(), 4u);
+    for (int i = 0; i < 4; ++i)
+        EXPECT_EQ(frames[static_cast<std::size_t>(i)].at<cv::Vec3b>(3, 3)[0], 105 + 5 * i) << i;
+    // The next chunk continues from 0.08: 0.06, 0.04, 0.02, 0.0.
+    frames = world->step(ActionChunk(4, Action{-0.02, 0, 0, 0, 0, 0, 1}));
+    EXPECT_EQ(frames[0].at<cv::Vec3b>(3, 3)[0], 115);
+    EXPECT_EQ(frames[3].at<cv::Vec3b>(3, 3)[0], 100);
+    EXPECT_NEAR(world->proprio()[0], 0.0, 1e-12);
+}
+
 TEST(TorchGeneric, AJudgeSamplesItsProgressAtTheQuorumsTemperatureAndAnswersInTheSchema)
 {
     TempDir dir;

@@ -378,6 +378,30 @@ TEST(TorchGenericSignature, AWorldModelKeepsTheCommandedEndEffectorStateItDeclar
         error([](auto &io) { io["proprio"]["start"] = nlohmann::json::array(); }, "world_model")
             .find("io.proprio.start: the state at reset"),
         std::string::npos);
+    // A world model may take that state after each action of the chunk as an input.
+    nlohmann::json withHand = world;
+    withHand["inputs"].push_back({{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 4, 7}}});
+    EXPECT_EQ(parseGenericIo(withHand, "world_model", "io", 7, 4, 64, 80).inputs[2].source,
+              IoSource::Proprio);
+    EXPECT_NE(error(
+                  [](auto &io) {
+                      io["inputs"].push_back(
+                          {{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 7}}});
+                  },
+                  "world_model")
+                  .find("io.inputs[2].shape: the state after each action of the chunk: [1, 4, "
+                        "7], not [1, 7]"),
+              std::string::npos);
+    EXPECT_NE(error(
+                  [](auto &io) {
+                      io.erase("proprio");
+                      io["inputs"].push_back(
+                          {{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 4, 7}}});
+                  },
+                  "world_model")
+                  .find("io.inputs[2].source: a world model's proprio input is the state it "
+                        "keeps: declare io.proprio"),
+              std::string::npos);
     nlohmann::json policy = policyIo();
     policy["proprio"] = world["proprio"];
     EXPECT_NE(ioError(policy).find("io.proprio: only a world model reports a proprio state"),
