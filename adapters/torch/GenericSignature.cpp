@@ -185,6 +185,9 @@ ProprioModel parseProprio(const nlohmann::json &io, const std::string &where, in
         model.start.push_back(v.get<double>());
     }
     const int size = static_cast<int>(model.start.size());
+    for (const char *key : {"integrate", "copy"})
+        if (p.contains(key) && json::requireArray(p, key, at).size() > 64)
+            json::fail(at + "." + key, "at most 64 entries");
     if (p.contains("integrate"))
         for (const auto &e : json::requireArray(p, "integrate", at)) {
             const std::string entry = at + ".integrate";

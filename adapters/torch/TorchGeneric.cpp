@@ -233,6 +233,16 @@ private:
             for (double v : m_package.action.normalize(a))
                 flat.push_back(static_cast<float>(v));
         }
+        // The commanded state after each action of this chunk (io.proprio), from the current one
+        // (the declared start before any reset, as in the warm-up).
+        std::vector<double> state =
+            m_proprio.empty() && m_io.proprio ? m_io.proprio->start : m_proprio;
+        std::vector<float> trajectory;
+        if (m_io.proprio)
+            for (const auto &a : actions) {
+                m_io.proprio->apply(state, a);
+                trajectory.insert(trajectory.end(), state.begin(), state.end());
+            }
         std::vector<torch::jit::IValue> inputs;
         for (const IoInput &in : m_io.inputs) {
             switch (in.source) {
@@ -250,19 +260,11 @@ private:
             case IoSource::InstructionId:
                 inputs.emplace_back(instructionTensor(m_instruction, m_runtime));
                 break;
-            case IoSource::Proprio: {
-                // The commanded state after each action of this chunk, from the current state.
-                std::vector<double> state = m_proprio.empty() ? m_io.proprio->start : m_proprio;
-                std::vector<float> trajectory;
-                for (const auto &a : actions) {
-                    m_io.proprio->apply(state, a);
-                    trajectory.insert(trajectory.end(), state.begin(), state.end());
-                }
+            case IoSource::Proprio: // parseGenericIo admits it only with io.proprio
                 inputs.emplace_back(torch::tensor(trajectory)
                                         .view({1, n, static_cast<std::int64_t>(state.size())})
                                         .to(m_runtime.device, m_runtime.dtype));
                 break;
-            }
             default:
                 break;
             }
@@ -279,9 +281,8 @@ private:
             frames.push_back(
                 m_io.pixels.image(out.data_ptr<float>() + plane * static_cast<std::size_t>(i),
                                   m_frame.width, m_frame.height));
-        if (m_io.proprio && !m_proprio.empty())
-            for (const auto &a : actions)
-                m_io.proprio->apply(m_proprio, a);
+        if (!m_proprio.empty()) // after a reset (the warm-up keeps none)
+            m_proprio = std::move(state);
         for (const cv::Mat &f : frames)
             m_frames.push_back(f);
         while (m_frames.size() > 16)

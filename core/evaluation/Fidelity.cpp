@@ -76,22 +76,6 @@ struct Rates
 
 // Per-policy rates of both worlds over the given pairs (each side over its decisive episodes);
 // policies in `order`. A policy with no decisive episode on a side gets NaN there.
-Rates ratesOf(const std::vector<const FidelityPair *> &pairs,
-              const std::vector<std::string> &order);
-
-// The policies with a rate in both worlds only (a policy without a decisive episode on one side
-// says nothing about agreement).
-Rates bothKnown(const Rates &r)
-{
-    Rates out;
-    for (std::size_t i = 0; i < r.physics.size(); ++i)
-        if (std::isfinite(r.physics[i]) && std::isfinite(r.imagined[i])) {
-            out.physics.push_back(r.physics[i]);
-            out.imagined.push_back(r.imagined[i]);
-        }
-    return out;
-}
-
 Rates ratesOf(const std::vector<const FidelityPair *> &pairs, const std::vector<std::string> &order)
 {
     std::map<std::string, std::array<int, 4>> counts; // physics k, n, imagined k, n
@@ -113,6 +97,19 @@ Rates ratesOf(const std::vector<const FidelityPair *> &pairs, const std::vector<
         r.imagined.push_back(c[3] ? static_cast<double>(c[2]) / c[3] : std::nan(""));
     }
     return r;
+}
+
+// The policies with a rate in both worlds only (a policy without a decisive episode on one side
+// says nothing about agreement).
+Rates bothKnown(const Rates &r)
+{
+    Rates out;
+    for (std::size_t i = 0; i < r.physics.size(); ++i)
+        if (std::isfinite(r.physics[i]) && std::isfinite(r.imagined[i])) {
+            out.physics.push_back(r.physics[i]);
+            out.imagined.push_back(r.imagined[i]);
+        }
+    return out;
 }
 
 std::optional<double> finiteOnly(const std::optional<double> &v)

@@ -105,6 +105,29 @@ ActionContract boundedContract(int chunk)
     return c;
 }
 
+// A world-model package at 40x32 with chunks of 4 Bridge actions: `proprio` (when not null) is
+// its io.proprio, and `handInput` adds the commanded state per step as a third input.
+fs::path writeWorld(const fs::path &dir, const char *source,
+                    const nlohmann::json &proprio = nullptr, bool handInput = false)
+{
+    ActionContract action = ActionContract::bridgeEndEffector();
+    action.chunkLength = 4;
+    FrameContract frame;
+    frame.width = 40;
+    frame.height = 32;
+    frame.fps = 5;
+    nlohmann::json io = {{"inputs",
+                          {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
+                           {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
+                         {"output", {1, 4, 3, 32, 40}}};
+    if (!proprio.is_null())
+        io["proprio"] = proprio;
+    if (handInput)
+        io["inputs"].push_back({{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 4, 7}}});
+    return writeGeneric(dir, "generic_world_model", source,
+                        {{"action", action.toJson()}, {"frame", frame.toJson()}, {"io", io}});
+}
+
 struct Generic
 {
     fs::path policy, imagePolicy, world, movingWorld, judge, start;
@@ -133,35 +156,13 @@ Generic writeGenericPackages(const fs::path &dir)
                          {{{"name", "image"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
                           {{"name", "task"}, {"source", "instruction_id"}}}},
                         {"output", {1, 4, 7}}}}});
-    ActionContract worldAction = ActionContract::bridgeEndEffector();
-    worldAction.chunkLength = 4;
-    FrameContract frame;
-    frame.width = 40;
-    frame.height = 32;
-    frame.fps = 5;
     // It reports the commanded hand as its proprio: x integrated within +-0.1, the gripper copied.
-    g.world = writeGeneric(
-        dir / "world", "generic_world_model", kWorld,
-        {{"action", worldAction.toJson()},
-         {"frame", frame.toJson()},
-         {"io",
-          {{"inputs",
-            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
-           {"output", {1, 4, 3, 32, 40}},
-           {"proprio",
-            {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
-             {"integrate", {{{"state", 0}, {"action", 0}, {"min", -0.1}, {"max", 0.1}}}},
-             {"copy", {{{"state", 6}, {"action", 6}}}}}}}}});
-    g.movingWorld =
-        writeGeneric(dir / "moving-world", "generic_world_model", kMovingWorld,
-                     {{"action", worldAction.toJson()},
-                      {"frame", frame.toJson()},
-                      {"io",
-                       {{"inputs",
-                         {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-                          {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}}}},
-                        {"output", {1, 4, 3, 32, 40}}}}});
+    g.world =
+        writeWorld(dir / "world", kWorld,
+                   {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
+                    {"integrate", {{{"state", 0}, {"action", 0}, {"min", -0.1}, {"max", 0.1}}}},
+                    {"copy", {{{"state", 6}, {"action", 6}}}}});
+    g.movingWorld = writeWorld(dir / "moving-world", kMovingWorld);
     g.judge =
         writeGeneric(dir / "judge", "generic_judge", kJudge,
                      {{"io",
@@ -304,30 +305,16 @@ TEST(TorchGeneric, AWorldModelTakesTheCommandedStateAfterEachActionOfTheChunk)
 {
     TempDir dir;
     const Generic g = writeGenericPackages(dir.path());
-    ActionContract action = ActionContract::bridgeEndEffector();
-    action.chunkLength = 4;
-    FrameContract frame;
-    frame.width = 40;
-    frame.height = 32;
-    frame.fps = 5;
-    const auto package = writeGeneric(
-        dir.path() / "hand-world", "generic_world_model", R"(
+    const auto package =
+        writeWorld(dir.path() / "hand-world", R"(
 def forward(self, frame: Tensor, actions: Tensor, hand: Tensor) -> Tensor:
     n = actions.size(1)
     x = hand[0, :, 0].view(1, n, 1, 1, 1)
     return (frame.unsqueeze(1).repeat(1, n, 1, 1, 1) * 0.0 + 100.0 / 255.0 + x).clamp(0.0, 1.0)
 )",
-        {{"action", action.toJson()},
-         {"frame", frame.toJson()},
-         {"io",
-          {{"inputs",
-            {{{"name", "frame"}, {"source", "image"}, {"shape", {1, 3, 32, 40}}},
-             {{"name", "actions"}, {"source", "actions"}, {"shape", {1, 4, 7}}},
-             {{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 4, 7}}}}},
-           {"output", {1, 4, 3, 32, 40}},
-           {"proprio",
-            {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
-             {"integrate", {{{"state", 0}, {"action", 0}, {"min", -0.1}, {"max", 0.1}}}}}}}}});
+                   {{"start", {0.0, -0.12, 0.14, 0, 0, 0, 1}},
+                    {"integrate", {{{"state", 0}, {"action", 0}, {"min", -0.1}, {"max", 0.1}}}}},
+                   true);
     auto world = createTorchWorldModel(ModelFamily::GenericWorldModel,
                                        {{"package", package.string()}, {"warmup", 1}});
     WorldStart start;
