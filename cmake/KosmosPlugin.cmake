@@ -12,12 +12,14 @@ set(KOSMOS_ADAPTER_API_VERSION 3)
 #                                   (api_version stamped) where moc finds Q_PLUGIN_METADATA FILE
 #     [API_VERSION <n>]             stamp another version (a test fixture of a wrong API only)
 #     [OUTPUT_DIRECTORY <dir>]      default <build>/lib/kosmos/plugins, as in an install
+#     [METADATA_SET <key> <json>...] members the build adds to the metadata (e.g. the runtime
+#                                   a torch plugin was built with: libtorch version, CUDA, AOTI)
 #     [NO_INSTALL]                  a test fixture
 #     SOURCES <file>...
 #     [LINK <library>...])          linked PRIVATE beside Kosmos::adapter_api
 function(kosmos_add_plugin target)
     cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "METADATA;API_VERSION;OUTPUT_DIRECTORY"
-        "SOURCES;LINK")
+        "SOURCES;LINK;METADATA_SET")
     if(arg_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "kosmos_add_plugin(${target}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
     endif()
@@ -42,6 +44,10 @@ function(kosmos_add_plugin target)
                 "(KOSMOS_ADAPTER_API_VERSION in cmake/KosmosPlugin.cmake); remove it")
         endif()
         string(JSON json SET "${json}" api_version ${arg_API_VERSION})
+        while(arg_METADATA_SET)
+            list(POP_FRONT arg_METADATA_SET key value)
+            string(JSON json SET "${json}" "${key}" "${value}")
+        endwhile()
         set(dir "${CMAKE_CURRENT_BINARY_DIR}/plugin-metadata/${target}")
         set(old "")
         if(EXISTS "${dir}/${name}")

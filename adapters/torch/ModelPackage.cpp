@@ -5,6 +5,7 @@
 #include "util/JsonFields.h"
 #include "util/Sha256.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -143,6 +144,57 @@ nlohmann::json ModelPackage::identity() const
 }
 
 namespace {
+
+// A file's "runtime" block: {"runtime": "aoti", "device": "cpu", "dtype": "fp32",
+// "inputs": [{"shape": [1, 3, 224, 224], "dtype": "float32"}, ...]} (docs/export.md).
+void readRuntime(const nlohmann::json &entry, const std::string &at, PackageFile &file)
+{
+    file.runtime = json::optString(entry, "runtime", at).value_or("torchscript");
+    if (file.runtime == "torchscript") {
+        for (const char *key : {"device", "dtype", "inputs"})
+            if (entry.contains(key))
+                json::fail(at + "." + key, "only an AOTInductor module (\"runtime\": \"aoti\") "
+                                           "is compiled for a device, dtype and inputs");
+        return;
+    }
+    if (file.runtime != "aoti")
+        json::fail(at + ".runtime",
+                   "must be \"torchscript\" or \"aoti\", not \"" + file.runtime + "\"");
+    file.compiledDevice = json::requireString(entry, "device", at);
+    if (file.compiledDevice != "cpu" && file.compiledDevice != "cuda")
+        json::fail(at + ".device", "an AOTInductor module is compiled for \"cpu\" or \"cuda\", "
+                                   "not \"" +
+                                       file.compiledDevice + "\"");
+    file.compiledDtype = json::requireString(entry, "dtype", at);
+    if (file.compiledDtype != "fp32" && file.compiledDtype != "bf16" &&
+        file.compiledDtype != "fp16")
+        json::fail(at + ".dtype", "must be fp32, bf16 or fp16, not \"" + file.compiledDtype + "\"");
+    const auto &inputs = json::requireArray(entry, "inputs", at);
+    if (inputs.empty() || inputs.size() > 16)
+        json::fail(at + ".inputs", "1 to 16 inputs, in the order the module takes them");
+    static const std::vector<std::string> dtypes = {"float32", "bfloat16", "float16", "int64",
+                                                    "bool"};
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::string in = at + ".inputs[" + std::to_string(i) + "]";
+        if (!inputs[i].is_object())
+            json::fail(in, "expected {\"shape\": [...], \"dtype\": ...}");
+        TensorSpec spec;
+        const auto &shape = json::requireArray(inputs[i], "shape", in);
+        if (shape.empty() || shape.size() > 8)
+            json::fail(in + ".shape", "1 to 8 dimensions");
+        for (const auto &d : shape) {
+            if (!d.is_number_integer() || d.get<std::int64_t>() < -1 ||
+                d.get<std::int64_t>() == 0 || d.get<std::int64_t>() > (1 << 20))
+                json::fail(in + ".shape", "each dimension is a size 1..1048576, or -1 (dynamic)");
+            spec.shape.push_back(d.get<std::int64_t>());
+        }
+        spec.dtype = json::requireString(inputs[i], "dtype", in);
+        if (std::find(dtypes.begin(), dtypes.end(), spec.dtype) == dtypes.end())
+            json::fail(in + ".dtype", "must be float32, bfloat16, float16, int64 or bool, not \"" +
+                                          spec.dtype + "\"");
+        file.inputs.push_back(std::move(spec));
+    }
+}
 
 // A file's SHA-256, computed once per process for an unchanged file (same size and
 // modification time): a package of many gigabytes is hashed when first used, not per run.
@@ -299,7 +351,12 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
                                                 ": the manifest says " + sha.substr(0, 16) +
                                                 "..., the file has " + actual.substr(0, 16) +
                                                 "...");
-        p.files[role] = {full, sha, static_cast<std::int64_t>(fs::file_size(full))};
+        PackageFile file;
+        file.path = full;
+        file.sha256 = sha;
+        file.bytes = static_cast<std::int64_t>(fs::file_size(full));
+        readRuntime(entry, at, file);
+        p.files[role] = std::move(file);
     }
     for (const auto &role : p.spec.modules)
         if (!p.files.count(role))

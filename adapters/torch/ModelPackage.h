@@ -52,11 +52,26 @@ const FamilySpec &familySpec(ModelFamily family);
 std::optional<ModelFamily> familyFromName(const std::string &name);
 const std::vector<FamilySpec> &allFamilies();
 
+// One input of an AOTInductor module as it was compiled: the shape (-1: a dimension exported as
+// dynamic) and dtype ("float32", "bfloat16", "float16", "int64", "bool"). A compiled module
+// does not check its inputs, so the adapter checks them against this before every call.
+struct TensorSpec
+{
+    std::vector<std::int64_t> shape;
+    std::string dtype;
+};
+
 struct PackageFile
 {
     std::filesystem::path path; // absolute
     std::string sha256;
     std::int64_t bytes = 0;
+    // "torchscript" (a torch.jit module, runs on any device and dtype) or "aoti" (an
+    // AOTInductor package, .pt2, compiled for one device type and dtype with fixed inputs).
+    std::string runtime = "torchscript";
+    std::string compiledDevice;     // aoti: "cpu" or "cuda"
+    std::string compiledDtype;      // aoti: "fp32", "bf16" or "fp16"
+    std::vector<TensorSpec> inputs; // aoti: in the order the module takes them
 };
 
 struct ModelPackage

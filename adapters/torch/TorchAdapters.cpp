@@ -168,8 +168,8 @@ private:
     }
 
     bool m_mini;
-    torch::jit::Module m_module;
-    std::optional<torch::jit::Module> m_vqDecoder;
+    Module m_module;
+    std::optional<Module> m_vqDecoder;
     int m_vocab = 32000;
     int m_bins = 256;
     std::optional<int64_t> m_append;
@@ -248,7 +248,7 @@ private:
     ObservationHistory m_primary;
     ObservationHistory m_wrist;
     TemporalEnsembler m_ensembler;
-    torch::jit::Module m_module;
+    Module m_module;
     std::vector<int64_t> m_task;
     bool m_wristFromPrimary = true;
 };
@@ -309,7 +309,7 @@ public:
     }
 
 private:
-    torch::jit::Module m_module;
+    Module m_module;
     int m_execute = 4;
     std::vector<int64_t> m_prompt;
 };
@@ -405,8 +405,8 @@ private:
     bool m_lowLevelOnly;
     ObservationHistory m_history;
     StickyGripper m_gripper;
-    torch::jit::Module m_module;
-    torch::jit::Module m_subgoal;
+    Module m_module;
+    Module m_subgoal;
     int m_every = 40;
     int m_step = 0;
     cv::Mat m_goal;
@@ -503,7 +503,7 @@ private:
 
     ModelPackage m_package;
     Runtime m_runtime;
-    torch::jit::Module m_module;
+    Module m_module;
     FrameContract m_frame;
     int m_steps = 35;
     double m_guidance = 7.0;
@@ -521,7 +521,9 @@ Availability torchAvailability(ModelFamily family, const nlohmann::json &setting
 {
     try {
         const ModelPackage package = loadModelPackage(requirePackageSetting(settings), family);
-        Runtime::make(runtimeOptions(settings, package));
+        const Runtime runtime = Runtime::make(runtimeOptions(settings, package));
+        if (const std::string why = runtimeUnsupportedReason(package, runtime); !why.empty())
+            return Availability::no(why);
         return Availability::yes();
     } catch (const Error &e) {
         return Availability::no(e.what());

@@ -97,7 +97,7 @@ private:
         if (const IoInput *h = m_io.find(IoSource::History);
             static_cast<int>(m_history.size()) > (h ? h->count() : 1))
             m_history.pop_front();
-        std::vector<torch::jit::IValue> inputs;
+        std::vector<torch::Tensor> inputs;
         for (const IoInput &in : m_io.inputs) {
             switch (in.source) {
             case IoSource::Image:
@@ -156,7 +156,7 @@ private:
     ModelPackage m_package;
     Runtime m_runtime;
     GenericIo m_io;
-    torch::jit::Module m_module;
+    Module m_module;
     ActionContract m_contract;
     int m_execute = 1;
     std::int64_t m_instruction = 0;
@@ -243,7 +243,7 @@ private:
                 m_io.proprio->apply(state, a);
                 trajectory.insert(trajectory.end(), state.begin(), state.end());
             }
-        std::vector<torch::jit::IValue> inputs;
+        std::vector<torch::Tensor> inputs;
         for (const IoInput &in : m_io.inputs) {
             switch (in.source) {
             case IoSource::Image:
@@ -294,7 +294,7 @@ private:
     Runtime m_runtime;
     GenericIo m_io;
     FrameContract m_frame;
-    torch::jit::Module m_module;
+    Module m_module;
     std::int64_t m_instruction = 0;
     std::deque<cv::Mat> m_frames;
     std::vector<double> m_proprio;
@@ -357,7 +357,7 @@ private:
     std::vector<double> probabilities(const JudgeRequest &request)
     {
         torch::InferenceMode guard;
-        std::vector<torch::jit::IValue> inputs;
+        std::vector<torch::Tensor> inputs;
         for (const IoInput &in : m_io.inputs) {
             if (in.source == IoSource::Frames) {
                 if (request.frames.size() < static_cast<std::size_t>(in.count()))
@@ -389,7 +389,7 @@ private:
     ModelPackage m_package;
     Runtime m_runtime;
     GenericIo m_io;
-    torch::jit::Module m_module;
+    Module m_module;
 };
 
 } // namespace

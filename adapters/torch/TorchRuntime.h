@@ -14,6 +14,17 @@
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
+#include <torch/version.h>
+#if KOSMOS_TORCH_AOTI
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#endif
+#if KOSMOS_TORCH_CUDA
+// Device-generic: events, streams and allocator statistics without CUDA headers in this TU.
+#include <ATen/DeviceAccelerator.h>
+#include <c10/core/Event.h>
+#endif
+
+#include <dlfcn.h>
 
 #include <opencv2/core/mat.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -65,6 +76,47 @@ inline RuntimeOptions runtimeOptions(const nlohmann::json &settings, const Model
     return o;
 }
 
+inline std::string libtorchVersion()
+{
+    return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+           std::to_string(TORCH_VERSION_PATCH);
+}
+
+// Why cuda cannot be used here, in words; empty when it can.
+inline std::string cudaUnavailableReason(const std::string &device)
+{
+#if !KOSMOS_TORCH_CUDA
+    return "device " + device + ": this plugin's libtorch " + libtorchVersion() +
+           " is CPU-only (Debian's libtorch-dev); build the cuda preset against the CUDA libtorch "
+           "(scripts/setup-cuda.sh, docs/gpu.md)";
+#else
+    if (!torch::cuda::is_available()) {
+        // libtorch says only "no"; the driver library tells which of the two it is.
+        if (void *driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+            ::dlclose(driver);
+            return "device " + device +
+                   ": the NVIDIA driver is installed but reports no CUDA device (check "
+                   "nvidia-smi and CUDA_VISIBLE_DEVICES)";
+        }
+        return "device " + device +
+               ": no NVIDIA driver (libcuda.so.1 cannot be loaded); this CUDA build runs on the "
+               "CPU only here";
+    }
+    const auto count = static_cast<int>(torch::cuda::device_count());
+    if (device.rfind("cuda:", 0) == 0) {
+        int index = -1;
+        try {
+            index = std::stoi(device.substr(5));
+        } catch (const std::exception &) {
+        }
+        if (index < 0 || index >= count)
+            return "device " + device + ": this machine has " + std::to_string(count) +
+                   " CUDA device(s), cuda:0..cuda:" + std::to_string(count - 1);
+    }
+    return {};
+#endif
+}
+
 struct Runtime
 {
     torch::Device device = torch::kCPU;
@@ -79,12 +131,8 @@ struct Runtime
         if (o.device == "cpu") {
             r.device = torch::kCPU;
         } else if (o.device == "cuda" || o.device.rfind("cuda:", 0) == 0) {
-            if (!torch::cuda::is_available())
-                throw Error(ErrorCode::InvalidInput,
-                            "device " + o.device +
-                                ": no CUDA in this libtorch (Debian's libtorch-dev is CPU-only; "
-                                "build against an official CUDA libtorch with -DTorch_DIR=..., "
-                                "tools/gpu-check.sh)");
+            if (const std::string why = cudaUnavailableReason(o.device); !why.empty())
+                throw Error(ErrorCode::InvalidInput, why);
             r.device = torch::Device(o.device);
         } else {
             throw Error(ErrorCode::InvalidInput,
@@ -111,25 +159,220 @@ struct Runtime
     }
 };
 
+// The device time of the calls on this thread since the component's clock started one (CUDA
+// events around each forward pass; 0 on the CPU, where the wall clock is the device's clock).
+inline thread_local double t_deviceMs = 0;
+
+inline std::string dtypeName(torch::ScalarType t)
+{
+    switch (t) {
+    case torch::kFloat:
+        return "float32";
+    case torch::kBFloat16:
+        return "bfloat16";
+    case torch::kHalf:
+        return "float16";
+    case torch::kLong:
+        return "int64";
+    case torch::kBool:
+        return "bool";
+    default:
+        return c10::toString(t);
+    }
+}
+
+// A loaded module, TorchScript or AOTInductor, behind one call: tensors in, one tensor out.
+class Module
+{
+public:
+    Module() = default;
+
+    std::string runtime() const { return m_aoti ? "aoti" : "torchscript"; }
+
+    torch::Tensor forward(std::vector<torch::Tensor> inputs, const std::string &what)
+    {
+#if KOSMOS_TORCH_CUDA
+        std::optional<c10::Event> start, stop;
+        std::optional<c10::Stream> stream;
+        if (m_device.is_cuda()) {
+            stream = at::accelerator::getCurrentStream(m_device.index());
+            start.emplace(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+            stop.emplace(c10::DeviceType::CUDA, c10::EventFlag::BACKEND_DEFAULT);
+            start->record(*stream);
+        }
+#endif
+        torch::Tensor out = m_aoti ? runAoti(std::move(inputs), what) : runScript(inputs, what);
+#if KOSMOS_TORCH_CUDA
+        if (stop) {
+            stop->record(*stream);
+            stop->synchronize();
+            t_deviceMs += start->elapsedTime(*stop);
+        }
+#endif
+        return out;
+    }
+
+    static Module script(torch::jit::Module m, torch::Device device)
+    {
+        Module out;
+        out.m_script = std::make_shared<torch::jit::Module>(std::move(m));
+        out.m_device = device;
+        return out;
+    }
+
+#if KOSMOS_TORCH_AOTI
+    static Module aoti(std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader,
+                       const PackageFile &file, torch::Device device)
+    {
+        Module out;
+        out.m_aoti = std::move(loader);
+        out.m_inputs = file.inputs;
+        out.m_file = file.path.filename().string();
+        out.m_device = device;
+        return out;
+    }
+#endif
+
+private:
+    torch::Tensor runScript(const std::vector<torch::Tensor> &inputs, const std::string &what)
+    {
+        try {
+            std::vector<torch::jit::IValue> values(inputs.begin(), inputs.end());
+            return m_script->forward(std::move(values)).toTensor();
+        } catch (const c10::Error &e) {
+            throw Error(ErrorCode::InvalidInput,
+                        what +
+                            " failed (does the module follow the signature in docs/export.md?): " +
+                            e.what_without_backtrace());
+        }
+    }
+
+    torch::Tensor runAoti([[maybe_unused]] std::vector<torch::Tensor> inputs,
+                          [[maybe_unused]] const std::string &what)
+    {
+#if KOSMOS_TORCH_AOTI
+        // A compiled module reads its inputs as laid out at export: check before it runs.
+        if (inputs.size() != m_inputs.size())
+            throw Error(ErrorCode::InvalidInput,
+                        what + " (" + m_file + ", AOTInductor) takes " +
+                            std::to_string(m_inputs.size()) + " inputs; the adapter gives " +
+                            std::to_string(inputs.size()) + " (docs/export.md)");
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            const TensorSpec &spec = m_inputs[i];
+            const torch::Tensor &t = inputs[i];
+            bool ok = t.dim() == static_cast<int64_t>(spec.shape.size());
+            for (std::size_t d = 0; ok && d < spec.shape.size(); ++d)
+                ok = spec.shape[d] < 0 || t.size(static_cast<int64_t>(d)) == spec.shape[d];
+            if (!ok || dtypeName(t.scalar_type()) != spec.dtype) {
+                std::string expected = "[";
+                for (std::size_t d = 0; d < spec.shape.size(); ++d)
+                    expected +=
+                        (d ? "," : "") +
+                        (spec.shape[d] < 0 ? std::string("*") : std::to_string(spec.shape[d]));
+                throw Error(ErrorCode::InvalidInput,
+                            what + " (" + m_file + ", AOTInductor) input " + std::to_string(i) +
+                                " is " + shapeText(t) + " " + dtypeName(t.scalar_type()) +
+                                "; the module was compiled for " + expected + "] " + spec.dtype +
+                                " (export it again for this signature)");
+            }
+            inputs[i] = inputs[i].contiguous();
+        }
+        try {
+            std::vector<torch::Tensor> out = m_aoti->boxed_run(std::move(inputs));
+            if (out.size() != 1)
+                throw Error(ErrorCode::InvalidInput,
+                            what + " (" + m_file + ", AOTInductor) returned " +
+                                std::to_string(out.size()) + " outputs; the signature has one");
+            return out.front();
+        } catch (const c10::Error &e) {
+            throw Error(ErrorCode::InvalidInput, what + " (" + m_file + ", AOTInductor) failed: " +
+                                                     e.what_without_backtrace());
+        }
+#else
+        throw Error(ErrorCode::InvalidInput, what + ": AOTInductor is not in this build");
+#endif
+    }
+
+    std::shared_ptr<torch::jit::Module> m_script;
+#if KOSMOS_TORCH_AOTI
+    std::shared_ptr<torch::inductor::AOTIModelPackageLoader> m_aoti;
+#else
+    std::shared_ptr<void> m_aoti;
+#endif
+    std::vector<TensorSpec> m_inputs;
+    std::string m_file;
+    torch::Device m_device = torch::kCPU;
+};
+
+// Whether this build can run a package's modules on the resolved device and dtype, and why not
+// (checked by availability before any run, and again at load).
+inline std::string runtimeUnsupportedReason(const ModelPackage &package, const Runtime &rt)
+{
+    for (const auto &[role, f] : package.files) {
+        if (f.runtime != "aoti")
+            continue;
+        const std::string file = "files." + role + " (" + f.path.filename().string() + ")";
+#if !KOSMOS_TORCH_AOTI
+        return file + " is an AOTInductor package; this plugin's libtorch " + libtorchVersion() +
+               " cannot load those (AOTInductor needs torch 2.6 or newer): build the cuda preset "
+               "(scripts/setup-cuda.sh, docs/gpu.md) or export the module as TorchScript";
+#endif
+        const std::string dtype = rt.dtype == torch::kFloat      ? "fp32"
+                                  : rt.dtype == torch::kBFloat16 ? "bf16"
+                                                                 : "fp16";
+        if (f.compiledDevice != (rt.device.is_cuda() ? "cuda" : "cpu") || f.compiledDtype != dtype)
+            return file + " is an AOTInductor package compiled for " + f.compiledDevice + " " +
+                   f.compiledDtype + "; it cannot run on " + rt.device.str() + " " + dtype +
+                   " (export it again for that device and dtype: tools/export/kosmos_export.py "
+                   "--runtime aoti, docs/export.md)";
+    }
+    return {};
+}
+
 // Loaded modules are kept for the life of the process, keyed by file hash, device and dtype:
 // the engine creates a component per run, and a 7B-parameter module must not be read from disk
 // for every episode. Inference does not change a module, so runs share it.
-inline torch::jit::Module loadModule(const ModelPackage &package, const std::string &role,
-                                     const Runtime &rt)
+inline Module loadModule(const ModelPackage &package, const std::string &role, const Runtime &rt)
 {
     const PackageFile &f = package.file(role);
     static std::mutex mutex;
-    static std::map<std::string, torch::jit::Module> cache;
-    const std::string key = f.sha256 + " " + rt.device.str() + " " + c10::toString(rt.dtype);
+    static std::map<std::string, Module> cache;
+    // An AOTInductor module's inputs come from the manifest: the manifest is part of its key.
+    const std::string key = f.sha256 + " " + rt.device.str() + " " + c10::toString(rt.dtype) +
+                            (f.runtime == "aoti" ? " " + package.manifestSha256 : "");
     std::lock_guard lock(mutex);
     if (const auto it = cache.find(key); it != cache.end())
         return it->second;
+    if (f.runtime == "aoti") {
+        if (const std::string why = runtimeUnsupportedReason(package, rt); !why.empty())
+            throw Error(ErrorCode::InvalidInput, why);
+#if KOSMOS_TORCH_AOTI
+        try {
+            auto loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
+                f.path.string(), "model", false, 1,
+                rt.device.is_cuda() ? rt.device.index() : c10::DeviceIndex(-1));
+            Module m = Module::aoti(std::move(loader), f, rt.device);
+            cache.emplace(key, m);
+            return m;
+        } catch (const c10::Error &e) {
+            throw Error(
+                ErrorCode::InvalidInput,
+                "files." + role + " (" + f.path.filename().string() +
+                    ") is not a loadable AOTInductor package: " + e.what_without_backtrace());
+        } catch (const std::exception &e) {
+            throw Error(ErrorCode::InvalidInput,
+                        "files." + role + " (" + f.path.filename().string() +
+                            ") is not a loadable AOTInductor package: " + e.what());
+        }
+#endif
+    }
     try {
         torch::jit::Module m = torch::jit::load(f.path.string(), rt.device);
         m.eval();
         m.to(rt.device, rt.dtype);
-        cache.emplace(key, m);
-        return m;
+        Module module = Module::script(std::move(m), rt.device);
+        cache.emplace(key, module);
+        return module;
     } catch (const c10::Error &e) {
         throw Error(ErrorCode::InvalidInput,
                     "files." + role + " (" + f.path.filename().string() +
@@ -138,12 +381,15 @@ inline torch::jit::Module loadModule(const ModelPackage &package, const std::str
 }
 
 // RGB uint8 HxWx3 -> [1, 3, H, W] in [0, 1] on the runtime's device and dtype.
+// On CUDA through pinned host memory, so the copy is a DMA the stream orders, not a staged one.
 inline torch::Tensor imageTensor(const cv::Mat &rgb, const Runtime &rt)
 {
     std::vector<float> chw = chwFloat(rgb);
-    return torch::from_blob(chw.data(), {1, 3, rgb.rows, rgb.cols}, torch::kFloat)
-        .clone()
-        .to(rt.device, rt.dtype);
+    const torch::Tensor host =
+        torch::from_blob(chw.data(), {1, 3, rgb.rows, rgb.cols}, torch::kFloat);
+    if (rt.device.is_cuda())
+        return host.pin_memory().to(rt.device, rt.dtype, /*non_blocking=*/true);
+    return host.clone().to(rt.device, rt.dtype);
 }
 
 // [3, H, W] in [0, 1] -> RGB uint8.
@@ -159,16 +405,10 @@ inline cv::Mat tensorImage(const torch::Tensor &chw)
     return image;
 }
 
-inline torch::Tensor forward(torch::jit::Module &module, std::vector<torch::jit::IValue> inputs,
+inline torch::Tensor forward(Module &module, std::vector<torch::Tensor> inputs,
                              const std::string &what)
 {
-    try {
-        return module.forward(std::move(inputs)).toTensor();
-    } catch (const c10::Error &e) {
-        throw Error(ErrorCode::InvalidInput,
-                    what + " failed (does the module follow the signature in docs/export.md?): " +
-                        e.what_without_backtrace());
-    }
+    return module.forward(std::move(inputs), what);
 }
 
 inline void expectShape(const torch::Tensor &t, const std::vector<int64_t> &shape,
@@ -217,31 +457,47 @@ public:
     template<typename F>
     auto time(F &&f)
     {
+        t_deviceMs = 0;
         const auto start = std::chrono::steady_clock::now();
         auto result = f();
         m_lastMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
+        m_lastDeviceMs = t_deviceMs;
         ++m_calls;
         m_totalMs += m_lastMs;
         return result;
     }
-    // For the step's event: this call, the running mean, peak RSS. CUDA allocator statistics
-    // would join here on a CUDA build (Debian's libtorch is CPU-only).
+    // For the step's event: this call (wall clock, the host's work and the synchronising copy
+    // back included), the running mean, peak RSS; on CUDA also the device time of the forward
+    // passes (events on the stream) and the caching allocator's statistics.
     nlohmann::json stats(const Runtime &rt) const
     {
         if (m_calls == 0)
             return nullptr;
-        return {
+        nlohmann::json out = {
             {"call_ms", std::round(m_lastMs * 1000) / 1000},
             {"mean_call_ms", std::round(m_totalMs / static_cast<double>(m_calls) * 1000) / 1000},
             {"calls", m_calls},
             {"peak_rss_bytes", peakRssBytes()},
             {"device", rt.device.str()}};
+#if KOSMOS_TORCH_CUDA
+        if (rt.device.is_cuda()) {
+            const c10::DeviceIndex index = rt.device.has_index() ? rt.device.index() : 0;
+            const auto memory = at::accelerator::getDeviceStats(index);
+            constexpr std::size_t all = 0; // StatType::AGGREGATE
+            out["device_ms"] = std::round(m_lastDeviceMs * 1000) / 1000;
+            out["cuda_allocated_bytes"] = memory.allocated_bytes[all].current;
+            out["cuda_reserved_bytes"] = memory.reserved_bytes[all].current;
+            out["cuda_peak_allocated_bytes"] = memory.allocated_bytes[all].peak;
+        }
+#endif
+        return out;
     }
 
 private:
     double m_lastMs = 0;
+    double m_lastDeviceMs = 0;
     double m_totalMs = 0;
     std::int64_t m_calls = 0;
 };

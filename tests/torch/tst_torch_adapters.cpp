@@ -399,11 +399,19 @@ TEST(TorchAdapters, AWrongPackageOrOutputFailsWithItsNamedError)
     EXPECT_NE(torchAvailability(ModelFamily::Octo, nlohmann::json::object())
                   .reason.find("settings.package is not set"),
               std::string::npos);
-    // No CUDA in Debian's libtorch: said, not attempted.
+    // No CUDA: said with the reason (CPU-only libtorch, no driver, no device), not attempted.
     const Availability cuda = torchAvailability(
         ModelFamily::OpenVla, {{"package", p.openvla.string()}, {"device", "cuda"}});
     if (!cuda.available) {
-        EXPECT_NE(cuda.reason.find("no CUDA in this libtorch"), std::string::npos) << cuda.reason;
+#if KOSMOS_TORCH_CUDA
+        EXPECT_TRUE(cuda.reason.find("no NVIDIA driver") != std::string::npos ||
+                    cuda.reason.find("reports no CUDA device") != std::string::npos)
+            << cuda.reason;
+#else
+        EXPECT_NE(cuda.reason.find("is CPU-only (Debian's libtorch-dev); build the cuda preset"),
+                  std::string::npos)
+            << cuda.reason;
+#endif
     }
     EXPECT_NE(torchAvailability(ModelFamily::OpenVla,
                                 {{"package", p.openvla.string()}, {"dtype", "fp16"}})
@@ -474,3 +482,163 @@ TEST(TorchAdapters, TheExportersStandInPackagesLoadAndRunInTheAdapters)
         }
     }
 }
+
+namespace {
+
+// An AOTInductor package (.pt2) with a runtime block in its manifest, over any file: what every
+// build says about it before running it (the file's content does not matter for these checks).
+fs::path writeAotiManifest(const TempDir &tmp, const std::string &name, const std::string &device,
+                           const std::string &dtype)
+{
+    // The TorchScript open-pi-zero stand-in's manifest with its module swapped for a .pt2.
+    const Packages base = writeAll(tmp);
+    nlohmann::json manifest =
+        nlohmann::json::parse(std::ifstream(base.pizero / "kosmos-model.json"));
+    const fs::path dir = tmp / name;
+    fs::create_directories(dir);
+    std::ofstream(dir / "module.pt2") << "not compiled";
+    manifest["files"] = {{"module",
+                          {{"path", "module.pt2"},
+                           {"sha256", Sha256::fileHex(dir / "module.pt2")},
+                           {"runtime", "aoti"},
+                           {"device", device},
+                           {"dtype", dtype},
+                           {"inputs",
+                            {{{"shape", {1, 3, 224, 224}}, {"dtype", "float32"}},
+                             {{"shape", {1, 7}}, {"dtype", "float32"}},
+                             {{"shape", {1, -1}}, {"dtype", "int64"}}}}}}};
+    manifest["defaults"] = {{"device", device}, {"dtype", dtype}};
+    std::ofstream(dir / "kosmos-model.json") << manifest.dump(2);
+    return dir;
+}
+
+} // namespace
+
+TEST(TorchAdapters, AnAotiPackageIsReadAndRefusedWithTheReasonWhereItCannotRun)
+{
+    TempDir dir;
+    const fs::path cpu = writeAotiManifest(dir, "cpu", "cpu", "fp32");
+    const ModelPackage package = loadModelPackage(cpu);
+    const PackageFile &module = package.file("module");
+    EXPECT_EQ(module.runtime, "aoti");
+    EXPECT_EQ(module.compiledDevice, "cpu");
+    ASSERT_EQ(module.inputs.size(), 3u);
+    EXPECT_EQ(module.inputs[2].shape, (std::vector<std::int64_t>{1, -1}));
+    const Availability a = torchAvailability(ModelFamily::OpenPiZero, {{"package", cpu.string()}});
+#if KOSMOS_TORCH_AOTI
+    EXPECT_TRUE(a.available) << a.reason; // loading is where a bad .pt2 is caught
+    EXPECT_NE(errorOf([&] {
+                  createTorchPolicy(ModelFamily::OpenPiZero, {{"package", cpu.string()}});
+              }).find("files.module (module.pt2) is not a loadable AOTInductor package"),
+              std::string::npos);
+    // Compiled for cpu fp32: bf16 is refused before loading, with what to do.
+    const Availability bf16 =
+        torchAvailability(ModelFamily::OpenPiZero, {{"package", cpu.string()}, {"dtype", "bf16"}});
+    EXPECT_FALSE(bf16.available);
+    EXPECT_NE(bf16.reason.find("compiled for cpu fp32; it cannot run on cpu bf16 (export it again"),
+              std::string::npos)
+        << bf16.reason;
+#else
+    EXPECT_FALSE(a.available);
+    EXPECT_NE(a.reason.find("is an AOTInductor package; this plugin's libtorch 1."),
+              std::string::npos)
+        << a.reason;
+    EXPECT_NE(a.reason.find("build the cuda preset"), std::string::npos) << a.reason;
+#endif
+    // A CUDA package where there is no CUDA: the device's reason comes first.
+    const fs::path cuda = writeAotiManifest(dir, "cuda", "cuda", "fp16");
+    const Availability c = torchAvailability(ModelFamily::OpenPiZero, {{"package", cuda.string()}});
+    if (!c.available) {
+        EXPECT_NE(c.reason.find("device cuda"), std::string::npos) << c.reason;
+    }
+    // Every mistake in a runtime block is named.
+    auto mistake = [&](const std::function<void(nlohmann::json &)> &edit) {
+        nlohmann::json m = nlohmann::json::parse(std::ifstream(cpu / "kosmos-model.json"));
+        edit(m["files"]["module"]);
+        const fs::path bad = dir / "bad";
+        fs::create_directories(bad);
+        fs::copy_file(cpu / "module.pt2", bad / "module.pt2", fs::copy_options::overwrite_existing);
+        std::ofstream(bad / "kosmos-model.json") << m.dump();
+        return errorOf([&] { loadModelPackage(bad); });
+    };
+    EXPECT_NE(mistake([](auto &f) {
+                  f["runtime"] = "onnx";
+              }).find("files.module.runtime: must be \"torchscript\" or \"aoti\""),
+              std::string::npos);
+    EXPECT_NE(mistake([](auto &f) { f["device"] = "tpu"; }).find("files.module.device"),
+              std::string::npos);
+    EXPECT_NE(mistake([](auto &f) { f.erase("inputs"); }).find("files.module"), std::string::npos);
+    EXPECT_NE(mistake([](auto &f) {
+                  f["inputs"][0]["shape"][1] = 0;
+              }).find("files.module.inputs[0].shape"),
+              std::string::npos);
+    EXPECT_NE(mistake([](auto &f) {
+                  f["inputs"][1]["dtype"] = "float64";
+              }).find("files.module.inputs[1].dtype"),
+              std::string::npos);
+    EXPECT_NE(
+        mistake([](auto &f) { f["runtime"] = "torchscript"; }).find("only an AOTInductor module"),
+        std::string::npos);
+}
+
+#if KOSMOS_TORCH_AOTI && defined(KOSMOS_EXPORT_PYTHON)
+TEST(TorchAdapters, AnAotiPackageRunsLikeItsTorchScriptTwin)
+{
+    // The exporter writes the same stand-in (same seed, same weights) as TorchScript and as an
+    // AOTInductor package compiled for the CPU; the adapters run both and agree.
+    const std::string exporter = std::string(KOSMOS_SOURCE_DIR) + "/tools/export/kosmos_export.py";
+    TempDir dir;
+    for (const char *runtime : {"torchscript", "aoti"})
+        for (const char *family : {"openpizero", "cosmos"}) {
+            const auto r = runProcess({KOSMOS_EXPORT_PYTHON, exporter, "stand-in", "--family",
+                                       family, "--out", (dir / runtime / family).string(),
+                                       "--instruction", kInstruction, "--runtime", runtime});
+            ASSERT_EQ(r.exitCode, 0) << runtime << " " << family << ": " << r.output;
+        }
+    cv::Mat image(224, 224, CV_8UC3, cv::Scalar(90, 140, 60));
+    cv::circle(image, {80, 120}, 30, cv::Scalar(200, 40, 40), -1);
+    std::vector<ActionChunk> chunks;
+    std::vector<std::vector<cv::Mat>> videos;
+    for (const char *runtime : {"torchscript", "aoti"}) {
+        auto policy = createTorchPolicy(ModelFamily::OpenPiZero,
+                                        {{"package", (dir / runtime / "openpizero").string()}});
+        policy->reset(1, kInstruction);
+        Observation obs;
+        obs.image = image;
+        obs.proprio = std::vector<double>(7, 0.1);
+        chunks.push_back(policy->act(obs));
+        EXPECT_EQ(policy->lastCallStats().value("device", ""), "cpu");
+
+        auto world = createTorchWorldModel(ModelFamily::Cosmos,
+                                           {{"package", (dir / runtime / "cosmos").string()}});
+        WorldStart start;
+        cv::resize(image, start.startFrame, {80, 64});
+        world->reset(start);
+        videos.push_back(world->step(ActionChunk(12, Action{0.01, 0, 0, 0, 0, 0, 1})));
+    }
+    ASSERT_EQ(chunks[0].size(), chunks[1].size());
+    for (std::size_t i = 0; i < chunks[0].size(); ++i)
+        for (std::size_t d = 0; d < 7; ++d)
+            EXPECT_NEAR(chunks[0][i][d], chunks[1][i][d], 1e-4) << i << " " << d;
+    ASSERT_EQ(videos[0].size(), 12u);
+    ASSERT_EQ(videos[1].size(), 12u);
+    for (std::size_t i = 0; i < 12; ++i) {
+        double maxDiff = 0;
+        cv::minMaxLoc(cv::abs(videos[0][i] - videos[1][i]), nullptr, &maxDiff);
+        EXPECT_LE(maxDiff, 1.0) << "frame " << i; // one grey level of rounding at most
+    }
+    // A compiled module does not check its inputs: the adapter does, against the manifest.
+    const fs::path edited = dir / "aoti" / "openpizero";
+    nlohmann::json m = nlohmann::json::parse(std::ifstream(edited / "kosmos-model.json"));
+    m["files"]["module"]["inputs"][0]["shape"] = {1, 3, 256, 256};
+    std::ofstream(edited / "kosmos-model.json") << m.dump();
+    auto policy = createTorchPolicy(ModelFamily::OpenPiZero, {{"package", edited.string()}});
+    policy->reset(1, kInstruction);
+    Observation obs;
+    obs.image = image;
+    EXPECT_NE(errorOf([&] { policy->act(obs); })
+                  .find("input 0 is [1,3,224,224] float32; the module was compiled for "
+                        "[1,3,256,256] float32"),
+              std::string::npos);
+}
+#endif

@@ -93,7 +93,7 @@ def action_contract(family, statistics):
     return contract
 
 
-def write_package(family, modules, statistics, out, options, frame):
+def write_package(family, modules, statistics, out, options, frame, runtimes=None):
     if family not in FAMILIES:
         fail("unknown family '%s' (%s)" % (family, ", ".join(FAMILIES)))
     kind, _, chunk, roles = FAMILIES[family]
@@ -102,18 +102,21 @@ def write_package(family, modules, statistics, out, options, frame):
             fail("family %s needs a '%s' module" % (family, role))
     os.makedirs(out, exist_ok=True)
     files = {}
+    runtimes = runtimes or {}
     for role, source in modules.items():
-        target = os.path.join(out, role + ".pt")
+        name = role + (".pt2" if source.endswith(".pt2") else ".pt")
+        target = os.path.join(out, name)
         if os.path.abspath(source) != os.path.abspath(target):
             shutil.copyfile(source, target)
-        files[role] = {"path": role + ".pt", "sha256": sha256(target)}
+        files[role] = {"path": name, "sha256": sha256(target)}
+        files[role].update(runtimes.get(role, {}))
     manifest = {
         "kosmos_model": 1,
         "family": family,
         "signature": SIGNATURE,
         "files": files,
         "action": action_contract(family, statistics),
-        "defaults": {"device": "cpu", "dtype": "fp32"},
+        "defaults": defaults_of(runtimes),
         "options": options,
         "exported_with": "tools/export/kosmos_export.py",
     }
@@ -132,6 +135,53 @@ def write_package(family, modules, statistics, out, options, frame):
     return manifest
 
 
+def defaults_of(runtimes):
+    """An AOTInductor package runs where it was compiled: its defaults say so."""
+    for block in (runtimes or {}).values():
+        return {"device": block["device"], "dtype": block["dtype"]}
+    return {"device": "cpu", "dtype": "fp32"}
+
+
+TORCH_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
+
+
+def aoti_block(args, dynamic, device, dtype):
+    """The manifest's runtime block for a compiled module: device, dtype and the inputs it was
+    compiled for (-1 where a dimension was exported as dynamic); the C++ adapter checks every
+    call against it, since a compiled module does not check its inputs itself."""
+    inputs = []
+    for i, a in enumerate(args):
+        shape = list(a.shape)
+        for d in (dynamic[i] or {}) if dynamic else {}:
+            shape[d] = -1
+        inputs.append({"shape": shape, "dtype": str(a.dtype).replace("torch.", "")})
+    return {"runtime": "aoti", "device": device, "dtype": dtype, "inputs": inputs}
+
+
+def compile_aoti(module, args, dynamic, path, device, dtype):
+    """torch.export + AOTInductor: a .pt2 package that C++ loads with AOTIModelPackageLoader.
+    It is compiled for one device (a CUDA package needs a GPU here, at export time) and dtype."""
+    import torch
+    if device == "cuda" and not torch.cuda.is_available():
+        fail("--device cuda: compiling an AOTInductor package for CUDA needs a GPU at export time "
+             "(this machine has none); compile for cpu here, or export on the GPU machine")
+    if not hasattr(torch._inductor, "aoti_compile_and_package"):
+        fail("--runtime aoti needs torch >= 2.6 (this is %s; scripts/setup-cuda.sh installs one)"
+             % torch.__version__)
+    floating = getattr(torch, TORCH_DTYPES[dtype])
+    module = module.eval().to(device=device, dtype=floating)
+    args = tuple(a.to(device=device, dtype=floating) if a.is_floating_point() else a.to(device)
+                 for a in args)
+    spec = None
+    if dynamic:
+        spec = tuple({d: torch.export.Dim("d%d_%d" % (i, d), min=1, max=4096) for d in dims}
+                     if dims else None for i, dims in enumerate(dynamic))
+    with torch.no_grad():
+        program = torch.export.export(module, args, dynamic_shapes=spec)
+        torch._inductor.aoti_compile_and_package(program, package_path=path)
+    return aoti_block(args, dynamic, device, dtype)
+
+
 def vla_prompt(family, instruction):
     lower = instruction.lower()
     if family == "openvla":
@@ -140,8 +190,9 @@ def vla_prompt(family, instruction):
             "<|im_start|>assistant\n" % lower)
 
 
-def stand_in(family, out, instructions, size):
-    """Random-weight modules with the family's real signature (docs/export.md)."""
+def stand_in(family, out, instructions, size, runtime="torchscript", device="cpu", dtype="fp32"):
+    """Random-weight modules with the family's real signature (docs/export.md), as TorchScript
+    or compiled by AOTInductor (runtime "aoti") with the inputs the C++ adapter gives."""
     import torch
     from torch import Tensor, nn
 
@@ -240,29 +291,51 @@ def stand_in(family, out, instructions, size):
     kind, scheme, chunk, roles = FAMILIES[family]
     os.makedirs(out, exist_ok=True)
     modules = {}
+    runtimes = {}
+    frame = (320, 256) if family == "irasim" else (80, 64) if size == "small" else (320, 256)
+
+    def image(side, frames=None):
+        return torch.rand((1, frames, 3, side, side) if frames else (1, 3, side, side))
+
+    def ids(n):
+        return torch.ones(1, n, dtype=torch.long)
+
+    def save(role, module, args, dynamic=None):
+        # args: the inputs the C++ adapter gives, in its order; dynamic: per input, the
+        # dimensions that vary between calls (prompt and token lengths).
+        if runtime == "aoti":
+            path = os.path.join(out, role + ".pt2")
+            runtimes[role] = compile_aoti(module, args, dynamic, path, device, dtype)
+        else:
+            path = os.path.join(out, role + ".pt")
+            torch.jit.script(module).save(path)
+        modules[role] = path
+
     options = {}
     if family in ("openvla", "minivla"):
         vocab = 32000 if family == "openvla" else 151936
         options = {"vocab_size": vocab, "prompt_tokens": {}}
         for k, text in enumerate(instructions):
             options["prompt_tokens"][vla_prompt(family, text)] = [1, 100 + k, 200 + k]
-        torch.jit.script(Vla(vocab)).save(os.path.join(out, "module.pt"))
+        save("module", Vla(vocab), (image(224), ids(3)), [None, [1]])
     elif family == "octo":
         options = {"task_tokens": {t: [3 + k] * 16 for k, t in enumerate(instructions)}}
-        torch.jit.script(Octo()).save(os.path.join(out, "module.pt"))
+        save("module", Octo(), (image(256, 2), image(128, 2), torch.ones(1, 2, dtype=torch.bool),
+                                ids(16)))
     elif family == "openpizero":
         options = {"prompt_tokens": {t: [2, 5 + k] for k, t in enumerate(instructions)}}
-        torch.jit.script(PiZero()).save(os.path.join(out, "module.pt"))
+        save("module", PiZero(), (image(224), torch.zeros(1, 7), ids(2)), [None, None, [1]])
     elif family in ("susie", "susie_ll"):
         if family == "susie":
             options = {"prompt_tokens": {t: [4, 6 + k] for k, t in enumerate(instructions)}}
-            torch.jit.script(Subgoal()).save(os.path.join(out, "subgoal.pt"))
-        torch.jit.script(Susie()).save(os.path.join(out, "module.pt"))
+            save("subgoal", Subgoal(), (image(256), ids(2)), [None, [1]])
+        save("module", Susie(), (image(256, 2), image(256)))
     else:
         options = {"action_scale": 20.0, "sampling_steps": 35, "guidance": 7.0}
-        torch.jit.script(World()).save(os.path.join(out, "module.pt"))
-    for role in roles:
-        modules[role] = os.path.join(out, role + ".pt")
+        width, height = frame
+        save("module", World(), (torch.rand(1, 3, height, width), torch.zeros(1, chunk, 7),
+                                 torch.zeros(1, dtype=torch.long), torch.full((1,), 35),
+                                 torch.full((1,), 7.0)))
     statistics = {}
     if scheme in SCHEME_KEYS:
         first, second = SCHEME_KEYS[scheme]
@@ -273,8 +346,7 @@ def stand_in(family, out, instructions, size):
                           second: [0.02] * 3 + [0.1] * 3 + [1.0]}
         statistics["mask"] = [True] * 6 + [False]
     options["stand_in"] = "random weights, real signature (kosmos_export.py stand-in --size %s)" % size
-    frame = (320, 256) if family == "irasim" else (80, 64) if size == "small" else (320, 256)
-    return write_package(family, modules, statistics, out, options, frame)
+    return write_package(family, modules, statistics, out, options, frame, runtimes)
 
 
 def main(argv):
@@ -298,10 +370,17 @@ def main(argv):
     s.add_argument("--out", required=True)
     s.add_argument("--instruction", action="append", default=[])
     s.add_argument("--size", choices=["small", "large"], default="small")
+    s.add_argument("--runtime", choices=["torchscript", "aoti"], default="torchscript",
+                   help="aoti: compile with torch.export + AOTInductor (.pt2; torch >= 2.6)")
+    s.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                   help="aoti: the device the package is compiled for (cuda needs a GPU here)")
+    s.add_argument("--dtype", choices=sorted(TORCH_DTYPES), default="fp32",
+                   help="aoti: the dtype the package is compiled for")
     args = parser.parse_args(argv)
 
     if args.command == "stand-in":
-        manifest = stand_in(args.family, args.out, args.instruction, args.size)
+        manifest = stand_in(args.family, args.out, args.instruction, args.size, args.runtime,
+                            args.device, args.dtype)
     else:
         statistics = {}
         if args.statistics:
