@@ -3,6 +3,7 @@
 #include "TerminalProgress.h"
 #include "ledger/Ledger.h"
 #include "util/Error.h"
+#include "util/GpuMonitor.h"
 #include "verify/LedgerVerifier.h"
 
 #include <nlohmann/json.hpp>
@@ -79,6 +80,32 @@ int runInit(const std::string &bundle)
     } catch (const Error &e) {
         return reportError(e);
     }
+}
+
+int runGpus(bool json)
+{
+    const GpuSnapshot snapshot = GpuMonitor::instance().sample();
+    if (json) {
+        std::cout << snapshot.toJson().dump(2) << "\n";
+        return 0;
+    }
+    if (!snapshot.available || snapshot.devices.empty()) {
+        std::cout << snapshot.summary() << "\n";
+        return 0;
+    }
+    std::cout << "driver " << snapshot.driverVersion << "\n";
+    for (const GpuDevice &d : snapshot.devices) {
+        std::printf(
+            "cuda:%d  %-24s %8.1f GiB free of %8.1f GiB  busy %s\n", d.index, d.name.c_str(),
+            static_cast<double>(d.freeBytes) / (1ll << 30),
+            static_cast<double>(d.totalBytes) / (1ll << 30),
+            d.utilizationPercent < 0 ? "-" : (std::to_string(d.utilizationPercent) + "%").c_str());
+        for (const GpuProcess &p : d.processes)
+            std::printf("        pid %d holds %.1f GiB\n", p.pid,
+                        static_cast<double>(p.usedBytes) / (1ll << 30));
+    }
+    std::fflush(stdout);
+    return 0;
 }
 
 int runInfo(const std::string &bundle, bool json)

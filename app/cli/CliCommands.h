@@ -73,6 +73,8 @@ int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);
 int runPlugins(const std::string &executableDir, bool json);
+// NVML's view of the GPUs (util/GpuMonitor): always exit 0; no driver is an answer.
+int runGpus(bool json);
 // One step of one configured adapter on a placeholder input (a grey frame, zero actions, 16
 // grey frames for a judge): its timing and memory. A smoke test, not evidence of anything.
 int runPluginTest(const std::string &executableDir, const std::string &id,

@@ -151,6 +151,17 @@ const std::vector<Verb> &verbs()
                                       c.value("settings").toStdString(), c.json);
              return runPlugins(c.exeDir, c.json);
          }},
+        {"gpus",
+         "gpus",
+         "NVIDIA GPUs as the driver reports them (NVML, loaded at run time): name,\n"
+         "memory used and free, utilisation, compute processes; says \"no NVIDIA\n"
+         "driver\" where there is none",
+         {"json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(1))
+                 return std::nullopt;
+             return runGpus(c.json);
+         }},
         {"run",
          "run PROTOCOL --ledger BUNDLE",
          "run an evaluation protocol (JSON) into the ledger; running it again resumes\n"
