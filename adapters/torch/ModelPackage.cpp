@@ -369,6 +369,12 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
         loadGenericContracts(p, where);
     else
         loadFamilyContracts(p, where);
+    if (m.contains("requirements")) {
+        const auto &r = json::requireObject(m, "requirements", where);
+        if (const auto mib =
+                json::optInt(r, "device_memory_mib", where + ".requirements", 1, 16 * 1024 * 1024))
+            p.deviceMemoryBytes = *mib * 1024 * 1024;
+    }
     if (m.contains("defaults")) {
         const auto &d = json::requireObject(m, "defaults", where);
         p.defaultDevice = json::optString(d, "device", where + ".defaults").value_or("cpu");

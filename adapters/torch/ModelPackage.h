@@ -86,6 +86,9 @@ struct ModelPackage
     std::string defaultDtype = "fp32";
     nlohmann::json options = nlohmann::json::object(); // the family's own block, e.g. "openvla"
     std::optional<GenericIo> io;                       // generic families: the module signature
+    // "requirements": {"device_memory_mib": N}: what the package needs on the device (weights,
+    // activations, workspace) for the batch's budget check; nullopt when it does not say.
+    std::optional<std::int64_t> deviceMemoryBytes;
     nlohmann::json manifest;
 
     const PackageFile &file(const std::string &role) const;

@@ -534,13 +534,16 @@ nlohmann::json torchIdentity(ModelFamily family, const nlohmann::json &settings)
 {
     const ModelPackage package = loadModelPackage(requirePackageSetting(settings), family);
     const Runtime runtime = Runtime::make(runtimeOptions(settings, package));
-    return {{"weights_sha256", package.manifestSha256},
-            {"details",
-             {{"package", package.identity()},
-              {"device", runtime.options.device},
-              {"dtype", runtime.options.dtype},
-              {"threads", runtime.threads},
-              {"libtorch", TORCH_VERSION}}}};
+    nlohmann::json out = {{"weights_sha256", package.manifestSha256},
+                          {"details",
+                           {{"package", package.identity()},
+                            {"device", runtime.options.device},
+                            {"dtype", runtime.options.dtype},
+                            {"threads", runtime.threads},
+                            {"libtorch", TORCH_VERSION}}}};
+    if (package.deviceMemoryBytes) // only where declared: other packages keep their run keys
+        out["details"]["device_memory_bytes"] = *package.deviceMemoryBytes;
+    return out;
 }
 
 std::unique_ptr<Policy> createTorchPolicy(ModelFamily family, const nlohmann::json &settings)

@@ -111,6 +111,10 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
     options.workers = workers;
     options.workerName = "kosmos-cli";
     RolloutEngine engine(bundle, factory, options);
+    // Threads share one copy of each model; a worker process was checked by its supervisor.
+    if (!quiet)
+        if (const std::string problem = engine.gpuBudgetProblem(protocol); !problem.empty())
+            throw Error(ErrorCode::InvalidInput, "refused before starting: " + problem);
     const SubmittedBatch batch = engine.submit(protocol);
     if (!quiet)
         std::cout << "protocol " << protocol.name << " frozen as "
@@ -210,6 +214,10 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         EngineOptions options;
         options.workerName = "kosmos-cli";
         RolloutEngine engine(bundle, factory, options);
+        // Each worker process loads its own copy of the models.
+        if (const std::string problem = engine.gpuBudgetProblem(protocol, workers);
+            !problem.empty())
+            throw Error(ErrorCode::InvalidInput, "refused before starting: " + problem);
         batch = engine.submit(protocol);
         if (retryFailed)
             requeued = engine.retryFailed(batch);

@@ -8,6 +8,7 @@
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
+#include "util/GpuMonitor.h"
 #include "util/Sha256.h"
 #include "validation/RolloutValidator.h"
 
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <sys/resource.h>
 #include <thread>
@@ -229,26 +231,68 @@ std::vector<RunSpec> RolloutEngine::runSpecs(const Protocol &protocol)
     return specs;
 }
 
+std::string RolloutEngine::gpuBudgetProblem(const Protocol &protocol, int processes)
+{
+    std::vector<ComponentIdentity> components;
+    for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
+        components.push_back(policyIdentity(protocol, i));
+    components.push_back(worldModelIdentity(protocol));
+    if (auto judge = judgeIdentity(protocol))
+        components.push_back(*judge);
+    // A batch runs one policy at a time beside the world model and the judge: the largest
+    // policy counts, not their sum.
+    std::map<std::string, std::int64_t> policyMax;
+    std::vector<std::pair<std::string, std::int64_t>> declared;
+    for (const ComponentIdentity &c : components) {
+        const nlohmann::json resolved = c.config.value("resolved", nlohmann::json::object());
+        if (!resolved.is_object() || !resolved.contains("device_memory_bytes") ||
+            !resolved["device_memory_bytes"].is_number_integer())
+            continue;
+        const std::string device = resolved.value("device", std::string("cpu"));
+        const std::int64_t bytes =
+            resolved["device_memory_bytes"].get<std::int64_t>() * std::max(1, processes);
+        if (c.family == ComponentFamily::Policy)
+            policyMax[device] = std::max(policyMax[device], bytes);
+        else
+            declared.emplace_back(device, bytes);
+    }
+    for (const auto &[device, bytes] : policyMax)
+        declared.emplace_back(device, bytes);
+    bool cuda = false;
+    for (const auto &entry : declared)
+        cuda = cuda || entry.first.rfind("cuda", 0) == 0;
+    if (!cuda)
+        return {};
+    const std::string problem = kosmos::gpuBudgetProblem(declared, GpuMonitor::instance().sample());
+    return problem.empty() ? problem : "gpu_budget: " + problem;
+}
+
 BatchPreview RolloutEngine::preview(const Protocol &protocol)
 {
     const std::vector<RunSpec> specs = runSpecs(protocol);
     BatchPreview preview;
     preview.protocolSha256 = Sha256::hex(canonicalJson(protocol.document));
+    // Device memory first: instances below would take it.
+    std::string budget = gpuBudgetProblem(protocol);
+    if (!budget.empty())
+        preview.problems.push_back(std::move(budget));
     // Contracts: one instance of each policy against one of the world model.
-    try {
-        const auto worldModel = m_factory.createWorldModel(protocol.worldModel);
-        for (std::size_t i = 0; i < protocol.policies.size(); ++i) {
-            const auto policy = m_factory.createPolicy(protocol.policies[i]);
-            if (const auto misfit =
-                    contractMisfit(policy->actionContract(), worldModel->actionContract(),
-                                   worldModel->frameContract()))
-                preview.problems.push_back("policy " + std::to_string(i) + " (" +
-                                           protocol.policies[i].plugin + ") and world model " +
-                                           protocol.worldModel.plugin + ": " + misfit->first +
-                                           ": " + misfit->second);
+    if (preview.problems.empty()) { // the budget refused: no instance is created
+        try {
+            const auto worldModel = m_factory.createWorldModel(protocol.worldModel);
+            for (std::size_t i = 0; i < protocol.policies.size(); ++i) {
+                const auto policy = m_factory.createPolicy(protocol.policies[i]);
+                if (const auto misfit =
+                        contractMisfit(policy->actionContract(), worldModel->actionContract(),
+                                       worldModel->frameContract()))
+                    preview.problems.push_back("policy " + std::to_string(i) + " (" +
+                                               protocol.policies[i].plugin + ") and world model " +
+                                               protocol.worldModel.plugin + ": " + misfit->first +
+                                               ": " + misfit->second);
+            }
+        } catch (const Error &e) {
+            preview.problems.push_back(std::string("component_unavailable: ") + e.what());
         }
-    } catch (const Error &e) {
-        preview.problems.push_back(std::string("component_unavailable: ") + e.what());
     }
     Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
     for (const RunSpec &spec : specs) {
@@ -765,6 +809,14 @@ private:
                m_worldDevice.value_or("not reported");
     }
 
+    bool usesCuda() const
+    {
+        for (const auto &d : {m_policyDevice, m_worldDevice})
+            if (d && d->rfind("cuda", 0) == 0)
+                return true;
+        return false;
+    }
+
     void recordTimings(Steady::time_point start)
     {
         const double total = msSince(start);
@@ -783,6 +835,8 @@ private:
             {"devices",
              {{"policy", optional(m_policyDevice)}, {"world_model", optional(m_worldDevice)}}},
             {"device", deviceSummary()},
+            // The GPUs as NVML saw them at the attempt's end, where a component ran on CUDA.
+            {"gpu", usesCuda() ? GpuMonitor::instance().sample().toJson() : nlohmann::json()},
             {"cpu_ms", threadCpuMs() - m_cpuStartMs},
             {"peak_rss_kib", peakRssKib()}};
         m_scope.bufferEvent("timings", timings); // written with the attempt's end

@@ -143,6 +143,12 @@ public:
     // contracts; reads the ledger, never writes it.
     BatchPreview preview(const Protocol &protocol);
 
+    // The device memory the components declare (a model package's "requirements", resolved
+    // into their identity) against the free memory NVML reports, times the processes that each
+    // load their own copy. Empty when it fits or nothing runs on CUDA; else the refusal with the
+    // numbers. Checked before a batch starts (kosmos-cli run, the dry run), not per worker.
+    std::string gpuBudgetProblem(const Protocol &protocol, int processes = 1);
+
     // Every run of the protocol as it is submitted (plans in order, identities resolved).
     std::vector<RunSpec> runSpecs(const Protocol &protocol);
 

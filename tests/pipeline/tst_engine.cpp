@@ -130,6 +130,16 @@ public:
     {
         return std::make_unique<synthetic::FrameJudge>(0.1);
     }
+    // As a torch adapter resolves a package that declares its device memory.
+    nlohmann::json identityOf(const ComponentSpec &spec) override
+    {
+        if (!spec.settings.contains("gpu_mib"))
+            return nullptr;
+        return {{"details",
+                 {{"device", spec.settings.value("device", "cuda:0")},
+                  {"device_memory_bytes",
+                   spec.settings["gpu_mib"].get<std::int64_t>() * 1024 * 1024}}}};
+    }
 };
 
 nlohmann::json protocolJson(const std::string &policyMode = "expert", int episodes = 2)
@@ -236,7 +246,7 @@ TEST(Engine, PreviewCountsRunsAndRefusesMisfittingContractsWithoutWriting)
     RolloutEngine engine(f.bundle, f.factory);
     const Protocol protocol = Protocol::fromJson(protocolJson());
     auto preview = engine.preview(protocol);
-    EXPECT_EQ(preview.runs, 2);
+    EXPECT_EQ(preview.runs, 4); // 2 policies x 2 episodes, counted all the same
     EXPECT_EQ(preview.inLedger, 0);
     EXPECT_TRUE(preview.problems.empty()) << preview.problems[0];
     EXPECT_EQ(Ledger::open(f.bundle).info().runs, 0) << "a preview writes nothing";
@@ -812,4 +822,33 @@ TEST(Engine, AWorkerThreadThatCannotOpenTheLedgerIsReportedAfterJoinNotTerminate
     Ledger ledger = Ledger::open(f.bundle, {OpenMode::ReadOnly});
     for (const std::int64_t run : batch.runIds)
         EXPECT_EQ(ledger.run(run)->status, "queued") << "nothing was claimed, nothing lost";
+}
+
+TEST(Engine, ABatchWhoseDeclaredGpuMemoryDoesNotFitIsRefusedWithTheNumbersBeforeAnyInstance)
+{
+    // The fake NVML: cuda:0 has 20 GiB free of 80, cuda:1 78 GiB.
+    ::setenv("KOSMOS_NVML_LIBRARY", KOSMOS_FAKE_NVML, 1);
+    Fixture f;
+    nlohmann::json p = protocolJson();
+    p["policies"] = {{{"plugin", "test.policy"}, {"settings", {{"gpu_mib", 6144}}}},
+                     {{"plugin", "test.policy"}, {"settings", {{"gpu_mib", 10240}}}}};
+    p["world_model"]["settings"] = {{"gpu_mib", 8192}};
+    RolloutEngine engine(f.bundle, f.factory);
+    // One policy at a time beside the world model: 10 + 8 GiB fit in 20.
+    EXPECT_EQ(engine.gpuBudgetProblem(Protocol::fromJson(p)), "");
+    // Two worker processes each load their own copy: 36 GiB do not.
+    EXPECT_EQ(engine.gpuBudgetProblem(Protocol::fromJson(p), 2),
+              "gpu_budget: cuda:0 (Fake GPU A): the components declare 36.0 GiB, 20.0 GiB of "
+              "80.0 GiB are free");
+    p["world_model"]["settings"] = {{"gpu_mib", 16384}};
+    const BatchPreview preview = engine.preview(Protocol::fromJson(p));
+    ASSERT_EQ(preview.problems.size(), 1u);
+    EXPECT_EQ(preview.problems[0], "gpu_budget: cuda:0 (Fake GPU A): the components declare 26.0 "
+                                   "GiB, 20.0 GiB of 80.0 GiB are free");
+    EXPECT_EQ(preview.runs, 4); // 2 policies x 2 episodes, counted all the same
+    // On another device it fits; on the CPU nothing is checked.
+    p["world_model"]["settings"] = {{"gpu_mib", 16384}, {"device", "cuda:1"}};
+    EXPECT_EQ(engine.gpuBudgetProblem(Protocol::fromJson(p)), "");
+    p["world_model"]["settings"] = {{"gpu_mib", 1 << 24}, {"device", "cpu"}};
+    EXPECT_EQ(engine.gpuBudgetProblem(Protocol::fromJson(p)), "");
 }

@@ -33,7 +33,10 @@ __attribute__((visibility("default"))) int nvmlInit_v2()
     const char *fail = std::getenv("FAKE_NVML_FAIL_INIT");
     return fail && *fail == '1' ? 9 : 0; // NVML_ERROR_DRIVER_NOT_LOADED
 }
-__attribute__((visibility("default"))) int nvmlShutdown() { return 0; }
+__attribute__((visibility("default"))) int nvmlShutdown()
+{
+    return 0;
+}
 __attribute__((visibility("default"))) const char *nvmlErrorString(int r)
 {
     return r == 9 ? "Driver Not Loaded" : "Unknown Error";

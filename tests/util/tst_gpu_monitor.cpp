@@ -61,7 +61,8 @@ TEST(GpuMonitor, TheBudgetCheckRefusesWithTheNumbersWhenTheModelsDoNotFit)
               "cuda:0 (Fake GPU A): the components declare 24.0 GiB, 20.0 GiB of 80.0 GiB are "
               "free");
     EXPECT_EQ(gpuBudgetProblem({{"cuda:1", 70ll << 30}}, s), "");
-    EXPECT_EQ(gpuBudgetProblem({{"cuda:3", 1}}, s), "cuda:3 does not exist (this machine has 2 GPU(s))");
+    EXPECT_EQ(gpuBudgetProblem({{"cuda:3", 1}}, s),
+              "cuda:3 does not exist (this machine has 2 GPU(s))");
     EXPECT_EQ(gpuBudgetProblem({{"cuda:0", 1}}, GpuMonitor("/nonexistent/x.so").sample()),
               "the batch runs on CUDA but no NVIDIA driver (/nonexistent/x.so cannot be loaded)");
 }
