@@ -8,6 +8,16 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "No plugin here can use CUDA: the synthetic and physics backends run on the CPU, and no libtorch plugin is built.":
+        "Kein Plugin hier kann CUDA nutzen: Die synthetischen und Physik-Backends laufen auf der CPU, und kein libtorch-Plugin ist gebaut.",
+    "The libtorch plugins here were built on libtorch %1, which is CPU-only (Debian's libtorch-dev): build the cuda preset (scripts/setup-cuda.sh, docs/gpu.md) to run them on a GPU.":
+        "Die libtorch-Plugins hier wurden mit libtorch %1 gebaut, das nur die CPU kennt (Debians libtorch-dev): Bauen Sie das Preset cuda (scripts/setup-cuda.sh, docs/gpu.md), um sie auf einer GPU auszuführen.",
+    "The libtorch plugins can use CUDA, but here: %1.": "Die libtorch-Plugins können CUDA nutzen, aber hier: %1.",
+    "cuda:%1 - %2 (%3 GiB free of %4)": "cuda:%1 - %2 (%3 GiB von %4 frei)",
+    "Sets the device of every CUDA-capable adapter (torch.*) in the batch; the others run on the CPU. Check refuses a batch whose declared memory does not fit.":
+        "Setzt das Gerät jedes CUDA-fähigen Adapters (torch.*) im Stapel; die übrigen laufen auf der CPU. Prüfen lehnt einen Stapel ab, dessen angegebener Speicher nicht passt.",
+    ", cuda:%1 %2 MiB": ", cuda:%1 %2 MiB",
+    "worker %1: %2, RSS %3 MiB%4": "Worker %1: %2, RSS %3 MiB%4",
     "Imagined runs without a verdict; of them, rollouts that failed validation and were never judged":
         "Vorgestellte Läufe ohne Urteil; davon Rollouts, die die Validierung nicht bestanden und nie bewertet wurden",
     "physics success rate (simulator state)": "Erfolgsrate in der Physik (Simulatorzustand)",

@@ -88,6 +88,29 @@
     </message>
 </context>
 <context>
+    <name>QObject</name>
+    <message>
+        <source>No plugin here can use CUDA: the synthetic and physics backends run on the CPU, and no libtorch plugin is built.</source>
+        <translation>Kein Plugin hier kann CUDA nutzen: Die synthetischen und Physik-Backends laufen auf der CPU, und kein libtorch-Plugin ist gebaut.</translation>
+    </message>
+    <message>
+        <source>The libtorch plugins here were built on libtorch %1, which is CPU-only (Debian's libtorch-dev): build the cuda preset (scripts/setup-cuda.sh, docs/gpu.md) to run them on a GPU.</source>
+        <translation>Die libtorch-Plugins hier wurden mit libtorch %1 gebaut, das nur die CPU kennt (Debians libtorch-dev): Bauen Sie das Preset cuda (scripts/setup-cuda.sh, docs/gpu.md), um sie auf einer GPU auszuführen.</translation>
+    </message>
+    <message>
+        <source>The libtorch plugins can use CUDA, but here: %1.</source>
+        <translation>Die libtorch-Plugins können CUDA nutzen, aber hier: %1.</translation>
+    </message>
+    <message>
+        <source>cuda:%1 - %2 (%3 GiB free of %4)</source>
+        <translation>cuda:%1 - %2 (%3 GiB von %4 frei)</translation>
+    </message>
+    <message>
+        <source>Sets the device of every CUDA-capable adapter (torch.*) in the batch; the others run on the CPU. Check refuses a batch whose declared memory does not fit.</source>
+        <translation>Setzt das Gerät jedes CUDA-fähigen Adapters (torch.*) im Stapel; die übrigen laufen auf der CPU. Prüfen lehnt einen Stapel ab, dessen angegebener Speicher nicht passt.</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::BookmarksPanel</name>
     <message>
         <source>Remove</source>
@@ -793,10 +816,6 @@
         <source>%1 runs (policies x tasks x episodes). Check to see how many this ledger already finished.</source>
         <translation>%1 Läufe (Policies x Aufgaben x Episoden). Prüfen zeigt, wie viele dieses Ledger bereits beendet hat.</translation>
     </message>
-    <message>
-        <source>The synthetic backends run on the CPU. A libtorch adapter (torch.*) has its own device setting (cpu, cuda): set it in the adapter's settings; an adapter whose libtorch has no CUDA refuses cuda with the reason (Run &gt; Plugins).</source>
-        <translation>Die synthetischen Backends laufen auf der CPU. Ein libtorch-Adapter (torch.*) hat eine eigene Geräte-Einstellung (cpu, cuda): setzen Sie sie in den Einstellungen des Adapters; ein Adapter, dessen libtorch kein CUDA hat, lehnt cuda mit Begründung ab (Ausführen &gt; Plugins).</translation>
-    </message>
 </context>
 <context>
     <name>kosmos::ui::MainWindow</name>
@@ -1262,12 +1281,12 @@
         <translation>CPU -</translation>
     </message>
     <message>
-        <source>worker %1: %2, RSS %3 MiB</source>
-        <translation>Worker %1: %2, RSS %3 MiB</translation>
+        <source>, cuda:%1 %2 MiB</source>
+        <translation>, cuda:%1 %2 MiB</translation>
     </message>
     <message>
-        <source>. GPU: not reported (no CUDA-enabled plugin is running; NVML is not used).</source>
-        <translation>. GPU: nicht gemeldet (kein Plugin mit CUDA läuft; NVML wird nicht verwendet).</translation>
+        <source>worker %1: %2, RSS %3 MiB%4</source>
+        <translation>Worker %1: %2, RSS %3 MiB%4</translation>
     </message>
 </context>
 <context>

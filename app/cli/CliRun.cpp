@@ -335,23 +335,27 @@ int runPlugins(const std::string &executableDir, bool json)
         const Availability a = p.usable ? registry.availability(p.id, nlohmann::json::object())
                                         : Availability::no(p.problem);
         if (json) {
-            out.push_back({{"path", p.path.string()},
-                           {"id", p.id},
-                           {"family", p.family},
-                           {"version", p.version},
-                           {"api_version", p.apiVersion},
-                           {"requires", p.metadata.is_object()
-                                            ? p.metadata.value("requires", nlohmann::json::object())
-                                            : nlohmann::json::object()},
-                           {"settings_schema",
-                            p.metadata.is_object()
-                                ? p.metadata.value("settings_schema", nlohmann::json::object())
-                                : nlohmann::json::object()},
-                           {"description", p.metadata.is_object()
-                                               ? p.metadata.value("description", std::string())
-                                               : std::string()},
-                           {"available", a.available},
-                           {"reason", a.reason}});
+            out.push_back(
+                {{"path", p.path.string()},
+                 {"id", p.id},
+                 {"family", p.family},
+                 {"version", p.version},
+                 {"api_version", p.apiVersion},
+                 {"requires", p.metadata.is_object()
+                                  ? p.metadata.value("requires", nlohmann::json::object())
+                                  : nlohmann::json::object()},
+                 // torch plugins: the libtorch they were built with, CUDA, AOTI
+                 {"runtime", p.metadata.is_object() ? p.metadata.value("runtime", nlohmann::json())
+                                                    : nlohmann::json()},
+                 {"settings_schema",
+                  p.metadata.is_object()
+                      ? p.metadata.value("settings_schema", nlohmann::json::object())
+                      : nlohmann::json::object()},
+                 {"description", p.metadata.is_object()
+                                     ? p.metadata.value("description", std::string())
+                                     : std::string()},
+                 {"available", a.available},
+                 {"reason", a.reason}});
             continue;
         }
         std::cout << (a.available ? "available    " : "UNAVAILABLE  ")

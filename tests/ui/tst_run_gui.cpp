@@ -14,6 +14,7 @@
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
 #include "util/CanonicalJson.h"
+#include "util/GpuMonitor.h"
 #include "util/Sha256.h"
 #include "verify/LedgerVerifier.h"
 #include "views/EvaluationView.h"
@@ -87,6 +88,52 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         // The fixture plugins (one crashes on purpose) beside the installed ones.
         qputenv("KOSMOS_PLUGIN_PATH", KOSMOS_FIXTURE_PLUGIN_DIR);
+        // The fake NVML (two devices) for the launcher's and the progress dock's GPU view.
+        qputenv("KOSMOS_NVML_LIBRARY", KOSMOS_FAKE_NVML);
+    }
+
+    void launcherOffersCudaOnlyWhereAPluginAndADeviceCanUseIt()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("cuda.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        const GpuSnapshot fake = GpuMonitor(KOSMOS_FAKE_NVML).sample();
+        const GpuSnapshot none = GpuMonitor("/nonexistent/libnvidia-ml.so.1").sample();
+        // As another build's plugins would be listed: CPU-only libtorch, then a CUDA one.
+        QList<ui::PluginEntry> plugins = catalog.plugins();
+        for (auto &p : plugins)
+            if (p.id == QLatin1String("synthetic.scripted_policy"))
+                p.runtime = {{"libtorch", "1.13.0"}, {"cuda", false}, {"aoti", false}};
+            else
+                p.runtime = nullptr;
+        catalog.setPlugins(plugins);
+        ui::DeviceChoice c = ui::deviceChoice(catalog, fake);
+        QVERIFY(c.devices.isEmpty());
+        QVERIFY2(c.reason.contains(QStringLiteral("built on libtorch 1.13.0, which is CPU-only")),
+                 qPrintable(c.reason));
+        for (auto &p : plugins)
+            if (p.id == QLatin1String("synthetic.scripted_policy"))
+                p.runtime = {{"libtorch", "2.15.0"}, {"cuda", true}, {"aoti", true}};
+        catalog.setPlugins(plugins);
+        c = ui::deviceChoice(catalog, none);
+        QVERIFY(c.devices.isEmpty());
+        QVERIFY2(c.reason.contains(QStringLiteral("can use CUDA, but here: no NVIDIA driver")),
+                 qPrintable(c.reason));
+        c = ui::deviceChoice(catalog, fake);
+        QCOMPARE(c.devices.size(), 2);
+        QCOMPARE(c.devices[0].first, QStringLiteral("cuda:0 - Fake GPU A (20.0 GiB free of 80.0)"));
+        QCOMPARE(c.devices[1].second, QStringLiteral("cuda:1"));
+
+        // Chosen in the launcher: the CUDA-capable component gets the device, the others not.
+        ui::LauncherDialog dialog(catalog, controller);
+        dialog.setProtocol(batchProtocol("cuda", 1));
+        QVERIFY(dialog.deviceBox()->isEnabled());
+        QCOMPARE(dialog.deviceBox()->count(), 3); // CPU, cuda:0, cuda:1
+        QVERIFY(!dialog.protocol()["policies"][0]["settings"].contains("device"));
+        dialog.deviceBox()->setCurrentIndex(2);
+        QVERIFY(dialog.protocol()["policies"][0]["settings"]["device"] == "cuda:1");
+        QVERIFY(!dialog.protocol()["world_model"]["settings"].contains("device"));
     }
 
     void fidelityTabShowsTheReportWithItsIntervals()

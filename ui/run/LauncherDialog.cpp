@@ -27,6 +27,48 @@
 
 namespace kosmos::ui {
 
+DeviceChoice deviceChoice(const PluginCatalog &catalog, const GpuSnapshot &gpus)
+{
+    DeviceChoice out;
+    QString cpuOnly;
+    bool cuda = false;
+    for (const PluginEntry &p : catalog.plugins()) {
+        if (!p.runtime.is_object())
+            continue;
+        if (p.runtime.value("cuda", false))
+            cuda = true;
+        else
+            cpuOnly = QString::fromStdString(p.runtime.value("libtorch", std::string("?")));
+    }
+    if (!cuda) {
+        out.reason =
+            cpuOnly.isEmpty()
+                ? QObject::tr("No plugin here can use CUDA: the synthetic and physics backends run "
+                              "on the CPU, and no libtorch plugin is built.")
+                : QObject::tr("The libtorch plugins here were built on libtorch %1, which is "
+                              "CPU-only (Debian's libtorch-dev): build the cuda preset "
+                              "(scripts/setup-cuda.sh, docs/gpu.md) to run them on a GPU.")
+                      .arg(cpuOnly);
+        return out;
+    }
+    if (!gpus.available || gpus.devices.empty()) {
+        out.reason = QObject::tr("The libtorch plugins can use CUDA, but here: %1.")
+                         .arg(QString::fromStdString(gpus.reason));
+        return out;
+    }
+    for (const GpuDevice &d : gpus.devices)
+        out.devices.append({QObject::tr("cuda:%1 - %2 (%3 GiB free of %4)")
+                                .arg(d.index)
+                                .arg(QString::fromStdString(d.name))
+                                .arg(static_cast<double>(d.freeBytes) / (1ll << 30), 0, 'f', 1)
+                                .arg(static_cast<double>(d.totalBytes) / (1ll << 30), 0, 'f', 1),
+                            QStringLiteral("cuda:%1").arg(d.index)});
+    out.reason = QObject::tr("Sets the device of every CUDA-capable adapter (torch.*) in the "
+                             "batch; the others run on the CPU. Check refuses a batch whose "
+                             "declared memory does not fit.");
+    return out;
+}
+
 LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller, QWidget *parent)
     : QDialog(parent), m_catalog(catalog), m_controller(controller), m_name(new QLineEdit(this)),
       m_seed(new QSpinBox(this)), m_horizon(new QSpinBox(this)), m_episodes(new QSpinBox(this)),
@@ -168,18 +210,15 @@ QWidget *LauncherDialog::buildWorldBox()
 
     fillPlugins(m_world, QStringLiteral("world_model"), false);
     fillPlugins(m_judge, QStringLiteral("judge"), true);
-    // Devices: CPU always; CUDA only through a plugin built on a CUDA libtorch.
+    // Devices: CPU always; CUDA devices (NVML: name, free memory) only where a plugin's
+    // runtime can use them, with the reason otherwise.
     m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
-    bool cuda = false;
-    for (const auto &p : m_catalog.plugins())
-        cuda = cuda || (p.available && p.requires_.value("cuda", false));
-    if (!cuda) {
-        m_device->setToolTip(
-            tr("The synthetic backends run on the CPU. A libtorch adapter (torch.*) has its own "
-               "device setting (cpu, cuda): set it in the adapter's settings; an adapter whose "
-               "libtorch has no CUDA refuses cuda with the reason (Run > Plugins)."));
-        m_device->setEnabled(false);
-    }
+    const DeviceChoice choice = deviceChoice(m_catalog, GpuMonitor::instance().sample());
+    for (const auto &[label, value] : choice.devices)
+        m_device->addItem(label, value);
+    m_device->setToolTip(choice.reason);
+    m_device->setEnabled(choice.devices.size() > 0);
+    connect(m_device, &QComboBox::currentIndexChanged, this, &LauncherDialog::refresh);
     m_worldForm->setSchema(schemaOf(m_world));
     m_judgeForm->setSchema(schemaOf(m_judge));
     connect(m_world, &QComboBox::currentIndexChanged, this, [this] {
@@ -346,6 +385,22 @@ nlohmann::json LauncherDialog::protocol() const
             m_policies->item(i)->data(Qt::UserRole).toString().toStdString(), nullptr, false));
     p["world_model"] = {{"plugin", m_world->currentData().toString().toStdString()},
                         {"settings", m_worldForm->values()}};
+    // A CUDA device chosen: every component whose plugin's runtime has CUDA runs there.
+    const QString device = m_device->currentData().toString();
+    auto onDevice = [&](nlohmann::json &spec) {
+        if (!device.startsWith(QLatin1String("cuda")) || !spec.is_object())
+            return;
+        const PluginEntry *entry =
+            m_catalog.find(QString::fromStdString(spec.value("plugin", std::string())));
+        if (entry && entry->runtime.is_object() && entry->runtime.value("cuda", false)) {
+            if (!spec.contains("settings") || !spec["settings"].is_object())
+                spec["settings"] = nlohmann::json::object();
+            spec["settings"]["device"] = device.toStdString();
+        }
+    };
+    for (auto &policy : p["policies"])
+        onDevice(policy);
+    onDevice(p["world_model"]);
     p.erase("judge");
     if (!m_judge->currentData().toString().isEmpty()) {
         const auto base = m_base.value("judge", nlohmann::json::object());
@@ -356,6 +411,7 @@ nlohmann::json LauncherDialog::protocol() const
         p["judge"] = {{"plugin", m_judge->currentData().toString().toStdString()},
                       {"settings", m_judgeForm->values()},
                       {"quorum", quorum}};
+        onDevice(p["judge"]);
     }
     return p;
 }

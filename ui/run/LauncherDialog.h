@@ -1,6 +1,11 @@
 #pragma once
 
+#include "util/GpuMonitor.h"
+
 #include <QDialog>
+#include <QList>
+#include <QPair>
+#include <QString>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +23,15 @@ namespace kosmos::ui {
 class PluginCatalog;
 class RunController;
 class SettingsForm;
+
+// The launcher's device list: CUDA devices (name, free memory) when a plugin's libtorch has
+// CUDA and the driver shows devices; otherwise none, with the reason in words.
+struct DeviceChoice
+{
+    QList<QPair<QString, QString>> devices; // label, "cuda:N"
+    QString reason;
+};
+DeviceChoice deviceChoice(const PluginCatalog &catalog, const GpuSnapshot &gpus);
 
 // Configure and launch a batch: the protocol (tasks with instruction and start state, horizon,
 // seed, episodes, feedback mode), the policies, world model and judge from the plugins found,
@@ -45,6 +59,7 @@ public:
     QListWidget *policies() const { return m_policies; }
     QSpinBox *horizon() const { return m_horizon; }
     QPushButton *startButton() const { return m_start; }
+    QComboBox *deviceBox() const { return m_device; }
     QLabel *summary() const { return m_summary; }
 
 public slots:

@@ -45,6 +45,7 @@ bool PluginCatalog::reload()
         e.path = QString::fromStdString(p.value("path", ""));
         e.description = QString::fromStdString(p.value("description", ""));
         e.requires_ = p.value("requires", nlohmann::json::object());
+        e.runtime = p.value("runtime", nlohmann::json());
         e.settingsSchema = p.value("settings_schema", nlohmann::json::object());
         e.available = p.value("available", false);
         e.reason = QString::fromStdString(p.value("reason", ""));

@@ -21,6 +21,8 @@ struct PluginEntry
     QString path;
     QString description;
     nlohmann::json requires_ = nlohmann::json::object();
+    // torch plugins: {"libtorch": "2.15.0", "cuda": true, "aoti": true}; null for the others.
+    nlohmann::json runtime;
     nlohmann::json settingsSchema = nlohmann::json::object();
     bool available = false;
     QString reason;
@@ -36,6 +38,8 @@ public:
     // Runs `kosmos-cli plugins --json` (a fraction of a second); false with error() on failure.
     bool reload();
     const QList<PluginEntry> &plugins() const { return m_plugins; }
+    // A catalog read elsewhere (and the tests' way to stand in for other builds' plugins).
+    void setPlugins(QList<PluginEntry> plugins) { m_plugins = std::move(plugins); }
     QList<PluginEntry> ofFamily(const QString &family, bool availableOnly = true) const;
     const PluginEntry *find(const QString &id) const;
     QString error() const { return m_error; }

@@ -1,6 +1,7 @@
 #include "run/ProgressPanel.h"
 
 #include "run/RunController.h"
+#include "util/GpuMonitor.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -129,6 +130,8 @@ void ProgressPanel::show(const BatchProgress &p)
     // Resources of the worker processes (ids "kosmos-cli-<pid>-<n>") of running runs.
     QStringList lines;
     QHash<int, ProcessSample> seen;
+    // The GPUs through NVML (the driver's view: every process, this machine only).
+    const GpuSnapshot gpus = p.active() ? GpuMonitor::instance().sample() : GpuSnapshot{};
     for (const RunProgress &r : p.runs) {
         if (r.status != "running")
             continue;
@@ -143,17 +146,23 @@ void ProgressPanel::show(const BatchProgress &p)
             m_samples.contains(pid)
                 ? tr("CPU %1%").arg(cpuPercent(m_samples.value(pid), *sample), 0, 'f', 0)
                 : tr("CPU -");
-        lines << tr("worker %1: %2, RSS %3 MiB")
+        QString gpu;
+        for (const GpuDevice &d : gpus.devices)
+            for (const GpuProcess &proc : d.processes)
+                if (proc.pid == pid)
+                    gpu += tr(", cuda:%1 %2 MiB")
+                               .arg(d.index)
+                               .arg(static_cast<double>(proc.usedBytes) / (1 << 20), 0, 'f', 0);
+        lines << tr("worker %1: %2, RSS %3 MiB%4")
                      .arg(pid)
                      .arg(cpu)
-                     .arg(static_cast<double>(sample->rssBytes) / (1 << 20), 0, 'f', 0);
+                     .arg(static_cast<double>(sample->rssBytes) / (1 << 20), 0, 'f', 0)
+                     .arg(gpu);
     }
     m_samples = seen;
-    m_resources->setText(
-        lines.isEmpty()
-            ? QString()
-            : lines.join(QStringLiteral("; ")) +
-                  tr(". GPU: not reported (no CUDA-enabled plugin is running; NVML is not used)."));
+    m_resources->setText(lines.isEmpty() ? QString()
+                                         : lines.join(QStringLiteral("; ")) + QStringLiteral(". ") +
+                                               QString::fromStdString(gpus.summary()));
 }
 
 } // namespace kosmos::ui
