@@ -1,46 +1,50 @@
 #!/usr/bin/env bash
-# GPU check of the libtorch adapters (issue [torch-adapters]; never part of CI).
+# GPU check of the libtorch adapters (issue [gpu-runtime]; never part of CI): one prepared script
+# for a machine with an NVIDIA GPU, ending within 8 minutes on a warm build.
 #
-#   tools/gpu-check.sh [cuda|cpu]        (default cuda)
-#   KOSMOS_BUILD_DIR=build tools/gpu-check.sh cpu   (an existing build, no rebuild)
+#   tools/gpu-check.sh [cuda|cpu]                      (default cuda)
+#   KOSMOS_BUILD_DIR=build-cuda tools/gpu-check.sh     an existing (e.g. carried) build, no rebuild
+#   KOSMOS_BUILD_DIR=build PYTHON=/usr/bin/python3 tools/gpu-check.sh cpu   the default build (CPU)
 #
-# Builds Kosmos against the libtorch it finds (TORCH_DIR, else the one inside python3's torch,
-# e.g. an official CUDA wheel; Debian's libtorch-dev is CPU-only), writes a large random-weight
-# stand-in package per family with tools/export/kosmos_export.py (--size large: the real
-# signatures, wider layers), and runs each adapter on the device: one warm-up (excluded), then
-# a timed step through `kosmos-cli plugins --test`, printing time per step and peak memory.
+# 1. the torch wheel of scripts/setup-cuda.sh (.cuda/venv; installed if missing) and the cuda
+#    preset's kosmos-cli and torch plugins (in build-gpu-check; skipped with KOSMOS_BUILD_DIR);
+# 2. `kosmos-cli gpus` (NVML: name, memory, utilisation);
+# 3. per torch family, a large random-weight stand-in with the real signature
+#    (tools/export/kosmos_export.py stand-in --size large), one warm-up (excluded), then a timed
+#    step through `kosmos-cli plugins --test`: wall ms per step, device ms (CUDA events), frames/s
+#    for world models, peak CUDA memory (the caching allocator's peak) and peak RSS;
+# 4. one AOTInductor package compiled for the device (needs the GPU at export time) through the
+#    same adapter.
 # Record the figures in docs/benchmarks.md with the exact command and the machine.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 device="${1:-cuda}"
-python="${PYTHON:-python3}"
-if [ -z "${TORCH_DIR:-}" ]; then
-    TORCH_DIR="$("$python" -c 'import torch, os; print(os.path.join(torch.utils.cmake_prefix_path, "Torch"))' 2> /dev/null || true)"
+start=$(date +%s)
+# PYTHON: another exporter Python (e.g. /usr/bin/python3 with Debian's torch for the default build).
+if [ -z "${PYTHON:-}" ]; then
+    scripts/setup-cuda.sh > /dev/null
 fi
-echo "device: $device; libtorch: ${TORCH_DIR:-system}"
-"$python" -c 'import torch; print("python torch", torch.__version__, "cuda", torch.cuda.is_available())' || true
+python="${PYTHON:-$PWD/.cuda/venv/bin/python}"
+"$python" -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "available", torch.cuda.is_available())'
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 
-# KOSMOS_BUILD_DIR=build: use an existing build (e.g. the CPU figures on a workstation).
 build="${KOSMOS_BUILD_DIR:-build-gpu-check}"
-[ -n "${KOSMOS_BUILD_DIR:-}" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKOSMOS_BUILD_TESTS=OFF \
-    ${TORCH_DIR:+-DTorch_DIR="$TORCH_DIR"} > "$build.configure.log" 2>&1 || {
-    tail -20 "$build.configure.log"; exit 1; }
-[ -n "${KOSMOS_BUILD_DIR:-}" ] || cmake --build "$build" --target kosmos-cli kosmos_torch_openvla kosmos_torch_minivla \
-    kosmos_torch_octo kosmos_torch_openpizero kosmos_torch_susie kosmos_torch_susie_ll \
-    kosmos_torch_cosmos kosmos_torch_irasim > "$build.build.log" 2>&1 || {
-    tail -30 "$build.build.log"; exit 1; }
+if [ -z "${KOSMOS_BUILD_DIR:-}" ]; then
+    cmake --preset cuda -B "$build" -DKOSMOS_BUILD_TESTS=OFF -DKOSMOS_BUILD_BENCH=OFF > "$build.configure.log" 2>&1 || {
+        tail -20 "$build.configure.log"; exit 1; }
+    cmake --build "$build" --target kosmos-cli kosmos_torch_openvla kosmos_torch_minivla \
+        kosmos_torch_octo kosmos_torch_openpizero kosmos_torch_susie kosmos_torch_susie_ll \
+        kosmos_torch_cosmos kosmos_torch_irasim > "$build.build.log" 2>&1 || {
+        tail -30 "$build.build.log"; exit 1; }
+fi
+cli="$build/bin/kosmos-cli"
+"$cli" gpus
+echo "setup and build: $(($(date +%s) - start)) s"
 
-packages="$build/packages"
+packages="$build/gpu-check-packages"
 mkdir -p "$packages"
 instruction="put the red block in the green square"
-printf '%-12s %-6s %10s %10s %12s  %s\n' family device create_ms step_ms peak_rss_mib output
-for family in openvla minivla octo openpizero susie susie_ll cosmos irasim; do
-    "$python" tools/export/kosmos_export.py stand-in --family "$family" --size large \
-        --out "$packages/$family" --instruction "$instruction" > /dev/null
-    settings="{\"package\": \"$PWD/$packages/$family\", \"device\": \"$device\", \"warmup\": 1"
-    [ "$family" = susie_ll ] && {
-        "$python" - "$packages/goal.png" << 'PY'
+"$python" - "$packages/goal.png" << 'PY'
 import sys, zlib, struct
 w = h = 256
 raw = b"".join(b"\x00" + bytes([40, 200, 40]) * w for _ in range(h))
@@ -49,22 +53,43 @@ png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 
     + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 open(sys.argv[1], "wb").write(png)
 PY
-        settings="$settings, \"goal_image\": \"$PWD/$packages/goal.png\""
-    }
-    settings="$settings}"
-    result="$("$build/bin/kosmos-cli" plugins --test "torch.$family" --settings "$settings" --json || true)"
-    "$python" - "$family" "$device" "$result" << 'PY'
+report() {
+    "$python" - "$1" "$2" "$3" << 'PY'
 import json, sys
 family, device, text = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     r = json.loads(text)
 except ValueError:
-    print("%-12s %-6s %s" % (family, device, text.strip()[:200])); sys.exit()
+    print("%-18s %-6s %s" % (family, device, text.strip()[:200])); sys.exit()
 if not r.get("ok"):
-    print("%-12s %-6s FAILED: %s" % (family, device, r.get("error"))); sys.exit()
-print("%-12s %-6s %10.1f %10.1f %12s  %s" % (family, device, r.get("create_ms", 0),
-      r.get("step_ms", 0), r.get("peak_rss_mib"), r.get("output", "")))
+    print("%-18s %-6s FAILED: %s" % (family, device, r.get("error"))); sys.exit()
+stats = r.get("call_stats") or {}
+step = r.get("step_ms", 0)
+fps = "%.1f" % (1000.0 * r["frames"] / step) if r.get("frames") and step else "-"
+peak = stats.get("cuda_peak_allocated_bytes")
+print("%-18s %-6s %10.1f %10.1f %10s %8s %12s %10s  %s" % (
+    family, device, r.get("create_ms", 0), step,
+    "%.1f" % stats["device_ms"] if "device_ms" in stats else "-", fps,
+    "%.0f" % (peak / 2**20) if peak is not None else "-", r.get("peak_rss_mib"), r.get("output", "")))
 PY
+}
+printf '%-18s %-6s %10s %10s %10s %8s %12s %10s  %s\n' family device create_ms step_ms device_ms frames/s cuda_peak_mib rss_mib output
+for family in openvla minivla octo openpizero susie susie_ll cosmos irasim; do
+    "$python" tools/export/kosmos_export.py stand-in --family "$family" --size large \
+        --out "$packages/$family" --instruction "$instruction" > /dev/null
+    settings="{\"package\": \"$PWD/$packages/$family\", \"device\": \"$device\", \"warmup\": 1"
+    [ "$family" = susie_ll ] && settings="$settings, \"goal_image\": \"$PWD/$packages/goal.png\""
+    settings="$settings}"
+    report "$family" "$device" "$("$cli" plugins --test "torch.$family" --settings "$settings" --json || true)"
 done
+# AOTInductor: compiled here for this device (a CUDA .pt2 needs the GPU at export time).
+if "$python" tools/export/kosmos_export.py stand-in --family openpizero --size large --runtime aoti \
+    --device "$device" --out "$packages/openpizero-aoti" --instruction "$instruction" > "$packages/aoti.log" 2>&1; then
+    report "openpizero (aoti)" "$device" "$("$cli" plugins --test torch.openpizero --settings \
+        "{\"package\": \"$PWD/$packages/openpizero-aoti\", \"warmup\": 1}" --json || true)"
+else
+    echo "openpizero (aoti): export failed: $(tail -3 "$packages/aoti.log")"
+fi
+echo "total: $(($(date +%s) - start)) s"
 echo "These are random-weight stand-ins with the real signatures: timings of the adapters and"
 echo "the runtime, not of the published models, and never evidence of task success."

@@ -472,6 +472,7 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
             t = Clock::now();
             const ActionChunk chunk = policy->act(observation);
             out["step_ms"] = ms(t);
+            out["call_stats"] = policy->lastCallStats(); // device time, CUDA memory if any
             const ContractCheck check = policy->actionContract().checkChunk(chunk, false);
             out["output"] = std::to_string(chunk.size()) + " action(s) of " +
                             std::to_string(chunk.empty() ? 0 : chunk[0].size()) +
@@ -488,6 +489,8 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
             t = Clock::now();
             const auto frames = world->step(zero);
             out["step_ms"] = ms(t);
+            out["call_stats"] = world->lastCallStats();
+            out["frames"] = frames.size();
             out["output"] = std::to_string(conditioning.size()) + " conditioning frame(s), " +
                             std::to_string(frames.size()) + " frame(s) for " +
                             std::to_string(zero.size()) + " zero action(s)";

@@ -246,7 +246,7 @@ TEST(Engine, PreviewCountsRunsAndRefusesMisfittingContractsWithoutWriting)
     RolloutEngine engine(f.bundle, f.factory);
     const Protocol protocol = Protocol::fromJson(protocolJson());
     auto preview = engine.preview(protocol);
-    EXPECT_EQ(preview.runs, 4); // 2 policies x 2 episodes, counted all the same
+    EXPECT_EQ(preview.runs, 2);
     EXPECT_EQ(preview.inLedger, 0);
     EXPECT_TRUE(preview.problems.empty()) << preview.problems[0];
     EXPECT_EQ(Ledger::open(f.bundle).info().runs, 0) << "a preview writes nothing";
