@@ -70,13 +70,14 @@ peak = stats.get("cuda_peak_allocated_bytes")
 print("%-18s %-6s %10.1f %10.1f %10s %8s %12s %10s  %s" % (
     family, device, r.get("create_ms", 0), step,
     "%.1f" % stats["device_ms"] if "device_ms" in stats else "-", fps,
-    "%.0f" % (peak / 2**20) if peak is not None else "-", r.get("peak_rss_mib"), r.get("output", "")))
+    "%.0f" % (peak / 2**20) if peak is not None else "-", "%.0f" % r.get("peak_rss_mib", 0),
+    r.get("output", "")))
 PY
 }
 printf '%-18s %-6s %10s %10s %10s %8s %12s %10s  %s\n' family device create_ms step_ms device_ms frames/s cuda_peak_mib rss_mib output
 for family in openvla minivla octo openpizero susie susie_ll cosmos irasim; do
-    "$python" tools/export/kosmos_export.py stand-in --family "$family" --size large \
-        --out "$packages/$family" --instruction "$instruction" > /dev/null
+    "$python" -W ignore::FutureWarning tools/export/kosmos_export.py stand-in --family "$family" \
+        --size large --out "$packages/$family" --instruction "$instruction" > /dev/null
     settings="{\"package\": \"$PWD/$packages/$family\", \"device\": \"$device\", \"warmup\": 1"
     [ "$family" = susie_ll ] && settings="$settings, \"goal_image\": \"$PWD/$packages/goal.png\""
     settings="$settings}"

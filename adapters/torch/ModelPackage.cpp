@@ -371,8 +371,8 @@ ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFami
         loadFamilyContracts(p, where);
     if (m.contains("requirements")) {
         const auto &r = json::requireObject(m, "requirements", where);
-        if (const auto mib =
-                json::optInt(r, "device_memory_mib", where + ".requirements", 1, 16 * 1024 * 1024))
+        if (const auto mib = json::optInt(r, "device_memory_mib", where + ".requirements", 1,
+                                          std::int64_t{16} * 1024 * 1024))
             p.deviceMemoryBytes = *mib * 1024 * 1024;
     }
     if (m.contains("defaults")) {

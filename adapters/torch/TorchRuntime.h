@@ -304,6 +304,21 @@ private:
     torch::Device m_device = torch::kCPU;
 };
 
+// An AOTInductor package is a shared object that the loader dlopens; it resolves libtorch's C
+// shim (aoti_torch_*) from the global scope. A plugin loaded by the host (QPluginLoader) brings
+// libtorch in with local scope, so the package would not find those symbols ("undefined symbol:
+// aoti_torch_dtype_float32"): libtorch's libraries, already loaded, are promoted to global scope
+// once (RTLD_NOLOAD loads nothing new).
+inline void exposeLibtorchGlobally()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        for (const char *name : {"libc10.so", "libtorch_cpu.so", "libtorch.so", "libc10_cuda.so",
+                                 "libtorch_cuda.so"})
+            ::dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    });
+}
+
 // Whether this build can run a package's modules on the resolved device and dtype, and why not
 // (checked by availability before any run, and again at load).
 inline std::string runtimeUnsupportedReason(const ModelPackage &package, const Runtime &rt)
@@ -347,6 +362,7 @@ inline Module loadModule(const ModelPackage &package, const std::string &role, c
         if (const std::string why = runtimeUnsupportedReason(package, rt); !why.empty())
             throw Error(ErrorCode::InvalidInput, why);
 #if KOSMOS_TORCH_AOTI
+        exposeLibtorchGlobally();
         try {
             auto loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
                 f.path.string(), "model", false, 1,

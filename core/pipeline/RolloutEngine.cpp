@@ -234,6 +234,7 @@ std::vector<RunSpec> RolloutEngine::runSpecs(const Protocol &protocol)
 std::string RolloutEngine::gpuBudgetProblem(const Protocol &protocol, int processes)
 {
     std::vector<ComponentIdentity> components;
+    components.reserve(protocol.policies.size() + 2);
     for (int i = 0; i < static_cast<int>(protocol.policies.size()); ++i)
         components.push_back(policyIdentity(protocol, i));
     components.push_back(worldModelIdentity(protocol));

@@ -627,6 +627,12 @@ TEST(TorchAdapters, AnAotiPackageRunsLikeItsTorchScriptTwin)
         cv::minMaxLoc(cv::abs(videos[0][i] - videos[1][i]), nullptr, &maxDiff);
         EXPECT_LE(maxDiff, 1.0) << "frame " << i; // one grey level of rounding at most
     }
+    // Through a plugin loaded by the host (libtorch in local scope) as through the library.
+    const auto smoke = runProcess(
+        {test::cliPath(), "plugins", "--test", "torch.openpizero", "--settings",
+         nlohmann::json{{"package", (dir / "aoti" / "openpizero").string()}}.dump(), "--json"});
+    EXPECT_EQ(smoke.exitCode, 0) << smoke.output;
+    EXPECT_NE(smoke.output.find("\"ok\": true"), std::string::npos) << smoke.output;
     // A compiled module does not check its inputs: the adapter does, against the manifest.
     const fs::path edited = dir / "aoti" / "openpizero";
     nlohmann::json m = nlohmann::json::parse(std::ifstream(edited / "kosmos-model.json"));
