@@ -8,7 +8,13 @@
       them, hashes every file, validates the statistics' keys and dimensions against the
       family's normalization scheme and writes the manifest.
 
+  kosmos_export.py package ... --module M.pt2 --aoti-inputs JSON [--aoti-device cpu|cuda]
+                            [--aoti-dtype fp32|bf16|fp16]
+      The same for an AOTInductor package you compiled (compile_aoti() in this file does it:
+      torch.export + aoti_compile_and_package), with the inputs it was compiled for.
+
   kosmos_export.py stand-in --family F --out DIR [--instruction TEXT ...] [--size small|large]
+                            [--runtime torchscript|aoti] [--device cpu|cuda] [--dtype ...]
       A package whose modules have the family's real signature and random weights: what CI uses
       to prove that this exporter's output loads and runs in the C++ adapters, and what
       tools/gpu-check.sh times on a GPU (--size large).
@@ -365,6 +371,14 @@ def main(argv):
     p.add_argument("--options", default="{}", help="extra options JSON (vocab_size, ...)")
     p.add_argument("--frame", default="320x256", help="world models: WIDTHxHEIGHT")
     p.add_argument("--out", required=True)
+    p.add_argument("--aoti-inputs", help="a .pt2 module you compiled (compile_aoti() below, or "
+                   "torch._inductor.aoti_compile_and_package): JSON list of its inputs, "
+                   "[{\"shape\": [1, 3, 224, 224], \"dtype\": \"float32\"}, ...], -1 for a "
+                   "dynamic dimension")
+    p.add_argument("--aoti-device", choices=["cpu", "cuda"], default="cpu",
+                   help="the device the .pt2 was compiled for")
+    p.add_argument("--aoti-dtype", choices=sorted(TORCH_DTYPES), default="fp32",
+                   help="the dtype the .pt2 was compiled for")
     s = sub.add_parser("stand-in")
     s.add_argument("--family", required=True, choices=sorted(FAMILIES))
     s.add_argument("--out", required=True)
@@ -400,9 +414,25 @@ def main(argv):
             if flag:
                 with open(flag) as f:
                     options[key] = json.load(f)
+        runtimes = {}
+        if args.module.endswith(".pt2"):
+            if not args.aoti_inputs:
+                fail("--module %s is an AOTInductor package: --aoti-inputs must list the inputs "
+                     "it was compiled for (a compiled module does not check them)" % args.module)
+            inputs = json.loads(args.aoti_inputs)
+            if not isinstance(inputs, list) or not inputs or not all(
+                    isinstance(i, dict) and isinstance(i.get("shape"), list)
+                    and i.get("dtype") in ("float32", "bfloat16", "float16", "int64", "bool")
+                    for i in inputs):
+                fail("--aoti-inputs: expected [{\"shape\": [...], \"dtype\": float32|bfloat16|"
+                     "float16|int64|bool}, ...]")
+            runtimes["module"] = {"runtime": "aoti", "device": args.aoti_device,
+                                  "dtype": args.aoti_dtype, "inputs": inputs}
+        elif args.aoti_inputs:
+            fail("--aoti-inputs is for a .pt2 module; %s is TorchScript" % args.module)
         width, height = (int(v) for v in args.frame.lower().split("x"))
         manifest = write_package(args.family, modules, statistics, args.out, options,
-                                 (width, height))
+                                 (width, height), runtimes)
     print("wrote %s (%s, %d files)" % (os.path.join(args.out, "kosmos-model.json"),
                                         manifest["family"], len(manifest["files"])))
 
