@@ -291,6 +291,10 @@ private slots:
             // The resource view samples the worker process (CPU, RSS) while it runs.
             QTRY_VERIFY_WITH_TIMEOUT(
                 window.progressPanel()->resourcesText().contains(QStringLiteral("RSS")), 20000);
+            // And the GPUs as NVML reports them (the fake library of initTestCase).
+            QVERIFY2(window.progressPanel()->resourcesText().contains(
+                         QStringLiteral("GPU 0 Fake GPU A: 60.0 of 80.0 GiB used, 87% busy")),
+                     qPrintable(window.progressPanel()->resourcesText()));
             bool asked = false;
             window.setCloseQuestion([&] {
                 asked = true;
