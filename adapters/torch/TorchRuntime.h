@@ -313,8 +313,8 @@ inline void exposeLibtorchGlobally()
 {
     static std::once_flag once;
     std::call_once(once, [] {
-        for (const char *name : {"libc10.so", "libtorch_cpu.so", "libtorch.so", "libc10_cuda.so",
-                                 "libtorch_cuda.so"})
+        for (const char *name :
+             {"libc10.so", "libtorch_cpu.so", "libtorch.so", "libc10_cuda.so", "libtorch_cuda.so"})
             ::dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     });
 }

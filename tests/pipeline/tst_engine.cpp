@@ -54,6 +54,13 @@ public:
             std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(m_mode.substr(5))));
         return chunk;
     }
+    // "on_cuda": reports its calls as a torch adapter on a GPU does.
+    nlohmann::json lastCallStats() const override
+    {
+        if (m_mode != "on_cuda")
+            return nullptr;
+        return {{"call_ms", 1.0}, {"device", "cuda:0"}, {"cuda_peak_allocated_bytes", 1 << 20}};
+    }
 
 private:
     std::string m_mode;
@@ -851,4 +858,40 @@ TEST(Engine, ABatchWhoseDeclaredGpuMemoryDoesNotFitIsRefusedWithTheNumbersBefore
     EXPECT_EQ(engine.gpuBudgetProblem(Protocol::fromJson(p)), "");
     p["world_model"]["settings"] = {{"gpu_mib", 1 << 24}, {"device", "cpu"}};
     EXPECT_EQ(engine.gpuBudgetProblem(Protocol::fromJson(p)), "");
+}
+
+TEST(Engine, AnAttemptOnCudaRecordsTheGpusAsNvmlSawThem)
+{
+    ::setenv("KOSMOS_NVML_LIBRARY", KOSMOS_FAKE_NVML, 1);
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("on_cuda", 1));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    EXPECT_EQ(engine.run(protocol, batch, stop).completed, 1);
+    Ledger ledger = Ledger::open(f.bundle, {OpenMode::ReadOnly});
+    bool seen = false;
+    for (const auto &e : ledger.events(batch.runIds[0])) {
+        if (e.type != "timings")
+            continue;
+        const auto t = nlohmann::json::parse(e.payloadJson);
+        EXPECT_EQ(t["devices"]["policy"], "cuda:0");
+        ASSERT_TRUE(t["gpu"].is_object()) << t.dump();
+        EXPECT_EQ(t["gpu"]["available"], true);
+        EXPECT_EQ(t["gpu"]["devices"].size(), 2u);
+        EXPECT_EQ(t["gpu"]["devices"][0]["name"], "Fake GPU A");
+        seen = true;
+    }
+    EXPECT_TRUE(seen);
+    // On the CPU nothing of the GPUs is recorded.
+    Fixture cpu;
+    const Protocol plain = Protocol::fromJson(protocolJson("expert", 1));
+    RolloutEngine cpuEngine(cpu.bundle, cpu.factory);
+    const auto cpuBatch = cpuEngine.submit(plain);
+    cpuEngine.run(plain, cpuBatch, stop);
+    Ledger cpuLedger = Ledger::open(cpu.bundle, {OpenMode::ReadOnly});
+    for (const auto &e : cpuLedger.events(cpuBatch.runIds[0]))
+        if (e.type == "timings") {
+            EXPECT_TRUE(nlohmann::json::parse(e.payloadJson)["gpu"].is_null());
+        }
 }
