@@ -26,7 +26,7 @@ if ! installed; then
         echo "setup-cuda: torch $version is not installed in $venv; run scripts/setup-cuda.sh" >&2
         exit 1
     }
-    if ! /usr/bin/python3 -m venv --help > /dev/null 2>&1; then
+    if ! /usr/bin/python3 -c 'import ensurepip, venv' > /dev/null 2>&1; then
         sudo=""
         [ "$(id -u)" -ne 0 ] && sudo="sudo"
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv

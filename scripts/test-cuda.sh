@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 start=$(date +%s)
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 scripts/setup-cuda.sh
 echo "test-cuda: wheel ready after $(($(date +%s) - start)) s"
 # The default build's objects are reused where the flags match (same sources, another folder).
