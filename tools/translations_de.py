@@ -8,6 +8,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "None of the chosen plugins can use CUDA (only libtorch plugins of a CUDA build can); they run on the CPU.":
+        "Keines der gewählten Plugins kann CUDA nutzen (nur libtorch-Plugins eines CUDA-Builds können es); sie laufen auf der CPU.",
     "No plugin here can use CUDA: the synthetic and physics backends run on the CPU, and no libtorch plugin is built.":
         "Kein Plugin hier kann CUDA nutzen: Die synthetischen und Physik-Backends laufen auf der CPU, und kein libtorch-Plugin ist gebaut.",
     "The libtorch plugins here were built on libtorch %1, which is CPU-only (Debian's libtorch-dev): build the cuda preset (scripts/setup-cuda.sh, docs/gpu.md) to run them on a GPU.":

@@ -816,6 +816,10 @@
         <source>%1 runs (policies x tasks x episodes). Check to see how many this ledger already finished.</source>
         <translation>%1 Läufe (Policies x Aufgaben x Episoden). Prüfen zeigt, wie viele dieses Ledger bereits beendet hat.</translation>
     </message>
+    <message>
+        <source>None of the chosen plugins can use CUDA (only libtorch plugins of a CUDA build can); they run on the CPU.</source>
+        <translation>Keines der gewählten Plugins kann CUDA nutzen (nur libtorch-Plugins eines CUDA-Builds können es); sie laufen auf der CPU.</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::MainWindow</name>

@@ -127,6 +127,9 @@ private slots:
 
         // Chosen in the launcher: the CUDA-capable component gets the device, the others not.
         ui::LauncherDialog dialog(catalog, controller);
+        dialog.setProtocol(batchProtocol("cuda", 1, "synthetic.random_policy_without_cuda"));
+        QVERIFY2(!dialog.deviceBox()->isEnabled(), "no chosen plugin can use CUDA");
+        QVERIFY(dialog.deviceBox()->toolTip().contains(QStringLiteral("None of the chosen")));
         dialog.setProtocol(batchProtocol("cuda", 1));
         QVERIFY(dialog.deviceBox()->isEnabled());
         QCOMPARE(dialog.deviceBox()->count(), 3); // CPU, cuda:0, cuda:1

@@ -213,11 +213,11 @@ QWidget *LauncherDialog::buildWorldBox()
     // Devices: CPU always; CUDA devices (NVML: name, free memory) only where a plugin's
     // runtime can use them, with the reason otherwise.
     m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
-    const DeviceChoice choice = deviceChoice(m_catalog, GpuMonitor::instance().sample());
-    for (const auto &[label, value] : choice.devices)
+    m_deviceChoice = deviceChoice(m_catalog, GpuMonitor::instance().sample());
+    for (const auto &[label, value] : m_deviceChoice.devices)
         m_device->addItem(label, value);
-    m_device->setToolTip(choice.reason);
-    m_device->setEnabled(choice.devices.size() > 0);
+    m_device->setToolTip(m_deviceChoice.reason);
+    m_device->setEnabled(m_deviceChoice.devices.size() > 0);
     connect(m_device, &QComboBox::currentIndexChanged, this, &LauncherDialog::refresh);
     m_worldForm->setSchema(schemaOf(m_world));
     m_judgeForm->setSchema(schemaOf(m_judge));
@@ -451,6 +451,27 @@ int LauncherDialog::workers() const
 
 void LauncherDialog::refresh()
 {
+    // The device list only where one of the chosen plugins can use CUDA.
+    if (!m_deviceChoice.devices.isEmpty()) {
+        QStringList chosen;
+        for (int i = 0; i < m_policies->count(); ++i)
+            chosen << QString::fromStdString(
+                nlohmann::json::parse(
+                    m_policies->item(i)->data(Qt::UserRole).toString().toStdString(), nullptr,
+                    false)
+                    .value("plugin", std::string()));
+        chosen << m_world->currentData().toString() << m_judge->currentData().toString();
+        bool cuda = false;
+        for (const QString &id : chosen)
+            if (const PluginEntry *e = m_catalog.find(id))
+                cuda = cuda || (e->runtime.is_object() && e->runtime.value("cuda", false));
+        if (!cuda)
+            m_device->setCurrentIndex(0);
+        m_device->setEnabled(cuda);
+        m_device->setToolTip(cuda ? m_deviceChoice.reason
+                                  : tr("None of the chosen plugins can use CUDA (only libtorch "
+                                       "plugins of a CUDA build can); they run on the CPU."));
+    }
     const QStringList found = problems();
     m_problems->setText(found.join(QLatin1Char('\n')));
     m_start->setEnabled(found.isEmpty());

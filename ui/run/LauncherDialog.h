@@ -93,6 +93,8 @@ private:
     QSpinBox *m_samples;
     QSpinBox *m_quorum;
     QComboBox *m_device;
+    DeviceChoice
+        m_deviceChoice; // what this machine offers; refresh() narrows it to the chosen plugins
     QSpinBox *m_workers;
     QLabel *m_summary;
     QLabel *m_problems;
