@@ -3,6 +3,9 @@
 #include "util/Error.h"
 #include "util/Sha256.h"
 
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -393,6 +396,28 @@ std::vector<std::filesystem::path> ArtifactStore::temporaries() const
     for (const auto &entry : std::filesystem::directory_iterator(m_dir / "tmp", ec))
         out.push_back(entry.path());
     return out;
+}
+
+} // namespace kosmos
+
+namespace kosmos {
+
+cv::Mat decodeStoredRgb(std::span<const std::uint8_t> bytes, std::string_view sha256)
+{
+    const cv::Mat encoded(1, static_cast<int>(bytes.size()), CV_8U,
+                          const_cast<std::uint8_t *>(bytes.data()));
+    const cv::Mat bgr = bytes.empty() ? cv::Mat() : cv::imdecode(encoded, cv::IMREAD_COLOR);
+    if (bgr.empty())
+        throw Error(ErrorCode::Corrupt, "stored object " + std::string(sha256.substr(0, 16)) +
+                                            "... does not decode as an image");
+    cv::Mat rgb;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return rgb;
+}
+
+cv::Mat ArtifactStore::readRgb(std::string_view sha256) const
+{
+    return decodeStoredRgb(read(sha256), sha256);
 }
 
 } // namespace kosmos

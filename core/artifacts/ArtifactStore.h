@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+namespace cv {
+class Mat;
+}
+
 namespace kosmos {
 
 // What the store holds for one piece of content.
@@ -45,6 +49,10 @@ struct ObjectCheck
 // fsynced, so an object is either complete under its final name or absent. Paths are built
 // only from validated hashes and opened component by component without following symlinks,
 // so nothing outside objects/ can be read or written through the store.
+// Stored image bytes decoded to RGB 8-bit; throws Error(Corrupt) naming the object (by its
+// SHA-256) when they do not decode as an image.
+cv::Mat decodeStoredRgb(std::span<const std::uint8_t> bytes, std::string_view sha256);
+
 class ArtifactStore
 {
 public:
@@ -67,6 +75,9 @@ public:
     // Reads an object and checks its hash; throws Error(Corrupt) on a mismatch,
     // Error(NotFound) when absent.
     std::vector<std::uint8_t> read(std::string_view sha256) const;
+    // A stored image decoded to RGB 8-bit (what components and exports take), hash-checked by
+    // read(). Throws Error(Corrupt) naming the object when its bytes do not decode as an image.
+    cv::Mat readRgb(std::string_view sha256) const;
 
     // Re-hashes an object (and its pixels, when expectedPixelSha256 is given).
     ObjectCheck check(std::string_view sha256, std::int64_t expectedSize,

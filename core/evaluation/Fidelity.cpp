@@ -397,15 +397,7 @@ FrameFidelityCurve replayInWorldModel(Ledger &ledger, const FidelityReport &repo
     FrameFidelityCurve curve;
     const auto certified = world.frameContract().certifiedChunkLengths;
     const std::size_t chunk = certified.empty() ? 1 : static_cast<std::size_t>(certified[0]);
-    auto decode = [&](const std::string &sha) {
-        const auto bytes = ledger.artifacts().read(sha);
-        cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
-        if (bgr.empty())
-            throw Error(ErrorCode::Corrupt, "frame " + sha.substr(0, 16) + "... does not decode");
-        cv::Mat rgb;
-        cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-        return rgb;
-    };
+    auto decode = [&](const std::string &sha) { return ledger.artifacts().readRgb(sha); };
     std::set<std::string> seen; // one replay per start
     for (const auto &pair : report.pairs) {
         if (curve.episodes >= replays || !seen.insert(pair.lineage).second)

@@ -59,12 +59,8 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
         if (!out)
             throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
         ++result.frames;
-        if (video) {
-            cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
-            cv::Mat rgb;
-            cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-            decoded.push_back(rgb);
-        }
+        if (video)
+            decoded.push_back(decodeStoredRgb(bytes, rollout.frames[i].sha256));
         if (progress && !progress(result.frames, total)) {
             result.cancelled = true;
             result.frames = 0; // nothing was kept

@@ -147,11 +147,7 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
                 StoredObject object{frames.text(1), frames.int64(2), frames.text(3), std::nullopt,
                                     true};
                 ledger.attachArtifact(lease, "frame", frames.text(0), object);
-                const auto bytes = ledger.artifacts().read(object.sha256); // hash-checked
-                cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
-                cv::Mat rgb;
-                cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-                decoded.push_back(rgb);
+                decoded.push_back(ledger.artifacts().readRgb(object.sha256)); // hash-checked
             }
             std::unique_ptr<Judge> judge = factory.createJudge(judgeSpec);
             std::vector<std::string> forbidden;

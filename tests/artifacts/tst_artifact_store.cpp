@@ -167,3 +167,27 @@ TEST_F(ArtifactStoreTest, RefusesUndecodableImagesBeforeWriting)
     EXPECT_FALSE(s.contains(Sha256::hex(std::string_view("definitely not a png"))));
     EXPECT_THROW(s.putBytes(std::string_view("x"), ""), Error);
 }
+
+TEST_F(ArtifactStoreTest, AStoredImageReadsBackAsRgbAndOtherBytesAreNamedNotDecoded)
+{
+    auto s = store();
+    cv::Mat rgb(4, 6, CV_8UC3, cv::Scalar(200, 40, 10)); // R, G, B
+    cv::Mat bgr;
+    cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    std::vector<std::uint8_t> png;
+    cv::imencode(".png", bgr, png);
+    const auto image = s.putBytes(png, "image/png");
+    const cv::Mat back = s.readRgb(image.sha256);
+    ASSERT_EQ(back.size(), rgb.size());
+    EXPECT_EQ(back.at<cv::Vec3b>(2, 3), cv::Vec3b(200, 40, 10));
+    const auto text = s.putBytes(std::string_view("not an image"), "text/plain");
+    try {
+        s.readRgb(text.sha256);
+        FAIL() << "decoded text";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), ErrorCode::Corrupt);
+        EXPECT_EQ(std::string(e.what()),
+                  "stored object " + text.sha256.substr(0, 16) + "... does not decode as an image");
+    }
+    EXPECT_THROW(decodeStoredRgb({}, text.sha256), Error);
+}
