@@ -76,6 +76,23 @@ inline RuntimeOptions runtimeOptions(const nlohmann::json &settings, const Model
     return o;
 }
 
+// A tensor against a declared shape (-1: any size), and the shape as the errors write it.
+inline bool shapeMatches(const torch::Tensor &t, const std::vector<int64_t> &shape)
+{
+    bool ok = t.dim() == static_cast<int64_t>(shape.size());
+    for (std::size_t i = 0; ok && i < shape.size(); ++i)
+        ok = shape[i] < 0 || t.size(static_cast<int64_t>(i)) == shape[i];
+    return ok;
+}
+
+inline std::string shapeSpecText(const std::vector<int64_t> &shape)
+{
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i ? "," : "") + (shape[i] < 0 ? std::string("*") : std::to_string(shape[i]));
+    return text + "]";
+}
+
 inline std::string libtorchVersion()
 {
     return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
@@ -187,8 +204,6 @@ class Module
 public:
     Module() = default;
 
-    std::string runtime() const { return m_aoti ? "aoti" : "torchscript"; }
-
     torch::Tensor forward(std::vector<torch::Tensor> inputs, const std::string &what)
     {
 #if KOSMOS_TORCH_CUDA
@@ -260,21 +275,12 @@ private:
         for (std::size_t i = 0; i < inputs.size(); ++i) {
             const TensorSpec &spec = m_inputs[i];
             const torch::Tensor &t = inputs[i];
-            bool ok = t.dim() == static_cast<int64_t>(spec.shape.size());
-            for (std::size_t d = 0; ok && d < spec.shape.size(); ++d)
-                ok = spec.shape[d] < 0 || t.size(static_cast<int64_t>(d)) == spec.shape[d];
-            if (!ok || dtypeName(t.scalar_type()) != spec.dtype) {
-                std::string expected = "[";
-                for (std::size_t d = 0; d < spec.shape.size(); ++d)
-                    expected +=
-                        (d ? "," : "") +
-                        (spec.shape[d] < 0 ? std::string("*") : std::to_string(spec.shape[d]));
+            if (!shapeMatches(t, spec.shape) || dtypeName(t.scalar_type()) != spec.dtype)
                 throw Error(ErrorCode::InvalidInput,
                             what + " (" + m_file + ", AOTInductor) input " + std::to_string(i) +
                                 " is " + shapeText(t) + " " + dtypeName(t.scalar_type()) +
-                                "; the module was compiled for " + expected + "] " + spec.dtype +
-                                " (export it again for this signature)");
-            }
+                                "; the module was compiled for " + shapeSpecText(spec.shape) + " " +
+                                spec.dtype + " (export it again for this signature)");
             inputs[i] = inputs[i].contiguous();
         }
         try {
@@ -332,9 +338,7 @@ inline std::string runtimeUnsupportedReason(const ModelPackage &package, const R
                " cannot load those (AOTInductor needs torch 2.6 or newer): build the cuda preset "
                "(scripts/setup-cuda.sh, docs/gpu.md) or export the module as TorchScript";
 #endif
-        const std::string dtype = rt.dtype == torch::kFloat      ? "fp32"
-                                  : rt.dtype == torch::kBFloat16 ? "bf16"
-                                                                 : "fp16";
+        const std::string &dtype = rt.options.dtype; // "fp32", "bf16" or "fp16", checked by make()
         if (f.compiledDevice != (rt.device.is_cuda() ? "cuda" : "cpu") || f.compiledDtype != dtype)
             return file + " is an AOTInductor package compiled for " + f.compiledDevice + " " +
                    f.compiledDtype + "; it cannot run on " + rt.device.str() + " " + dtype +
@@ -430,18 +434,10 @@ inline torch::Tensor forward(Module &module, std::vector<torch::Tensor> inputs,
 inline void expectShape(const torch::Tensor &t, const std::vector<int64_t> &shape,
                         const std::string &what)
 {
-    bool ok = t.dim() == static_cast<int64_t>(shape.size());
-    for (std::size_t i = 0; ok && i < shape.size(); ++i)
-        ok = shape[i] < 0 || t.size(static_cast<int64_t>(i)) == shape[i];
-    if (!ok) {
-        std::string expected = "[";
-        for (std::size_t i = 0; i < shape.size(); ++i)
-            expected +=
-                (i ? "," : "") + (shape[i] < 0 ? std::string("*") : std::to_string(shape[i]));
+    if (!shapeMatches(t, shape))
         throw Error(ErrorCode::InvalidInput, "output shape mismatch: " + what + " returned " +
-                                                 shapeText(t) + ", the signature says " + expected +
-                                                 "]");
-    }
+                                                 shapeText(t) + ", the signature says " +
+                                                 shapeSpecText(shape));
 }
 
 // [1, N, D] -> N actions.
