@@ -92,7 +92,27 @@ enum class RunMode
 // retryFailed: every failed run of the protocol gets a new attempt (the failed ones are kept).
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads,
-                bool retryFailed = false);
+                bool retryFailed = false, const std::string &shard = {});
+// Scale-out (core/scaleout, docs/scale-out.md): merge shard ledgers; submit a protocol as N
+// shards (Slurm job array + merge job, or N local processes); the shards' progress; scancel.
+int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json);
+struct SubmitOptions
+{
+    std::string protocolPath;
+    std::string bundle;
+    int shards = 1;
+    int workers = 1;
+    bool slurm = false;
+    std::string partition;
+    std::string gres;
+    std::string timeLimit;
+    std::vector<std::string> sbatchArgs;
+    bool dryRun = false;
+    bool json = false;
+};
+int runSubmit(const std::string &executableDir, const SubmitOptions &options);
+int runStatus(const std::string &bundle, bool json);
+int runCancel(const std::string &bundle);
 int runDemo(const std::string &executableDir, const std::string &bundle, int workers,
             const std::string &world);
 int runImport(const std::string &directory, const std::string &bundle);

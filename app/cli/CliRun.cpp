@@ -66,12 +66,14 @@ void scan(PluginRegistry &registry, const std::string &executableDir)
 void printSummary(const std::string &bundle, const std::string &protocolSha256);
 
 int preview(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
-            bool json)
+            bool json, const std::optional<ShardSpec> &shard)
 {
     PluginRegistry registry;
     scan(registry, executableDir);
     PluginComponentFactory factory(registry);
-    const BatchPreview p = RolloutEngine(bundle, factory).preview(protocol);
+    EngineOptions options;
+    options.shard = shard;
+    const BatchPreview p = RolloutEngine(bundle, factory, options).preview(protocol);
     if (json) {
         std::cout << nlohmann::json{{"protocol", protocol.name},
                                     {"protocol_sha256", p.protocolSha256},
@@ -83,8 +85,9 @@ int preview(const std::string &executableDir, const Protocol &protocol, const st
                   << "\n";
     } else {
         std::cout << "protocol " << protocol.name << " (" << p.protocolSha256.substr(0, 16)
-                  << "...): " << p.runs << " runs, " << p.finished << " already finished, "
-                  << (p.runs - p.finished) << " to run\n";
+                  << "...): " << p.runs << " runs" << (shard ? " in shard " + shard->text() : "")
+                  << ", " << p.finished << " already finished, " << (p.runs - p.finished)
+                  << " to run\n";
         for (const auto &problem : p.problems)
             std::cout << "refused: " << problem << "\n";
     }
@@ -102,13 +105,15 @@ int batchExitCode(const BatchResult &result)
 }
 
 int execute(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
-            int workers, bool quiet = false, bool retryFailed = false)
+            int workers, bool quiet = false, bool retryFailed = false,
+            const std::optional<ShardSpec> &shard = std::nullopt)
 {
     PluginRegistry registry;
     scan(registry, executableDir);
     PluginComponentFactory factory(registry);
     EngineOptions options;
     options.workers = workers;
+    options.shard = shard;
     options.workerName = "kosmos-cli";
     RolloutEngine engine(bundle, factory, options);
     // Threads share one copy of each model; a worker process was checked by its supervisor.
@@ -118,9 +123,9 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
     const SubmittedBatch batch = engine.submit(protocol);
     if (!quiet)
         std::cout << "protocol " << protocol.name << " frozen as "
-                  << batch.protocolSha256.substr(0, 16) << "...: " << batch.runIds.size()
-                  << " runs (" << batch.created << " new, " << batch.existing
-                  << " already in the ledger)\n";
+                  << batch.protocolSha256.substr(0, 16) << "...: " << batch.runIds.size() << " runs"
+                  << (shard ? " in shard " + shard->text() : "") << " (" << batch.created
+                  << " new, " << batch.existing << " already in the ledger)\n";
     if (retryFailed) {
         const int requeued = engine.retryFailed(batch);
         if (!quiet)
@@ -203,7 +208,8 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
 // abnormally has its running attempt failed in the ledger with the signal (what it recorded is
 // kept), and a replacement is started while runs are still queued.
 int supervise(const std::string &executableDir, const std::string &protocolPath,
-              const Protocol &protocol, const std::string &bundle, int workers, bool retryFailed)
+              const Protocol &protocol, const std::string &bundle, int workers, bool retryFailed,
+              const std::optional<ShardSpec> &shard)
 {
     SubmittedBatch batch;
     int requeued = 0;
@@ -213,6 +219,7 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         PluginComponentFactory factory(registry);
         EngineOptions options;
         options.workerName = "kosmos-cli";
+        options.shard = shard;
         RolloutEngine engine(bundle, factory, options);
         // Each worker process loads its own copy of the models.
         if (const std::string problem = engine.gpuBudgetProblem(protocol, workers);
@@ -247,8 +254,14 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
             if (::getppid() != supervisor)
                 ::_exit(ExitCode::Interrupted);
             const std::string w = "1";
-            ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
-                    "--workers", w.c_str(), "--worker-process", static_cast<char *>(nullptr));
+            const std::string shardText = shard ? shard->text() : std::string();
+            if (shard)
+                ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
+                        "--workers", w.c_str(), "--worker-process", "--shard", shardText.c_str(),
+                        static_cast<char *>(nullptr));
+            else
+                ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
+                        "--workers", w.c_str(), "--worker-process", static_cast<char *>(nullptr));
             std::perror("kosmos-cli: exec of a worker process failed");
             ::_exit(127);
         }
@@ -523,19 +536,24 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
 }
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
-                const std::string &bundle, int workers, bool json, RunMode mode, bool retryFailed)
+                const std::string &bundle, int workers, bool json, RunMode mode, bool retryFailed,
+                const std::string &shardText)
 {
     try {
+        const std::optional<ShardSpec> shard =
+            shardText.empty() ? std::nullopt
+                              : std::optional<ShardSpec>(ShardSpec::parse(shardText, "--shard"));
         const Protocol protocol = Protocol::fromFile(protocolPath);
         {
             Ledger::open(bundle);
         } // a clear error before anything else when the ledger is missing
         if (mode == RunMode::DryRun)
-            return preview(executableDir, protocol, bundle, json);
+            return preview(executableDir, protocol, bundle, json, shard);
         if (mode == RunMode::Isolated)
-            return supervise(executableDir, protocolPath, protocol, bundle, workers, retryFailed);
+            return supervise(executableDir, protocolPath, protocol, bundle, workers, retryFailed,
+                             shard);
         return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess,
-                       retryFailed);
+                       retryFailed, shard);
     } catch (const Error &e) {
         return reportError(e);
     }

@@ -61,6 +61,10 @@ struct Call
     {
         return parser.value(*options.at(QString::fromLatin1(name)));
     }
+    QStringList values(const char *name) const
+    {
+        return parser.values(*options.at(QString::fromLatin1(name)));
+    }
     std::string str(qsizetype i) const { return args[i].toStdString(); }
     std::optional<int> intValue(const char *name, int min, int max) const
     {
@@ -168,7 +172,7 @@ const std::vector<Verb> &verbs()
          "(finished runs are skipped); --isolate: worker processes, a plugin crash fails\n"
          "one attempt (recorded with its signal), never the batch; --retry-failed:\n"
          "failed runs get a new attempt (the failed attempts stay recorded)",
-         {"ledger", "workers", "isolate", "retry-failed", "dry-run", "json"},
+         {"ledger", "workers", "isolate", "retry-failed", "dry-run", "shard", "json"},
          [](const Call &c) -> R {
              const auto workers = c.intValue("workers", 1, 64);
              if (!c.nArgs(2) || !c.isSet("ledger") || !workers)
@@ -178,7 +182,67 @@ const std::vector<Verb> &verbs()
                                   : c.isSet("isolate")        ? RunMode::Isolated
                                                               : RunMode::Threads;
              return runProtocol(c.exeDir, c.str(1), c.value("ledger").toStdString(), *workers,
-                                c.json, mode, c.isSet("retry-failed"));
+                                c.json, mode, c.isSet("retry-failed"),
+                                c.value("shard").toStdString());
+         }},
+        {"merge",
+         "merge OUT SHARD...",
+         "merge shard ledgers (run --shard, or any ledgers) into OUT by run key:\n"
+         "idempotent and resumable; every artifact hash and attempt seal is checked\n"
+         "before it is taken; a run recorded differently is refused with the reason",
+         {"json"},
+         [](const Call &c) -> R {
+             if (c.args.size() < 3)
+                 return std::nullopt;
+             return runMerge(c.str(1), c.from(2), c.json);
+         }},
+        {"submit",
+         "submit PROTOCOL --ledger OUT --shards N (--slurm|--local)",
+         "run a protocol as N shards: --slurm writes and submits a Slurm job array\n"
+         "(one task per shard) and a merge job that runs after it; --local runs N\n"
+         "processes here and merges; --dry-run (with --slurm) writes the scripts only",
+         {"ledger", "shards", "slurm", "local", "partition", "gres", "time", "sbatch-arg",
+          "workers", "dry-run", "json"},
+         [](const Call &c) -> R {
+             const auto shards = c.intValue("shards", 1, 10000);
+             const auto workers = c.intValue("workers", 1, 64);
+             if (!c.nArgs(2) || !c.isSet("ledger") || !c.isSet("shards") || !shards || !workers ||
+                 c.isSet("slurm") == c.isSet("local"))
+                 return std::nullopt;
+             SubmitOptions o;
+             o.protocolPath = c.str(1);
+             o.bundle = c.value("ledger").toStdString();
+             o.shards = *shards;
+             o.workers = *workers;
+             o.slurm = c.isSet("slurm");
+             o.partition = c.value("partition").toStdString();
+             o.gres = c.value("gres").toStdString();
+             o.timeLimit = c.value("time").toStdString();
+             for (const QString &a : c.values("sbatch-arg"))
+                 o.sbatchArgs.push_back(a.toStdString());
+             o.dryRun = c.isSet("dry-run");
+             o.json = c.json;
+             return runSubmit(c.exeDir, o);
+         }},
+        {"status",
+         "status OUT",
+         "a sharded evaluation's progress: each shard's runs from its ledger (read\n"
+         "only), the Slurm jobs' states (squeue, sacct when accounting is on), merged",
+         {"json"},
+         [](const Call &c) -> R {
+             if (!c.nArgs(2))
+                 return std::nullopt;
+             return runStatus(c.str(1), c.json);
+         }},
+        {"cancel",
+         "cancel OUT",
+         "cancel a sharded evaluation's Slurm jobs (scancel: the shard tasks and the\n"
+         "merge job); what the shards finished stays in their ledgers",
+         {},
+         [](const Call &c) -> R {
+             if (!c.nArgs(2))
+                 return std::nullopt;
+             return runCancel(c.str(1));
          }},
         {"judge",
          "judge RUN|--all --ledger BUNDLE --judge CONFIG",
@@ -576,6 +640,21 @@ constexpr OptionSpec kOptions[] = {
      "20", false},
     {"world-model", "fidelity prepare: the world model configuration (JSON: plugin, settings).",
      "file", nullptr, false},
+    {"shard",
+     "run: only shard I of N of the protocol's runs (I/N, from 0; the ledger is that shard's).",
+     "i/n", nullptr, false},
+    {"shards", "submit: how many shards (Slurm array tasks or local processes).", "n", nullptr,
+     false},
+    {"slurm", "submit: run the shards as a Slurm job array (sbatch).", nullptr, nullptr, false},
+    {"local", "submit: run the shards as processes on this machine, then merge.", nullptr, nullptr,
+     false},
+    {"partition", "submit --slurm: the partition (sbatch --partition).", "name", nullptr, false},
+    {"gres", "submit --slurm: generic resources per shard task, e.g. gpu:1.", "gres", nullptr,
+     false},
+    {"time", "submit --slurm: the time limit of each shard task, e.g. 04:00:00.", "limit", nullptr,
+     false},
+    {"sbatch-arg", "submit --slurm: one more sbatch option (repeatable), e.g. --account=lab.",
+     "arg", nullptr, false},
     {"worker-process", "run: internal, one isolated worker.", nullptr, nullptr, true},
 };
 

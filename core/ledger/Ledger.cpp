@@ -160,13 +160,15 @@ constexpr const char *kRunSelect =
     "FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id ";
 
 // The canonical document an attempt's seal hashes (docs/architecture.md, "Attempt seals").
-std::string sealOf(sqlite::Database &db, const AttemptRecord &a)
+// sealRunId: the run id the seal is computed with (a merged attempt keeps the id of the ledger
+// that sealed it, see merged_attempts in schema.sql).
+std::string sealOf(sqlite::Database &db, const AttemptRecord &a, std::int64_t sealRunId)
 {
     using sqlite::Statement;
     nlohmann::json doc;
     doc["kosmos_seal"] = 1;
     doc["attempt"] = {
-        {"run_id", a.runId},
+        {"run_id", sealRunId},
         {"attempt_no", a.attemptNo},
         {"worker_id", a.workerId},
         {"started_at_ms", a.startedAtMs},
@@ -304,6 +306,8 @@ Ledger Ledger::create(const fs::path &bundle, const OpenOptions &options)
         };
         put("creator", "kosmos " KOSMOS_VERSION);
         put("created_at_ms", std::to_string(nowMs()));
+        // Names this ledger wherever it is moved (a merge recognises a shard it took before).
+        put("ledger_id", randomToken());
         tx.commit();
     }
     fsyncDirectory(bundle);
@@ -366,6 +370,11 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
                     throw Error(ErrorCode::MigrationFailed, "no migration from schema version " +
                                                                 std::to_string(current) + " to " +
                                                                 std::to_string(current + 1));
+                if (migration.sql.empty())
+                    throw Error(ErrorCode::MigrationFailed,
+                                "the migration to schema version " +
+                                    std::to_string(migration.toVersion) +
+                                    " is empty (a build error)");
                 db.exec(migration.sql);
                 db.exec("PRAGMA user_version = " + std::to_string(migration.toVersion));
                 current = migration.toVersion;
@@ -746,12 +755,13 @@ std::optional<Lease> Ledger::claim(std::string_view workerId, std::int64_t lease
         lease.attemptId = m_db.lastInsertRowId();
         Statement mark(m_db, "UPDATE runs SET status = 'running' WHERE run_id = ?");
         mark.bind(1, lease.runId).run();
-        insertEvent(lease.runId, lease.attemptId, "attempt_started",
-                    {{"attempt_no", lease.attemptNo},
-                     {"worker_id", lease.workerId},
-                     {"lease_expires_at_ms", lease.expiresAtMs},
-                     {"process", ProcessIdentity::current().toJson()}},
-                    now);
+        nlohmann::json started = {{"attempt_no", lease.attemptNo},
+                                  {"worker_id", lease.workerId},
+                                  {"lease_expires_at_ms", lease.expiresAtMs},
+                                  {"process", ProcessIdentity::current().toJson()}};
+        if (auto slurm = slurmContext(); !slurm.is_null()) // a Slurm task (docs/scale-out.md)
+            started["slurm"] = std::move(slurm);
+        insertEvent(lease.runId, lease.attemptId, "attempt_started", started, now);
         tx.commit();
         return lease;
     }
@@ -1095,7 +1105,7 @@ void Ledger::closeAttempt(std::int64_t attemptId, std::int64_t runId, std::strin
     a.errorCode = outcome.errorCode;
     a.errorMessage = outcome.errorMessage;
     a.exitSignal = outcome.exitSignal;
-    const std::string seal = sealOf(m_db, a);
+    const std::string seal = sealOf(m_db, a, a.runId);
 
     Statement close(m_db, "UPDATE attempts SET state = ?, finished_at_ms = ?, error_code = ?, "
                           "error_message = ?, exit_signal = ?, seal_sha256 = ? "
@@ -1158,7 +1168,39 @@ std::string Ledger::computeSeal(std::int64_t attemptId)
     if (!read.step())
         throw Error(ErrorCode::NotFound,
                     "attempt " + std::to_string(attemptId) + " does not exist");
-    return sealOf(m_db, readAttempt(read));
+    const AttemptRecord attempt = readAttempt(read);
+    std::int64_t sealRunId = attempt.runId;
+    if (m_schemaVersion >= 5) { // merged from a shard: sealed there, under that ledger's run id
+        Statement merged(m_db, "SELECT seal_run_id FROM merged_attempts WHERE attempt_id = ?");
+        merged.bind(1, attemptId);
+        if (merged.step())
+            sealRunId = merged.int64(0);
+    }
+    return sealOf(m_db, attempt, sealRunId);
+}
+
+std::optional<std::string> Ledger::meta(std::string_view key)
+{
+    Statement s(m_db, "SELECT value FROM meta WHERE key = ?");
+    s.bind(1, key);
+    return s.step() ? std::optional<std::string>(s.text(0)) : std::nullopt;
+}
+
+void Ledger::setMetaOnce(std::string_view key, std::string_view value)
+{
+    Transaction tx(m_db);
+    Statement s(m_db, "SELECT value FROM meta WHERE key = ?");
+    s.bind(1, key);
+    if (s.step()) {
+        if (s.text(0) != value)
+            throw Error(ErrorCode::InvalidInput, "the ledger " + m_bundle.string() + " has " +
+                                                     std::string(key) + " " + s.text(0) + ", not " +
+                                                     std::string(value));
+        return;
+    }
+    Statement put(m_db, "INSERT INTO meta (key, value) VALUES (?, ?)");
+    put.bind(1, key).bind(2, value).run();
+    tx.commit();
 }
 
 // ---- labels and annotations -------------------------------------------------------------------

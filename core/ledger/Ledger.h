@@ -135,6 +135,14 @@ public:
     // The digest over everything a finished attempt recorded (see docs/architecture.md).
     std::string computeSeal(std::int64_t attemptId);
 
+    // ---- facts about the ledger itself (the meta table) ---------------------------------
+    // ledger_id (a random id given at creation; absent in ledgers made before it), creator,
+    // created_at_ms, shard (a shard ledger's assignment, see ledger/Shard.h).
+    std::optional<std::string> meta(std::string_view key);
+    // Records a fact once; the same value again is a no-op, another value is refused with
+    // Error(InvalidInput) naming both.
+    void setMetaOnce(std::string_view key, std::string_view value);
+
 private:
     Ledger(std::filesystem::path bundle, sqlite::Database db, int schemaVersion,
            std::optional<std::filesystem::path> backup);

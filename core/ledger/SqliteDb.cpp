@@ -15,7 +15,9 @@ constexpr int kBusyTimeoutMs = 30000;
 Database::Database(const std::string &path, bool readOnly, bool create)
     : m_path(path), m_readOnly(readOnly)
 {
-    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+    // URI: a merge attaches a shard ledger read-only (file:...?mode=ro). A path that does not
+    // start with "file:" is an ordinary file name either way.
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI;
     flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     if (create && !readOnly)
         flags |= SQLITE_OPEN_CREATE;

@@ -1,10 +1,11 @@
--- Kosmos ledger schema, version 3.
+-- Kosmos ledger schema, version 5.
 --
 -- A ledger is a bundle directory NAME.kosmos/ holding this database (ledger.sqlite) and the
 -- content-addressed artifact store (objects/). This file creates a new ledger at the current
 -- schema version; older ledgers are brought forward by the numbered migrations in
 -- core/ledger/Schema.cpp.in (version 2 added judge_samples.finish_reason; version 3 its
--- answer_form and the request provenance columns).
+-- answer_form and the request provenance columns; version 4 the label source 'physics';
+-- version 5 the scale-out tables).
 --
 -- Conventions
 -- * Every timestamp is an INTEGER *_ms: milliseconds since the Unix epoch, UTC.
@@ -267,6 +268,74 @@ CREATE TABLE annotations (
 ) STRICT;
 CREATE INDEX annotations_by_run ON annotations (run_id);
 
+-- ---- Scale-out (schema version 5): shard ledgers merged into this one -----------------
+-- `kosmos-cli merge OUT SHARD...` copies finished attempts from shard ledgers (each written by
+-- one Slurm task or local process) into this ledger, keyed by run key (docs/scale-out.md).
+-- Row ids differ between ledgers; a merged attempt keeps its seal as the shard computed it, so
+-- the ids the seal was computed with are kept here (seal_run_id, seal_judgment_id), and verify
+-- recomputes the seal with them.
+CREATE TABLE merge_sources (
+    source_id     INTEGER PRIMARY KEY,
+    source_uuid   TEXT NOT NULL UNIQUE CHECK (source_uuid <> ''), -- the shard's meta ledger_id
+    path          TEXT NOT NULL,                                   -- where it was first merged from
+    shard_json    TEXT CHECK (shard_json IS NULL OR json_valid(shard_json)),
+    created_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE TABLE merged_attempts (
+    attempt_id        INTEGER PRIMARY KEY REFERENCES attempts (attempt_id),
+    source_id         INTEGER NOT NULL REFERENCES merge_sources (source_id),
+    source_attempt_id INTEGER NOT NULL,
+    seal_run_id       INTEGER NOT NULL, -- the run id in the ledger that sealed the attempt
+    host              TEXT,             -- the host that ran it (its attempt_started event)
+    slurm_json        TEXT CHECK (slurm_json IS NULL OR json_valid(slurm_json)),
+    merged_at_ms      INTEGER NOT NULL,
+    UNIQUE (source_id, source_attempt_id)
+) STRICT;
+CREATE TABLE merged_judgments (
+    judgment_id      INTEGER PRIMARY KEY REFERENCES judgments (judgment_id),
+    seal_judgment_id INTEGER NOT NULL -- the judgment id its samples' row hashes were made with
+) STRICT;
+CREATE TABLE merged_labels (
+    label_id        INTEGER PRIMARY KEY REFERENCES human_labels (label_id),
+    source_id       INTEGER NOT NULL REFERENCES merge_sources (source_id),
+    source_label_id INTEGER NOT NULL,
+    UNIQUE (source_id, source_label_id)
+) STRICT;
+-- Sharded evaluations submitted from this ledger (kosmos-cli submit): where the shards are,
+-- how they were launched, the scheduler's job ids.
+CREATE TABLE scaleout_jobs (
+    job_row_id      INTEGER PRIMARY KEY,
+    protocol_sha256 TEXT NOT NULL,
+    launcher        TEXT NOT NULL CHECK (launcher IN ('slurm', 'local')),
+    shards          INTEGER NOT NULL CHECK (shards >= 1),
+    shard_dir       TEXT NOT NULL,
+    array_job_id    TEXT,
+    merge_job_id    TEXT,
+    options_json    TEXT NOT NULL CHECK (json_valid(options_json)),
+    submitted_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE TRIGGER merge_sources_no_change BEFORE UPDATE ON merge_sources
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge sources cannot be changed'); END;
+CREATE TRIGGER merge_sources_no_delete BEFORE DELETE ON merge_sources
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge sources cannot be deleted'); END;
+CREATE TRIGGER merged_attempts_no_change BEFORE UPDATE ON merged_attempts
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge provenance cannot be changed'); END;
+CREATE TRIGGER merged_attempts_no_delete BEFORE DELETE ON merged_attempts
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge provenance cannot be deleted'); END;
+CREATE TRIGGER merged_judgments_no_change BEFORE UPDATE ON merged_judgments
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge provenance cannot be changed'); END;
+CREATE TRIGGER merged_judgments_no_delete BEFORE DELETE ON merged_judgments
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge provenance cannot be deleted'); END;
+CREATE TRIGGER merged_labels_no_change BEFORE UPDATE ON merged_labels
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge provenance cannot be changed'); END;
+CREATE TRIGGER merged_labels_no_delete BEFORE DELETE ON merged_labels
+BEGIN SELECT RAISE(ABORT, 'kosmos: merge provenance cannot be deleted'); END;
+CREATE TRIGGER scaleout_jobs_no_change BEFORE UPDATE ON scaleout_jobs
+BEGIN SELECT RAISE(ABORT, 'kosmos: submitted jobs cannot be changed'); END;
+CREATE TRIGGER scaleout_jobs_no_delete BEFORE DELETE ON scaleout_jobs
+BEGIN SELECT RAISE(ABORT, 'kosmos: submitted jobs cannot be deleted'); END;
+-- ---- end of scale-out -------------------------------------------------------------------
+
 -- ---------------------------------------------------------------------------------------
 -- Immutability, enforced by the database. Every message starts with "kosmos:" so the C++
 -- layer can tell a rule violation from any other failure.
@@ -368,4 +437,4 @@ CREATE TRIGGER judge_samples_attempt_open BEFORE INSERT ON judge_samples
           WHERE j.judgment_id = NEW.judgment_id) IS NOT 'running'
 BEGIN SELECT RAISE(ABORT, 'kosmos: the attempt is finished; no judge sample can be added to it'); END;
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

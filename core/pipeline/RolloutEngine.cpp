@@ -297,6 +297,8 @@ BatchPreview RolloutEngine::preview(const Protocol &protocol)
     }
     Ledger ledger = Ledger::open(m_bundle, {OpenMode::ReadOnly});
     for (const RunSpec &spec : specs) {
+        if (m_options.shard && !m_options.shard->contains(spec.runKey()))
+            continue;
         ++preview.runs;
         if (const auto run = ledger.runByKeyPrefix(spec.runKey())) {
             ++preview.inLedger;
@@ -312,12 +314,32 @@ SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
     // Resolve every plugin first: an unknown id changes nothing in the ledger.
     const std::vector<RunSpec> specs = runSpecs(protocol);
     Ledger ledger = Ledger::open(m_bundle);
+    // A shard ledger takes only its shard's runs, and only ever that shard's (a second shard
+    // written into it would be merged twice). A ledger that is no shard refuses a shard's run
+    // once it holds runs of its own: it is a full evaluation, not a shard.
+    if (const auto recorded = ledger.meta("shard"); recorded || m_options.shard) {
+        const auto bound = recorded ? ShardSpec::fromMetaJson(*recorded) : std::nullopt;
+        if (!m_options.shard)
+            throw Error(ErrorCode::InvalidInput, m_bundle.string() + " is the ledger of shard " +
+                                                     (bound ? bound->text() : *recorded) +
+                                                     "; run it with --shard " +
+                                                     (bound ? bound->text() : "as before") +
+                                                     " (its runs are that shard's only)");
+        if (!recorded && sqlite::Statement(ledger.database(), "SELECT 1 FROM runs LIMIT 1").step())
+            throw Error(ErrorCode::InvalidInput,
+                        m_bundle.string() + " already holds runs of a whole evaluation; a shard "
+                                            "needs a ledger of its own (a new bundle)");
+        ledger.setMetaOnce("shard", m_options.shard->metaJson());
+    }
     SubmittedBatch batch;
     batch.protocolSha256 = ledger.freezeProtocol(protocol.name, protocol.document);
-    batch.plans = expandRuns(protocol);
-    for (const RunSpec &spec : specs) {
-        const SubmitResult r = ledger.submitRun(spec);
+    const std::vector<RunPlan> plans = expandRuns(protocol);
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        if (m_options.shard && !m_options.shard->contains(specs[i].runKey()))
+            continue;
+        const SubmitResult r = ledger.submitRun(specs[i]);
         batch.runIds.push_back(r.runId);
+        batch.plans.push_back(plans[i]);
         (r.created ? batch.created : batch.existing)++;
     }
     return batch;

@@ -2,6 +2,7 @@
 
 #include "components/Components.h"
 #include "ledger/Ledger.h"
+#include "ledger/Shard.h"
 #include "pipeline/Protocol.h"
 
 #include <atomic>
@@ -42,6 +43,9 @@ struct EngineOptions
     // holder to die, then run them here) before returning; false: return at once and count
     // them as busy (unfinished).
     bool waitForHeldRuns = true;
+    // Only this shard's runs (docs/scale-out.md); the ledger records the shard and refuses
+    // any other afterwards.
+    std::optional<ShardSpec> shard = std::nullopt;
 };
 
 struct EngineProgress

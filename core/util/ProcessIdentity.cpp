@@ -2,6 +2,7 @@
 
 #include "util/ProcessStats.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -129,6 +130,24 @@ bool provablyDead(const ProcessIdentity &holder)
     }
     // Another process under a reused PID, or this one dead and not yet reaped (zombie).
     return stat->second != holder.startTicks || stat->first == 'Z' || stat->first == 'X';
+}
+
+nlohmann::json slurmContext()
+{
+    if (!std::getenv("SLURM_JOB_ID"))
+        return nullptr;
+    nlohmann::json out = nlohmann::json::object();
+    const std::pair<const char *, const char *> fields[] = {
+        {"job_id", "SLURM_JOB_ID"},
+        {"array_job_id", "SLURM_ARRAY_JOB_ID"},
+        {"array_task_id", "SLURM_ARRAY_TASK_ID"},
+        {"node", "SLURMD_NODENAME"},
+        {"cluster", "SLURM_CLUSTER_NAME"},
+        {"partition", "SLURM_JOB_PARTITION"}};
+    for (const auto &[key, variable] : fields)
+        if (const char *value = std::getenv(variable); value && *value)
+            out[key] = value;
+    return out;
 }
 
 } // namespace kosmos

@@ -32,6 +32,11 @@ struct ProcessIdentity
 // Anything it cannot prove (another host, missing fields, unreadable /proc) is alive.
 bool provablyDead(const ProcessIdentity &holder);
 
+// The Slurm job this process runs in, from the environment Slurm sets for a job's tasks
+// (job_id, array_job_id, array_task_id, node, cluster, partition: those that are set), or null
+// outside Slurm. Recorded with every attempt a Slurm task claims.
+nlohmann::json slurmContext();
+
 // The start time of a process in clock ticks since boot (/proc/<pid>/stat field 22), or -1
 // when the process does not exist or /proc cannot be read.
 std::int64_t processStartTicks(std::int64_t pid);

@@ -265,10 +265,16 @@ private:
 
     void checkJudgeSamples()
     {
+        // A merged judgment's rows were hashed with the judgment id of the ledger that wrote them.
+        const std::string hashedWith = m_ledger.schemaVersion() >= 5
+                                           ? "(SELECT seal_judgment_id FROM merged_judgments m "
+                                             "WHERE m.judgment_id = js.judgment_id)"
+                                           : "NULL";
         Statement s(m_db, "SELECT sample_id, judgment_id, sample_index, try_index, seed, raw_text, "
                           "format_class, parse_error, parsed_json, generated_tokens, decode_ms, "
                           "row_sha256, finish_reason, answer_form, request_sha256, "
-                          "server_model, system_fingerprint FROM judge_samples");
+                          "server_model, system_fingerprint, " +
+                              hashedWith + " FROM judge_samples js");
         while (s.step()) {
             JudgeSampleRecord r;
             r.sampleIndex = static_cast<int>(s.int64(2));
@@ -295,7 +301,7 @@ private:
             r.requestSha256 = s.optText(14);
             r.serverModel = s.optText(15);
             r.systemFingerprint = s.optText(16);
-            const std::string actual = r.rowSha256(s.int64(1));
+            const std::string actual = r.rowSha256(s.optInt64(17).value_or(s.int64(1)));
             if (actual != s.text(11))
                 problem("judge_sample_hash", where,
                         "the stored sample hashes to " + actual + ", recorded " + s.text(11) +

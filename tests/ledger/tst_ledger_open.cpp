@@ -215,6 +215,8 @@ SchemaSpec olderSchema(int version)
         ASSERT_NE(last, std::string::npos) << through;
         sql.erase(begin, sql.find('\n', last) + 1 - begin);
     };
+    if (version < 5) // the scale-out tables
+        eraseLines("-- ---- Scale-out (schema version 5)", "-- ---- end of scale-out");
     if (version < 4) { // the label source 'physics'
         const std::string added =
             "'imported_reference',\n                                          'physics')";

@@ -1,0 +1,333 @@
+#include "scaleout/ScaleOut.h"
+
+#include "ledger/Ledger.h"
+#include "util/CanonicalJson.h"
+#include "util/Clock.h"
+#include "util/Error.h"
+#include "util/Subprocess.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace kosmos {
+
+namespace fs = std::filesystem;
+using sqlite::Statement;
+
+namespace {
+
+// A word for bash, single-quoted.
+std::string quoted(const std::string &text)
+{
+    std::string out = "'";
+    for (const char c : text) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    return out + "'";
+}
+
+void refuseNewline(const std::string &value, const std::string &what)
+{
+    if (value.find_first_of("\n\r") != std::string::npos)
+        throw Error(ErrorCode::InvalidInput, what + " must not contain a line break");
+}
+
+std::string absoluteText(const fs::path &p)
+{
+    return fs::absolute(p).lexically_normal().string();
+}
+
+void writeText(const fs::path &path, const std::string &text)
+{
+    const fs::path tmp = path.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush())
+            throw Error(ErrorCode::Io, "cannot write " + tmp.string());
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec)
+        throw Error(ErrorCode::Io, "cannot write " + path.string() + ": " + ec.message());
+}
+
+std::string sbatchHeader(const SlurmSettings &settings)
+{
+    std::string out;
+    auto line = [&](const std::string &option, const std::string &value, const char *what) {
+        if (value.empty())
+            return;
+        refuseNewline(value, what);
+        out += "#SBATCH " + option + "=" + value + "\n";
+    };
+    line("--partition", settings.partition, "the partition");
+    for (const auto &arg : settings.sbatchArgs) {
+        refuseNewline(arg, "an sbatch argument");
+        if (arg.rfind("-", 0) != 0)
+            throw Error(ErrorCode::InvalidInput,
+                        "sbatch argument '" + arg + "' is not an option (it must start with -)");
+        out += "#SBATCH " + arg + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+ShardLayout ShardLayout::of(const fs::path &target, int count)
+{
+    if (count < 1 || count > kMaxShards)
+        throw Error(ErrorCode::InvalidInput,
+                    "the shard count must be 1-" + std::to_string(kMaxShards));
+    if (target.extension() != ".kosmos")
+        throw Error(ErrorCode::InvalidInput,
+                    "a ledger bundle's name must end in .kosmos: " + target.string());
+    ShardLayout layout;
+    layout.target = fs::absolute(target).lexically_normal();
+    if (layout.target.filename().empty())
+        layout.target = layout.target.parent_path();
+    layout.dir = layout.target.parent_path() / (layout.target.stem().string() + ".shards");
+    layout.count = count;
+    return layout;
+}
+
+fs::path ShardLayout::shardBundle(int index) const
+{
+    char name[64];
+    std::snprintf(name, sizeof name, "shard-%04d-of-%04d.kosmos", index, count);
+    return dir / name;
+}
+
+void ShardLayout::prepare(const nlohmann::json &protocolDocument) const
+{
+    std::error_code ec;
+    fs::create_directories(logs(), ec);
+    if (ec)
+        throw Error(ErrorCode::Io, "cannot create " + logs().string() + ": " + ec.message());
+    const std::string text = canonicalJson(protocolDocument) + "\n";
+    if (fs::exists(protocolFile())) {
+        std::ifstream in(protocolFile(), std::ios::binary);
+        std::stringstream existing;
+        existing << in.rdbuf();
+        if (existing.str() != text)
+            throw Error(ErrorCode::InvalidInput,
+                        dir.string() + " holds the shards of another protocol (" +
+                            protocolFile().string() +
+                            " differs); use another OUT ledger, or remove that folder");
+    } else {
+        writeText(protocolFile(), text);
+    }
+    for (int i = 0; i < count; ++i)
+        if (!fs::exists(shardBundle(i) / "ledger.sqlite"))
+            Ledger::create(shardBundle(i));
+}
+
+std::string slurmArrayScript(const ShardLayout &layout, const SlurmSettings &settings)
+{
+    refuseNewline(settings.jobName, "the job name");
+    refuseNewline(settings.gres, "--gres");
+    refuseNewline(settings.timeLimit, "--time");
+    std::string s = "#!/bin/bash\n";
+    s += "#SBATCH --job-name=" + settings.jobName + "\n";
+    s += "#SBATCH --array=0-" + std::to_string(layout.count - 1) + "\n";
+    s += "#SBATCH --output=" + absoluteText(layout.logs() / "shard-%a.out") + "\n";
+    if (!settings.gres.empty())
+        s += "#SBATCH --gres=" + settings.gres + "\n";
+    if (!settings.timeLimit.empty())
+        s += "#SBATCH --time=" + settings.timeLimit + "\n";
+    s += sbatchHeader(settings);
+    s += "# Written by kosmos-cli submit: shard $SLURM_ARRAY_TASK_ID of " +
+         std::to_string(layout.count) +
+         ". Each task writes only its own shard ledger; resubmitting a task (sbatch "
+         "--array=I this script) resumes that shard.\n";
+    s += "set -eu\n";
+    s += "i=\"$SLURM_ARRAY_TASK_ID\"\n";
+    char suffix[48];
+    std::snprintf(suffix, sizeof suffix, "-of-%04d.kosmos", layout.count);
+    s += "ledger=\"$(printf " + quoted(absoluteText(layout.dir) + "/shard-%04d" + suffix) +
+         " \"$i\")\"\n";
+    s += "exec " + quoted(settings.cliPath) + " run " + quoted(absoluteText(layout.protocolFile())) +
+         " --ledger \"$ledger\" --shard \"$i/" + std::to_string(layout.count) + "\" --workers " +
+         std::to_string(settings.workers) + "\n";
+    return s;
+}
+
+std::string slurmMergeScript(const ShardLayout &layout, const SlurmSettings &settings)
+{
+    std::string s = "#!/bin/bash\n";
+    s += "#SBATCH --job-name=" + settings.jobName + "-merge\n";
+    s += "#SBATCH --output=" + absoluteText(layout.logs() / "merge.out") + "\n";
+    s += sbatchHeader(settings);
+    s += "# Written by kosmos-cli submit: merges the shard ledgers into the target once every "
+         "shard task has ended (afterany); what a shard did not finish is reported.\n";
+    s += "set -eu\n";
+    s += "exec " + quoted(settings.cliPath) + " merge " + quoted(absoluteText(layout.target));
+    for (int i = 0; i < layout.count; ++i)
+        s += " \\\n    " + quoted(absoluteText(layout.shardBundle(i)));
+    return s + "\n";
+}
+
+SubmittedJobs submitToSlurm(const ShardLayout &layout, const SlurmSettings &settings)
+{
+    writeText(layout.arrayScript(), slurmArrayScript(layout, settings));
+    writeText(layout.mergeScript(), slurmMergeScript(layout, settings));
+    auto submit = [&](std::vector<std::string> argv) {
+        const CommandResult r = runCommand(argv, 120000);
+        if (!r.ok())
+            throw Error(ErrorCode::Io, "sbatch failed" +
+                                           (r.error.empty() ? "" : " (" + r.error + ")") + ": " +
+                                           (r.err.empty() ? r.out : r.err));
+        std::string id = r.out.substr(0, r.out.find_first_of(";\n"));
+        if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+            throw Error(ErrorCode::Io, "sbatch answered '" + r.out + "', not a job id");
+        return id;
+    };
+    SubmittedJobs jobs;
+    jobs.arrayJobId = submit({"sbatch", "--parsable", absoluteText(layout.arrayScript())});
+    jobs.mergeJobId = submit({"sbatch", "--parsable", "--dependency=afterany:" + jobs.arrayJobId,
+                              absoluteText(layout.mergeScript())});
+    return jobs;
+}
+
+std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job)
+{
+    Statement s(target.database(),
+                "INSERT INTO scaleout_jobs (protocol_sha256, launcher, shards, shard_dir, "
+                "array_job_id, merge_job_id, options_json, submitted_at_ms) VALUES (?, ?, ?, ?, "
+                "?, ?, ?, ?)");
+    auto optional = [](const std::string &v) {
+        return v.empty() ? std::nullopt : std::optional<std::string>(v);
+    };
+    s.bind(1, job.protocolSha256)
+        .bind(2, job.launcher)
+        .bind(3, job.shards)
+        .bind(4, job.shardDir.string())
+        .bind(5, optional(job.arrayJobId))
+        .bind(6, optional(job.mergeJobId))
+        .bind(7, job.options.dump())
+        .bind(8, job.submittedAtMs ? job.submittedAtMs : nowMs())
+        .run();
+    return target.database().lastInsertRowId();
+}
+
+std::vector<ScaleOutJob> submissions(Ledger &target)
+{
+    Statement s(target.database(),
+                "SELECT job_row_id, protocol_sha256, launcher, shards, shard_dir, array_job_id, "
+                "merge_job_id, options_json, submitted_at_ms FROM scaleout_jobs ORDER BY "
+                "job_row_id");
+    std::vector<ScaleOutJob> out;
+    while (s.step()) {
+        ScaleOutJob j;
+        j.id = s.int64(0);
+        j.protocolSha256 = s.text(1);
+        j.launcher = s.text(2);
+        j.shards = static_cast<int>(s.int64(3));
+        j.shardDir = s.text(4);
+        j.arrayJobId = s.optText(5).value_or("");
+        j.mergeJobId = s.optText(6).value_or("");
+        j.options = nlohmann::json::parse(s.text(7), nullptr, false);
+        j.submittedAtMs = s.int64(8);
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::vector<ShardProgress> shardProgress(const ShardLayout &layout)
+{
+    std::vector<ShardProgress> out;
+    for (int i = 0; i < layout.count; ++i) {
+        ShardProgress p;
+        p.index = i;
+        p.bundle = layout.shardBundle(i);
+        p.exists = fs::exists(p.bundle / "ledger.sqlite");
+        if (p.exists) {
+            try {
+                Ledger ledger = Ledger::open(p.bundle, {OpenMode::ReadOnly});
+                Statement s(ledger.database(), "SELECT status, COUNT(*) FROM runs GROUP BY status");
+                while (s.step()) {
+                    const std::string status = s.text(0);
+                    const std::int64_t n = s.int64(1);
+                    p.runs += n;
+                    (status == "completed"   ? p.completed
+                     : status == "failed"    ? p.failed
+                     : status == "cancelled" ? p.cancelled
+                     : status == "running"   ? p.running
+                                             : p.queued) += n;
+                }
+            } catch (const Error &e) {
+                p.error = e.what();
+            }
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds)
+{
+    SlurmJobStates result;
+    if (jobIds.empty())
+        return result;
+    std::string list;
+    for (const auto &id : jobIds)
+        list += (list.empty() ? "" : ",") + id;
+    // sacct first (finished jobs too, when accounting is on), then squeue over it (live state).
+    const CommandResult acct = runCommand(
+        {"sacct", "--noheader", "--parsable2", "--jobs=" + list, "--format=JobID,State"}, 30000);
+    if (acct.ok()) {
+        std::istringstream lines(acct.out);
+        std::string line;
+        while (std::getline(lines, line)) {
+            const auto bar = line.find('|');
+            if (bar == std::string::npos)
+                continue;
+            const std::string id = line.substr(0, bar);
+            if (id.find('.') != std::string::npos)
+                continue; // job steps (123.batch)
+            result.states[id] = line.substr(bar + 1, line.find(' ', bar + 1) - bar - 1);
+        }
+    } else {
+        const std::string why = acct.started ? (acct.err.empty() ? acct.out : acct.err) : acct.error;
+        result.notes.push_back("sacct: " + why.substr(0, why.find('\n')) +
+                               " (finished jobs are known only from the shard ledgers)");
+    }
+    const CommandResult queue = runCommand(
+        {"squeue", "--noheader", "--array", "--jobs=" + list, "--format=%i|%T"}, 30000);
+    if (queue.ok()) {
+        std::istringstream lines(queue.out);
+        std::string line;
+        while (std::getline(lines, line)) {
+            const auto bar = line.find('|');
+            if (bar != std::string::npos)
+                result.states[line.substr(0, bar)] = line.substr(bar + 1);
+        }
+    } else {
+        const std::string why =
+            queue.started ? (queue.err.empty() ? queue.out : queue.err) : queue.error;
+        // squeue refuses ids of jobs that have left the queue; that is an answer, not a failure.
+        if (why.find("Invalid job id") == std::string::npos)
+            result.notes.push_back("squeue: " + why.substr(0, why.find('\n')));
+    }
+    return result;
+}
+
+void cancelSlurmJobs(const std::vector<std::string> &jobIds)
+{
+    std::vector<std::string> argv = {"scancel"};
+    for (const auto &id : jobIds)
+        if (!id.empty())
+            argv.push_back(id);
+    if (argv.size() == 1)
+        throw Error(ErrorCode::InvalidInput, "no Slurm job to cancel");
+    const CommandResult r = runCommand(argv, 60000);
+    if (!r.ok())
+        throw Error(ErrorCode::Io, "scancel failed" + (r.error.empty() ? "" : " (" + r.error + ")") +
+                                       ": " + (r.err.empty() ? r.out : r.err));
+}
+
+} // namespace kosmos
