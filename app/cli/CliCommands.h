@@ -95,7 +95,8 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
                 bool retryFailed = false, const std::string &shard = {});
 // Scale-out (core/scaleout, docs/scale-out.md): merge shard ledgers; submit a protocol as N
 // shards (Slurm job array + merge job, or N local processes); the shards' progress; scancel.
-int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json);
+int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json,
+             int runsPerTransaction = 64);
 struct SubmitOptions
 {
     std::string protocolPath;

@@ -65,8 +65,8 @@ int printMergeReport(const MergeReport &report, bool json)
                       << s.runs << " runs, " << s.runsAdded << " new to the target, "
                       << s.attemptsCopied << " attempts taken (" << s.attemptsPresent
                       << " already there), " << s.artifactsCopied << " objects ("
-                      << s.bytesCopied / 1024 << " KiB) copied and hash-checked, "
-                      << s.labelsCopied << " labels"
+                      << s.bytesCopied / 1024 << " KiB) copied and hash-checked, " << s.labelsCopied
+                      << " labels"
                       << (s.runsUnfinished ? ", " + std::to_string(s.runsUnfinished) +
                                                  " not finished in the shard"
                                            : std::string())
@@ -94,12 +94,15 @@ int printMergeReport(const MergeReport &report, bool json)
     return ExitCode::Ok;
 }
 
-MergeReport mergeWithProgress(const std::string &target, const std::vector<fs::path> &sources)
+MergeReport mergeWithProgress(const std::string &target, const std::vector<fs::path> &sources,
+                              int runsPerTransaction = 64)
 {
     TerminalProgress bar;
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
-    const MergeReport report =
-        mergeLedgers(target, sources, {}, [&](std::size_t i, std::int64_t done, std::int64_t total) {
+    MergeOptions options;
+    options.runsPerTransaction = runsPerTransaction;
+    const MergeReport report = mergeLedgers(
+        target, sources, options, [&](std::size_t i, std::int64_t done, std::int64_t total) {
             if (terminal)
                 bar.update("merge " + std::to_string(i + 1) + "/" + std::to_string(sources.size()),
                            done, total);
@@ -110,11 +113,12 @@ MergeReport mergeWithProgress(const std::string &target, const std::vector<fs::p
 
 } // namespace
 
-int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json)
+int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json,
+             int runsPerTransaction)
 {
     try {
         std::vector<fs::path> paths(sources.begin(), sources.end());
-        return printMergeReport(mergeWithProgress(target, paths), json);
+        return printMergeReport(mergeWithProgress(target, paths, runsPerTransaction), json);
     } catch (const Error &e) {
         return reportError(e);
     }
@@ -145,7 +149,7 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         job.launcher = o.slurm ? "slurm" : "local";
         job.shards = o.shards;
         job.shardDir = layout.dir;
-        job.options = {{"workers", o.workers}};
+        job.options = {{"workers", o.workers}, {"runs_per_shard", perShard}};
         std::cout << "protocol " << protocol.name << " (" << sha.substr(0, 16) << "...): ";
         std::size_t total = 0;
         for (int n : perShard)
@@ -205,15 +209,20 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         for (int i = 0; i < o.shards; ++i)
             pids.push_back(startCommand(
                 {self, "run", layout.protocolFile().string(), "--ledger",
-                 layout.shardBundle(i).string(), "--shard",
-                 ShardSpec{i, o.shards}.text(), "--workers", std::to_string(o.workers)},
+                 layout.shardBundle(i).string(), "--shard", ShardSpec{i, o.shards}.text(),
+                 "--workers", std::to_string(o.workers)},
                 (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string()));
         int abnormal = 0;
         for (int i = 0; i < o.shards; ++i) {
             const int status = waitCommand(pids[static_cast<std::size_t>(i)]);
-            std::cout << "shard " << ShardSpec{i, o.shards}.text() << ": exit " << status
-                      << (status == ExitCode::Ok ? "" : " (log: " + (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string() + ")")
-                      << "\n";
+            std::cout
+                << "shard " << ShardSpec{i, o.shards}.text() << ": exit " << status
+                << (status == ExitCode::Ok
+                        ? ""
+                        : " (log: " +
+                              (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string() +
+                              ")")
+                << "\n";
             abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed;
         }
         std::vector<fs::path> shards;
@@ -234,15 +243,24 @@ int runStatus(const std::string &bundle, bool json)
         Ledger target = Ledger::open(bundle, {OpenMode::ReadOnly});
         const auto jobs = submissions(target);
         if (jobs.empty())
-            throw Error(ErrorCode::NotFound, bundle + " has no sharded evaluation (kosmos-cli "
-                                                      "submit ... --ledger " +
-                                                      bundle + ")");
+            throw Error(ErrorCode::NotFound, bundle +
+                                                 " has no sharded evaluation (kosmos-cli "
+                                                 "submit ... --ledger " +
+                                                 bundle + ")");
         const ScaleOutJob &job = jobs.back();
         ShardLayout layout;
         layout.target = target.bundle();
         layout.dir = job.shardDir;
         layout.count = job.shards;
         const auto progress = shardProgress(layout);
+        // How many runs each shard has, as submit counted them (a shard not started yet shows
+        // its share, not 0).
+        std::vector<std::int64_t> expected(progress.size(), 0);
+        if (job.options.contains("runs_per_shard") && job.options["runs_per_shard"].is_array())
+            for (std::size_t i = 0; i < expected.size() && i < job.options["runs_per_shard"].size();
+                 ++i)
+                if (job.options["runs_per_shard"][i].is_number_integer())
+                    expected[i] = job.options["runs_per_shard"][i].get<std::int64_t>();
         SlurmJobStates slurm;
         if (job.launcher == "slurm")
             slurm = slurmJobStates({job.arrayJobId, job.mergeJobId});
@@ -273,6 +291,7 @@ int runStatus(const std::string &bundle, bool json)
                                   {"cancelled", p.cancelled},
                                   {"running", p.running},
                                   {"queued", p.queued},
+                                  {"expected_runs", expected[static_cast<std::size_t>(p.index)]},
                                   {"slurm_state", taskState(p.index)},
                                   {"error", p.error}});
             std::cout << nlohmann::json{{"launcher", job.launcher},
@@ -298,19 +317,21 @@ int runStatus(const std::string &bundle, bool json)
         std::int64_t finished = 0;
         std::int64_t runs = 0;
         for (const auto &p : progress) {
+            const std::int64_t share =
+                std::max(p.runs, expected[static_cast<std::size_t>(p.index)]);
             finished += p.finished();
-            runs += p.runs;
+            runs += share;
             std::cout << "  shard " << ShardSpec{p.index, job.shards}.text() << ": ";
             if (!p.error.empty())
                 std::cout << "unreadable: " << p.error;
             else if (!p.exists)
                 std::cout << "no ledger yet";
             else if (p.runs == 0)
-                std::cout << "not started";
+                std::cout << "not started (0/" << share << ")";
             else
-                std::cout << p.finished() << "/" << p.runs << " finished (completed "
-                          << p.completed << ", failed " << p.failed << ", cancelled "
-                          << p.cancelled << "), running " << p.running << ", queued " << p.queued;
+                std::cout << p.finished() << "/" << p.runs << " finished (completed " << p.completed
+                          << ", failed " << p.failed << ", cancelled " << p.cancelled
+                          << "), running " << p.running << ", queued " << p.queued;
             if (const std::string s = taskState(p.index); !s.empty())
                 std::cout << "  [" << s << "]";
             std::cout << "\n";

@@ -190,11 +190,12 @@ const std::vector<Verb> &verbs()
          "merge shard ledgers (run --shard, or any ledgers) into OUT by run key:\n"
          "idempotent and resumable; every artifact hash and attempt seal is checked\n"
          "before it is taken; a run recorded differently is refused with the reason",
-         {"json"},
+         {"json", "runs-per-transaction"},
          [](const Call &c) -> R {
-             if (c.args.size() < 3)
+             const auto batch = c.intValue("runs-per-transaction", 1, 100000);
+             if (c.args.size() < 3 || !batch)
                  return std::nullopt;
-             return runMerge(c.str(1), c.from(2), c.json);
+             return runMerge(c.str(1), c.from(2), c.json, *batch);
          }},
         {"submit",
          "submit PROTOCOL --ledger OUT --shards N (--slurm|--local)",
@@ -655,6 +656,7 @@ constexpr OptionSpec kOptions[] = {
      false},
     {"sbatch-arg", "submit --slurm: one more sbatch option (repeatable), e.g. --account=lab.",
      "arg", nullptr, false},
+    {"runs-per-transaction", "merge: runs taken per transaction (default 64).", "n", "64", true},
     {"worker-process", "run: internal, one isolated worker.", nullptr, nullptr, true},
 };
 

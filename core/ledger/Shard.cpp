@@ -72,7 +72,8 @@ bool ShardSpec::contains(std::string_view runKey) const
 int shardOf(std::string_view runKey, int count)
 {
     std::uint64_t value = 0;
-    const auto [end, ec] = std::from_chars(runKey.data(), runKey.data() + std::min<std::size_t>(16, runKey.size()), value, 16);
+    const auto [end, ec] = std::from_chars(
+        runKey.data(), runKey.data() + std::min<std::size_t>(16, runKey.size()), value, 16);
     if (runKey.size() != 64 || ec != std::errc() || end != runKey.data() + 16)
         throw Error(ErrorCode::InvalidInput,
                     "not a run key (64 hex digits): '" + std::string(runKey) + "'");

@@ -87,6 +87,12 @@ class Cancelled
 {
 };
 
+// The batch was stopped where stopping must not end runs for good (a shard: scancel, a time
+// limit, preemption): the attempt fails as 'interrupted' and the run goes back to the queue.
+class Interrupted
+{
+};
+
 } // namespace
 
 RolloutEngine::RolloutEngine(std::filesystem::path bundle, ComponentFactory &factory,
@@ -388,10 +394,11 @@ class RunExecutor
 public:
     RunExecutor(AttemptScope &scope, const Protocol &protocol, const RunPlan &plan,
                 ComponentFactory &factory, const std::atomic<bool> &stop,
-                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity)
+                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity,
+                bool requeueOnStop)
         : m_scope(scope), m_ledger(scope.ledger()), m_lease(scope.lease()), m_protocol(protocol),
           m_plan(plan), m_factory(factory), m_stop(stop), m_progress(progress),
-          m_judgeIdentity(judgeIdentity),
+          m_judgeIdentity(judgeIdentity), m_requeueOnStop(requeueOnStop),
           m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
     {
     }
@@ -405,6 +412,16 @@ public:
             runPipeline();
             recordTimings(start);
             return m_scope.complete();
+        } catch (const Interrupted &) {
+            recordTimings(start);
+            m_failure = "interrupted: the process was stopped; the run is back in the queue";
+            const AttemptResult end = m_scope.fail(
+                "interrupted", "run " + std::to_string(m_lease.runId) + ", stage " + m_stage +
+                                   ": the process was stopped (a signal: scancel, a time limit, "
+                                   "preemption); the run is back in the queue");
+            if (end == AttemptResult::Failed)
+                m_ledger.retryRun(m_lease.runId);
+            return end;
         } catch (const Cancelled &) {
             recordTimings(start);
             return m_scope.cancel(m_stop ? "the batch was stopped (interrupt)"
@@ -449,6 +466,8 @@ private:
         if (m_scope.cancelRequested())
             throw Cancelled{};
         if (m_stop) {
+            if (m_requeueOnStop)
+                throw Interrupted{};
             m_ledger.requestCancel(m_lease.runId, "the batch was stopped (interrupt)");
             throw Cancelled{};
         }
@@ -467,8 +486,11 @@ private:
             return chunk;
         } catch (...) {
             m_policyMs += msSince(t);
-            if (obs.cancelled && obs.cancelled())
+            if (obs.cancelled && obs.cancelled()) {
+                if (m_stop && m_requeueOnStop)
+                    throw Interrupted{};
                 throw Cancelled{};
+            }
             throw;
         }
     }
@@ -874,6 +896,7 @@ private:
     const std::atomic<bool> &m_stop;
     const ProgressFn &m_progress;
     const std::optional<ComponentIdentity> &m_judgeIdentity;
+    bool m_requeueOnStop = false;
     const TaskSpec &m_task;
     std::string m_stage = "setup";
     std::optional<std::int64_t> m_lastFrameArtifact;
@@ -960,7 +983,8 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                 continue;
             }
             report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
-            RunExecutor executor(*scope, protocol, batch.plans[i], m_factory, stop, report, judge);
+            RunExecutor executor(*scope, protocol, batch.plans[i], m_factory, stop, report, judge,
+                                 m_options.shard.has_value());
             const AttemptResult end = executor.execute();
             {
                 std::lock_guard lock(mutex);

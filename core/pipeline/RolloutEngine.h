@@ -44,7 +44,9 @@ struct EngineOptions
     // them as busy (unfinished).
     bool waitForHeldRuns = true;
     // Only this shard's runs (docs/scale-out.md); the ledger records the shard and refuses
-    // any other afterwards.
+    // any other afterwards. A shard's batch stopped by `stop` (scancel, a time limit) does not
+    // cancel its run for good: the attempt fails as 'interrupted' and the run is queued again,
+    // so the shard's next job runs it.
     std::optional<ShardSpec> shard = std::nullopt;
 };
 

@@ -133,9 +133,9 @@ private:
         std::size_t next = 0;
         while (next < runs.size()) {
             sqlite::Transaction tx(m_db);
-            const std::size_t end =
-                std::min(runs.size(), next + static_cast<std::size_t>(
-                                                 std::max(1, m_options.runsPerTransaction)));
+            const std::size_t end = std::min(
+                runs.size(),
+                next + static_cast<std::size_t>(std::max(1, m_options.runsPerTransaction)));
             for (; next < end; ++next)
                 mergeRunGuarded(runs[next]);
             tx.commit();
@@ -182,10 +182,10 @@ private:
                                                     " is unreadable: " + e.what());
             }
             if (actual != hash)
-                throw Error(ErrorCode::Corrupt,
-                            m_source.string() + ": " + table + " row " +
-                                std::to_string(s.int64(0)) + " hashes to " + actual +
-                                ", recorded " + hash + "; nothing was merged from it");
+                throw Error(ErrorCode::Corrupt, m_source.string() + ": " + table + " row " +
+                                                    std::to_string(s.int64(0)) + " hashes to " +
+                                                    actual + ", recorded " + hash +
+                                                    "; nothing was merged from it");
             Statement have(m_db, "SELECT " + contentColumn + " FROM main." + table + " WHERE " +
                                      hashColumn + " = ?");
             have.bind(1, hash);
@@ -196,9 +196,9 @@ private:
                                                         "'s; run kosmos-cli verify on both");
                 continue;
             }
-            Statement copy(m_db, "INSERT INTO main." + table + " (" + hashColumn + ", " +
-                                     columns + ") SELECT " + hashColumn + ", " + columns +
-                                     " FROM src." + table + " WHERE " + idColumn + " = ?");
+            Statement copy(m_db, "INSERT INTO main." + table + " (" + hashColumn + ", " + columns +
+                                     ") SELECT " + hashColumn + ", " + columns + " FROM src." +
+                                     table + " WHERE " + idColumn + " = ?");
             copy.bind(1, s.int64(0)).run();
         }
     }
@@ -216,11 +216,11 @@ private:
         } catch (const Error &e) {
             // A rule of the target refused a row (a trigger, a CHECK or UNIQUE constraint): that
             // run's records do not fit; anything else (I/O, a full disk) stops the merge.
-            const bool refusal = e.code() == ErrorCode::Immutable ||
-                                 e.code() == ErrorCode::Corrupt || e.code() == ErrorCode::NotFound ||
-                                 (e.code() == ErrorCode::Database &&
-                                  std::string_view(e.what()).find("constraint failed") !=
-                                      std::string_view::npos);
+            const bool refusal =
+                e.code() == ErrorCode::Immutable || e.code() == ErrorCode::Corrupt ||
+                e.code() == ErrorCode::NotFound ||
+                (e.code() == ErrorCode::Database &&
+                 std::string_view(e.what()).find("constraint failed") != std::string_view::npos);
             if (!refusal) {
                 rollbackRun(before);
                 throw; // I/O, a full disk, a locked database: the whole merge stops
@@ -241,8 +241,8 @@ private:
     {
         Statement key(m_db, "SELECT run_key FROM src.runs WHERE run_id = ?");
         key.bind(1, srcRun);
-        m_conflicts.push_back({m_source.string(), key.step() ? key.text(0) : std::string(),
-                               message});
+        m_conflicts.push_back(
+            {m_source.string(), key.step() ? key.text(0) : std::string(), message});
         ++m_report.conflicts;
     }
 
@@ -263,8 +263,8 @@ private:
         s.bind(1, runId);
         std::vector<AttemptRow> out;
         while (s.step())
-            out.push_back({s.int64(0), static_cast<int>(s.int64(1)), s.text(2), s.text(3),
-                           s.optText(4)});
+            out.push_back(
+                {s.int64(0), static_cast<int>(s.int64(1)), s.text(2), s.text(3), s.optText(4)});
         return out;
     }
 
@@ -305,16 +305,16 @@ private:
         }
         if (outRun == 0) {
             Statement add(
-                m_db,
-                "INSERT INTO main.runs (run_key, key_json, protocol_id, episode_index, task, "
-                "instruction, policy_id, world_model_id, judge_id, status, created_at_ms) "
-                "SELECT r.run_key, r.key_json, "
-                "(SELECT protocol_id FROM main.protocols WHERE protocol_sha256 = p.protocol_sha256), "
-                "r.episode_index, r.task, r.instruction, " +
-                    componentOf("r.policy_id") + ", " + componentOf("r.world_model_id") + ", " +
-                    componentOf("r.judge_id") +
-                    ", 'queued', r.created_at_ms FROM src.runs r JOIN src.protocols p "
-                    "USING (protocol_id) WHERE r.run_id = ?");
+                m_db, "INSERT INTO main.runs (run_key, key_json, protocol_id, episode_index, task, "
+                      "instruction, policy_id, world_model_id, judge_id, status, created_at_ms) "
+                      "SELECT r.run_key, r.key_json, "
+                      "(SELECT protocol_id FROM main.protocols WHERE protocol_sha256 = "
+                      "p.protocol_sha256), "
+                      "r.episode_index, r.task, r.instruction, " +
+                          componentOf("r.policy_id") + ", " + componentOf("r.world_model_id") +
+                          ", " + componentOf("r.judge_id") +
+                          ", 'queued', r.created_at_ms FROM src.runs r JOIN src.protocols p "
+                          "USING (protocol_id) WHERE r.run_id = ?");
             add.bind(1, srcRun).run();
             outRun = m_db.lastInsertRowId();
             outStatus = "queued";
@@ -356,12 +356,12 @@ private:
         const std::int64_t outSeq =
             scalar(m_db, "SELECT MAX(seq) FROM main.events WHERE run_id = ?", {outRun});
         if (outSeq > 0) {
-            const std::int64_t same = scalar(
-                m_db,
-                "SELECT COUNT(*) FROM main.events o JOIN src.events s ON s.run_id = ? AND "
-                "s.seq = o.seq AND s.type = o.type AND s.payload_json = o.payload_json AND "
-                "s.created_at_ms = o.created_at_ms WHERE o.run_id = ?",
-                {srcRun, outRun});
+            const std::int64_t same =
+                scalar(m_db,
+                       "SELECT COUNT(*) FROM main.events o JOIN src.events s ON s.run_id = ? AND "
+                       "s.seq = o.seq AND s.type = o.type AND s.payload_json = o.payload_json AND "
+                       "s.created_at_ms = o.created_at_ms WHERE o.run_id = ?",
+                       {srcRun, outRun});
             if (same != outSeq)
                 throw RunConflict{"the target's events of this run differ from the source's"};
         }
@@ -384,13 +384,13 @@ private:
             Statement map(m_db, "INSERT INTO temp.merge_amap VALUES (?, ?, 1)");
             map.bind(1, a->id).bind(2, m_db.lastInsertRowId()).run();
         }
-        const std::int64_t strays = scalar(
-            m_db,
-            "SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < " +
-                std::to_string(limitSeq) +
-                " AND attempt_id IS NOT NULL AND attempt_id NOT IN "
-                "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)",
-            {srcRun, outSeq});
+        const std::int64_t strays =
+            scalar(m_db,
+                   "SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < " +
+                       std::to_string(limitSeq) +
+                       " AND attempt_id IS NOT NULL AND attempt_id NOT IN "
+                       "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)",
+                   {srcRun, outSeq});
         if (strays > 0)
             throw RunConflict{"the source has events after the target's for attempts the target "
                               "already closed"};
@@ -427,13 +427,13 @@ private:
     {
         copyArtifacts();
         const char *newAttempts = "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)";
-        m_db.exec(std::string(
-                      "INSERT INTO main.attempt_artifacts (attempt_id, artifact_id, role, name, "
-                      "created_at_ms) SELECT m.out_id, x.artifact_id, aa.role, aa.name, "
-                      "aa.created_at_ms FROM src.attempt_artifacts aa JOIN temp.merge_amap m ON "
-                      "m.src_id = aa.attempt_id AND m.is_new = 1 JOIN src.artifacts s ON "
-                      "s.artifact_id = aa.artifact_id JOIN main.artifacts x ON x.sha256 = "
-                      "s.sha256 ORDER BY aa.attempt_id, aa.role, aa.name"));
+        m_db.exec(
+            std::string("INSERT INTO main.attempt_artifacts (attempt_id, artifact_id, role, name, "
+                        "created_at_ms) SELECT m.out_id, x.artifact_id, aa.role, aa.name, "
+                        "aa.created_at_ms FROM src.attempt_artifacts aa JOIN temp.merge_amap m ON "
+                        "m.src_id = aa.attempt_id AND m.is_new = 1 JOIN src.artifacts s ON "
+                        "s.artifact_id = aa.artifact_id JOIN main.artifacts x ON x.sha256 = "
+                        "s.sha256 ORDER BY aa.attempt_id, aa.role, aa.name"));
         m_db.exec("INSERT INTO main.provenance (parent_artifact_id, child_artifact_id, relation, "
                   "attempt_id, details_json, created_at_ms) SELECT xp.artifact_id, "
                   "xc.artifact_id, e.relation, m.out_id, e.details_json, e.created_at_ms FROM "
@@ -454,15 +454,15 @@ private:
                                           newAttempts + " ORDER BY judgment_id");
             while (judgments.step()) {
                 const std::int64_t srcJudgment = judgments.int64(0);
-                Statement add(m_db,
-                              "INSERT INTO main.judgments (attempt_id, judge_id, settings_json, "
-                              "outcome, unknown_reason, progress, decisive_votes, "
-                              "frame_indices_json, prompt_sha256, created_at_ms) SELECT m.out_id, " +
-                                  componentOf("j.judge_id") +
-                                  ", j.settings_json, j.outcome, j.unknown_reason, j.progress, "
-                                  "j.decisive_votes, j.frame_indices_json, j.prompt_sha256, "
-                                  "j.created_at_ms FROM src.judgments j JOIN temp.merge_amap m ON "
-                                  "m.src_id = j.attempt_id WHERE j.judgment_id = ?");
+                Statement add(
+                    m_db, "INSERT INTO main.judgments (attempt_id, judge_id, settings_json, "
+                          "outcome, unknown_reason, progress, decisive_votes, "
+                          "frame_indices_json, prompt_sha256, created_at_ms) SELECT m.out_id, " +
+                              componentOf("j.judge_id") +
+                              ", j.settings_json, j.outcome, j.unknown_reason, j.progress, "
+                              "j.decisive_votes, j.frame_indices_json, j.prompt_sha256, "
+                              "j.created_at_ms FROM src.judgments j JOIN temp.merge_amap m ON "
+                              "m.src_id = j.attempt_id WHERE j.judgment_id = ?");
                 add.bind(1, srcJudgment).run();
                 const std::int64_t outJudgment = m_db.lastInsertRowId();
                 Statement map(m_db, "INSERT INTO temp.merge_jmap VALUES (?, ?)");

@@ -25,14 +25,14 @@ struct MergeSourceReport
 {
     std::string path;
     std::optional<ShardSpec> shard; // its meta "shard", if it is a shard ledger
-    int runs = 0;             // runs in the source
-    int runsAdded = 0;        // runs the target did not have
-    int attemptsCopied = 0;   // finished attempts taken (with everything they recorded)
-    int attemptsPresent = 0;  // finished attempts the target already had (a merge run again)
-    int runsUnfinished = 0;   // runs not finished in the source (queued, running, or a running
-                              // attempt): what was finished of them is taken; merge again later
+    int runs = 0;                   // runs in the source
+    int runsAdded = 0;              // runs the target did not have
+    int attemptsCopied = 0;         // finished attempts taken (with everything they recorded)
+    int attemptsPresent = 0;        // finished attempts the target already had (a merge run again)
+    int runsUnfinished = 0; // runs not finished in the source (queued, running, or a running
+                            // attempt): what was finished of them is taken; merge again later
     int labelsCopied = 0;
-    int artifactsCopied = 0;  // objects copied (hash-checked on the way)
+    int artifactsCopied = 0; // objects copied (hash-checked on the way)
     std::int64_t bytesCopied = 0;
     int conflicts = 0;
 };

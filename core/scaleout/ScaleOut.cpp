@@ -150,9 +150,9 @@ std::string slurmArrayScript(const ShardLayout &layout, const SlurmSettings &set
     std::snprintf(suffix, sizeof suffix, "-of-%04d.kosmos", layout.count);
     s += "ledger=\"$(printf " + quoted(absoluteText(layout.dir) + "/shard-%04d" + suffix) +
          " \"$i\")\"\n";
-    s += "exec " + quoted(settings.cliPath) + " run " + quoted(absoluteText(layout.protocolFile())) +
-         " --ledger \"$ledger\" --shard \"$i/" + std::to_string(layout.count) + "\" --workers " +
-         std::to_string(settings.workers) + "\n";
+    s += "exec " + quoted(settings.cliPath) + " run " +
+         quoted(absoluteText(layout.protocolFile())) + " --ledger \"$ledger\" --shard \"$i/" +
+         std::to_string(layout.count) + "\" --workers " + std::to_string(settings.workers) + "\n";
     return s;
 }
 
@@ -292,12 +292,13 @@ SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds)
             result.states[id] = line.substr(bar + 1, line.find(' ', bar + 1) - bar - 1);
         }
     } else {
-        const std::string why = acct.started ? (acct.err.empty() ? acct.out : acct.err) : acct.error;
+        const std::string why =
+            acct.started ? (acct.err.empty() ? acct.out : acct.err) : acct.error;
         result.notes.push_back("sacct: " + why.substr(0, why.find('\n')) +
                                " (finished jobs are known only from the shard ledgers)");
     }
-    const CommandResult queue = runCommand(
-        {"squeue", "--noheader", "--array", "--jobs=" + list, "--format=%i|%T"}, 30000);
+    const CommandResult queue =
+        runCommand({"squeue", "--noheader", "--array", "--jobs=" + list, "--format=%i|%T"}, 30000);
     if (queue.ok()) {
         std::istringstream lines(queue.out);
         std::string line;
@@ -326,8 +327,9 @@ void cancelSlurmJobs(const std::vector<std::string> &jobIds)
         throw Error(ErrorCode::InvalidInput, "no Slurm job to cancel");
     const CommandResult r = runCommand(argv, 60000);
     if (!r.ok())
-        throw Error(ErrorCode::Io, "scancel failed" + (r.error.empty() ? "" : " (" + r.error + ")") +
-                                       ": " + (r.err.empty() ? r.out : r.err));
+        throw Error(ErrorCode::Io, "scancel failed" +
+                                       (r.error.empty() ? "" : " (" + r.error + ")") + ": " +
+                                       (r.err.empty() ? r.out : r.err));
 }
 
 } // namespace kosmos

@@ -112,10 +112,9 @@ CommandResult runCommand(const std::vector<std::string> &argv, int timeoutMs)
         result.exitCode = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);
-        result.error = argv[0] + (result.timedOut ? " timed out after " +
-                                                        std::to_string(timeoutMs) + " ms"
-                                                  : " was killed by signal " +
-                                                        std::to_string(result.signal));
+        result.error =
+            argv[0] + (result.timedOut ? " timed out after " + std::to_string(timeoutMs) + " ms"
+                                       : " was killed by signal " + std::to_string(result.signal));
     }
     return result;
 }
