@@ -146,8 +146,8 @@ int main(int argc, char **argv)
 
         const double totalRuns = static_cast<double>(shards) * runs;
         const double mib = static_cast<double>(bytes) / (1 << 20);
-        std::printf("cp -r of the shard bundles:   %7.2f s  %8.0f runs/s  %7.1f MiB/s\n",
-                    cpSeconds, totalRuns / cpSeconds, mib / cpSeconds);
+        std::printf("cp -r of the shard bundles:   %7.2f s  %8.0f runs/s  %7.1f MiB/s\n", cpSeconds,
+                    totalRuns / cpSeconds, mib / cpSeconds);
         std::printf("merge (hash + seal checked):  %7.2f s  %8.0f runs/s  %7.1f MiB/s "
                     "(%lld attempts, %lld objects, %.1f MiB of objects, %zu conflicts)\n",
                     mergeSeconds, totalRuns / mergeSeconds, mib / mergeSeconds,

@@ -439,6 +439,29 @@ DE = {
     '&Retry selected failed runs': 'Ausgewählte fehlgeschlagene Läufe &wiederholen',
     '%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)':
         '%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)',
+    "Where it runs": "Wo es läuft",
+    "This machine": "Dieser Rechner",
+    "Slurm cluster (shards)": "Slurm-Cluster (Shards)",
+    "One Slurm array task per shard; each writes a ledger of its own, merged into this ledger when all have ended":
+        "Eine Slurm-Array-Aufgabe je Shard; jede schreibt ein eigenes Ledger, das in dieses Ledger zusammengeführt wird, wenn alle beendet sind",
+    "the cluster's default": "Voreinstellung des Clusters",
+    "GPUs per shard task (--gres gpu:N); 0: none requested": "GPUs je Shard-Aufgabe (--gres gpu:N); 0: keine angefordert",
+    "e.g. 04:00:00 (the partition's default when empty)": "z. B. 04:00:00 (leer: Voreinstellung der Partition)",
+    "Target": "Ziel",
+    "Shards": "Shards",
+    "Partition": "Partition",
+    "GPUs per task": "GPUs je Aufgabe",
+    "Time limit": "Zeitlimit",
+    "\nSlurm: %1 shards: %2 done, %3 running, %4 waiting; merge job %5":
+        "\nSlurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5",
+    "not in the queue": "nicht in der Warteschlange",
+    "shard %1: %2": "Shard %1: %2",
+    "sbatch is not on PATH: this machine cannot submit to a Slurm cluster (install slurm-client and its cluster's slurm.conf)":
+        "sbatch ist nicht im PATH: dieser Rechner kann nichts an einen Slurm-Cluster übergeben (installieren Sie slurm-client und die slurm.conf des Clusters)",
+    "kosmos-cli submit failed: %1": "kosmos-cli submit ist fehlgeschlagen: %1",
+    "cannot start %1 merge: %2": "%1 merge kann nicht gestartet werden: %2",
+    "a run of a sharded batch is cancelled with its whole batch (scancel)":
+        "ein Lauf eines aufgeteilten Stapels wird nur mit dem ganzen Stapel abgebrochen (scancel)",
 }
 
 

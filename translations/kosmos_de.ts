@@ -820,6 +820,54 @@
         <source>None of the chosen plugins can use CUDA (only libtorch plugins of a CUDA build can); they run on the CPU.</source>
         <translation>Keines der gewählten Plugins kann CUDA nutzen (nur libtorch-Plugins eines CUDA-Builds können es); sie laufen auf der CPU.</translation>
     </message>
+    <message>
+        <source>Where it runs</source>
+        <translation>Wo es läuft</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>Slurm cluster (shards)</source>
+        <translation>Slurm-Cluster (Shards)</translation>
+    </message>
+    <message>
+        <source>One Slurm array task per shard; each writes a ledger of its own, merged into this ledger when all have ended</source>
+        <translation>Eine Slurm-Array-Aufgabe je Shard; jede schreibt ein eigenes Ledger, das in dieses Ledger zusammengeführt wird, wenn alle beendet sind</translation>
+    </message>
+    <message>
+        <source>the cluster's default</source>
+        <translation>Voreinstellung des Clusters</translation>
+    </message>
+    <message>
+        <source>GPUs per shard task (--gres gpu:N); 0: none requested</source>
+        <translation>GPUs je Shard-Aufgabe (--gres gpu:N); 0: keine angefordert</translation>
+    </message>
+    <message>
+        <source>e.g. 04:00:00 (the partition's default when empty)</source>
+        <translation>z. B. 04:00:00 (leer: Voreinstellung der Partition)</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>Ziel</translation>
+    </message>
+    <message>
+        <source>Shards</source>
+        <translation>Shards</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>Partition</translation>
+    </message>
+    <message>
+        <source>GPUs per task</source>
+        <translation>GPUs je Aufgabe</translation>
+    </message>
+    <message>
+        <source>Time limit</source>
+        <translation>Zeitlimit</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::MainWindow</name>
@@ -1292,6 +1340,20 @@
         <source>worker %1: %2, RSS %3 MiB%4</source>
         <translation>Worker %1: %2, RSS %3 MiB%4</translation>
     </message>
+    <message>
+        <source>
+Slurm: %1 shards: %2 done, %3 running, %4 waiting; merge job %5</source>
+        <translation>
+Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</translation>
+    </message>
+    <message>
+        <source>not in the queue</source>
+        <translation>nicht in der Warteschlange</translation>
+    </message>
+    <message>
+        <source>shard %1: %2</source>
+        <translation>Shard %1: %2</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::ProvenancePanel</name>
@@ -1405,6 +1467,22 @@
     <message>
         <source>cannot start %1: %2</source>
         <translation>%1 kann nicht gestartet werden: %2</translation>
+    </message>
+    <message>
+        <source>sbatch is not on PATH: this machine cannot submit to a Slurm cluster (install slurm-client and its cluster's slurm.conf)</source>
+        <translation>sbatch ist nicht im PATH: dieser Rechner kann nichts an einen Slurm-Cluster übergeben (installieren Sie slurm-client und die slurm.conf des Clusters)</translation>
+    </message>
+    <message>
+        <source>kosmos-cli submit failed: %1</source>
+        <translation>kosmos-cli submit ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>cannot start %1 merge: %2</source>
+        <translation>%1 merge kann nicht gestartet werden: %2</translation>
+    </message>
+    <message>
+        <source>a run of a sharded batch is cancelled with its whole batch (scancel)</source>
+        <translation>ein Lauf eines aufgeteilten Stapels wird nur mit dem ganzen Stapel abgebrochen (scancel)</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,8 @@
 #include <sqlite3.h>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -291,13 +293,15 @@ Ledger Ledger::create(const fs::path &bundle, const OpenOptions &options)
                     "a ledger already exists at " + bundle.string() + "; it was not changed");
     ArtifactStore::initialize(bundle / "objects");
 
-    sqlite::Database db(dbPath.string(), false, true);
-    configureConnection(db);
+    // Built under a temporary name and linked into place once complete: a creation killed at
+    // any point leaves no ledger.sqlite (only a stray ledger.sqlite.creating-* file), never an
+    // empty database that later opens as "not a Kosmos ledger". link() refuses an existing name,
+    // so a concurrent creator wins or loses whole.
+    const fs::path tmpPath = bundle / (std::string(kDatabaseName) + ".creating-" + randomToken());
     {
+        sqlite::Database db(tmpPath.string(), false, true);
+        configureConnection(db);
         Transaction tx(db);
-        if (db.pragmaInt("user_version") != 0)
-            throw Error(ErrorCode::InvalidInput, "a ledger was created at " + bundle.string() +
-                                                     " concurrently; it was not changed");
         db.exec(schema.createSql);
         Statement meta(db, "INSERT INTO meta (key, value) VALUES (?, ?)");
         auto put = [&](const char *key, const std::string &value) {
@@ -309,8 +313,23 @@ Ledger Ledger::create(const fs::path &bundle, const OpenOptions &options)
         // Names this ledger wherever it is moved (a merge recognises a shard it took before).
         put("ledger_id", randomToken());
         tx.commit();
+        // Closing the only connection checkpoints the WAL into the file and removes it.
+    }
+    const int linked = ::link(tmpPath.c_str(), dbPath.c_str());
+    const int linkErrno = errno;
+    fs::remove(tmpPath, ec);
+    for (const char *suffix : {"-wal", "-shm"})
+        fs::remove(tmpPath.string() + suffix, ec);
+    if (linked != 0) {
+        if (linkErrno == EEXIST)
+            throw Error(ErrorCode::InvalidInput, "a ledger was created at " + bundle.string() +
+                                                     " concurrently; it was not changed");
+        throw Error(ErrorCode::Io,
+                    "cannot create " + dbPath.string() + ": " + std::strerror(linkErrno));
     }
     fsyncDirectory(bundle);
+    sqlite::Database db(dbPath.string(), false, false);
+    configureConnection(db);
     const int version = static_cast<int>(db.pragmaInt("user_version"));
     return Ledger(bundle, std::move(db), version, std::nullopt);
 }

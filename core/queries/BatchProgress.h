@@ -26,6 +26,18 @@ struct RunProgress
     std::string workerId;
     std::optional<int> workerPid; // from a worker id "<name>-<pid>-<n>" of this machine
     bool cancelRequested = false;
+    int shard = -1; // a sharded batch (docs/scale-out.md): the shard whose ledger holds the run
+};
+
+// One shard of a sharded batch (core/scaleout): its runs as its own ledger records them, and
+// the scheduler's state of its task (Slurm: PENDING, RUNNING, COMPLETED ...; "" when unknown).
+struct ShardState
+{
+    int index = 0;
+    int total = 0;
+    int finished = 0;
+    int running = 0;
+    std::string scheduler;
 };
 
 struct BatchProgress
@@ -45,6 +57,9 @@ struct BatchProgress
     std::int64_t elapsedMs = 0;
     // Remaining time at the step rate seen so far (nullopt before the first step or when done).
     std::optional<std::int64_t> remainingMs;
+    // A sharded batch only: its shards, and the state of the job that merges them.
+    std::vector<ShardState> shards;
+    std::string mergeState;
 
     int finished() const { return completed + failed + cancelled; }
     bool active() const { return queued + running > 0; }

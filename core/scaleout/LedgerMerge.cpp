@@ -654,8 +654,11 @@ MergeReport mergeLedgers(const fs::path &target, const std::vector<fs::path> &so
                          const MergeOptions &options, const MergeProgress &progress)
 {
     MergeReport report;
+    // A bundle folder without its database (a creation that was killed) is created again.
+    const fs::path bundle = target.filename() == "ledger.sqlite" ? target.parent_path() : target;
     std::error_code ec;
-    Ledger out = fs::exists(target, ec) ? Ledger::open(target) : Ledger::create(target);
+    Ledger out =
+        fs::exists(bundle / "ledger.sqlite", ec) ? Ledger::open(bundle) : Ledger::create(bundle);
     report.target = out.bundle().string();
     for (std::size_t i = 0; i < sources.size(); ++i) {
         report.sources.push_back({});

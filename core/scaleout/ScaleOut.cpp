@@ -317,6 +317,63 @@ SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds)
     return result;
 }
 
+BatchProgress shardedProgress(const ShardLayout &layout, const std::string &protocolSha256,
+                              std::int64_t nowMs, const std::vector<std::int64_t> &expectedRuns,
+                              const SlurmJobStates &slurm, const std::string &arrayJobId,
+                              const std::string &mergeJobId)
+{
+    BatchProgress all;
+    all.protocolSha256 = protocolSha256;
+    auto stateOf = [&](const std::string &id) {
+        const auto it = slurm.states.find(id);
+        return it == slurm.states.end() ? std::string() : it->second;
+    };
+    for (int i = 0; i < layout.count; ++i) {
+        ShardState shard;
+        shard.index = i;
+        shard.scheduler =
+            arrayJobId.empty() ? std::string() : stateOf(arrayJobId + "_" + std::to_string(i));
+        BatchProgress p;
+        if (fs::exists(layout.shardBundle(i) / "ledger.sqlite")) {
+            try {
+                Ledger ledger = Ledger::open(layout.shardBundle(i), {OpenMode::ReadOnly});
+                p = batchProgress(ledger, protocolSha256, nowMs);
+            } catch (const Error &) {
+                // Being created, or unreadable: counted as not started; status names the error.
+            }
+        }
+        if (p.total == 0 && static_cast<std::size_t>(i) < expectedRuns.size()) {
+            p.total = static_cast<int>(expectedRuns[static_cast<std::size_t>(i)]);
+            p.queued = p.total;
+        }
+        if (all.protocolName.empty())
+            all.protocolName = p.protocolName;
+        for (RunProgress &r : p.runs) {
+            r.shard = i;
+            all.runs.push_back(std::move(r));
+        }
+        all.total += p.total;
+        all.queued += p.queued;
+        all.running += p.running;
+        all.completed += p.completed;
+        all.failed += p.failed;
+        all.cancelled += p.cancelled;
+        all.stepsDone += p.stepsDone;
+        all.stepsTotal += p.stepsTotal;
+        if (p.startedAtMs && (!all.startedAtMs || *p.startedAtMs < *all.startedAtMs))
+            all.startedAtMs = p.startedAtMs;
+        all.elapsedMs = std::max(all.elapsedMs, p.elapsedMs);
+        if (p.remainingMs) // shards run side by side: the slowest one
+            all.remainingMs = std::max(all.remainingMs.value_or(0), *p.remainingMs);
+        shard.total = p.total;
+        shard.finished = p.finished();
+        shard.running = p.running;
+        all.shards.push_back(std::move(shard));
+    }
+    all.mergeState = mergeJobId.empty() ? std::string() : stateOf(mergeJobId);
+    return all;
+}
+
 void cancelSlurmJobs(const std::vector<std::string> &jobIds)
 {
     std::vector<std::string> argv = {"scancel"};

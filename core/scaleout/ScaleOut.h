@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ledger/Shard.h"
+#include "queries/BatchProgress.h"
 
 #include <nlohmann/json.hpp>
 
@@ -103,6 +104,15 @@ struct SlurmJobStates
     std::vector<std::string> notes;
 };
 SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds);
+// The progress of a sharded batch, followed through its shard ledgers (each opened read-only):
+// every run of every shard (RunProgress::shard set), the totals summed, one ShardState per
+// shard with Slurm's state of its task from `slurm` (array task ARRAY_I), and the merge job's.
+// A shard whose ledger holds no run yet counts `expectedRuns[i]` runs as queued.
+BatchProgress shardedProgress(const ShardLayout &layout, const std::string &protocolSha256,
+                              std::int64_t nowMs, const std::vector<std::int64_t> &expectedRuns,
+                              const SlurmJobStates &slurm, const std::string &arrayJobId,
+                              const std::string &mergeJobId);
+
 // scancel; throws Error(Io) with scancel's message when it fails.
 void cancelSlurmJobs(const std::vector<std::string> &jobIds);
 

@@ -55,6 +55,28 @@ TEST(LedgerOpen, CreateMakesABundleWithDatabaseAndObjects)
     EXPECT_EQ(db.pragmaInt("application_id"), kLedgerApplicationId);
 }
 
+TEST(LedgerOpen, ACreationKilledHalfWayLeavesNoDatabaseAndCreatingAgainWorks)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "half.kosmos";
+    // What a creation killed before its database was complete leaves: the folder, objects/, a
+    // temporary database under another name (never ledger.sqlite).
+    fs::create_directories(bundle / "objects" / "tmp");
+    std::ofstream(bundle / "ledger.sqlite.creating-0123") << "partial";
+    expectError(ErrorCode::NoLedger, [&] { Ledger::open(bundle); });
+    Ledger ledger = Ledger::create(bundle);
+    EXPECT_EQ(ledger.schemaVersion(), currentSchema().version);
+    EXPECT_TRUE(ledger.meta("ledger_id").has_value());
+    EXPECT_EQ(ledger.meta("ledger_id")->size(), 32u);
+    // The new ledger's own temporary database is gone (file, WAL, shared memory).
+    for (const auto &entry : fs::directory_iterator(bundle)) {
+        const std::string name = entry.path().filename().string();
+        EXPECT_TRUE(name.find(".creating-") == std::string::npos ||
+                    name == "ledger.sqlite.creating-0123")
+            << name;
+    }
+}
+
 TEST(LedgerOpen, BundleAndDatabasePathOpenTheSameLedger)
 {
     TempDir dir;

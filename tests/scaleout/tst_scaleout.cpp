@@ -212,9 +212,9 @@ TEST(Merge, AShardLedgerTakesOnlyItsShardAndTheTargetCannotBeItsOwnSource)
                   &output),
               4);
     EXPECT_EQ(cli({"run", f.protocol.string(), "--ledger", f.shards[0].string()}, &output), 4);
-    EXPECT_EQ(cli({"run", f.protocol.string(), "--ledger", f.single.string(), "--shard", "0/2"},
-                  &output),
-              4);
+    EXPECT_EQ(
+        cli({"run", f.protocol.string(), "--ledger", f.single.string(), "--shard", "0/2"}, &output),
+        4);
     EXPECT_EQ(cli({"run", f.protocol.string(), "--ledger", f.single.string(), "--shard", "2/2"}),
               4);
     EXPECT_EQ(cli({"merge", f.single.string(), f.single.string()}), 4);
@@ -237,9 +237,9 @@ TEST(Merge, AMergeKilledAtRandomMomentsLeavesAValidTargetAndTheRerunCompletesIt)
         timed[2] = (probe / "t.kosmos").string();
         ASSERT_EQ(runProcess(timed).exitCode, 0);
     }
-    const auto fullMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::steady_clock::now() - t0)
-                            .count();
+    const auto fullMs =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     // Each round: a fresh target, the merge killed at a random moment of its work, the target
     // checked, then the same merge again, which must complete it to the full content.
     std::mt19937 rng(20261203);
@@ -502,7 +502,8 @@ TEST(Slurm, AShardedProtocolRunsThroughSlurmAndMergesToTheSameContentAsOneMachin
     for (const auto &s : status["shards"])
         EXPECT_EQ(s["completed"], s["runs"]) << output;
     std::string report;
-    EXPECT_TRUE(verifies(out, &report)) << report << test::readFile(dir / "out.shards/logs/merge.out");
+    EXPECT_TRUE(verifies(out, &report))
+        << report << test::readFile(dir / "out.shards/logs/merge.out");
     EXPECT_EQ(contentDigest(out), contentDigest(single));
     // Each attempt knows the Slurm task that ran it.
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM merged_attempts WHERE json_extract(slurm_json, "
@@ -520,10 +521,10 @@ TEST(Slurm, AShardCancelledWithScancelIsResubmittedAndTheMergeCompletes)
     const fs::path protocol = writeProtocol(dir, smallProtocol(8, 40), "p.json");
     const fs::path out = dir / "out.kosmos";
     std::string output;
-    ASSERT_EQ(cli({"submit", protocol.string(), "--ledger", out.string(), "--shards", "2",
-                   "--slurm"},
-                  &output),
-              0)
+    ASSERT_EQ(
+        cli({"submit", protocol.string(), "--ledger", out.string(), "--shards", "2", "--slurm"},
+            &output),
+        0)
         << output;
     const fs::path shards = dir / "out.shards";
     const ShardLayout layout = ShardLayout::of(out, 2);
@@ -541,10 +542,10 @@ TEST(Slurm, AShardCancelledWithScancelIsResubmittedAndTheMergeCompletes)
     ASSERT_LT(finished, 32) << "both shards finished before the cancel";
 
     // What the shards finished merges; the rest is reported as unfinished.
-    EXPECT_EQ(cli({"merge", out.string(), layout.shardBundle(0).string(),
-                   layout.shardBundle(1).string()},
-                  &output),
-              6)
+    EXPECT_EQ(
+        cli({"merge", out.string(), layout.shardBundle(0).string(), layout.shardBundle(1).string()},
+            &output),
+        6)
         << output;
     std::string report;
     EXPECT_TRUE(verifies(out, &report)) << report;
@@ -554,10 +555,10 @@ TEST(Slurm, AShardCancelledWithScancelIsResubmittedAndTheMergeCompletes)
         runCommand({"sbatch", "--parsable", (shards / "shards.sbatch").string()});
     ASSERT_TRUE(again.ok()) << again.out << again.err;
     ASSERT_TRUE(waitFor(queueEmpty, 240)) << runCommand({"squeue"}).out;
-    ASSERT_EQ(cli({"merge", out.string(), layout.shardBundle(0).string(),
-                   layout.shardBundle(1).string()},
-                  &output),
-              0)
+    ASSERT_EQ(
+        cli({"merge", out.string(), layout.shardBundle(0).string(), layout.shardBundle(1).string()},
+            &output),
+        0)
         << output;
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 32);
     EXPECT_TRUE(verifies(out, &report)) << report;

@@ -16,6 +16,7 @@
 #include "util/CanonicalJson.h"
 #include "util/GpuMonitor.h"
 #include "util/Sha256.h"
+#include "util/Subprocess.h"
 #include "verify/LedgerVerifier.h"
 #include "views/EvaluationView.h"
 #include "views/FidelityPanel.h"
@@ -28,6 +29,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -280,6 +282,73 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.runsModel()->matchingCount(), 6, 5000);
         Ledger ledger = Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly});
         QVERIFY(verifyLedger(ledger).clean());
+    }
+
+    // docs/scale-out.md: the launcher's Slurm target, against a single-node Slurm the test
+    // starts itself; the progress dock follows the shard ledgers, then the merged runs are here.
+    void aBatchLaunchedToSlurmRunsAsShardsAndIsMergedIntoTheOpenLedger()
+    {
+        test::TempDir cluster;
+        const std::string slurmDir = (cluster / "slurm").string();
+        const auto started = test::runProcess({KOSMOS_SLURM_SCRIPT, "start", slurmDir});
+        QVERIFY2(started.exitCode == 0, started.output.c_str());
+        qputenv("SLURM_CONF", QByteArray::fromStdString(slurmDir + "/slurm.conf"));
+        struct Stop
+        {
+            std::string dir;
+            ~Stop()
+            {
+                test::runProcess({KOSMOS_SLURM_SCRIPT, "stop", dir});
+                qunsetenv("SLURM_CONF");
+            }
+        } stop{slurmDir};
+
+        const QString bundle = QString::fromStdString((m_dir / "sharded.kosmos").string());
+        ui::MainWindow window;
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        QVERIFY(window.createLedger(bundle));
+        ui::RunController *controller = window.runController();
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        ui::LauncherDialog dialog(catalog, *controller);
+        dialog.setProtocol(batchProtocol("sharded", 6));
+        QVERIFY2(ui::slurmUnavailableReason().isEmpty(), qPrintable(ui::slurmUnavailableReason()));
+        QVERIFY(!dialog.shardsBox()->isEnabled());
+        dialog.targetBox()->setCurrentIndex(dialog.targetBox()->findData(QStringLiteral("slurm")));
+        QVERIFY(dialog.shardsBox()->isEnabled());
+        dialog.shardsBox()->setValue(3);
+        dialog.partitionEdit()->setText(QStringLiteral("debug"));
+        dialog.timeLimitEdit()->setText(QStringLiteral("00:10:00"));
+        QVERIFY2(dialog.launch(), qPrintable(controller->error()));
+        QVERIFY(controller->sharded());
+        QTRY_COMPARE_WITH_TIMEOUT(controller->progress().shards.size(), std::size_t{3}, 10000);
+        QCOMPARE(controller->progress().total, 6);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.progressPanel()->statusText().contains(QStringLiteral("Slurm: 3 shards")),
+            10000);
+        // The merge job has run: the runs are in the open ledger, followed there.
+        QTRY_VERIFY_WITH_TIMEOUT(!controller->sharded(), 180000);
+        QCOMPARE(controller->progress().completed, 6);
+        QTRY_COMPARE_WITH_TIMEOUT(window.runsModel()->matchingCount(), 6, 10000);
+        {
+            Ledger ledger = Ledger::open(bundle.toStdString(), {OpenMode::ReadOnly});
+            QVERIFY(verifyLedger(ledger).clean());
+        }
+
+        // Cancel from the progress dock: scancel of the array and the merge job.
+        const QString second = QString::fromStdString((m_dir / "cancelled.kosmos").string());
+        QVERIFY(window.createLedger(second));
+        QVERIFY2(controller->startSharded(batchProtocol("cancelled", 80), 1, {2, {}, 0, {}}),
+                 qPrintable(controller->error()));
+        QTRY_VERIFY_WITH_TIMEOUT(controller->progress().finished() >= 1, 60000);
+        QVERIFY(controller->cancelBatch() > 0);
+        QVERIFY2(controller->error().isEmpty(), qPrintable(controller->error()));
+        QTRY_VERIFY_WITH_TIMEOUT(runCommand({"squeue", "--noheader"}).out.empty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller->sharded(), 20000);
+        // What the shards finished before the cancel is merged here; the rest is not.
+        QTRY_VERIFY_WITH_TIMEOUT(controller->progress().finished() >= 1, 30000);
+        QVERIFY2(controller->progress().finished() < 80,
+                 "the cancelled batch did not finish every run");
     }
 
     void aBatchLeftRunningIsPickedUpByTheNextWindow()

@@ -88,6 +88,7 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     auto *right = new QVBoxLayout;
     right->addWidget(buildPolicyBox());
     right->addWidget(buildWorldBox());
+    right->addWidget(buildTargetBox());
     columns->addLayout(right, 2);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(columns, 1);
@@ -232,6 +233,52 @@ QWidget *LauncherDialog::buildWorldBox()
     for (SettingsForm *form : {m_worldForm, m_judgeForm})
         connect(form, &SettingsForm::changed, this, &LauncherDialog::refresh);
     return worldBox;
+}
+
+QWidget *LauncherDialog::buildTargetBox()
+{
+    auto *box = new QGroupBox(tr("Where it runs"), this);
+    auto *form = new QFormLayout(box);
+    m_target = new QComboBox(box);
+    m_target->addItem(tr("This machine"), QStringLiteral("local"));
+    m_target->addItem(tr("Slurm cluster (shards)"), QStringLiteral("slurm"));
+    // Slurm only where sbatch is found; the reason otherwise, on the item itself.
+    if (const QString why = slurmUnavailableReason(); !why.isEmpty()) {
+        auto *model = qobject_cast<QStandardItemModel *>(m_target->model());
+        if (QStandardItem *item = model ? model->item(1) : nullptr) {
+            item->setEnabled(false);
+            item->setToolTip(why);
+        }
+        m_target->setToolTip(why);
+    }
+    m_shards = new QSpinBox(box);
+    m_shards->setRange(1, 10000);
+    m_shards->setValue(4);
+    m_shards->setToolTip(tr("One Slurm array task per shard; each writes a ledger of its own, "
+                            "merged into this ledger when all have ended"));
+    m_partition = new QLineEdit(box);
+    m_partition->setPlaceholderText(tr("the cluster's default"));
+    m_gpus = new QSpinBox(box);
+    m_gpus->setRange(0, 16);
+    m_gpus->setToolTip(tr("GPUs per shard task (--gres gpu:N); 0: none requested"));
+    m_timeLimit = new QLineEdit(box);
+    m_timeLimit->setPlaceholderText(tr("e.g. 04:00:00 (the partition's default when empty)"));
+    form->addRow(tr("Target"), m_target);
+    form->addRow(tr("Shards"), m_shards);
+    form->addRow(tr("Partition"), m_partition);
+    form->addRow(tr("GPUs per task"), m_gpus);
+    form->addRow(tr("Time limit"), m_timeLimit);
+    auto update = [this] {
+        const bool slurm = m_target->currentData().toString() == QLatin1String("slurm");
+        for (QWidget *w :
+             std::initializer_list<QWidget *>{m_shards, m_partition, m_gpus, m_timeLimit})
+            w->setEnabled(slurm);
+        refresh();
+    };
+    connect(m_target, &QComboBox::currentIndexChanged, this, update);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_shards, m_partition, m_gpus, m_timeLimit})
+        w->setEnabled(false);
+    return box;
 }
 
 void LauncherDialog::addButtons(QDialogButtonBox *buttons)
@@ -509,7 +556,13 @@ bool LauncherDialog::launch()
     const nlohmann::json report = check();
     if (!report.value("problems", nlohmann::json::array()).empty())
         return false;
-    if (!m_controller.start(protocol(), workers())) {
+    const bool slurm = m_target && m_target->currentData().toString() == QLatin1String("slurm");
+    const bool started =
+        slurm ? m_controller.startSharded(protocol(), workers(),
+                                          {m_shards->value(), m_partition->text().trimmed(),
+                                           m_gpus->value(), m_timeLimit->text().trimmed()})
+              : m_controller.start(protocol(), workers());
+    if (!started) {
         m_problems->setText(m_controller.error());
         return false;
     }

@@ -60,6 +60,12 @@ public:
     QSpinBox *horizon() const { return m_horizon; }
     QPushButton *startButton() const { return m_start; }
     QComboBox *deviceBox() const { return m_device; }
+    // Where the batch runs: this machine, or a Slurm cluster as shards (docs/scale-out.md).
+    QComboBox *targetBox() const { return m_target; }
+    QSpinBox *shardsBox() const { return m_shards; }
+    QLineEdit *partitionEdit() const { return m_partition; }
+    QSpinBox *gpusBox() const { return m_gpus; }
+    QLineEdit *timeLimitEdit() const { return m_timeLimit; }
     QLabel *summary() const { return m_summary; }
 
 public slots:
@@ -72,6 +78,7 @@ private:
     QWidget *buildProtocolBox();
     QWidget *buildPolicyBox();
     QWidget *buildWorldBox();
+    QWidget *buildTargetBox();
     void addButtons(QDialogButtonBox *buttons);
     nlohmann::json schemaOf(const QComboBox *box) const;
 
@@ -96,6 +103,11 @@ private:
     DeviceChoice
         m_deviceChoice; // what this machine offers; refresh() narrows it to the chosen plugins
     QSpinBox *m_workers;
+    QComboBox *m_target = nullptr;
+    QSpinBox *m_shards = nullptr;
+    QLineEdit *m_partition = nullptr;
+    QSpinBox *m_gpus = nullptr;
+    QLineEdit *m_timeLimit = nullptr;
     QLabel *m_summary;
     QLabel *m_problems;
     QPushButton *m_start;

@@ -75,6 +75,35 @@ QString ProgressPanel::statusText() const
     return m_status->text();
 }
 
+namespace {
+
+// "\nSlurm: 8 shards: 3 done, 2 running, 3 pending; merge job PENDING" for a sharded batch.
+QString shardText(const BatchProgress &p)
+{
+    if (p.shards.empty())
+        return {};
+    int done = 0;
+    int running = 0;
+    int waiting = 0;
+    for (const ShardState &s : p.shards) {
+        if (s.total > 0 && s.finished == s.total)
+            ++done;
+        else if (s.running > 0 || s.scheduler == "RUNNING")
+            ++running;
+        else
+            ++waiting;
+    }
+    return ProgressPanel::tr("\nSlurm: %1 shards: %2 done, %3 running, %4 waiting; merge job %5")
+        .arg(p.shards.size())
+        .arg(done)
+        .arg(running)
+        .arg(waiting)
+        .arg(p.mergeState.empty() ? ProgressPanel::tr("not in the queue")
+                                  : QString::fromStdString(p.mergeState));
+}
+
+} // namespace
+
 void ProgressPanel::show(const BatchProgress &p)
 {
     m_title->setText(tr("<b>%1</b> (%2)")
@@ -92,7 +121,8 @@ void ProgressPanel::show(const BatchProgress &p)
             .arg(p.running)
             .arg(p.queued)
             .arg(duration(p.elapsedMs))
-            .arg(p.remainingMs ? tr(", about %1 left").arg(duration(*p.remainingMs)) : QString()));
+            .arg(p.remainingMs ? tr(", about %1 left").arg(duration(*p.remainingMs)) : QString()) +
+        shardText(p));
     const qint64 selected =
         m_tree->currentItem() ? m_tree->currentItem()->data(0, Qt::UserRole).toLongLong() : 0;
     // One row per run; rows are reused so a selection survives the refresh.
@@ -108,7 +138,9 @@ void ProgressPanel::show(const BatchProgress &p)
             m_tree->setItemWidget(item, 5, bar);
         }
         item->setData(0, Qt::UserRole, static_cast<qint64>(r.runId));
-        item->setText(0, QString::number(r.runId));
+        // A sharded batch: run ids are those of each shard's own ledger.
+        item->setText(0, r.shard >= 0 ? tr("shard %1: %2").arg(r.shard).arg(r.runId)
+                                      : QString::number(r.runId));
         item->setText(1, QString::fromStdString(r.task));
         item->setText(2, QString::fromStdString(r.policy));
         item->setText(3, QString::fromStdString(r.status) +

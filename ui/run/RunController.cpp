@@ -2,15 +2,19 @@
 
 #include "ledger/Ledger.h"
 #include "pipeline/RolloutEngine.h"
+#include "scaleout/ScaleOut.h"
 #include "util/CanonicalJson.h"
+#include "util/Error.h"
 #include "util/Sha256.h"
 
 #include <QDateTime>
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTimer>
+#include <algorithm>
 
 namespace kosmos::ui {
 
@@ -23,6 +27,14 @@ RunController::RunController(QString cliPath, QObject *parent)
 
 RunController::~RunController() = default;
 
+QString slurmUnavailableReason()
+{
+    if (QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
+        return RunController::tr("sbatch is not on PATH: this machine cannot submit to a Slurm "
+                                 "cluster (install slurm-client and its cluster's slurm.conf)");
+    return {};
+}
+
 void RunController::setLedger(const QString &bundle)
 {
     m_bundle = bundle;
@@ -30,11 +42,28 @@ void RunController::setLedger(const QString &bundle)
     m_followed.clear();
     m_progress = {};
     m_dataVersion = -1;
+    m_sharded.reset();
     try {
         if (Ledger *r = reader()) {
             const auto active = activeProtocols(*r);
-            if (!active.empty())
+            if (!active.empty()) {
                 follow(QString::fromStdString(active.front()));
+            } else if (const auto jobs = submissions(*r);
+                       !jobs.empty() && jobs.back().launcher == "slurm") {
+                // A sharded batch whose merge has not brought every run here yet.
+                const ScaleOutJob &job = jobs.back();
+                sqlite::Statement merged(r->database(),
+                                         "SELECT COUNT(*) FROM runs r JOIN protocols p USING "
+                                         "(protocol_id) WHERE p.protocol_sha256 = ? AND "
+                                         "r.finished_at_ms IS NOT NULL");
+                merged.bind(1, job.protocolSha256);
+                merged.step();
+                std::int64_t expected = 0;
+                for (const auto &n : job.options.value("runs_per_shard", nlohmann::json::array()))
+                    expected += n.is_number_integer() ? n.get<std::int64_t>() : 0;
+                if (merged.int64(0) < expected)
+                    followSharded(job);
+            }
         }
     } catch (const std::exception &) {
         // A ledger that cannot be read has no batch to follow; the main window says why.
@@ -128,6 +157,123 @@ bool RunController::start(const nlohmann::json &protocol, int workers)
     return true;
 }
 
+bool RunController::startSharded(const nlohmann::json &protocol, int workers,
+                                 const SlurmTarget &target)
+{
+    if (m_bundle.isEmpty()) {
+        m_error = tr("open a ledger first");
+        return false;
+    }
+    if (const QString why = slurmUnavailableReason(); !why.isEmpty()) {
+        m_error = why;
+        return false;
+    }
+    const QString path = saveProtocol(protocol);
+    if (path.isEmpty())
+        return false;
+    QStringList args = {QStringLiteral("submit"),   path,
+                        QStringLiteral("--ledger"), m_bundle,
+                        QStringLiteral("--shards"), QString::number(target.shards),
+                        QStringLiteral("--slurm"),  QStringLiteral("--workers"),
+                        QString::number(workers),   QStringLiteral("--json")};
+    if (!target.partition.isEmpty())
+        args << QStringLiteral("--partition") << target.partition;
+    if (target.gpusPerTask > 0)
+        args << QStringLiteral("--gres") << QStringLiteral("gpu:%1").arg(target.gpusPerTask);
+    if (!target.timeLimit.isEmpty())
+        args << QStringLiteral("--time") << target.timeLimit;
+    QProcess process;
+    process.start(m_cli, args);
+    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit ||
+        process.exitCode() != 0) {
+        const QString said = QString::fromUtf8(process.readAllStandardError()).trimmed();
+        m_error =
+            tr("kosmos-cli submit failed: %1").arg(said.isEmpty() ? process.errorString() : said);
+        return false;
+    }
+    // Shards have their own ledgers; the reader of this one is opened again after the merge.
+    m_reader.reset();
+    try {
+        const auto jobs = submissions(*reader());
+        if (jobs.empty())
+            throw Error(ErrorCode::NotFound, "the submission was not recorded");
+        followSharded(jobs.back());
+    } catch (const std::exception &e) {
+        m_error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
+}
+
+void RunController::followSharded(const ScaleOutJob &job)
+{
+    m_sharded = std::make_unique<ScaleOutJob>(job);
+    m_slurmAskedAtMs = 0;
+    m_mergeHere = false;
+    follow(QString::fromStdString(job.protocolSha256));
+}
+
+void RunController::pollSharded()
+{
+    const ScaleOutJob &job = *m_sharded;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (now - m_slurmAskedAtMs > 3000) { // squeue is a request to the controller: not at 4 Hz
+        m_slurm = slurmJobStates({job.arrayJobId, job.mergeJobId});
+        m_slurmAskedAtMs = now;
+    }
+    ShardLayout layout;
+    layout.target = m_bundle.toStdString();
+    layout.dir = job.shardDir;
+    layout.count = job.shards;
+    std::vector<std::int64_t> expected;
+    for (const auto &n : job.options.value("runs_per_shard", nlohmann::json::array()))
+        expected.push_back(n.is_number_integer() ? n.get<std::int64_t>() : 0);
+    const int finishedBefore = m_progress.finished();
+    m_progress = shardedProgress(layout, job.protocolSha256, now, expected, m_slurm, job.arrayJobId,
+                                 job.mergeJobId);
+    emit progressChanged(m_progress);
+    if (m_progress.finished() != finishedBefore)
+        emit runsFinished();
+    // The merge job has left the queue: its runs are in this ledger now; it is followed there.
+    const bool mergeQueued = m_slurm.states.count(job.mergeJobId) > 0 &&
+                             m_slurm.states.at(job.mergeJobId) != "COMPLETED" &&
+                             m_slurm.states.at(job.mergeJobId) != "FAILED" &&
+                             m_slurm.states.at(job.mergeJobId) != "CANCELLED";
+    const bool squeueAnswered =
+        std::none_of(m_slurm.notes.begin(), m_slurm.notes.end(),
+                     [](const std::string &n) { return n.rfind("squeue:", 0) == 0; });
+    // Tasks of the array still queued or running ("123_4", "123_[5-7]").
+    const bool tasksLive =
+        std::any_of(m_slurm.states.begin(), m_slurm.states.end(), [&](const auto &entry) {
+            return entry.first.rfind(job.arrayJobId + "_", 0) == 0 && entry.second != "COMPLETED" &&
+                   entry.second != "FAILED" && entry.second != "CANCELLED" &&
+                   entry.second != "TIMEOUT";
+        });
+    if (!tasksLive && !mergeQueued && squeueAnswered && m_slurmAskedAtMs == now) {
+        if (m_mergeHere) {
+            // Cancelled: Slurm's merge job went with the array; what the shards finished is
+            // merged here (detached, like a batch), and followed in this ledger.
+            QStringList args = {QStringLiteral("merge"), m_bundle};
+            for (int i = 0; i < job.shards; ++i)
+                args << QString::fromStdString(layout.shardBundle(i).string());
+            QProcess merge;
+            merge.setProgram(m_cli);
+            merge.setArguments(args);
+            merge.setStandardOutputFile(QProcess::nullDevice());
+            merge.setStandardErrorFile(QProcess::nullDevice());
+            if (!merge.startDetached())
+                m_error = tr("cannot start %1 merge: %2").arg(m_cli, merge.errorString());
+            m_mergeHere = false;
+        }
+        m_sharded.reset();
+        m_reader.reset();
+        m_dataVersion = -1;
+        m_progress = {};
+        poll();
+        emit runsFinished();
+    }
+}
+
 void RunController::follow(const QString &protocolSha256)
 {
     m_followed = protocolSha256;
@@ -141,6 +287,10 @@ void RunController::poll()
     if (m_followed.isEmpty())
         return;
     try {
+        if (m_sharded) {
+            pollSharded();
+            return;
+        }
         Ledger *r = reader();
         if (!r)
             return;
@@ -165,6 +315,10 @@ void RunController::poll()
 
 bool RunController::cancelRun(qint64 runId)
 {
+    if (m_sharded) { // a run in a shard's ledger: the shard's job is cancelled as a whole
+        m_error = tr("a run of a sharded batch is cancelled with its whole batch (scancel)");
+        return false;
+    }
     try {
         Ledger writer = Ledger::open(m_bundle.toStdString(), {OpenMode::ReadWrite});
         const bool asked = writer.requestCancel(runId, "cancelled from the workstation");
@@ -201,6 +355,18 @@ int RunController::retryFailed(const QList<qint64> &runIds, int workers)
 int RunController::cancelBatch()
 {
     int asked = 0;
+    if (m_sharded) {
+        try {
+            cancelSlurmJobs({m_sharded->arrayJobId, m_sharded->mergeJobId});
+            asked = m_progress.queued + m_progress.running;
+            m_slurmAskedAtMs = 0;
+            m_mergeHere = true;
+        } catch (const std::exception &e) {
+            m_error = QString::fromUtf8(e.what());
+        }
+        poll();
+        return asked;
+    }
     try {
         Ledger writer = Ledger::open(m_bundle.toStdString(), {OpenMode::ReadWrite});
         for (const RunProgress &run : m_progress.runs)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "queries/BatchProgress.h"
+#include "scaleout/ScaleOut.h"
 
 #include <QList>
 #include <QObject>
@@ -17,6 +18,18 @@ class Ledger;
 }
 
 namespace kosmos::ui {
+
+// Where the launcher sends a batch: this machine, or a Slurm cluster as N shards
+// (docs/scale-out.md): partition, GPUs per shard task, time limit.
+struct SlurmTarget
+{
+    int shards = 4;
+    QString partition;
+    int gpusPerTask = 0;
+    QString timeLimit;
+};
+// Whether this machine can submit to Slurm (sbatch on PATH); empty: yes, else the reason.
+QString slurmUnavailableReason();
 
 // Starts batches as `kosmos-cli run PROTOCOL --ledger L --workers N --isolate`: a supervisor
 // process of its own (detached, so it outlives the window if the user chooses) whose worker
@@ -40,6 +53,12 @@ public:
     // Saves the protocol (AppDataLocation/protocols/<name>-<sha12>.json) and starts the batch.
     // Returns false with error() when it cannot be started.
     bool start(const nlohmann::json &protocol, int workers);
+    // The same batch as shards on a Slurm cluster (`kosmos-cli submit --slurm`): a job array,
+    // then a merge job into this ledger. Progress is followed through the shard ledgers; when
+    // the merge has run, the ledger's runs are there (runsFinished) and following goes on in it.
+    bool startSharded(const nlohmann::json &protocol, int workers, const SlurmTarget &target);
+    // A sharded batch is being followed (through its shard ledgers).
+    bool sharded() const { return m_sharded != nullptr; }
     QString error() const { return m_error; }
     QString logFile() const { return m_log; }
 
@@ -50,6 +69,8 @@ public:
 
     // Through the ledger: a queued run is cancelled at once, a running one at its next step.
     bool cancelRun(qint64 runId);
+    // A sharded batch: scancel of its array and merge jobs; once Slurm has ended them, what
+    // the shards finished is merged into this ledger from here (`kosmos-cli merge`).
     int cancelBatch();
     // Puts the failed runs among runIds back in the queue (each failed attempt stays recorded)
     // and starts their protocols' batches, which run just those runs. Returns how many were
@@ -67,6 +88,8 @@ signals:
 private:
     Ledger *reader();
     QString saveProtocol(const nlohmann::json &protocol);
+    void followSharded(const ScaleOutJob &job);
+    void pollSharded();
 
     QString m_cli;
     QString m_bundle;
@@ -77,6 +100,10 @@ private:
     std::int64_t m_dataVersion = -1;
     BatchProgress m_progress;
     QTimer *m_timer;
+    std::unique_ptr<ScaleOutJob> m_sharded; // the sharded batch followed, if any
+    SlurmJobStates m_slurm;                 // Slurm's last answer about it
+    qint64 m_slurmAskedAtMs = 0;
+    bool m_mergeHere = false; // cancelled: merge what the shards finished from here
 };
 
 } // namespace kosmos::ui
