@@ -257,7 +257,8 @@ StoredObject ArtifactStore::commitTemporary(int tmpFdRaw, const std::string &tmp
     }
 
     try {
-        fsyncOrThrow(tmpFd.get(), tmpPath);
+        if (!m_deferredSync)
+            fsyncOrThrow(tmpFd.get(), tmpPath);
     } catch (...) {
         discard();
         throw;
@@ -267,8 +268,16 @@ StoredObject ArtifactStore::commitTemporary(int tmpFdRaw, const std::string &tmp
         discard();
         throwIo("cannot move " + tmpPath + " into the store", err);
     }
-    fsyncOrThrow(sub.get(), (m_dir / prefix).string());
+    if (!m_deferredSync)
+        fsyncOrThrow(sub.get(), (m_dir / prefix).string());
     return object;
+}
+
+void ArtifactStore::syncFilesystem() const
+{
+    Fd objects(::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (objects.get() < 0 || ::syncfs(objects.get()) != 0)
+        throwIo("cannot sync the file system of " + m_dir.string(), errno);
 }
 
 bool ArtifactStore::contains(std::string_view sha256) const

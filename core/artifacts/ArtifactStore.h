@@ -83,6 +83,12 @@ public:
     ObjectCheck check(std::string_view sha256, std::int64_t expectedSize,
                       const std::optional<std::string> &expectedPixelSha256) const;
 
+    // Batched durability for bulk copies (a merge): objects are renamed into place without
+    // their own fsyncs, and syncFilesystem() makes everything written so far durable at once
+    // (syncfs). The caller must call it before it commits a database row that names them.
+    void setDeferredSync(bool deferred) { m_deferredSync = deferred; }
+    void syncFilesystem() const;
+
     // Temporary files left by writers that died before renaming (harmless; never visible as
     // artifacts).
     std::vector<std::filesystem::path> temporaries() const;
@@ -92,6 +98,7 @@ private:
                                  std::int64_t size, std::string_view mediaType);
 
     std::filesystem::path m_dir;
+    bool m_deferredSync = false;
 };
 
 } // namespace kosmos

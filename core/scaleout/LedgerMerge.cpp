@@ -7,6 +7,7 @@
 #include "util/Sha256.h"
 
 #include <map>
+#include <memory>
 #include <set>
 
 namespace kosmos {
@@ -47,16 +48,6 @@ std::string readOnlyUri(const fs::path &database)
     return out + "?mode=ro";
 }
 
-std::int64_t scalar(sqlite::Database &db, const std::string &sql,
-                    std::initializer_list<std::int64_t> args)
-{
-    Statement s(db, sql);
-    int index = 0;
-    for (const std::int64_t a : args)
-        s.bind(++index, a);
-    return s.step() ? s.optInt64(0).value_or(0) : 0;
-}
-
 class SourceMerge
 {
 public:
@@ -80,13 +71,43 @@ public:
                       "out_id INTEGER NOT NULL)");
             mergeAll(progress);
         } catch (...) {
+            m_cache.clear();
             detach();
             throw;
         }
+        m_cache.clear(); // prepared statements name src: finalized before it is detached
         detach();
     }
 
 private:
+    // Prepared once per source (a merge of 10,000 runs runs each of these 10,000 times), reset
+    // (and unbound) before each use.
+    Statement &stmt(const std::string &sql)
+    {
+        auto &slot = m_cache[sql];
+        if (!slot)
+            slot = std::make_unique<Statement>(m_db, sql);
+        else
+            slot->reset();
+        return *slot;
+    }
+    // No statement left mid-way before a savepoint ends or a transaction commits.
+    void resetAll()
+    {
+        for (auto &entry : m_cache)
+            entry.second->reset();
+    }
+    std::int64_t scalar(const std::string &sql, std::initializer_list<std::int64_t> args)
+    {
+        Statement &s = stmt(sql);
+        int index = 0;
+        for (const std::int64_t a : args)
+            s.bind(++index, a);
+        const std::int64_t value = s.step() ? s.optInt64(0).value_or(0) : 0;
+        s.reset();
+        return value;
+    }
+
     void detach()
     {
         try {
@@ -120,11 +141,12 @@ private:
             copyFrozen("components", "component_id", "identity_sha256", "identity_json",
                        "family, adapter_id, adapter_version, config_sha256, weights_sha256, "
                        "identity_json, created_at_ms");
+            resetAll();
             tx.commit();
         }
         std::vector<std::int64_t> runs;
         {
-            Statement s(m_db, "SELECT run_id FROM src.runs ORDER BY run_id");
+            Statement &s = stmt("SELECT run_id FROM src.runs ORDER BY run_id");
             while (s.step())
                 runs.push_back(s.int64(0));
         }
@@ -138,6 +160,9 @@ private:
                 next + static_cast<std::size_t>(std::max(1, m_options.runsPerTransaction)));
             for (; next < end; ++next)
                 mergeRunGuarded(runs[next]);
+            // The objects copied for these runs are durable before a row names them.
+            m_target.artifacts().syncFilesystem();
+            resetAll();
             tx.commit();
             if (progress)
                 progress(static_cast<std::int64_t>(next), total);
@@ -146,14 +171,14 @@ private:
 
     void registerSource()
     {
-        Statement find(m_db, "SELECT source_id FROM main.merge_sources WHERE source_uuid = ?");
+        Statement &find = stmt("SELECT source_id FROM main.merge_sources WHERE source_uuid = ?");
         find.bind(1, m_sourceUuid);
         if (find.step()) {
             m_sourceId = find.int64(0);
             return;
         }
-        Statement add(m_db, "INSERT INTO main.merge_sources (source_uuid, path, shard_json, "
-                            "created_at_ms) VALUES (?, ?, ?, ?)");
+        Statement &add = stmt("INSERT INTO main.merge_sources (source_uuid, path, shard_json, "
+                              "created_at_ms) VALUES (?, ?, ?, ?)");
         add.bind(1, m_sourceUuid)
             .bind(2, fs::absolute(m_source).lexically_normal().string())
             .bind(3, m_shardJson)
@@ -168,8 +193,8 @@ private:
                     const std::string &hashColumn, const std::string &contentColumn,
                     const std::string &columns)
     {
-        Statement s(m_db, "SELECT " + idColumn + ", " + hashColumn + ", " + contentColumn +
-                              " FROM src." + table);
+        Statement &s = stmt("SELECT " + idColumn + ", " + hashColumn + ", " + contentColumn +
+                            " FROM src." + table);
         while (s.step()) {
             const std::string hash = s.text(1);
             const std::string content = s.text(2);
@@ -186,8 +211,8 @@ private:
                                                     std::to_string(s.int64(0)) + " hashes to " +
                                                     actual + ", recorded " + hash +
                                                     "; nothing was merged from it");
-            Statement have(m_db, "SELECT " + contentColumn + " FROM main." + table + " WHERE " +
-                                     hashColumn + " = ?");
+            Statement &have = stmt("SELECT " + contentColumn + " FROM main." + table + " WHERE " +
+                                   hashColumn + " = ?");
             have.bind(1, hash);
             if (have.step()) {
                 if (have.text(0) != content)
@@ -196,9 +221,9 @@ private:
                                                         "'s; run kosmos-cli verify on both");
                 continue;
             }
-            Statement copy(m_db, "INSERT INTO main." + table + " (" + hashColumn + ", " + columns +
-                                     ") SELECT " + hashColumn + ", " + columns + " FROM src." +
-                                     table + " WHERE " + idColumn + " = ?");
+            Statement &copy = stmt("INSERT INTO main." + table + " (" + hashColumn + ", " +
+                                   columns + ") SELECT " + hashColumn + ", " + columns +
+                                   " FROM src." + table + " WHERE " + idColumn + " = ?");
             copy.bind(1, s.int64(0)).run();
         }
     }
@@ -209,6 +234,7 @@ private:
         const MergeSourceReport before = m_report;
         try {
             mergeRun(srcRun);
+            resetAll();
             m_db.exec("RELEASE merge_run");
         } catch (const RunConflict &c) {
             rollbackRun(before);
@@ -232,6 +258,7 @@ private:
 
     void rollbackRun(const MergeSourceReport &before)
     {
+        resetAll();
         m_db.exec("ROLLBACK TO merge_run");
         m_db.exec("RELEASE merge_run");
         m_report = before;
@@ -239,7 +266,7 @@ private:
 
     void refuse(std::int64_t srcRun, const std::string &message)
     {
-        Statement key(m_db, "SELECT run_key FROM src.runs WHERE run_id = ?");
+        Statement &key = stmt("SELECT run_key FROM src.runs WHERE run_id = ?");
         key.bind(1, srcRun);
         m_conflicts.push_back(
             {m_source.string(), key.step() ? key.text(0) : std::string(), message});
@@ -257,9 +284,9 @@ private:
 
     std::vector<AttemptRow> attemptsOf(const char *schema, std::int64_t runId)
     {
-        Statement s(m_db, std::string("SELECT attempt_id, attempt_no, lease_token, state, "
-                                      "seal_sha256 FROM ") +
-                              schema + ".attempts WHERE run_id = ? ORDER BY attempt_no");
+        Statement &s = stmt(std::string("SELECT attempt_id, attempt_no, lease_token, state, "
+                                        "seal_sha256 FROM ") +
+                            schema + ".attempts WHERE run_id = ? ORDER BY attempt_no");
         s.bind(1, runId);
         std::vector<AttemptRow> out;
         while (s.step())
@@ -271,10 +298,10 @@ private:
     void mergeRun(std::int64_t srcRun)
     {
         // ---- the run itself, by run key ----
-        Statement src(m_db, "SELECT r.run_key, r.key_json, p.protocol_sha256, r.status, "
-                            "r.finished_at_ms, r.cancel_requested_at_ms, r.cancel_reason "
-                            "FROM src.runs r JOIN src.protocols p USING (protocol_id) "
-                            "WHERE r.run_id = ?");
+        Statement &src = stmt("SELECT r.run_key, r.key_json, p.protocol_sha256, r.status, "
+                              "r.finished_at_ms, r.cancel_requested_at_ms, r.cancel_reason "
+                              "FROM src.runs r JOIN src.protocols p USING (protocol_id) "
+                              "WHERE r.run_id = ?");
         src.bind(1, srcRun);
         if (!src.step())
             throw RunConflict{"the run vanished from the source"};
@@ -288,9 +315,9 @@ private:
         std::int64_t outRun = 0;
         std::string outStatus;
         {
-            Statement out(m_db, "SELECT r.run_id, r.key_json, p.protocol_sha256, r.status FROM "
-                                "main.runs r JOIN main.protocols p USING (protocol_id) "
-                                "WHERE r.run_key = ?");
+            Statement &out = stmt("SELECT r.run_id, r.key_json, p.protocol_sha256, r.status FROM "
+                                  "main.runs r JOIN main.protocols p USING (protocol_id) "
+                                  "WHERE r.run_key = ?");
             out.bind(1, runKey);
             if (out.step()) {
                 outRun = out.int64(0);
@@ -336,7 +363,7 @@ private:
             if (s->seal != o.seal)
                 throw RunConflict{"attempt " + std::to_string(o.no) +
                                   " is sealed differently in the target and the source"};
-            Statement map(m_db, "INSERT INTO temp.merge_amap VALUES (?, ?, 0)");
+            Statement &map = stmt("INSERT INTO temp.merge_amap VALUES (?, ?, 0)");
             map.bind(1, s->id).bind(2, o.id).run();
             ++m_report.attemptsPresent;
         }
@@ -354,11 +381,10 @@ private:
 
         // ---- events: the target's must be a prefix of the source's ----
         const std::int64_t outSeq =
-            scalar(m_db, "SELECT MAX(seq) FROM main.events WHERE run_id = ?", {outRun});
+            scalar("SELECT MAX(seq) FROM main.events WHERE run_id = ?", {outRun});
         if (outSeq > 0) {
             const std::int64_t same =
-                scalar(m_db,
-                       "SELECT COUNT(*) FROM main.events o JOIN src.events s ON s.run_id = ? AND "
+                scalar("SELECT COUNT(*) FROM main.events o JOIN src.events s ON s.run_id = ? AND "
                        "s.seq = o.seq AND s.type = o.type AND s.payload_json = o.payload_json AND "
                        "s.created_at_ms = o.created_at_ms WHERE o.run_id = ?",
                        {srcRun, outRun});
@@ -368,25 +394,24 @@ private:
         std::int64_t limitSeq = std::numeric_limits<std::int64_t>::max();
         for (const AttemptRow &s : srcAttempts)
             if (s.state == "running" || !s.seal) {
-                Statement first(m_db, "SELECT MIN(seq) FROM src.events WHERE attempt_id = ?");
+                Statement &first = stmt("SELECT MIN(seq) FROM src.events WHERE attempt_id = ?");
                 first.bind(1, s.id);
                 if (first.step() && !first.isNull(0))
                     limitSeq = std::min(limitSeq, first.int64(0));
             }
 
         for (const AttemptRow *a : fresh) {
-            Statement add(m_db, "INSERT INTO main.attempts (run_id, attempt_no, worker_id, "
-                                "lease_token, state, started_at_ms, heartbeat_at_ms, "
-                                "lease_expires_at_ms) SELECT ?, attempt_no, worker_id, "
-                                "lease_token, 'running', started_at_ms, heartbeat_at_ms, "
-                                "lease_expires_at_ms FROM src.attempts WHERE attempt_id = ?");
+            Statement &add = stmt("INSERT INTO main.attempts (run_id, attempt_no, worker_id, "
+                                  "lease_token, state, started_at_ms, heartbeat_at_ms, "
+                                  "lease_expires_at_ms) SELECT ?, attempt_no, worker_id, "
+                                  "lease_token, 'running', started_at_ms, heartbeat_at_ms, "
+                                  "lease_expires_at_ms FROM src.attempts WHERE attempt_id = ?");
             add.bind(1, outRun).bind(2, a->id).run();
-            Statement map(m_db, "INSERT INTO temp.merge_amap VALUES (?, ?, 1)");
+            Statement &map = stmt("INSERT INTO temp.merge_amap VALUES (?, ?, 1)");
             map.bind(1, a->id).bind(2, m_db.lastInsertRowId()).run();
         }
         const std::int64_t strays =
-            scalar(m_db,
-                   "SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < " +
+            scalar("SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < " +
                        std::to_string(limitSeq) +
                        " AND attempt_id IS NOT NULL AND attempt_id NOT IN "
                        "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)",
@@ -395,11 +420,12 @@ private:
             throw RunConflict{"the source has events after the target's for attempts the target "
                               "already closed"};
         {
-            Statement copy(m_db, "INSERT INTO main.events (run_id, attempt_id, seq, type, "
-                                 "payload_json, created_at_ms) SELECT ?, m.out_id, e.seq, e.type, "
-                                 "e.payload_json, e.created_at_ms FROM src.events e LEFT JOIN "
-                                 "temp.merge_amap m ON m.src_id = e.attempt_id WHERE e.run_id = ? "
-                                 "AND e.seq > ? AND e.seq < ? ORDER BY e.seq");
+            Statement &copy =
+                stmt("INSERT INTO main.events (run_id, attempt_id, seq, type, "
+                     "payload_json, created_at_ms) SELECT ?, m.out_id, e.seq, e.type, "
+                     "e.payload_json, e.created_at_ms FROM src.events e LEFT JOIN "
+                     "temp.merge_amap m ON m.src_id = e.attempt_id WHERE e.run_id = ? "
+                     "AND e.seq > ? AND e.seq < ? ORDER BY e.seq");
             copy.bind(1, outRun).bind(2, srcRun).bind(3, outSeq).bind(4, limitSeq).run();
         }
 
@@ -427,31 +453,33 @@ private:
     {
         copyArtifacts();
         const char *newAttempts = "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)";
-        m_db.exec(
-            std::string("INSERT INTO main.attempt_artifacts (attempt_id, artifact_id, role, name, "
-                        "created_at_ms) SELECT m.out_id, x.artifact_id, aa.role, aa.name, "
-                        "aa.created_at_ms FROM src.attempt_artifacts aa JOIN temp.merge_amap m ON "
-                        "m.src_id = aa.attempt_id AND m.is_new = 1 JOIN src.artifacts s ON "
-                        "s.artifact_id = aa.artifact_id JOIN main.artifacts x ON x.sha256 = "
-                        "s.sha256 ORDER BY aa.attempt_id, aa.role, aa.name"));
-        m_db.exec("INSERT INTO main.provenance (parent_artifact_id, child_artifact_id, relation, "
-                  "attempt_id, details_json, created_at_ms) SELECT xp.artifact_id, "
-                  "xc.artifact_id, e.relation, m.out_id, e.details_json, e.created_at_ms FROM "
-                  "src.provenance e JOIN temp.merge_amap m ON m.src_id = e.attempt_id AND "
-                  "m.is_new = 1 JOIN src.artifacts sp ON sp.artifact_id = e.parent_artifact_id "
-                  "JOIN main.artifacts xp ON xp.sha256 = sp.sha256 JOIN src.artifacts sc ON "
-                  "sc.artifact_id = e.child_artifact_id JOIN main.artifacts xc ON xc.sha256 = "
-                  "sc.sha256 ORDER BY e.edge_id");
-        m_db.exec("INSERT INTO main.validation_results (attempt_id, validator, "
-                  "validator_version, verdict, reason_codes_json, details_json, created_at_ms) "
-                  "SELECT m.out_id, v.validator, v.validator_version, v.verdict, "
-                  "v.reason_codes_json, v.details_json, v.created_at_ms FROM "
-                  "src.validation_results v JOIN temp.merge_amap m ON m.src_id = v.attempt_id "
-                  "AND m.is_new = 1 ORDER BY v.validation_id");
+        stmt(std::string("INSERT INTO main.attempt_artifacts (attempt_id, artifact_id, role, name, "
+                         "created_at_ms) SELECT m.out_id, x.artifact_id, aa.role, aa.name, "
+                         "aa.created_at_ms FROM src.attempt_artifacts aa JOIN temp.merge_amap m ON "
+                         "m.src_id = aa.attempt_id AND m.is_new = 1 JOIN src.artifacts s ON "
+                         "s.artifact_id = aa.artifact_id JOIN main.artifacts x ON x.sha256 = "
+                         "s.sha256 ORDER BY aa.attempt_id, aa.role, aa.name"))
+            .run();
+        stmt("INSERT INTO main.provenance (parent_artifact_id, child_artifact_id, relation, "
+             "attempt_id, details_json, created_at_ms) SELECT xp.artifact_id, "
+             "xc.artifact_id, e.relation, m.out_id, e.details_json, e.created_at_ms FROM "
+             "src.provenance e JOIN temp.merge_amap m ON m.src_id = e.attempt_id AND "
+             "m.is_new = 1 JOIN src.artifacts sp ON sp.artifact_id = e.parent_artifact_id "
+             "JOIN main.artifacts xp ON xp.sha256 = sp.sha256 JOIN src.artifacts sc ON "
+             "sc.artifact_id = e.child_artifact_id JOIN main.artifacts xc ON xc.sha256 = "
+             "sc.sha256 ORDER BY e.edge_id")
+            .run();
+        stmt("INSERT INTO main.validation_results (attempt_id, validator, "
+             "validator_version, verdict, reason_codes_json, details_json, created_at_ms) "
+             "SELECT m.out_id, v.validator, v.validator_version, v.verdict, "
+             "v.reason_codes_json, v.details_json, v.created_at_ms FROM "
+             "src.validation_results v JOIN temp.merge_amap m ON m.src_id = v.attempt_id "
+             "AND m.is_new = 1 ORDER BY v.validation_id")
+            .run();
         {
-            Statement judgments(m_db, std::string("SELECT judgment_id FROM src.judgments WHERE "
-                                                  "attempt_id IN ") +
-                                          newAttempts + " ORDER BY judgment_id");
+            Statement &judgments = stmt(std::string("SELECT judgment_id FROM src.judgments WHERE "
+                                                    "attempt_id IN ") +
+                                        newAttempts + " ORDER BY judgment_id");
             while (judgments.step()) {
                 const std::int64_t srcJudgment = judgments.int64(0);
                 Statement add(
@@ -465,37 +493,38 @@ private:
                               "m.src_id = j.attempt_id WHERE j.judgment_id = ?");
                 add.bind(1, srcJudgment).run();
                 const std::int64_t outJudgment = m_db.lastInsertRowId();
-                Statement map(m_db, "INSERT INTO temp.merge_jmap VALUES (?, ?)");
+                Statement &map = stmt("INSERT INTO temp.merge_jmap VALUES (?, ?)");
                 map.bind(1, srcJudgment).bind(2, outJudgment).run();
-                Statement keep(m_db, "INSERT INTO main.merged_judgments (judgment_id, "
-                                     "seal_judgment_id) VALUES (?, COALESCE((SELECT "
-                                     "seal_judgment_id FROM src.merged_judgments WHERE "
-                                     "judgment_id = ?), ?))");
+                Statement &keep = stmt("INSERT INTO main.merged_judgments (judgment_id, "
+                                       "seal_judgment_id) VALUES (?, COALESCE((SELECT "
+                                       "seal_judgment_id FROM src.merged_judgments WHERE "
+                                       "judgment_id = ?), ?))");
                 keep.bind(1, outJudgment).bind(2, srcJudgment).bind(3, srcJudgment).run();
             }
         }
-        m_db.exec("INSERT INTO main.judge_samples (judgment_id, sample_index, try_index, seed, "
-                  "raw_text, format_class, parse_error, parsed_json, generated_tokens, decode_ms, "
-                  "finish_reason, answer_form, request_sha256, server_model, system_fingerprint, "
-                  "row_sha256, created_at_ms) SELECT m.out_id, s.sample_index, s.try_index, "
-                  "s.seed, s.raw_text, s.format_class, s.parse_error, s.parsed_json, "
-                  "s.generated_tokens, s.decode_ms, s.finish_reason, s.answer_form, "
-                  "s.request_sha256, s.server_model, s.system_fingerprint, s.row_sha256, "
-                  "s.created_at_ms FROM src.judge_samples s JOIN temp.merge_jmap m ON m.src_id = "
-                  "s.judgment_id ORDER BY s.judgment_id, s.sample_index, s.try_index");
+        stmt("INSERT INTO main.judge_samples (judgment_id, sample_index, try_index, seed, "
+             "raw_text, format_class, parse_error, parsed_json, generated_tokens, decode_ms, "
+             "finish_reason, answer_form, request_sha256, server_model, system_fingerprint, "
+             "row_sha256, created_at_ms) SELECT m.out_id, s.sample_index, s.try_index, "
+             "s.seed, s.raw_text, s.format_class, s.parse_error, s.parsed_json, "
+             "s.generated_tokens, s.decode_ms, s.finish_reason, s.answer_form, "
+             "s.request_sha256, s.server_model, s.system_fingerprint, s.row_sha256, "
+             "s.created_at_ms FROM src.judge_samples s JOIN temp.merge_jmap m ON m.src_id = "
+             "s.judgment_id ORDER BY s.judgment_id, s.sample_index, s.try_index")
+            .run();
 
         // Their ends, as the source recorded them, and where they ran.
-        Statement fresh(m_db, "SELECT src_id, out_id FROM temp.merge_amap WHERE is_new = 1 "
-                              "ORDER BY src_id");
+        Statement &fresh = stmt("SELECT src_id, out_id FROM temp.merge_amap WHERE is_new = 1 "
+                                "ORDER BY src_id");
         while (fresh.step()) {
             const std::int64_t srcAttempt = fresh.int64(0);
             const std::int64_t outAttempt = fresh.int64(1);
-            Statement close(m_db, "UPDATE main.attempts SET (state, heartbeat_at_ms, "
-                                  "lease_expires_at_ms, finished_at_ms, error_code, "
-                                  "error_message, exit_signal, seal_sha256) = (SELECT state, "
-                                  "heartbeat_at_ms, lease_expires_at_ms, finished_at_ms, "
-                                  "error_code, error_message, exit_signal, seal_sha256 FROM "
-                                  "src.attempts WHERE attempt_id = ?) WHERE attempt_id = ?");
+            Statement &close = stmt("UPDATE main.attempts SET (state, heartbeat_at_ms, "
+                                    "lease_expires_at_ms, finished_at_ms, error_code, "
+                                    "error_message, exit_signal, seal_sha256) = (SELECT state, "
+                                    "heartbeat_at_ms, lease_expires_at_ms, finished_at_ms, "
+                                    "error_code, error_message, exit_signal, seal_sha256 FROM "
+                                    "src.attempts WHERE attempt_id = ?) WHERE attempt_id = ?");
             close.bind(1, srcAttempt).bind(2, outAttempt).run();
             Statement origin(
                 m_db,
@@ -513,7 +542,7 @@ private:
                 .bind(6, nowMs())
                 .bind(7, srcAttempt)
                 .run();
-            Statement seal(m_db, "SELECT seal_sha256 FROM src.attempts WHERE attempt_id = ?");
+            Statement &seal = stmt("SELECT seal_sha256 FROM src.attempts WHERE attempt_id = ?");
             seal.bind(1, srcAttempt);
             seal.step();
             const std::string expected = seal.text(0);
@@ -561,18 +590,27 @@ private:
                 ++m_report.artifactsCopied;
                 m_report.bytesCopied += stored.sizeBytes;
             } else {
-                // Left by a merge killed before its transaction committed: re-checked.
-                Statement size(m_db, "SELECT size_bytes FROM src.artifacts WHERE artifact_id = ?");
+                // Left by a merge stopped before its transaction committed: re-checked, and
+                // copied again when it is not whole (a machine that lost power before the sync).
+                Statement &size =
+                    stmt("SELECT size_bytes FROM src.artifacts WHERE artifact_id = ?");
                 size.bind(1, need.int64(0));
                 size.step();
-                if (!store.check(sha, size.int64(0), std::nullopt).ok())
-                    throw RunConflict{"artifact " + sha +
-                                      " in the target's store does not match its hash"};
+                if (!store.check(sha, size.int64(0), std::nullopt).ok()) {
+                    std::error_code ec;
+                    fs::remove(store.objectPath(sha), ec);
+                    const StoredObject stored =
+                        store.putFile(m_srcObjects.objectPath(sha), "application/octet-stream");
+                    if (stored.sha256 != sha)
+                        throw RunConflict{"artifact " + sha + " in the source's store hashes to " +
+                                          stored.sha256 + ": it is corrupt; verify the source"};
+                }
             }
-            Statement add(m_db, "INSERT INTO main.artifacts (sha256, size_bytes, media_type, "
-                                "pixel_sha256, width, height, channels, created_at_ms) SELECT "
-                                "sha256, size_bytes, media_type, pixel_sha256, width, height, "
-                                "channels, created_at_ms FROM src.artifacts WHERE artifact_id = ?");
+            Statement &add =
+                stmt("INSERT INTO main.artifacts (sha256, size_bytes, media_type, "
+                     "pixel_sha256, width, height, channels, created_at_ms) SELECT "
+                     "sha256, size_bytes, media_type, pixel_sha256, width, height, "
+                     "channels, created_at_ms FROM src.artifacts WHERE artifact_id = ?");
             add.bind(1, need.int64(0)).run();
         }
     }
@@ -581,14 +619,14 @@ private:
                          const std::string &target)
     {
         auto set = [&](const std::string &status, bool finished) {
-            Statement s(m_db, "UPDATE main.runs SET status = ?, finished_at_ms = " +
-                                  std::string(finished ? "(SELECT finished_at_ms FROM src.runs "
-                                                         "WHERE run_id = ?2)"
-                                                       : "NULL") +
-                                  ", cancel_requested_at_ms = (SELECT cancel_requested_at_ms "
-                                  "FROM src.runs WHERE run_id = ?2), cancel_reason = (SELECT "
-                                  "cancel_reason FROM src.runs WHERE run_id = ?2) WHERE run_id "
-                                  "= ?3");
+            Statement &s = stmt("UPDATE main.runs SET status = ?, finished_at_ms = " +
+                                std::string(finished ? "(SELECT finished_at_ms FROM src.runs "
+                                                       "WHERE run_id = ?2)"
+                                                     : "NULL") +
+                                ", cancel_requested_at_ms = (SELECT cancel_requested_at_ms "
+                                "FROM src.runs WHERE run_id = ?2), cancel_reason = (SELECT "
+                                "cancel_reason FROM src.runs WHERE run_id = ?2) WHERE run_id "
+                                "= ?3");
             s.bind(1, status).bind(2, srcRun).bind(3, outRun).run();
         };
         const bool finished = target == "completed" || target == "failed" || target == "cancelled";
@@ -607,15 +645,16 @@ private:
 
     void copyLabels(std::int64_t srcRun, std::int64_t outRun)
     {
-        Statement labels(m_db, "SELECT label_id, supersedes_label_id FROM src.human_labels WHERE "
-                               "run_id = ? AND label_id NOT IN (SELECT source_label_id FROM "
-                               "main.merged_labels WHERE source_id = ?) ORDER BY label_id");
+        Statement &labels = stmt("SELECT label_id, supersedes_label_id FROM src.human_labels WHERE "
+                                 "run_id = ? AND label_id NOT IN (SELECT source_label_id FROM "
+                                 "main.merged_labels WHERE source_id = ?) ORDER BY label_id");
         labels.bind(1, srcRun).bind(2, m_sourceId);
         while (labels.step()) {
             std::optional<std::int64_t> supersedes;
             if (const auto old = labels.optInt64(1)) {
-                Statement find(m_db, "SELECT label_id FROM main.merged_labels WHERE source_id = ? "
-                                     "AND source_label_id = ?");
+                Statement &find =
+                    stmt("SELECT label_id FROM main.merged_labels WHERE source_id = ? "
+                         "AND source_label_id = ?");
                 find.bind(1, m_sourceId).bind(2, *old);
                 if (!find.step())
                     throw RunConflict{"label " + std::to_string(labels.int64(0)) +
@@ -623,14 +662,15 @@ private:
                                       ", which is not in the target"};
                 supersedes = find.int64(0);
             }
-            Statement add(m_db, "INSERT INTO main.human_labels (run_id, annotator_id, source, "
-                                "split, integrity, collision, progress, completion, notes, "
-                                "labeled_at_ms, supersedes_label_id) SELECT ?, annotator_id, "
-                                "source, split, integrity, collision, progress, completion, "
-                                "notes, labeled_at_ms, ? FROM src.human_labels WHERE label_id = ?");
+            Statement &add =
+                stmt("INSERT INTO main.human_labels (run_id, annotator_id, source, "
+                     "split, integrity, collision, progress, completion, notes, "
+                     "labeled_at_ms, supersedes_label_id) SELECT ?, annotator_id, "
+                     "source, split, integrity, collision, progress, completion, "
+                     "notes, labeled_at_ms, ? FROM src.human_labels WHERE label_id = ?");
             add.bind(1, outRun).bind(2, supersedes).bind(3, labels.int64(0)).run();
-            Statement keep(m_db, "INSERT INTO main.merged_labels (label_id, source_id, "
-                                 "source_label_id) VALUES (?, ?, ?)");
+            Statement &keep = stmt("INSERT INTO main.merged_labels (label_id, source_id, "
+                                   "source_label_id) VALUES (?, ?, ?)");
             keep.bind(1, m_db.lastInsertRowId()).bind(2, m_sourceId).bind(3, labels.int64(0)).run();
             ++m_report.labelsCopied;
         }
@@ -646,6 +686,7 @@ private:
     std::string m_sourceUuid;
     std::optional<std::string> m_shardJson;
     std::int64_t m_sourceId = 0;
+    std::map<std::string, std::unique_ptr<Statement>> m_cache;
 };
 
 } // namespace
@@ -660,6 +701,7 @@ MergeReport mergeLedgers(const fs::path &target, const std::vector<fs::path> &so
     Ledger out =
         fs::exists(bundle / "ledger.sqlite", ec) ? Ledger::open(bundle) : Ledger::create(bundle);
     report.target = out.bundle().string();
+    out.artifacts().setDeferredSync(true); // one syncfs per transaction (SourceMerge)
     for (std::size_t i = 0; i < sources.size(); ++i) {
         report.sources.push_back({});
         report.sources.back().path = sources[i].string();
