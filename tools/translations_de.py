@@ -462,6 +462,13 @@ DE = {
     "cannot start %1 merge: %2": "%1 merge kann nicht gestartet werden: %2",
     "a run of a sharded batch is cancelled with its whole batch (scancel)":
         "ein Lauf eines aufgeteilten Stapels wird nur mit dem ganzen Stapel abgebrochen (scancel)",
+    "host %1": "Rechner %1",
+    ", Slurm job %1 (array %2, task %3)": ", Slurm-Job %1 (Array %2, Aufgabe %3)",
+    "merged from": "zusammengeführt aus",
+    "shard %1": "Shard %1",
+    "a ledger": "einem Ledger",
+    "source": "Quelle",
+    "its attempt %1": "dort Versuch %1",
 }
 
 

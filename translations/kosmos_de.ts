@@ -1453,6 +1453,34 @@ Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</tra
         <source>all %1 artifacts verified</source>
         <translation>alle %1 Artefakte geprüft</translation>
     </message>
+    <message>
+        <source>host %1</source>
+        <translation>Rechner %1</translation>
+    </message>
+    <message>
+        <source>, Slurm job %1 (array %2, task %3)</source>
+        <translation>, Slurm-Job %1 (Array %2, Aufgabe %3)</translation>
+    </message>
+    <message>
+        <source>merged from</source>
+        <translation>zusammengeführt aus</translation>
+    </message>
+    <message>
+        <source>shard %1</source>
+        <translation>Shard %1</translation>
+    </message>
+    <message>
+        <source>a ledger</source>
+        <translation>einem Ledger</translation>
+    </message>
+    <message>
+        <source>source</source>
+        <translation>Quelle</translation>
+    </message>
+    <message>
+        <source>its attempt %1</source>
+        <translation>dort Versuch %1</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::RunController</name>

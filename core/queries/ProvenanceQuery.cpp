@@ -1,6 +1,7 @@
 #include "queries/ProvenanceQuery.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/Shard.h"
 
 #include <map>
 
@@ -27,7 +28,25 @@ RunProvenance loadProvenance(Ledger &ledger, std::int64_t runId)
     for (const AttemptRecord &a : ledger.attempts(runId)) {
         ProvenanceAttempt pa{a.attemptId,   a.attemptNo,    a.workerId,  a.state,
                              a.startedAtMs, a.finishedAtMs, a.errorCode, a.errorMessage,
-                             a.sealSha256,  nullptr};
+                             a.sealSha256,  nullptr,        nullptr};
+        if (ledger.schemaVersion() >= 5) {
+            sqlite::Statement merged(
+                db, "SELECT s.path, s.shard_json, m.source_attempt_id, m.host, m.slurm_json FROM "
+                    "merged_attempts m JOIN merge_sources s USING (source_id) WHERE "
+                    "m.attempt_id = ?");
+            merged.bind(1, a.attemptId);
+            if (merged.step()) {
+                const auto shard = ShardSpec::fromMetaJson(merged.optText(1).value_or(""));
+                pa.merged = {{"source", merged.text(0)},
+                             {"shard", shard ? nlohmann::json(shard->text()) : nlohmann::json()},
+                             {"source_attempt_id", merged.int64(2)},
+                             {"host", merged.optText(3) ? nlohmann::json(*merged.optText(3))
+                                                        : nlohmann::json()},
+                             {"slurm", merged.optText(4) ? nlohmann::json::parse(*merged.optText(4),
+                                                                                 nullptr, false)
+                                                         : nlohmann::json()}};
+            }
+        }
         sqlite::Statement timings(
             db, "SELECT payload_json FROM events WHERE attempt_id = ? AND type = 'timings' "
                 "ORDER BY seq DESC LIMIT 1");

@@ -45,6 +45,10 @@ struct ProvenanceAttempt
     std::optional<std::string> errorMessage;
     std::optional<std::string> sealSha256;
     nlohmann::json timings; // the attempt's "timings" event payload, if any
+    // Where a merged attempt came from (docs/scale-out.md): {"source": shard ledger path,
+    // "shard": "i/N" or null, "source_attempt_id", "host", "slurm": {job ids} or null}; null
+    // for an attempt written in this ledger.
+    nlohmann::json merged;
 };
 
 // Where every byte of a run came from: component identities, every attempt with its end state

@@ -5,6 +5,7 @@
 
 #include "ledger/Ledger.h"
 #include "ledger/Shard.h"
+#include "queries/ProvenanceQuery.h"
 #include "scaleout/LedgerMerge.h"
 #include "scaleout/ScaleOut.h"
 #include "util/Error.h"
@@ -188,6 +189,19 @@ TEST(Merge, ShardsMergeIntoTheSameContentAsOneMachineAndAgainChangesNothing)
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM human_labels"),
               count(f.single, "SELECT COUNT(*) FROM human_labels"));
 
+    {
+        // The provenance read model (the workstation's provenance panel) names the shard.
+        Ledger merged = Ledger::open(out, {OpenMode::ReadOnly});
+        const RunProvenance p = loadProvenance(merged, 1);
+        ASSERT_EQ(p.attempts.size(), 1u);
+        ASSERT_TRUE(p.attempts[0].merged.is_object());
+        EXPECT_TRUE(p.attempts[0].merged["shard"].get<std::string>().ends_with("/3"))
+            << p.attempts[0].merged.dump();
+        EXPECT_FALSE(p.attempts[0].merged["host"].get<std::string>().empty());
+        EXPECT_TRUE(p.attempts[0].merged["slurm"].is_null()) << "run outside Slurm";
+        Ledger shard = Ledger::open(f.shards[0], {OpenMode::ReadOnly});
+        EXPECT_TRUE(loadProvenance(shard, 1).attempts[0].merged.is_null());
+    }
     const std::string before = tableCounts(out);
     ASSERT_EQ(cli(f.mergeArgs(out), &output), 0) << output;
     EXPECT_NE(output.find("0 attempts taken"), std::string::npos) << output;

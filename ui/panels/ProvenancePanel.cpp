@@ -81,6 +81,27 @@ void ProvenancePanel::showRun(Ledger &ledger, qint64 runId)
                        tr("%1 s").arg(static_cast<double>(*a.finishedAtMs - a.startedAtMs) / 1000.0,
                                       0, 'f', 2)});
         new QTreeWidgetItem(item, {tr("seal"), shortHash(a.sealSha256)});
+        if (a.merged.is_object()) { // merged from a shard ledger (docs/scale-out.md)
+            const nlohmann::json &m = a.merged;
+            const nlohmann::json &slurm = m.value("slurm", nlohmann::json());
+            QString where = tr("host %1").arg(QString::fromStdString(
+                m["host"].is_string() ? m["host"].get<std::string>() : std::string("?")));
+            if (slurm.is_object())
+                where += tr(", Slurm job %1 (array %2, task %3)")
+                             .arg(QString::fromStdString(slurm.value("job_id", "?")),
+                                  QString::fromStdString(slurm.value("array_job_id", "-")),
+                                  QString::fromStdString(slurm.value("array_task_id", "-")));
+            auto *origin = new QTreeWidgetItem(
+                item,
+                {tr("merged from"),
+                 m["shard"].is_string() ? tr("shard %1").arg(QString::fromStdString(m["shard"]))
+                                        : tr("a ledger"),
+                 where});
+            origin->setToolTip(1, QString::fromStdString(m.value("source", "")));
+            new QTreeWidgetItem(origin,
+                                {tr("source"), QString::fromStdString(m.value("source", "")),
+                                 tr("its attempt %1").arg(m.value("source_attempt_id", 0))});
+        }
         if (a.timings.is_object()) {
             auto *t = new QTreeWidgetItem(
                 item,
