@@ -308,6 +308,12 @@ private:
         const std::string runKey = src.text(0);
         const std::string keyJson = src.text(1);
         const std::string srcStatus = src.text(3);
+        if (m_report.shard && !m_report.shard->contains(runKey))
+            throw RunConflict{
+                "the run belongs to shard " +
+                ShardSpec{shardOf(runKey, m_report.shard->count), m_report.shard->count}.text() +
+                ", not to this ledger's shard " + m_report.shard->text() +
+                " (its shard record or its runs were changed)"};
         if (canonicalHash(nlohmann::json::parse(keyJson, nullptr, false)) != runKey)
             throw RunConflict{"the source's run key does not match its key JSON (run " +
                               std::to_string(srcRun) + "); verify the source"};

@@ -232,6 +232,19 @@ TEST(Merge, AShardLedgerTakesOnlyItsShardAndTheTargetCannotBeItsOwnSource)
     EXPECT_EQ(cli({"run", f.protocol.string(), "--ledger", f.single.string(), "--shard", "2/2"}),
               4);
     EXPECT_EQ(cli({"merge", f.single.string(), f.single.string()}), 4);
+    // A shard ledger whose record names another shard than its runs belong to is refused run by
+    // run, with the shard each belongs to.
+    {
+        Ledger shard = Ledger::open(f.shards[0]);
+        shard.database().exec("UPDATE meta SET value = '{\"count\":2,\"index\":1}' WHERE key = "
+                              "'shard'");
+    }
+    const fs::path out = f.dir / "wrong-shard.kosmos";
+    EXPECT_EQ(cli({"merge", out.string(), f.shards[0].string(), "--json"}, &output), 4);
+    EXPECT_NE(output.find("belongs to shard 0/2, not to this ledger's shard 1/2"),
+              std::string::npos)
+        << output;
+    EXPECT_EQ(count(out, "SELECT COUNT(*) FROM runs"), 0);
     EXPECT_EQ(cli({"merge", f.single.string(), (f.dir / "missing.kosmos").string()}), 3);
 }
 
