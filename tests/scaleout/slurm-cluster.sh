@@ -100,7 +100,7 @@ CONF
 export SLURM_CONF=$dir/slurm.conf
 slurmctld -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF"
-for _ in $(seq 100); do
+for _ in $(seq 300); do # up to 30 s on a slow machine (~0.1 s here)
     state=$(sinfo -h -o %T 2>/dev/null | head -1 || true)
     [[ $state == idle ]] && { echo "export SLURM_CONF=$SLURM_CONF"; exit 0; }
     sleep 0.1
