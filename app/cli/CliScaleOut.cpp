@@ -101,7 +101,7 @@ MergeReport mergeWithProgress(const std::string &target, const std::vector<fs::p
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     MergeOptions options;
     options.runsPerTransaction = runsPerTransaction;
-    const MergeReport report = mergeLedgers(
+    MergeReport report = mergeLedgers(
         target, sources, options, [&](std::size_t i, std::int64_t done, std::int64_t total) {
             if (terminal)
                 bar.update("merge " + std::to_string(i + 1) + "/" + std::to_string(sources.size()),
@@ -206,6 +206,7 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         recordSubmission(target, job);
         const std::string self = selfPath();
         std::vector<pid_t> pids;
+        pids.reserve(static_cast<std::size_t>(o.shards));
         for (int i = 0; i < o.shards; ++i)
             pids.push_back(startCommand(
                 {self, "run", layout.protocolFile().string(), "--ledger",
@@ -226,6 +227,7 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
             abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed;
         }
         std::vector<fs::path> shards;
+        shards.reserve(static_cast<std::size_t>(o.shards));
         for (int i = 0; i < o.shards; ++i)
             shards.push_back(layout.shardBundle(i));
         const int code = printMergeReport(mergeWithProgress(o.bundle, shards), o.json);

@@ -68,7 +68,7 @@ std::string sbatchHeader(const SlurmSettings &settings)
     line("--partition", settings.partition, "the partition");
     for (const auto &arg : settings.sbatchArgs) {
         refuseNewline(arg, "an sbatch argument");
-        if (arg.rfind("-", 0) != 0)
+        if (arg.rfind('-', 0) != 0)
             throw Error(ErrorCode::InvalidInput,
                         "sbatch argument '" + arg + "' is not an option (it must start with -)");
         out += "#SBATCH " + arg + "\n";
@@ -175,7 +175,7 @@ SubmittedJobs submitToSlurm(const ShardLayout &layout, const SlurmSettings &sett
 {
     writeText(layout.arrayScript(), slurmArrayScript(layout, settings));
     writeText(layout.mergeScript(), slurmMergeScript(layout, settings));
-    auto submit = [&](std::vector<std::string> argv) {
+    auto submit = [&](const std::vector<std::string> &argv) {
         const CommandResult r = runCommand(argv, 120000);
         if (!r.ok())
             throw Error(ErrorCode::Io, "sbatch failed" +

@@ -23,6 +23,7 @@ constexpr std::size_t kMaxOutput = 16u << 20;
 std::vector<char *> argvOf(const std::vector<std::string> &argv)
 {
     std::vector<char *> out;
+    out.reserve(argv.size() + 1);
     for (const auto &a : argv)
         out.push_back(const_cast<char *>(a.c_str()));
     out.push_back(nullptr);
