@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
@@ -21,6 +22,21 @@ using namespace kosmos;
 namespace fs = std::filesystem;
 
 namespace {
+
+// submit --local: the shard processes, for the signal handler (fixed before it is installed).
+constexpr int kMaxLocalShards = 256;
+pid_t g_localShards[kMaxLocalShards];
+int g_localShardCount = 0;
+volatile std::sig_atomic_t g_localStopped = 0;
+
+// SIGINT / SIGTERM to `submit --local`: each shard stops as a shard does (its run in flight is
+// requeued, docs/scale-out.md), then what they finished is merged. Async-signal-safe: kill() only.
+void stopLocalShards(int)
+{
+    g_localStopped = 1;
+    for (int i = 0; i < g_localShardCount; ++i)
+        ::kill(g_localShards[i], SIGTERM);
+}
 
 std::string selfPath()
 {
@@ -203,6 +219,11 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         }
 
         // --local: one process per shard on this machine, then the same merge.
+        if (o.shards > kMaxLocalShards)
+            throw Error(ErrorCode::InvalidInput,
+                        "--local runs at most " + std::to_string(kMaxLocalShards) +
+                            " shard processes on one machine, not " + std::to_string(o.shards) +
+                            " (use --slurm for more)");
         recordSubmission(target, job);
         const std::string self = selfPath();
         std::vector<pid_t> pids;
@@ -213,6 +234,11 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
                  layout.shardBundle(i).string(), "--shard", ShardSpec{i, o.shards}.text(),
                  "--workers", std::to_string(o.workers)},
                 (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string()));
+        for (std::size_t i = 0; i < pids.size(); ++i)
+            g_localShards[i] = pids[i];
+        g_localShardCount = static_cast<int>(pids.size());
+        std::signal(SIGINT, stopLocalShards);
+        std::signal(SIGTERM, stopLocalShards);
         int abnormal = 0;
         for (int i = 0; i < o.shards; ++i) {
             const int status = waitCommand(pids[static_cast<std::size_t>(i)]);
@@ -224,13 +250,22 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
                               (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string() +
                               ")")
                 << "\n";
-            abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed;
+            abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed &&
+                        status != ExitCode::Interrupted;
         }
+        g_localShardCount = 0;
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
         std::vector<fs::path> shards;
         shards.reserve(static_cast<std::size_t>(o.shards));
         for (int i = 0; i < o.shards; ++i)
             shards.push_back(layout.shardBundle(i));
         const int code = printMergeReport(mergeWithProgress(o.bundle, shards), o.json);
+        if (g_localStopped) {
+            std::cerr << "kosmos-cli: stopped; what the shards finished is merged, the rest is "
+                         "queued in their ledgers (the same submit --local again resumes them)\n";
+            return ExitCode::Interrupted;
+        }
         if (abnormal > 0 && code == ExitCode::Ok)
             return ExitCode::Failed;
         return code;

@@ -402,6 +402,40 @@ TEST(Merge, APartialShardMergesWhatItFinishedAndTheRerunShardCompletesIt)
     EXPECT_TRUE(verifies(out, &report)) << report;
 }
 
+TEST(LocalSubmit, StoppedBySigtermItMergesWhatFinishedAndTheSameSubmitResumes)
+{
+    TempDir dir;
+    const fs::path protocol = writeProtocol(dir, smallProtocol(6, 30), "p.json");
+    const fs::path out = dir / "out.kosmos";
+    const std::vector<std::string> submit = {
+        test::cliPath(), "submit", protocol.string(), "--ledger", out.string(),
+        "--shards",      "2",      "--local"};
+    const pid_t pid = test::startProcess(submit);
+    const ShardLayout layout = ShardLayout::of(out, 2);
+    for (int i = 0; i < 600; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto p = shardProgress(layout);
+        if (p.size() == 2 && p[0].finished() + p[1].finished() >= 3)
+            break;
+    }
+    ::kill(pid, SIGTERM);
+    const auto stopped = test::waitProcess(pid);
+    EXPECT_EQ(stopped.exitCode, 130) << stopped.output;
+    const std::int64_t merged = count(out, "SELECT COUNT(*) FROM runs WHERE status = 'completed'");
+    EXPECT_GE(merged, 3);
+    ASSERT_LT(merged, 24) << "every run finished before the stop; nothing to resume";
+    // Stopping a shard is not cancelling its runs: none is cancelled, the rest is queued there.
+    for (const auto &p : shardProgress(layout))
+        EXPECT_EQ(p.cancelled, 0);
+    std::string report;
+    EXPECT_TRUE(verifies(out, &report)) << report;
+
+    const auto again = runProcess(submit);
+    ASSERT_EQ(again.exitCode, 0) << again.output;
+    EXPECT_EQ(count(out, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 24);
+    EXPECT_TRUE(verifies(out, &report)) << report;
+}
+
 TEST(Merge, LabelsAndTheirCorrectionsAreMergedOnce)
 {
     ShardedFixture f(1, 1);
