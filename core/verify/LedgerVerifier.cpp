@@ -60,6 +60,15 @@ private:
         for (const auto &p : recheckJudgments(m_ledger, &m_report.judgmentsRechecked))
             problem("judgment_recheck", "judgment " + std::to_string(p.judgmentId), p.message);
         checkArtifacts();
+        if (m_ledger.schemaVersion() >= 5) {
+            const std::int64_t merged = count("SELECT COUNT(*) FROM merged_attempts");
+            if (merged > 0)
+                m_report.notes.push_back(
+                    std::to_string(merged) + " attempt(s) merged from " +
+                    std::to_string(count("SELECT COUNT(DISTINCT source_id) FROM merged_attempts")) +
+                    " other ledger(s) (docs/scale-out.md): their seals and judge-sample hashes "
+                    "were checked with the ids of the ledger that wrote them");
+        }
         const auto temporaries = m_ledger.artifacts().temporaries();
         if (!temporaries.empty())
             m_report.notes.push_back(std::to_string(temporaries.size()) +

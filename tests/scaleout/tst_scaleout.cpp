@@ -208,6 +208,22 @@ TEST(Merge, ShardsMergeIntoTheSameContentAsOneMachineAndAgainChangesNothing)
     EXPECT_EQ(tableCounts(out), before);
     EXPECT_EQ(contentDigest(out), contentDigest(f.single));
 
+    // Verify says what it checked; a hand edit of the merge provenance (the ids a seal was
+    // made with) breaks that attempt's seal.
+    EXPECT_NE(report.find("12 attempt(s) merged from 3 other ledger(s)"), std::string::npos)
+        << report;
+    {
+        const fs::path edited = f.dir / "edited.kosmos";
+        fs::copy(out, edited, fs::copy_options::recursive);
+        Ledger ledger = Ledger::open(edited);
+        ledger.database().exec("DROP TRIGGER merged_attempts_no_change");
+        ledger.database().exec(
+            "UPDATE merged_attempts SET seal_run_id = seal_run_id + 1 WHERE attempt_id = 1");
+        std::string problems;
+        EXPECT_FALSE(verifies(edited, &problems));
+        EXPECT_NE(problems.find("seal"), std::string::npos) << problems;
+    }
+
     // Merging merges: a ledger made of two shards, then the third, into another target.
     const fs::path partial = f.dir / "partial.kosmos";
     ASSERT_EQ(cli({"merge", partial.string(), f.shards[0].string(), f.shards[1].string()}), 0);
