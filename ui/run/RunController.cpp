@@ -14,15 +14,27 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <utility>
 
 namespace kosmos::ui {
 
 RunController::RunController(QString cliPath, QObject *parent)
-    : QObject(parent), m_cli(std::move(cliPath)), m_timer(new QTimer(this))
+    : QObject(parent), m_cli(std::move(cliPath)), m_timer(new QTimer(this)),
+      m_slurmWatcher(new QFutureWatcher<SlurmJobStates>(this))
 {
     m_timer->setInterval(250);
     connect(m_timer, &QTimer::timeout, this, &RunController::poll);
+    connect(m_slurmWatcher, &QFutureWatcher<SlurmJobStates>::finished, this, [this] {
+        // An answer about another batch (followed before this one) is dropped.
+        if (!m_sharded || m_slurmAskedFor != std::vector<std::string>{m_sharded->arrayJobId,
+                                                                      m_sharded->mergeJobId})
+            return;
+        m_slurm = m_slurmWatcher->result();
+        m_slurmFresh = true;
+        poll();
+    });
 }
 
 RunController::~RunController() = default;
@@ -209,6 +221,7 @@ void RunController::followSharded(const ScaleOutJob &job)
 {
     m_sharded = std::make_unique<ScaleOutJob>(job);
     m_slurmAskedAtMs = 0;
+    m_slurmFresh = false;
     m_mergeHere = false;
     follow(QString::fromStdString(job.protocolSha256));
 }
@@ -217,9 +230,10 @@ void RunController::pollSharded()
 {
     const ScaleOutJob &job = *m_sharded;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (now - m_slurmAskedAtMs > 3000) { // squeue is a request to the controller: not at 4 Hz
-        m_slurm = slurmJobStates({job.arrayJobId, job.mergeJobId});
+    if (!m_slurmWatcher->isRunning() && now - m_slurmAskedAtMs > 3000) {
         m_slurmAskedAtMs = now;
+        m_slurmAskedFor = {job.arrayJobId, job.mergeJobId};
+        m_slurmWatcher->setFuture(QtConcurrent::run(slurmJobStates, m_slurmAskedFor));
     }
     ShardLayout layout;
     layout.target = m_bundle.toStdString();
@@ -249,7 +263,8 @@ void RunController::pollSharded()
                    entry.second != "FAILED" && entry.second != "CANCELLED" &&
                    entry.second != "TIMEOUT";
         });
-    if (!tasksLive && !mergeQueued && squeueAnswered && m_slurmAskedAtMs == now) {
+    const bool fresh = std::exchange(m_slurmFresh, false);
+    if (!tasksLive && !mergeQueued && squeueAnswered && fresh) {
         if (m_mergeHere) {
             // Cancelled: Slurm's merge job went with the array; what the shards finished is
             // merged here (detached, like a batch), and followed in this ledger.
@@ -360,6 +375,7 @@ int RunController::cancelBatch()
             cancelSlurmJobs({m_sharded->arrayJobId, m_sharded->mergeJobId});
             asked = m_progress.queued + m_progress.running;
             m_slurmAskedAtMs = 0;
+            m_slurmFresh = false; // an answer asked before the cancel says nothing about after
             m_mergeHere = true;
         } catch (const std::exception &e) {
             m_error = QString::fromUtf8(e.what());

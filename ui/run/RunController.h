@@ -3,6 +3,7 @@
 #include "queries/BatchProgress.h"
 #include "scaleout/ScaleOut.h"
 
+#include <QFutureWatcher>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -102,8 +103,13 @@ private:
     QTimer *m_timer;
     std::unique_ptr<ScaleOutJob> m_sharded; // the sharded batch followed, if any
     SlurmJobStates m_slurm;                 // Slurm's last answer about it
+    // squeue/sacct are asked off the GUI thread (a remote controller can take seconds), at most
+    // every 3 s; m_slurmFresh: an answer arrived that no poll has acted on yet.
+    QFutureWatcher<SlurmJobStates> *m_slurmWatcher;
     qint64 m_slurmAskedAtMs = 0;
-    bool m_mergeHere = false; // cancelled: merge what the shards finished from here
+    bool m_slurmFresh = false;
+    std::vector<std::string> m_slurmAskedFor; // the job ids of the request in flight
+    bool m_mergeHere = false;                 // cancelled: merge what the shards finished from here
 };
 
 } // namespace kosmos::ui
