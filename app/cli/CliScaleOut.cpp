@@ -12,9 +12,7 @@
 #include "util/Subprocess.h"
 
 #include <algorithm>
-#include <cctype>
 #include <csignal>
-#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
@@ -179,10 +177,7 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         if (o.slurm) {
             SlurmSettings settings;
             settings.cliPath = selfPath();
-            settings.jobName = "kosmos-" + protocol.name.substr(0, 40);
-            for (char &c : settings.jobName)
-                if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
-                    c = '_';
+            settings.jobName = slurmJobName(protocol.name);
             settings.partition = o.partition;
             settings.gres = o.gres;
             settings.timeLimit = o.timeLimit;
@@ -193,8 +188,7 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
                                 {"time", o.timeLimit},
                                 {"sbatch_args", o.sbatchArgs}});
             if (o.dryRun) {
-                std::ofstream(layout.arrayScript()) << slurmArrayScript(layout, settings);
-                std::ofstream(layout.mergeScript()) << slurmMergeScript(layout, settings);
+                writeSlurmScripts(layout, settings);
                 std::cout << "written, not submitted (--dry-run):\n  "
                           << layout.arrayScript().string() << "\n  "
                           << layout.mergeScript().string() << "\n";
@@ -229,11 +223,11 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         std::vector<pid_t> pids;
         pids.reserve(static_cast<std::size_t>(o.shards));
         for (int i = 0; i < o.shards; ++i)
-            pids.push_back(startCommand(
-                {self, "run", layout.protocolFile().string(), "--ledger",
-                 layout.shardBundle(i).string(), "--shard", ShardSpec{i, o.shards}.text(),
-                 "--workers", std::to_string(o.workers)},
-                (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string()));
+            pids.push_back(startCommand({self, "run", layout.protocolFile().string(), "--ledger",
+                                         layout.shardBundle(i).string(), "--shard",
+                                         ShardSpec{i, o.shards}.text(), "--workers",
+                                         std::to_string(o.workers)},
+                                        layout.shardLog(i).string()));
         for (std::size_t i = 0; i < pids.size(); ++i)
             g_localShards[i] = pids[i];
         g_localShardCount = static_cast<int>(pids.size());
@@ -242,14 +236,10 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         int abnormal = 0;
         for (int i = 0; i < o.shards; ++i) {
             const int status = waitCommand(pids[static_cast<std::size_t>(i)]);
-            std::cout
-                << "shard " << ShardSpec{i, o.shards}.text() << ": exit " << status
-                << (status == ExitCode::Ok
-                        ? ""
-                        : " (log: " +
-                              (layout.logs() / ("shard-" + std::to_string(i) + ".out")).string() +
-                              ")")
-                << "\n";
+            std::cout << "shard " << ShardSpec{i, o.shards}.text() << ": exit " << status
+                      << (status == ExitCode::Ok ? ""
+                                                 : " (log: " + layout.shardLog(i).string() + ")")
+                      << "\n";
             abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed &&
                         status != ExitCode::Interrupted;
         }
@@ -285,38 +275,19 @@ int runStatus(const std::string &bundle, bool json)
                                                  "submit ... --ledger " +
                                                  bundle + ")");
         const ScaleOutJob &job = jobs.back();
-        ShardLayout layout;
-        layout.target = target.bundle();
-        layout.dir = job.shardDir;
-        layout.count = job.shards;
-        const auto progress = shardProgress(layout);
-        // How many runs each shard has, as submit counted them (a shard not started yet shows
-        // its share, not 0).
-        std::vector<std::int64_t> expected(progress.size(), 0);
-        if (job.options.contains("runs_per_shard") && job.options["runs_per_shard"].is_array())
-            for (std::size_t i = 0; i < expected.size() && i < job.options["runs_per_shard"].size();
-                 ++i)
-                if (job.options["runs_per_shard"][i].is_number_integer())
-                    expected[i] = job.options["runs_per_shard"][i].get<std::int64_t>();
+        const auto progress = shardProgress(job.layout(target.bundle()));
+        // A shard not started yet shows its share of the runs, not 0.
+        const std::vector<std::int64_t> expected = job.expectedRuns();
         SlurmJobStates slurm;
         if (job.launcher == "slurm")
             slurm = slurmJobStates({job.arrayJobId, job.mergeJobId});
-        sqlite::Statement merged(target.database(),
-                                 "SELECT COUNT(*), SUM(r.status IN ('completed', 'failed', "
-                                 "'cancelled')) FROM runs r JOIN protocols p USING (protocol_id) "
-                                 "WHERE p.protocol_sha256 = ?");
-        merged.bind(1, job.protocolSha256);
-        merged.step();
-        const std::int64_t mergedRuns = merged.int64(0);
-        const std::int64_t mergedFinished = merged.optInt64(1).value_or(0);
-        auto taskState = [&](int i) -> std::string {
-            const auto it = slurm.states.find(job.arrayJobId + "_" + std::to_string(i));
-            return it == slurm.states.end() ? std::string() : it->second;
+        const RunCounts merged = protocolRunCounts(target, job.protocolSha256);
+        const std::int64_t mergedRuns = merged.runs;
+        const std::int64_t mergedFinished = merged.finished;
+        auto taskState = [&](int i) {
+            return slurm.state(job.arrayJobId + "_" + std::to_string(i));
         };
-        auto jobState = [&](const std::string &id) -> std::string {
-            const auto it = slurm.states.find(id);
-            return it == slurm.states.end() ? std::string() : it->second;
-        };
+        auto jobState = [&](const std::string &id) { return slurm.state(id); };
         if (json) {
             nlohmann::json shards = nlohmann::json::array();
             for (const auto &p : progress)

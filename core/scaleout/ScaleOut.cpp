@@ -1,11 +1,14 @@
 #include "scaleout/ScaleOut.h"
 
 #include "ledger/Ledger.h"
+#include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
 #include "util/Subprocess.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -95,6 +98,11 @@ ShardLayout ShardLayout::of(const fs::path &target, int count)
     return layout;
 }
 
+fs::path ShardLayout::shardLog(int index) const
+{
+    return logs() / ("shard-" + std::to_string(index) + ".out");
+}
+
 fs::path ShardLayout::shardBundle(int index) const
 {
     char name[64];
@@ -171,26 +179,74 @@ std::string slurmMergeScript(const ShardLayout &layout, const SlurmSettings &set
     return s + "\n";
 }
 
-SubmittedJobs submitToSlurm(const ShardLayout &layout, const SlurmSettings &settings)
+std::string slurmJobName(const std::string &protocolName)
+{
+    std::string name = "kosmos-" + protocolName.substr(0, 40);
+    for (char &c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+            c = '_';
+    return name;
+}
+
+void writeSlurmScripts(const ShardLayout &layout, const SlurmSettings &settings)
 {
     writeText(layout.arrayScript(), slurmArrayScript(layout, settings));
     writeText(layout.mergeScript(), slurmMergeScript(layout, settings));
+}
+
+std::string parseSbatchJobId(const std::string &output)
+{
+    std::string id = output.substr(0, output.find_first_of(";\n"));
+    if (id.empty() || id.size() > 20 || id.find_first_not_of("0123456789") != std::string::npos)
+        throw Error(ErrorCode::Io, "sbatch answered '" + output.substr(0, 200) + "', not a job id");
+    return id;
+}
+
+SubmittedJobs submitToSlurm(const ShardLayout &layout, const SlurmSettings &settings)
+{
+    writeSlurmScripts(layout, settings);
     auto submit = [&](const std::vector<std::string> &argv) {
         const CommandResult r = runCommand(argv, 120000);
         if (!r.ok())
-            throw Error(ErrorCode::Io, "sbatch failed" +
-                                           (r.error.empty() ? "" : " (" + r.error + ")") + ": " +
-                                           (r.err.empty() ? r.out : r.err));
-        std::string id = r.out.substr(0, r.out.find_first_of(";\n"));
-        if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-            throw Error(ErrorCode::Io, "sbatch answered '" + r.out + "', not a job id");
-        return id;
+            throw Error(ErrorCode::Io, "sbatch failed: " + r.said());
+        return parseSbatchJobId(r.out);
     };
     SubmittedJobs jobs;
     jobs.arrayJobId = submit({"sbatch", "--parsable", absoluteText(layout.arrayScript())});
     jobs.mergeJobId = submit({"sbatch", "--parsable", "--dependency=afterany:" + jobs.arrayJobId,
                               absoluteText(layout.mergeScript())});
     return jobs;
+}
+
+ShardLayout ScaleOutJob::layout(const fs::path &target) const
+{
+    ShardLayout l;
+    l.target = target;
+    l.dir = shardDir;
+    l.count = shards;
+    return l;
+}
+
+std::vector<std::int64_t> ScaleOutJob::expectedRuns() const
+{
+    std::vector<std::int64_t> out(static_cast<std::size_t>(std::max(0, shards)), 0);
+    const nlohmann::json perShard = options.is_object()
+                                        ? options.value("runs_per_shard", nlohmann::json::array())
+                                        : nlohmann::json::array();
+    for (std::size_t i = 0; i < out.size() && perShard.is_array() && i < perShard.size(); ++i)
+        if (perShard[i].is_number_integer())
+            out[i] = perShard[i].get<std::int64_t>();
+    return out;
+}
+
+RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256)
+{
+    Statement s(ledger.database(), "SELECT COUNT(*), SUM(r.finished_at_ms IS NOT NULL) FROM runs r "
+                                   "JOIN protocols p USING (protocol_id) WHERE "
+                                   "p.protocol_sha256 = ?");
+    s.bind(1, protocolSha256);
+    s.step();
+    return {s.int64(0), s.optInt64(1).value_or(0)};
 }
 
 std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job)
@@ -230,7 +286,11 @@ std::vector<ScaleOutJob> submissions(Ledger &target)
         j.shardDir = s.text(4);
         j.arrayJobId = s.optText(5).value_or("");
         j.mergeJobId = s.optText(6).value_or("");
-        j.options = nlohmann::json::parse(s.text(7), nullptr, false);
+        try {
+            j.options = json::parseBounded(s.text(7), "scaleout_jobs.options_json");
+        } catch (const Error &) {
+            j.options = nlohmann::json::object(); // unreadable: no options (verify says why)
+        }
         j.submittedAtMs = s.int64(8);
         out.push_back(std::move(j));
     }
@@ -268,6 +328,70 @@ std::vector<ShardProgress> shardProgress(const ShardLayout &layout)
     return out;
 }
 
+namespace {
+
+std::map<std::string, std::string> parseStates(const std::string &output, bool skipSteps)
+{
+    std::map<std::string, std::string> states;
+    std::istringstream lines(output);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto bar = line.find('|');
+        if (bar == std::string::npos || bar == 0)
+            continue;
+        const std::string id = line.substr(0, bar);
+        if (skipSteps && id.find('.') != std::string::npos)
+            continue; // job steps (123.batch)
+        // sacct writes "CANCELLED by 0": the state is the first word.
+        std::string state = line.substr(bar + 1);
+        state = state.substr(0, state.find_first_of(" |"));
+        if (!state.empty())
+            states[id] = state;
+    }
+    return states;
+}
+
+} // namespace
+
+std::map<std::string, std::string> parseSacctStates(const std::string &output)
+{
+    return parseStates(output, true);
+}
+
+std::map<std::string, std::string> parseSqueueStates(const std::string &output)
+{
+    return parseStates(output, false);
+}
+
+bool isFinalSlurmState(const std::string &state)
+{
+    static const char *const kFinal[] = {"COMPLETED", "FAILED",        "CANCELLED",
+                                         "TIMEOUT",   "OUT_OF_MEMORY", "NODE_FAIL",
+                                         "PREEMPTED", "BOOT_FAIL",     "DEADLINE"};
+    return std::any_of(std::begin(kFinal), std::end(kFinal),
+                       [&](const char *f) { return state == f; });
+}
+
+std::string SlurmJobStates::state(const std::string &id) const
+{
+    const auto it = states.find(id);
+    return it == states.end() ? std::string() : it->second;
+}
+
+bool SlurmJobStates::live(const std::string &id) const
+{
+    const std::string s = state(id);
+    return !s.empty() && !isFinalSlurmState(s);
+}
+
+bool SlurmJobStates::arrayLive(const std::string &arrayJobId) const
+{
+    const std::string prefix = arrayJobId + "_";
+    return std::any_of(states.begin(), states.end(), [&](const auto &entry) {
+        return entry.first.rfind(prefix, 0) == 0 && !isFinalSlurmState(entry.second);
+    });
+}
+
 SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds)
 {
     SlurmJobStates result;
@@ -279,40 +403,21 @@ SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds)
     // sacct first (finished jobs too, when accounting is on), then squeue over it (live state).
     const CommandResult acct = runCommand(
         {"sacct", "--noheader", "--parsable2", "--jobs=" + list, "--format=JobID,State"}, 30000);
-    if (acct.ok()) {
-        std::istringstream lines(acct.out);
-        std::string line;
-        while (std::getline(lines, line)) {
-            const auto bar = line.find('|');
-            if (bar == std::string::npos)
-                continue;
-            const std::string id = line.substr(0, bar);
-            if (id.find('.') != std::string::npos)
-                continue; // job steps (123.batch)
-            result.states[id] = line.substr(bar + 1, line.find(' ', bar + 1) - bar - 1);
-        }
-    } else {
-        const std::string why =
-            acct.started ? (acct.err.empty() ? acct.out : acct.err) : acct.error;
-        result.notes.push_back("sacct: " + why.substr(0, why.find('\n')) +
+    if (acct.ok())
+        result.states = parseSacctStates(acct.out);
+    else
+        result.notes.push_back("sacct: " + acct.said() +
                                " (finished jobs are known only from the shard ledgers)");
-    }
     const CommandResult queue =
         runCommand({"squeue", "--noheader", "--array", "--jobs=" + list, "--format=%i|%T"}, 30000);
+    // squeue refuses ids of jobs that have left the queue; that is an answer, not a failure.
+    result.queueAnswered =
+        queue.ok() || (queue.started && queue.said().find("Invalid job id") != std::string::npos);
     if (queue.ok()) {
-        std::istringstream lines(queue.out);
-        std::string line;
-        while (std::getline(lines, line)) {
-            const auto bar = line.find('|');
-            if (bar != std::string::npos)
-                result.states[line.substr(0, bar)] = line.substr(bar + 1);
-        }
-    } else {
-        const std::string why =
-            queue.started ? (queue.err.empty() ? queue.out : queue.err) : queue.error;
-        // squeue refuses ids of jobs that have left the queue; that is an answer, not a failure.
-        if (why.find("Invalid job id") == std::string::npos)
-            result.notes.push_back("squeue: " + why.substr(0, why.find('\n')));
+        for (auto &[id, state] : parseSqueueStates(queue.out))
+            result.states[id] = state;
+    } else if (!result.queueAnswered) {
+        result.notes.push_back("squeue: " + queue.said());
     }
     return result;
 }
@@ -324,15 +429,11 @@ BatchProgress shardedProgress(const ShardLayout &layout, const std::string &prot
 {
     BatchProgress all;
     all.protocolSha256 = protocolSha256;
-    auto stateOf = [&](const std::string &id) {
-        const auto it = slurm.states.find(id);
-        return it == slurm.states.end() ? std::string() : it->second;
-    };
     for (int i = 0; i < layout.count; ++i) {
         ShardState shard;
         shard.index = i;
         shard.scheduler =
-            arrayJobId.empty() ? std::string() : stateOf(arrayJobId + "_" + std::to_string(i));
+            arrayJobId.empty() ? std::string() : slurm.state(arrayJobId + "_" + std::to_string(i));
         BatchProgress p;
         if (fs::exists(layout.shardBundle(i) / "ledger.sqlite")) {
             try {
@@ -370,7 +471,7 @@ BatchProgress shardedProgress(const ShardLayout &layout, const std::string &prot
         shard.running = p.running;
         all.shards.push_back(std::move(shard));
     }
-    all.mergeState = mergeJobId.empty() ? std::string() : stateOf(mergeJobId);
+    all.mergeState = mergeJobId.empty() ? std::string() : slurm.state(mergeJobId);
     return all;
 }
 
@@ -384,9 +485,7 @@ void cancelSlurmJobs(const std::vector<std::string> &jobIds)
         throw Error(ErrorCode::InvalidInput, "no Slurm job to cancel");
     const CommandResult r = runCommand(argv, 60000);
     if (!r.ok())
-        throw Error(ErrorCode::Io, "scancel failed" +
-                                       (r.error.empty() ? "" : " (" + r.error + ")") + ": " +
-                                       (r.err.empty() ? r.out : r.err));
+        throw Error(ErrorCode::Io, "scancel failed: " + r.said());
 }
 
 } // namespace kosmos

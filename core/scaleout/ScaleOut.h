@@ -29,6 +29,7 @@ struct ShardLayout
     std::filesystem::path protocolFile() const { return dir / "protocol.json"; }
     std::filesystem::path shardBundle(int index) const;
     std::filesystem::path logs() const { return dir / "logs"; }
+    std::filesystem::path shardLog(int index) const; // logs/shard-I.out, as Slurm's %a writes
     std::filesystem::path arrayScript() const { return dir / "shards.sbatch"; }
     std::filesystem::path mergeScript() const { return dir / "merge.sbatch"; }
     // Creates the folder, the protocol copy and every shard ledger (so the shards' progress can
@@ -59,6 +60,11 @@ struct SubmittedJobs
     std::string mergeJobId;
 };
 
+// A job name Slurm accepts, from a protocol name (letters, digits, '-', '_'; 40 characters).
+std::string slurmJobName(const std::string &protocolName);
+// Writes both scripts (atomically) into the layout's folder.
+void writeSlurmScripts(const ShardLayout &layout, const SlurmSettings &settings);
+
 // Writes both scripts and submits them with sbatch (the merge with --dependency=afterany on the
 // array); throws Error(Io) with sbatch's own message when a submission fails.
 SubmittedJobs submitToSlurm(const ShardLayout &layout, const SlurmSettings &settings);
@@ -75,9 +81,23 @@ struct ScaleOutJob
     std::string mergeJobId;
     nlohmann::json options;
     std::int64_t submittedAtMs = 0;
+
+    // Where its shards are (target: the ledger it was submitted from).
+    ShardLayout layout(const std::filesystem::path &target) const;
+    // How many runs each shard has, as submit counted them (options.runs_per_shard); 0 where
+    // unknown.
+    std::vector<std::int64_t> expectedRuns() const;
 };
 std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job);
 std::vector<ScaleOutJob> submissions(Ledger &target);
+
+// The runs of a protocol in a ledger and how many of them are finished (what a merge brought).
+struct RunCounts
+{
+    std::int64_t runs = 0;
+    std::int64_t finished = 0;
+};
+RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256);
 
 // A shard's progress, read from its ledger (read-only; a shard being written is fine).
 struct ShardProgress
@@ -102,7 +122,22 @@ struct SlurmJobStates
 {
     std::map<std::string, std::string> states; // job or task id -> state (PENDING, RUNNING ...)
     std::vector<std::string> notes;
+    bool queueAnswered = false; // squeue answered (an empty queue is an answer)
+
+    std::string state(const std::string &id) const; // "" when Slurm did not name it
+    // Queued or running as far as Slurm said: named, in a state that is not final.
+    bool live(const std::string &id) const;
+    // A task of the array ("123_4", "123_[5-7]") is live.
+    bool arrayLive(const std::string &arrayJobId) const;
 };
+// COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE.
+bool isFinalSlurmState(const std::string &state);
+// The parsers of what the Slurm commands print (fuzz_scaleout): `sbatch --parsable` ("123" or
+// "123;cluster"; Error(Io) for anything else), `sacct --parsable2 --format=JobID,State` and
+// `squeue --format=%i|%T` lines into id -> state (job steps such as 123.batch left out).
+std::string parseSbatchJobId(const std::string &output);
+std::map<std::string, std::string> parseSacctStates(const std::string &output);
+std::map<std::string, std::string> parseSqueueStates(const std::string &output);
 SlurmJobStates slurmJobStates(const std::vector<std::string> &jobIds);
 // The progress of a sharded batch, followed through its shard ledgers (each opened read-only):
 // every run of every shard (RunProgress::shard set), the totals summed, one ShardState per

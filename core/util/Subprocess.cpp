@@ -41,6 +41,12 @@ int statusCode(int status)
 
 } // namespace
 
+std::string CommandResult::said() const
+{
+    const std::string &text = !started ? error : (err.empty() ? out : err);
+    return text.substr(0, text.find('\n'));
+}
+
 CommandResult runCommand(const std::vector<std::string> &argv, int timeoutMs)
 {
     CommandResult result;

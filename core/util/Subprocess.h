@@ -17,6 +17,9 @@ struct CommandResult
     std::string err;
     std::string error; // why it could not be started, or how it ended abnormally
     bool ok() const { return started && exitCode == 0; }
+    // What it said about itself, for a message: why it could not start, else its stderr (or
+    // stdout when stderr is empty), first line.
+    std::string said() const;
 };
 
 // Runs argv[0] (searched in PATH) with the arguments, without a shell, and collects its output

@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace kosmos::ui {
@@ -64,16 +65,9 @@ void RunController::setLedger(const QString &bundle)
                        !jobs.empty() && jobs.back().launcher == "slurm") {
                 // A sharded batch whose merge has not brought every run here yet.
                 const ScaleOutJob &job = jobs.back();
-                sqlite::Statement merged(r->database(),
-                                         "SELECT COUNT(*) FROM runs r JOIN protocols p USING "
-                                         "(protocol_id) WHERE p.protocol_sha256 = ? AND "
-                                         "r.finished_at_ms IS NOT NULL");
-                merged.bind(1, job.protocolSha256);
-                merged.step();
-                std::int64_t expected = 0;
-                for (const auto &n : job.options.value("runs_per_shard", nlohmann::json::array()))
-                    expected += n.is_number_integer() ? n.get<std::int64_t>() : 0;
-                if (merged.int64(0) < expected)
+                const auto expected = job.expectedRuns();
+                if (protocolRunCounts(*r, job.protocolSha256).finished <
+                    std::accumulate(expected.begin(), expected.end(), std::int64_t{0}))
                     followSharded(job);
             }
         }
@@ -235,36 +229,19 @@ void RunController::pollSharded()
         m_slurmAskedFor = {job.arrayJobId, job.mergeJobId};
         m_slurmWatcher->setFuture(QtConcurrent::run(slurmJobStates, m_slurmAskedFor));
     }
-    ShardLayout layout;
-    layout.target = m_bundle.toStdString();
-    layout.dir = job.shardDir;
-    layout.count = job.shards;
-    std::vector<std::int64_t> expected;
-    for (const auto &n : job.options.value("runs_per_shard", nlohmann::json::array()))
-        expected.push_back(n.is_number_integer() ? n.get<std::int64_t>() : 0);
+    const ShardLayout layout = job.layout(m_bundle.toStdString());
     const int finishedBefore = m_progress.finished();
-    m_progress = shardedProgress(layout, job.protocolSha256, now, expected, m_slurm, job.arrayJobId,
-                                 job.mergeJobId);
+    m_progress = shardedProgress(layout, job.protocolSha256, now, job.expectedRuns(), m_slurm,
+                                 job.arrayJobId, job.mergeJobId);
     emit progressChanged(m_progress);
     if (m_progress.finished() != finishedBefore)
         emit runsFinished();
     // The merge job has left the queue: its runs are in this ledger now; it is followed there.
-    const bool mergeQueued = m_slurm.states.count(job.mergeJobId) > 0 &&
-                             m_slurm.states.at(job.mergeJobId) != "COMPLETED" &&
-                             m_slurm.states.at(job.mergeJobId) != "FAILED" &&
-                             m_slurm.states.at(job.mergeJobId) != "CANCELLED";
-    const bool squeueAnswered =
-        std::none_of(m_slurm.notes.begin(), m_slurm.notes.end(),
-                     [](const std::string &n) { return n.rfind("squeue:", 0) == 0; });
-    // Tasks of the array still queued or running ("123_4", "123_[5-7]").
-    const bool tasksLive =
-        std::any_of(m_slurm.states.begin(), m_slurm.states.end(), [&](const auto &entry) {
-            return entry.first.rfind(job.arrayJobId + "_", 0) == 0 && entry.second != "COMPLETED" &&
-                   entry.second != "FAILED" && entry.second != "CANCELLED" &&
-                   entry.second != "TIMEOUT";
-        });
+    // Slurm has ended the array and the merge job (and said so just now): the runs are in this
+    // ledger, followed there.
     const bool fresh = std::exchange(m_slurmFresh, false);
-    if (!tasksLive && !mergeQueued && squeueAnswered && fresh) {
+    if (fresh && m_slurm.queueAnswered && !m_slurm.arrayLive(job.arrayJobId) &&
+        !m_slurm.live(job.mergeJobId)) {
         if (m_mergeHere) {
             // Cancelled: Slurm's merge job went with the array; what the shards finished is
             // merged here (detached, like a batch), and followed in this ledger.
