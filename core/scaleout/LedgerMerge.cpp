@@ -1,14 +1,13 @@
 #include "scaleout/LedgerMerge.h"
 
 #include "ledger/Ledger.h"
+#include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
-#include "util/Sha256.h"
 
 #include <map>
 #include <memory>
-#include <set>
 
 namespace kosmos {
 
@@ -122,7 +121,9 @@ private:
     {
         Ledger source = Ledger::open(m_source, {OpenMode::ReadOnly});
         const auto id = source.meta("ledger_id");
-        if (id && id == m_target.meta("ledger_id"))
+        std::error_code ec;
+        if ((id && id == m_target.meta("ledger_id")) ||
+            fs::equivalent(source.databasePath(), m_target.databasePath(), ec))
             throw Error(ErrorCode::InvalidInput,
                         m_source.string() + " is the target ledger itself; nothing was merged");
         m_sourceUuid = id ? *id : "path:" + fs::weakly_canonical(m_source).string();
@@ -200,7 +201,7 @@ private:
             const std::string content = s.text(2);
             std::string actual;
             try {
-                actual = canonicalHash(nlohmann::json::parse(content));
+                actual = canonicalHash(json::parseBounded(content, table));
             } catch (const std::exception &e) {
                 throw Error(ErrorCode::Corrupt, m_source.string() + ": " + table + " row " +
                                                     std::to_string(s.int64(0)) +
@@ -314,7 +315,13 @@ private:
                 ShardSpec{shardOf(runKey, m_report.shard->count), m_report.shard->count}.text() +
                 ", not to this ledger's shard " + m_report.shard->text() +
                 " (its shard record or its runs were changed)"};
-        if (canonicalHash(nlohmann::json::parse(keyJson, nullptr, false)) != runKey)
+        std::string keyHash;
+        try {
+            keyHash = canonicalHash(json::parseBounded(keyJson, "key_json"));
+        } catch (const Error &e) {
+            throw RunConflict{std::string("the source's key JSON is unreadable: ") + e.what()};
+        }
+        if (keyHash != runKey)
             throw RunConflict{"the source's run key does not match its key JSON (run " +
                               std::to_string(srcRun) + "); verify the source"};
 
@@ -337,17 +344,17 @@ private:
             }
         }
         if (outRun == 0) {
-            Statement add(
-                m_db, "INSERT INTO main.runs (run_key, key_json, protocol_id, episode_index, task, "
-                      "instruction, policy_id, world_model_id, judge_id, status, created_at_ms) "
-                      "SELECT r.run_key, r.key_json, "
-                      "(SELECT protocol_id FROM main.protocols WHERE protocol_sha256 = "
-                      "p.protocol_sha256), "
-                      "r.episode_index, r.task, r.instruction, " +
-                          componentOf("r.policy_id") + ", " + componentOf("r.world_model_id") +
-                          ", " + componentOf("r.judge_id") +
-                          ", 'queued', r.created_at_ms FROM src.runs r JOIN src.protocols p "
-                          "USING (protocol_id) WHERE r.run_id = ?");
+            Statement &add =
+                stmt("INSERT INTO main.runs (run_key, key_json, protocol_id, episode_index, task, "
+                     "instruction, policy_id, world_model_id, judge_id, status, created_at_ms) "
+                     "SELECT r.run_key, r.key_json, "
+                     "(SELECT protocol_id FROM main.protocols WHERE protocol_sha256 = "
+                     "p.protocol_sha256), "
+                     "r.episode_index, r.task, r.instruction, " +
+                     componentOf("r.policy_id") + ", " + componentOf("r.world_model_id") + ", " +
+                     componentOf("r.judge_id") +
+                     ", 'queued', r.created_at_ms FROM src.runs r JOIN src.protocols p "
+                     "USING (protocol_id) WHERE r.run_id = ?");
             add.bind(1, srcRun).run();
             outRun = m_db.lastInsertRowId();
             outStatus = "queued";
@@ -373,14 +380,21 @@ private:
             map.bind(1, s->id).bind(2, o.id).run();
             ++m_report.attemptsPresent;
         }
+        // The source's attempts the target lacks, up to one still running (always the last):
+        // it is taken once it has ended there, and its events (from limitSeq on) with it.
         std::vector<const AttemptRow *> fresh;
         bool unfinishedAttempt = false;
+        std::int64_t limitSeq = std::numeric_limits<std::int64_t>::max();
         for (const AttemptRow &s : srcAttempts) {
             if (!outAttempts.empty() && s.no <= outAttempts.back().no)
                 continue;
             if (s.state == "running" || !s.seal) {
                 unfinishedAttempt = true;
-                break; // the last one; it is taken once it has ended in the source
+                const std::int64_t first = scalar(
+                    "SELECT COALESCE(MIN(seq), 0) FROM src.events WHERE attempt_id = ?", {s.id});
+                if (first > 0)
+                    limitSeq = first;
+                break;
             }
             fresh.push_back(&s);
         }
@@ -397,15 +411,6 @@ private:
             if (same != outSeq)
                 throw RunConflict{"the target's events of this run differ from the source's"};
         }
-        std::int64_t limitSeq = std::numeric_limits<std::int64_t>::max();
-        for (const AttemptRow &s : srcAttempts)
-            if (s.state == "running" || !s.seal) {
-                Statement &first = stmt("SELECT MIN(seq) FROM src.events WHERE attempt_id = ?");
-                first.bind(1, s.id);
-                if (first.step() && !first.isNull(0))
-                    limitSeq = std::min(limitSeq, first.int64(0));
-            }
-
         for (const AttemptRow *a : fresh) {
             Statement &add = stmt("INSERT INTO main.attempts (run_id, attempt_no, worker_id, "
                                   "lease_token, state, started_at_ms, heartbeat_at_ms, "
@@ -417,11 +422,10 @@ private:
             map.bind(1, a->id).bind(2, m_db.lastInsertRowId()).run();
         }
         const std::int64_t strays =
-            scalar("SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < " +
-                       std::to_string(limitSeq) +
-                       " AND attempt_id IS NOT NULL AND attempt_id NOT IN "
-                       "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)",
-                   {srcRun, outSeq});
+            scalar("SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < ? "
+                   "AND attempt_id IS NOT NULL AND attempt_id NOT IN "
+                   "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)",
+                   {srcRun, outSeq, limitSeq});
         if (strays > 0)
             throw RunConflict{"the source has events after the target's for attempts the target "
                               "already closed"};
@@ -488,15 +492,15 @@ private:
                                         newAttempts + " ORDER BY judgment_id");
             while (judgments.step()) {
                 const std::int64_t srcJudgment = judgments.int64(0);
-                Statement add(
-                    m_db, "INSERT INTO main.judgments (attempt_id, judge_id, settings_json, "
-                          "outcome, unknown_reason, progress, decisive_votes, "
-                          "frame_indices_json, prompt_sha256, created_at_ms) SELECT m.out_id, " +
-                              componentOf("j.judge_id") +
-                              ", j.settings_json, j.outcome, j.unknown_reason, j.progress, "
-                              "j.decisive_votes, j.frame_indices_json, j.prompt_sha256, "
-                              "j.created_at_ms FROM src.judgments j JOIN temp.merge_amap m ON "
-                              "m.src_id = j.attempt_id WHERE j.judgment_id = ?");
+                Statement &add =
+                    stmt("INSERT INTO main.judgments (attempt_id, judge_id, settings_json, "
+                         "outcome, unknown_reason, progress, decisive_votes, "
+                         "frame_indices_json, prompt_sha256, created_at_ms) SELECT m.out_id, " +
+                         componentOf("j.judge_id") +
+                         ", j.settings_json, j.outcome, j.unknown_reason, j.progress, "
+                         "j.decisive_votes, j.frame_indices_json, j.prompt_sha256, "
+                         "j.created_at_ms FROM src.judgments j JOIN temp.merge_amap m ON "
+                         "m.src_id = j.attempt_id WHERE j.judgment_id = ?");
                 add.bind(1, srcJudgment).run();
                 const std::int64_t outJudgment = m_db.lastInsertRowId();
                 Statement &map = stmt("INSERT INTO temp.merge_jmap VALUES (?, ?)");
@@ -532,8 +536,7 @@ private:
                                     "error_code, error_message, exit_signal, seal_sha256 FROM "
                                     "src.attempts WHERE attempt_id = ?) WHERE attempt_id = ?");
             close.bind(1, srcAttempt).bind(2, outAttempt).run();
-            Statement origin(
-                m_db,
+            Statement &origin = stmt(
                 "INSERT INTO main.merged_attempts (attempt_id, source_id, source_attempt_id, "
                 "seal_run_id, host, slurm_json, merged_at_ms) SELECT ?, ?, ?, COALESCE((SELECT "
                 "seal_run_id FROM src.merged_attempts WHERE attempt_id = ?), ?), "
@@ -568,8 +571,7 @@ private:
     // run (the copy, stored under its actual hash, is never referenced).
     void copyArtifacts()
     {
-        Statement need(
-            m_db,
+        Statement &need = stmt(
             "SELECT s.artifact_id, s.sha256 FROM src.artifacts s WHERE "
             "(s.artifact_id IN (SELECT aa.artifact_id FROM src.attempt_artifacts aa JOIN "
             "temp.merge_amap m ON m.src_id = aa.attempt_id AND m.is_new = 1) OR s.artifact_id IN "
@@ -583,35 +585,18 @@ private:
         ArtifactStore &store = m_target.artifacts();
         while (need.step()) {
             const std::string sha = need.text(1);
-            if (!store.contains(sha)) {
-                const fs::path from = m_srcObjects.objectPath(sha);
-                if (!fs::exists(from))
-                    throw RunConflict{"artifact " + sha + " is missing from the source's store"};
-                // As opaque bytes: the row (media type, pixel digest) is the source's; an image
-                // is not decoded again here (verify re-checks pixels).
-                const StoredObject stored = store.putFile(from, "application/octet-stream");
-                if (stored.sha256 != sha)
-                    throw RunConflict{"artifact " + sha + " in the source's store hashes to " +
-                                      stored.sha256 + ": it is corrupt; verify the source"};
-                ++m_report.artifactsCopied;
-                m_report.bytesCopied += stored.sizeBytes;
-            } else {
-                // Left by a merge stopped before its transaction committed: re-checked, and
-                // copied again when it is not whole (a machine that lost power before the sync).
+            // Absent, or left by a merge stopped before its transaction committed and not whole
+            // (a machine that lost power before the sync): copied from the source.
+            bool whole = store.contains(sha);
+            if (whole) {
                 Statement &size =
                     stmt("SELECT size_bytes FROM src.artifacts WHERE artifact_id = ?");
                 size.bind(1, need.int64(0));
                 size.step();
-                if (!store.check(sha, size.int64(0), std::nullopt).ok()) {
-                    std::error_code ec;
-                    fs::remove(store.objectPath(sha), ec);
-                    const StoredObject stored =
-                        store.putFile(m_srcObjects.objectPath(sha), "application/octet-stream");
-                    if (stored.sha256 != sha)
-                        throw RunConflict{"artifact " + sha + " in the source's store hashes to " +
-                                          stored.sha256 + ": it is corrupt; verify the source"};
-                }
+                whole = store.check(sha, size.int64(0), std::nullopt).ok();
             }
+            if (!whole)
+                copyObject(store, sha);
             Statement &add =
                 stmt("INSERT INTO main.artifacts (sha256, size_bytes, media_type, "
                      "pixel_sha256, width, height, channels, created_at_ms) SELECT "
@@ -619,6 +604,24 @@ private:
                      "channels, created_at_ms FROM src.artifacts WHERE artifact_id = ?");
             add.bind(1, need.int64(0)).run();
         }
+    }
+
+    // One object from the source's store, hashed while it is copied (as opaque bytes: the row,
+    // with its media type and pixel digest, is the source's; verify re-checks pixels). A
+    // mismatch refuses the run; the copy, stored under its actual hash, is never referenced.
+    void copyObject(ArtifactStore &store, const std::string &sha)
+    {
+        const fs::path from = m_srcObjects.objectPath(sha);
+        if (!fs::exists(from))
+            throw RunConflict{"artifact " + sha + " is missing from the source's store"};
+        std::error_code ec;
+        fs::remove(store.objectPath(sha), ec); // a partial copy is replaced, never trusted
+        const StoredObject stored = store.putFile(from, "application/octet-stream");
+        if (stored.sha256 != sha)
+            throw RunConflict{"artifact " + sha + " in the source's store hashes to " +
+                              stored.sha256 + ": it is corrupt; verify the source"};
+        ++m_report.artifactsCopied;
+        m_report.bytesCopied += stored.sizeBytes;
     }
 
     void updateRunStatus(std::int64_t srcRun, std::int64_t outRun, const std::string &current,
