@@ -54,6 +54,8 @@ std::string ShardSpec::metaJson() const
 
 std::optional<ShardSpec> ShardSpec::fromMetaJson(std::string_view json)
 {
+    if (json.size() > 256) // {"count":N,"index":I}: anything longer is not a shard record
+        return std::nullopt;
     const auto doc = nlohmann::json::parse(json, nullptr, false);
     if (!doc.is_object() || !doc.contains("index") || !doc.contains("count") ||
         !doc["index"].is_number_integer() || !doc["count"].is_number_integer())
