@@ -139,6 +139,76 @@
         <source>&lt;b&gt;Run %1&lt;/b&gt; %2 - %3, validation %4</source>
         <translation>&lt;b&gt;Lauf %1&lt;/b&gt; %2 - %3, Validierung %4</translation>
     </message>
+    <message>
+        <source>Overlay traces</source>
+        <translation>Verläufe überlagern</translation>
+    </message>
+    <message>
+        <source>Runs of the same instruction: from the same start first (other policies, then other world models, then repeats), then other starts</source>
+        <translation>Läufe derselben Anweisung: zuerst vom selben Start (andere Policies, dann andere Weltmodelle, dann Wiederholungen), dann andere Starts</translation>
+    </message>
+    <message>
+        <source>Draw both runs' actions on shared axes (the other run dashed)</source>
+        <translation>Die Aktionen beider Läufe auf gemeinsamen Achsen zeichnen (den anderen Lauf gestrichelt)</translation>
+    </message>
+    <message>
+        <source>Choose a run in Review, then compare it here (or select two runs and choose Compare).</source>
+        <translation>Wählen Sie einen Lauf in Durchsicht und vergleichen Sie ihn hier (oder wählen Sie zwei Läufe und dann Vergleichen).</translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation>Vergleichen mit:</translation>
+    </message>
+    <message>
+        <source>same start state</source>
+        <translation>gleicher Startzustand</translation>
+    </message>
+    <message>
+        <source>same seed</source>
+        <translation>gleicher Seed</translation>
+    </message>
+    <message>
+        <source>another start</source>
+        <translation>anderer Start</translation>
+    </message>
+    <message>
+        <source>, other policy</source>
+        <translation>, andere Policy</translation>
+    </message>
+    <message>
+        <source>, other world model</source>
+        <translation>, anderes Weltmodell</translation>
+    </message>
+    <message>
+        <source>, same components</source>
+        <translation>, gleiche Komponenten</translation>
+    </message>
+    <message>
+        <source>run %1 - %2 (%3; %4)</source>
+        <translation>Lauf %1 - %2 (%3; %4)</translation>
+    </message>
+    <message>
+        <source>policy: %1
+world model: %2</source>
+        <translation>Policy: %1
+Weltmodell: %2</translation>
+    </message>
+    <message>
+        <source>no other run of this instruction</source>
+        <translation>kein anderer Lauf dieser Anweisung</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Run %1&lt;/b&gt; beside &lt;b&gt;run %2&lt;/b&gt;, on one timeline</source>
+        <translation>&lt;b&gt;Lauf %1&lt;/b&gt; neben &lt;b&gt;Lauf %2&lt;/b&gt;, auf einer Zeitachse</translation>
+    </message>
+    <message>
+        <source>Run %1 has no other run of its instruction to compare with.</source>
+        <translation>Zu Lauf %1 gibt es keinen anderen Lauf seiner Anweisung zum Vergleichen.</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::EvaluationView</name>
@@ -896,10 +966,6 @@
         <translation>Ereignisse</translation>
     </message>
     <message>
-        <source>Compare</source>
-        <translation>Vergleich</translation>
-    </message>
-    <message>
         <source>Bookmark this frame</source>
         <translation>Lesezeichen für dieses Bild</translation>
     </message>
@@ -946,14 +1012,6 @@
     <message>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
-    </message>
-    <message>
-        <source>&amp;Compare with run...</source>
-        <translation>Mit Lauf &amp;vergleichen...</translation>
-    </message>
-    <message>
-        <source>Compare run %1 with run:</source>
-        <translation>Lauf %1 vergleichen mit Lauf:</translation>
     </message>
     <message>
         <source>&amp;Help</source>
@@ -1040,10 +1098,6 @@
         <translation>kosmos-cli, die Engine, die Rollouts ausführt, wurde nicht gefunden</translation>
     </message>
     <message>
-        <source>Batch progress</source>
-        <translation>Fortschritt des Stapels</translation>
-    </message>
-    <message>
         <source>&amp;New batch...</source>
         <translation>&amp;Neuer Stapel...</translation>
     </message>
@@ -1080,10 +1134,6 @@
         <translation>Nicht schließen</translation>
     </message>
     <message>
-        <source>Evaluation</source>
-        <translation>Bewertung</translation>
-    </message>
-    <message>
         <source>&amp;New ledger...</source>
         <translation>&amp;Neues Ledger...</translation>
     </message>
@@ -1094,10 +1144,6 @@
     <message>
         <source>Kosmos ledgers (*.kosmos)</source>
         <translation>Kosmos-Ledger (*.kosmos)</translation>
-    </message>
-    <message>
-        <source>&amp;Evaluation (calibration, audit, ranking)</source>
-        <translation>&amp;Bewertung (Kalibrierung, Prüfung, Rangfolge)</translation>
     </message>
     <message>
         <source>Cannot create %1: %2</source>
@@ -1150,6 +1196,126 @@
     <message>
         <source>recorded start state</source>
         <translation>aufgezeichnete Startzustand</translation>
+    </message>
+    <message>
+        <source>&amp;Compare the selected runs</source>
+        <translation>Gewählte Läufe &amp;vergleichen</translation>
+    </message>
+    <message>
+        <source>Running rollouts needs kosmos-cli, the engine, beside the workstation; it was not found.</source>
+        <translation>Rollouts auszuführen braucht kosmos-cli, die Engine, neben der Workstation; es wurde nicht gefunden.</translation>
+    </message>
+    <message>
+        <source>New batch...</source>
+        <translation>Neuer Stapel...</translation>
+    </message>
+    <message>
+        <source>Plugins...</source>
+        <translation>Plugins...</translation>
+    </message>
+    <message>
+        <source>Cancel batch</source>
+        <translation>Stapel abbrechen</translation>
+    </message>
+    <message>
+        <source>Retry selected failed runs</source>
+        <translation>Gewählte fehlgeschlagene Läufe wiederholen</translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation>Arbeitsbereiche</translation>
+    </message>
+    <message>
+        <source>&amp;Review</source>
+        <translation>&amp;Durchsicht</translation>
+    </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>&amp;Vergleich</translation>
+    </message>
+    <message>
+        <source>&amp;Evaluate</source>
+        <translation>&amp;Auswertung</translation>
+    </message>
+    <message>
+        <source>R&amp;un</source>
+        <translation>A&amp;usführen</translation>
+    </message>
+    <message>
+        <source>Runs, frames and traces, verdicts, provenance, bookmarks and events</source>
+        <translation>Läufe, Bilder und Verläufe, Urteile, Herkunft, Lesezeichen und Ereignisse</translation>
+    </message>
+    <message>
+        <source>Two runs side by side on one timeline</source>
+        <translation>Zwei Läufe nebeneinander auf einer Zeitachse</translation>
+    </message>
+    <message>
+        <source>Judge calibration, paired audit, policy ranking, fidelity</source>
+        <translation>Kalibrierung des Bewerters, gepaartes Audit, Policy-Rangfolge, Treue</translation>
+    </message>
+    <message>
+        <source>Batch progress: workers, shards, resources</source>
+        <translation>Stapelfortschritt: Worker, Shards, Ressourcen</translation>
+    </message>
+    <message>
+        <source>Export the &amp;selected runs...</source>
+        <translation>&amp;Gewählte Läufe exportieren...</translation>
+    </message>
+    <message>
+        <source>Compare shows two runs: the first two of the %1 selected</source>
+        <translation>Der Vergleich zeigt zwei Läufe: die ersten zwei der %1 gewählten</translation>
+    </message>
+    <message>
+        <source>%1 run key(s) copied</source>
+        <translation>%1 Laufschlüssel kopiert</translation>
+    </message>
+    <message>
+        <source>Export %1 run(s) to (one folder per run)</source>
+        <translation>%1 Lauf/Läufe exportieren nach (ein Ordner je Lauf)</translation>
+    </message>
+    <message>
+        <source>Exported %1 of %2 run(s) to %3</source>
+        <translation>%1 von %2 Lauf/Läufen nach %3 exportiert</translation>
+    </message>
+    <message>
+        <source>Compare the first two selected</source>
+        <translation>Die ersten zwei gewählten vergleichen</translation>
+    </message>
+    <message>
+        <source>Compare with the same start</source>
+        <translation>Mit demselben Start vergleichen</translation>
+    </message>
+    <message>
+        <source>Retry the failed ones</source>
+        <translation>Die fehlgeschlagenen wiederholen</translation>
+    </message>
+    <message>
+        <source>Label blind...</source>
+        <translation>Blind beschriften...</translation>
+    </message>
+    <message>
+        <source>Copy run keys</source>
+        <translation>Laufschlüssel kopieren</translation>
+    </message>
+    <message>
+        <source>%1: %2 runs, %3 artifacts</source>
+        <translation>%1: %2 Läufe, %3 Artefakte</translation>
+    </message>
+    <message>
+        <source>ledger cannot be read: %1</source>
+        <translation>Ledger nicht lesbar: %1</translation>
+    </message>
+    <message>
+        <source>Batches run in kosmos-cli worker processes (or Slurm shards); their progress is followed here through the ledger.</source>
+        <translation>Stapel laufen in kosmos-cli-Worker-Prozessen (oder Slurm-Shards); ihr Fortschritt wird hier über das Ledger verfolgt.</translation>
+    </message>
+    <message>
+        <source>&amp;Show progress</source>
+        <translation>Fortschritt &amp;zeigen</translation>
+    </message>
+    <message>
+        <source>Export %1 run(s)...</source>
+        <translation>%1 Lauf/Läufe exportieren...</translation>
     </message>
 </context>
 <context>
@@ -1655,6 +1821,58 @@ Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</tra
         <source>%1 x/y/z [m]</source>
         <translation>%1 x/y/z [m]</translation>
     </message>
+    <message>
+        <source>Channels</source>
+        <translation>Kanäle</translation>
+    </message>
+    <message>
+        <source>Show or hide channels; group the action dimensions on one axis</source>
+        <translation>Kanäle ein- oder ausblenden; die Aktionsdimensionen auf einer Achse gruppieren</translation>
+    </message>
+    <message>
+        <source>Reset zoom</source>
+        <translation>Zoom zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Show the whole rollout (or double-click the traces). Wheel: zoom around the mouse; middle button or Shift+drag: pan</source>
+        <translation>Den ganzen Rollout zeigen (oder Doppelklick auf die Verläufe). Rad: um die Maus zoomen; mittlere Taste oder Umschalt+Ziehen: verschieben</translation>
+    </message>
+    <message>
+        <source>action %1</source>
+        <translation>Aktion %1</translation>
+    </message>
+    <message>
+        <source>Group action dimensions on one axis</source>
+        <translation>Aktionsdimensionen auf einer Achse gruppieren</translation>
+    </message>
+    <message>
+        <source>this run</source>
+        <translation>dieser Lauf</translation>
+    </message>
+    <message>
+        <source>cursor</source>
+        <translation>Cursor</translation>
+    </message>
+    <message>
+        <source>world-model call</source>
+        <translation>Weltmodell-Aufruf</translation>
+    </message>
+    <message>
+        <source>judge frames</source>
+        <translation>Bewerter-Bilder</translation>
+    </message>
+    <message>
+        <source>bookmarks</source>
+        <translation>Lesezeichen</translation>
+    </message>
+    <message>
+        <source>validation failures</source>
+        <translation>Validierungsfehler</translation>
+    </message>
+    <message>
+        <source>step %1, t = %2 s: %3</source>
+        <translation>Schritt %1, t = %2 s: %3</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::VerdictPanel</name>
@@ -1745,6 +1963,58 @@ Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</tra
     <message>
         <source>request: not recorded</source>
         <translation>Anfrage: nicht aufgezeichnet</translation>
+    </message>
+    <message>
+        <source>The judge's evidence frames: click to show one in the player</source>
+        <translation>Die Belegbilder des Bewerters: klicken, um eines im Player zu zeigen</translation>
+    </message>
+    <message>
+        <source>Select a sample to read the judge's raw answer</source>
+        <translation>Wählen Sie eine Stichprobe, um die Rohantwort des Bewerters zu lesen</translation>
+    </message>
+    <message>
+        <source>No run selected.</source>
+        <translation>Kein Lauf gewählt.</translation>
+    </message>
+    <message>
+        <source>
+
+(not parsed: %1)</source>
+        <translation>
+
+(nicht geparst: %1)</translation>
+    </message>
+    <message>
+        <source>%1 tokens, decoded in %2 ms</source>
+        <translation>%1 Tokens, dekodiert in %2 ms</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No judgment&lt;/b&gt; of this run.</source>
+        <translation>&lt;b&gt;Kein Urteil&lt;/b&gt; zu diesem Lauf.</translation>
+    </message>
+    <message>
+        <source>&lt;span style='font-size:large; color:%1'&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;%3&lt;br&gt;</source>
+        <translation>&lt;span style='font-size:large; color:%1'&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;%3&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>quorum: %1 decisive of %2 samples (%3 parsed; %4 needed)</source>
+        <translation>Quorum: %1 entscheidend von %2 Stichproben (%3 geparst; %4 nötig)</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;progress: %1 &amp;middot; judge: %2%3</source>
+        <translation>&lt;br&gt;Fortschritt: %1 &amp;middot; Bewerter: %2%3</translation>
+    </message>
+    <message>
+        <source> (latest of %1 judgments)</source>
+        <translation> (neuestes von %1 Urteilen)</translation>
+    </message>
+    <message>
+        <source>frame %1</source>
+        <translation>Bild %1</translation>
+    </message>
+    <message>
+        <source>frame %1 cannot be read (verify names it)</source>
+        <translation>Bild %1 nicht lesbar (verify nennt es)</translation>
     </message>
 </context>
 </TS>

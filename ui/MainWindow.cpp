@@ -25,24 +25,37 @@
 #include "views/EvaluationView.h"
 #include "views/RunsView.h"
 
+#include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
-#include <limits>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <functional>
 #include <random>
 
 #include <opencv2/core/version.hpp>
@@ -64,31 +77,7 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(tr("Kosmos Workstation"));
     setAcceptDrops(true);
-    m_centre = new QSplitter(Qt::Vertical, this);
-    m_centre->setObjectName(QStringLiteral("playerSplitter"));
-    m_centre->addWidget(m_player);
-    m_centre->addWidget(m_traces);
-    m_centre->setStretchFactor(0, 3);
-    m_centre->setStretchFactor(1, 2);
-    setCentralWidget(m_centre);
-
-    QDockWidget *runsDock = addDock(tr("Runs"), "runsDock", m_runsView, Qt::LeftDockWidgetArea);
-    QDockWidget *verdictDock =
-        addDock(tr("Verdicts"), "verdictDock", m_verdicts, Qt::RightDockWidgetArea);
-    QDockWidget *provenanceDock =
-        addDock(tr("Provenance"), "provenanceDock", m_provenance, Qt::RightDockWidgetArea);
-    QDockWidget *bookmarksDock =
-        addDock(tr("Bookmarks"), "bookmarksDock", m_bookmarks, Qt::LeftDockWidgetArea);
-    QDockWidget *eventsDock =
-        addDock(tr("Events"), "eventsDock", m_events, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(bookmarksDock, eventsDock);
-    m_compareDock = addDock(tr("Compare"), "compareDock", m_compare, Qt::BottomDockWidgetArea);
-    m_compareDock->hide();
-    m_evaluation = new EvaluationView(this);
-    m_evaluationDock =
-        addDock(tr("Evaluation"), "evaluationDock", m_evaluation, Qt::BottomDockWidgetArea);
-    m_evaluationDock->hide();
-    connect(m_evaluation, &EvaluationView::runActivated, this, &MainWindow::selectRun);
+    buildWorkspaces();
     auto *bookmark = new QAction(tr("Bookmark this frame"), this);
     bookmark->setShortcut(QKeySequence(Qt::Key_B));
     connect(bookmark, &QAction::triggered, this, [this] {
@@ -112,24 +101,16 @@ MainWindow::MainWindow(QWidget *parent)
 
     buildFileMenu();
     auto *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(runsDock->toggleViewAction());
-    view->addAction(verdictDock->toggleViewAction());
-    view->addAction(provenanceDock->toggleViewAction());
-    view->addAction(bookmarksDock->toggleViewAction());
-    view->addAction(eventsDock->toggleViewAction());
+    view->addActions(m_workspaces->actions());
+    view->addSeparator();
+    for (QDockWidget *dock : m_review->findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+    view->addSeparator();
     view->addAction(tr("&Label clips blind..."), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                     &MainWindow::labelClipsBlind);
-    QAction *evaluationAction = m_evaluationDock->toggleViewAction();
-    evaluationAction->setText(tr("&Evaluation (calibration, audit, ranking)"));
-    view->addAction(evaluationAction);
-    view->addAction(tr("&Compare with run..."), this, [this] {
-        bool ok = false;
-        const int other = QInputDialog::getInt(this, tr("Compare"),
-                                               tr("Compare run %1 with run:").arg(m_currentRun), 1,
-                                               1, std::numeric_limits<int>::max(), 1, &ok);
-        if (ok)
-            compareRuns(m_currentRun, other);
-    });
+    view->addAction(tr("&Compare the selected runs"),
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this,
+                    &MainWindow::compareSelected);
     view->addAction(tr("Compare with the same start in another &world"), this,
                     &MainWindow::compareWithTheSameStart);
     m_runMenu = menuBar()->addMenu(tr("&Run"));
@@ -141,25 +122,218 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_player, &FramePlayer::positionChanged, m_traces, &TracesPlot::setCursor);
     connect(m_traces, &TracesPlot::seekRequested, m_player, &FramePlayer::seek);
     connect(m_verdicts, &VerdictPanel::seekRequested, m_player, &FramePlayer::seek);
+    connect(m_evaluation, &EvaluationView::runActivated, this, [this](qint64 runId) {
+        setWorkspace(Workspace::Review);
+        selectRun(runId);
+    });
+    m_runsView->table()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_runsView->table(), &QWidget::customContextMenuRequested, this,
+            &MainWindow::showRunsMenu);
+    addPlaybackShortcuts();
+    // Finished runs refresh the views that depend on them, at most once a second.
+    m_refreshTimer = new QTimer(this);
+    m_refreshTimer->setSingleShot(true);
+    m_refreshTimer->setInterval(1000);
+    connect(m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshAfterRuns);
 
+    m_ledgerSummary = new QLabel(this);
+    m_ledgerSummary->setObjectName(QStringLiteral("ledgerSummary"));
+    statusBar()->addPermanentWidget(m_ledgerSummary);
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
+    const bool restored = !geometry.isEmpty() && restoreGeometry(geometry);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_review->restoreState(settings.value(QStringLiteral("window/reviewState")).toByteArray());
     m_centre->restoreState(settings.value(QStringLiteral("window/playerSplitter")).toByteArray());
     m_runsView->table()->horizontalHeader()->restoreState(
         settings.value(QStringLiteral("window/runsColumns")).toByteArray());
+    setWorkspace(static_cast<Workspace>(
+        std::clamp(settings.value(QStringLiteral("window/workspace"), 0).toInt(), 0, 3)));
+    fitToScreen(restored);
     rebuildRecentMenu();
     statusBar()->showMessage(tr("Open a ledger: File > Open, drag a NAME.kosmos folder here, or "
                                 "pass it on the command line."));
 }
 
+void MainWindow::buildWorkspaces()
+{
+    // Review: its own main window (docks of its own, saved with its own state) inside the stack.
+    m_review = new QMainWindow(nullptr);
+    m_review->setWindowFlags(Qt::Widget);
+    m_review->setObjectName(QStringLiteral("reviewWorkspace"));
+    m_review->setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
+                             QMainWindow::AllowNestedDocks);
+    m_centre = new QSplitter(Qt::Vertical, m_review);
+    m_centre->setObjectName(QStringLiteral("playerSplitter"));
+    m_centre->addWidget(m_player);
+    m_centre->addWidget(m_traces);
+    m_centre->setStretchFactor(0, 3);
+    m_centre->setStretchFactor(1, 2);
+    m_centre->setChildrenCollapsible(false);
+    m_review->setCentralWidget(m_centre);
+    addDock(tr("Runs"), "runsDock", m_runsView, Qt::LeftDockWidgetArea);
+    QDockWidget *verdictDock =
+        addDock(tr("Verdicts"), "verdictDock", m_verdicts, Qt::RightDockWidgetArea);
+    QDockWidget *provenanceDock =
+        addDock(tr("Provenance"), "provenanceDock", m_provenance, Qt::RightDockWidgetArea);
+    m_review->tabifyDockWidget(verdictDock, provenanceDock);
+    verdictDock->raise();
+    QDockWidget *bookmarksDock =
+        addDock(tr("Bookmarks"), "bookmarksDock", m_bookmarks, Qt::LeftDockWidgetArea);
+    QDockWidget *eventsDock = addDock(tr("Events"), "eventsDock", m_events, Qt::LeftDockWidgetArea);
+    m_review->tabifyDockWidget(bookmarksDock, eventsDock);
+    bookmarksDock->raise();
+    m_review->resizeDocks({verdictDock}, {380}, Qt::Horizontal);
+
+    // Evaluate: scrolls instead of forcing its height on the window.
+    m_evaluation = new EvaluationView(this);
+    m_evaluationScroll = new QScrollArea(this);
+    m_evaluationScroll->setObjectName(QStringLiteral("evaluateWorkspace"));
+    m_evaluationScroll->setWidgetResizable(true);
+    m_evaluationScroll->setFrameShape(QFrame::NoFrame);
+    m_evaluationScroll->setWidget(m_evaluation);
+    m_compare->setObjectName(QStringLiteral("compareWorkspace"));
+
+    // Run: the batch progress, and what starts a batch.
+    m_runPage = new QWidget(this);
+    m_runPage->setObjectName(QStringLiteral("runWorkspace"));
+    auto *runLayout = new QVBoxLayout(m_runPage);
+    auto *buttons = new QHBoxLayout;
+    m_runHint = new QLabel(tr("Running rollouts needs kosmos-cli, the engine, beside the "
+                              "workstation; it was not found."),
+                           m_runPage);
+    m_runHint->setWordWrap(true);
+    runLayout->addWidget(m_runHint);
+    runLayout->addLayout(buttons);
+    runLayout->addStretch(1);
+    for (const QString &text : {tr("New batch..."), tr("Plugins..."), tr("Cancel batch"),
+                                tr("Retry selected failed runs")}) {
+        auto *button = new QPushButton(text, m_runPage);
+        button->setEnabled(false);
+        buttons->addWidget(button);
+        m_runButtons << button;
+    }
+    buttons->addStretch(1);
+
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(m_review);
+    m_stack->addWidget(m_compare);
+    m_stack->addWidget(m_evaluationScroll);
+    m_stack->addWidget(m_runPage);
+    setCentralWidget(m_stack);
+
+    auto *bar = new QToolBar(tr("Workspaces"), this);
+    bar->setObjectName(QStringLiteral("workspaceBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    addToolBar(Qt::TopToolBarArea, bar);
+    m_workspaces = new QActionGroup(this);
+    m_workspaces->setExclusive(true);
+    const QString names[] = {tr("&Review"), tr("&Compare"), tr("&Evaluate"), tr("R&un")};
+    const QString tips[] = {
+        tr("Runs, frames and traces, verdicts, provenance, bookmarks and events"),
+        tr("Two runs side by side on one timeline"),
+        tr("Judge calibration, paired audit, policy ranking, fidelity"),
+        tr("Batch progress: workers, shards, resources")};
+    for (int i = 0; i < 4; ++i) {
+        QAction *a = bar->addAction(names[i]);
+        a->setCheckable(true);
+        a->setData(i);
+        a->setToolTip(tips[i]);
+        a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+        m_workspaces->addAction(a);
+        connect(a, &QAction::triggered, this,
+                [this, i] { setWorkspace(static_cast<Workspace>(i)); });
+    }
+}
+
+void MainWindow::setWorkspace(Workspace workspace)
+{
+    const int index = static_cast<int>(workspace);
+    m_stack->setCurrentIndex(index);
+    m_workspaces->actions().at(index)->setChecked(true);
+}
+
+MainWindow::Workspace MainWindow::workspace() const
+{
+    return static_cast<Workspace>(m_stack->currentIndex());
+}
+
+QWidget *MainWindow::workspaceWidget(Workspace workspace) const
+{
+    return m_stack->widget(static_cast<int>(workspace));
+}
+
+void MainWindow::fitToScreen(bool restored)
+{
+    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return;
+    const QRect available = screen->availableGeometry();
+    if (!restored) {
+        // First start: most of the screen, centred.
+        resize(available.size() * 0.9);
+        move(available.center() - rect().center());
+        return;
+    }
+    // A geometry saved on a larger screen (or another monitor) must not push the window off.
+    const QSize size = this->size().boundedTo(available.size());
+    if (size != this->size())
+        resize(size);
+    if (!available.contains(frameGeometry().topLeft()) ||
+        !available.contains(frameGeometry().bottomRight()))
+        move(std::clamp(x(), available.left(),
+                        std::max(available.left(), available.right() - width())),
+             std::clamp(y(), available.top(),
+                        std::max(available.top(), available.bottom() - height())));
+}
+
+QString MainWindow::startFolder() const
+{
+    if (m_ledger)
+        return QString::fromStdString(m_ledger->bundle().parent_path().string());
+    const QStringList recent = QSettings().value(QStringLiteral("recentLedgers")).toStringList();
+    if (!recent.isEmpty())
+        return QFileInfo(recent.first()).absolutePath();
+    return QDir::homePath();
+}
+
+void MainWindow::addPlaybackShortcuts()
+{
+    // Playback keys work whenever the runs table, the player or the traces have focus (a widget
+    // shortcut context over those), not only after clicking the frame. Typing in a filter box
+    // keeps its keys: line edits claim them first.
+    struct Key
+    {
+        QKeySequence key;
+        std::function<void()> run;
+    };
+    const QList<Key> keys = {
+        {QKeySequence(Qt::Key_Space), [this] { m_player->togglePlay(); }},
+        {QKeySequence(Qt::Key_Right), [this] { m_player->step(1); }},
+        {QKeySequence(Qt::Key_Left), [this] { m_player->step(-1); }},
+        {QKeySequence(Qt::SHIFT | Qt::Key_Right), [this] { m_player->step(10); }},
+        {QKeySequence(Qt::SHIFT | Qt::Key_Left), [this] { m_player->step(-10); }},
+        {QKeySequence(Qt::Key_Home), [this] { m_player->seek(0); }},
+        {QKeySequence(Qt::Key_End), [this] { m_player->seek(m_player->frameCount() - 1); }},
+    };
+    for (const Key &k : keys) {
+        auto *action = new QAction(this);
+        action->setShortcut(k.key);
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(action, &QAction::triggered, this, k.run);
+        m_runsView->table()->addAction(action);
+        m_centre->addAction(action);
+    }
+}
+
 QDockWidget *MainWindow::addDock(const QString &title, const char *objectName, QWidget *widget,
                                  Qt::DockWidgetArea area)
 {
-    auto *dock = new QDockWidget(title, this);
+    auto *dock = new QDockWidget(title, m_review);
     dock->setObjectName(QString::fromLatin1(objectName));
     dock->setWidget(widget);
-    addDockWidget(area, dock);
+    m_review->addDockWidget(area, dock);
     return dock;
 }
 
@@ -167,30 +341,127 @@ void MainWindow::buildFileMenu()
 {
     auto *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open ledger..."), QKeySequence::Open, this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, tr("Open a ledger bundle (NAME.kosmos)"));
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Open a ledger bundle (NAME.kosmos)"), startFolder());
         if (!dir.isEmpty())
             openLedger(dir);
     });
     file->addAction(tr("&New ledger..."), this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, tr("New ledger bundle (a folder NAME.kosmos)"),
-                                         QString(), tr("Kosmos ledgers (*.kosmos)"));
+                                         startFolder(), tr("Kosmos ledgers (*.kosmos)"));
         if (!path.isEmpty())
             createLedger(
                 path.endsWith(QStringLiteral(".kosmos")) ? path : path + QStringLiteral(".kosmos"));
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Export current run..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, tr("Export frames, actions and video to"));
+        // Qt's own dialog: it can create the target folder.
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Export frames, actions and video to"), startFolder(),
+            QFileDialog::ShowDirsOnly | QFileDialog::DontUseNativeDialog);
         if (!dir.isEmpty())
             exportCurrentRun(dir, true);
     });
+    file->addAction(tr("Export the &selected runs..."), this, &MainWindow::exportSelected);
     file->addSeparator();
     file->addAction(tr("&Settings..."), QKeySequence::Preferences, this,
                     [this] { SettingsDialog(this).exec(); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+QList<qint64> MainWindow::selectedRuns() const
+{
+    QList<int> rows;
+    for (const QModelIndex &index : m_runsView->table()->selectionModel()->selectedRows())
+        rows << index.row();
+    std::sort(rows.begin(), rows.end());
+    QList<qint64> runs;
+    for (int row : rows)
+        runs << m_runsModel->runIdAt(row);
+    return runs;
+}
+
+void MainWindow::compareSelected()
+{
+    if (!m_ledger)
+        return;
+    const QList<qint64> runs = selectedRuns();
+    if (runs.size() >= 2) {
+        compareRuns(runs[0], runs[1]);
+        if (runs.size() > 2)
+            statusBar()->showMessage(
+                tr("Compare shows two runs: the first two of the %1 selected").arg(runs.size()));
+        return;
+    }
+    const qint64 run = runs.isEmpty() ? m_currentRun : runs.front();
+    if (run <= 0)
+        return;
+    try {
+        m_compare->compareWithBest(*m_ledger, run);
+    } catch (const std::exception &e) {
+        statusBar()->showMessage(tr("Cannot compare: %1").arg(QString::fromUtf8(e.what())));
+    }
+    setWorkspace(Workspace::Compare);
+}
+
+QString MainWindow::copySelectedRunKeys()
+{
+    if (!m_ledger)
+        return {};
+    QStringList keys;
+    for (qint64 run : selectedRuns())
+        if (const auto record = m_ledger->run(run))
+            keys << QString::fromStdString(record->runKey);
+    const QString text = keys.join(QLatin1Char('\n'));
+    QGuiApplication::clipboard()->setText(text);
+    statusBar()->showMessage(tr("%1 run key(s) copied").arg(keys.size()));
+    return text;
+}
+
+void MainWindow::exportSelected()
+{
+    const QList<qint64> runs = selectedRuns();
+    if (!m_ledger || runs.isEmpty())
+        return;
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Export %1 run(s) to (one folder per run)").arg(runs.size()), startFolder(),
+        QFileDialog::ShowDirsOnly | QFileDialog::DontUseNativeDialog);
+    if (dir.isEmpty())
+        return;
+    const qint64 current = m_currentRun;
+    int done = 0;
+    for (qint64 run : runs) {
+        m_currentRun = run;
+        if (!exportCurrentRun(QDir(dir).filePath(QStringLiteral("run-%1").arg(run)), true))
+            break;
+        ++done;
+    }
+    m_currentRun = current;
+    statusBar()->showMessage(
+        tr("Exported %1 of %2 run(s) to %3").arg(done).arg(runs.size()).arg(dir));
+}
+
+void MainWindow::showRunsMenu(const QPoint &pos)
+{
+    const QList<qint64> runs = selectedRuns();
+    QMenu menu(this);
+    QAction *compare = menu.addAction(runs.size() >= 2 ? tr("Compare the first two selected")
+                                                       : tr("Compare with the same start"),
+                                      this, &MainWindow::compareSelected);
+    compare->setEnabled(!runs.isEmpty());
+    menu.addAction(tr("Export %1 run(s)...").arg(runs.size()), this, &MainWindow::exportSelected)
+        ->setEnabled(!runs.isEmpty());
+    QAction *retry = menu.addAction(tr("Retry the failed ones"), this, [this] {
+        if (!m_runButtons.isEmpty())
+            m_runButtons.last()->click();
+    });
+    retry->setEnabled(m_controller && !runs.isEmpty());
+    menu.addAction(tr("Label blind..."), this, &MainWindow::labelClipsBlind)
+        ->setEnabled(!runs.isEmpty());
+    menu.addAction(tr("Copy run keys"), this, &MainWindow::copySelectedRunKeys)
+        ->setEnabled(!runs.isEmpty());
+    menu.exec(m_runsView->table()->viewport()->mapToGlobal(pos));
 }
 
 void MainWindow::labelClipsBlind()
@@ -208,7 +479,12 @@ void MainWindow::labelClipsBlind()
         return;
     QSettings().setValue(QStringLiteral("labels/annotator"), annotator.trimmed());
     try {
-        LabelingDialog dialog(*m_ledger, *writer(), judgeableRuns(*m_ledger), annotator.trimmed(),
+        // Several runs selected in the runs table: label those (the judgeable ones among them).
+        std::vector<std::int64_t> runs = judgeableRuns(*m_ledger);
+        const QList<qint64> selected = selectedRuns();
+        if (selected.size() > 1)
+            std::erase_if(runs, [&](std::int64_t r) { return !selected.contains(r); });
+        LabelingDialog dialog(*m_ledger, *writer(), std::move(runs), annotator.trimmed(),
                               std::random_device{}(), this);
         dialog.exec();
         statusBar()->showMessage(tr("%1 human labels saved").arg(dialog.saved()));
@@ -258,6 +534,56 @@ void MainWindow::releaseLedgerUsers()
         player->releaseLedger();
 }
 
+void MainWindow::resetViews()
+{
+    m_currentRun = 0;
+    m_judgeFrames.clear();
+    m_failureFrames.clear();
+    m_player->clear();
+    m_traces->clear();
+    m_verdicts->clear();
+    m_provenance->clear();
+    m_bookmarks->setEntries({});
+    m_events->clear();
+    m_compare->clear();
+}
+
+void MainWindow::updateLedgerSummary()
+{
+    if (!m_ledger) {
+        m_ledgerSummary->clear();
+        return;
+    }
+    try {
+        const auto info = m_ledger->info();
+        m_ledgerSummary->setText(
+            tr("%1: %2 runs, %3 artifacts")
+                .arg(QString::fromStdString(m_ledger->bundle().filename().string()))
+                .arg(info.runs)
+                .arg(info.artifacts));
+    } catch (const std::exception &e) {
+        m_ledgerSummary->setText(tr("ledger cannot be read: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::refreshAfterRuns()
+{
+    if (!m_ledger)
+        return;
+    const qint64 current = m_currentRun;
+    m_runsModel->refresh();
+    m_runsView->reloadProtocols();
+    m_evaluation->setLedger(m_ledger.get()); // recomputed now if shown, else when next shown
+    updateLedgerSummary();
+    if (current != 0) {
+        const int row = m_runsModel->rowOfRun(current);
+        if (row >= 0 && m_runsView->table()->currentIndex().row() != row)
+            m_runsView->table()->selectRow(row);
+        else
+            showRun(current); // its verdict or provenance may have changed
+    }
+}
+
 bool MainWindow::openLedger(const QString &path)
 {
     try {
@@ -266,16 +592,18 @@ bool MainWindow::openLedger(const QString &path)
         if (!m_runsModel->open(QString::fromStdString(ledger->databasePath().string())))
             throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
         releaseLedgerUsers(); // before the ledger they read is replaced
+        resetViews();         // nothing of the previous ledger stays on screen
         m_ledger = std::move(ledger);
         m_writer.reset();
-        m_runsView->reloadProtocols();
+        m_runsView->ledgerOpened(QString::fromStdString(m_ledger->bundle().string()));
         m_evaluation->setLedger(m_ledger.get());
         if (m_controller) {
             m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
             if (m_controller->active())
-                m_progressDock->show(); // a batch still running from an earlier session
+                setWorkspace(Workspace::Run); // a batch still running from an earlier session
         }
         m_lastError.clear();
+        updateLedgerSummary();
         const auto info = m_ledger->info();
         setWindowTitle(tr("%1 - Kosmos Workstation")
                            .arg(QString::fromStdString(m_ledger->bundle().filename().string())));
@@ -326,7 +654,7 @@ void MainWindow::showRun(qint64 runId)
         const RolloutView rollout = loadRollout(*m_ledger, runId);
         m_player->setRollout(m_ledger.get(), rollout);
         m_traces->setRollout(rollout);
-        m_verdicts->showRun(*m_ledger, runId);
+        m_verdicts->showRun(*m_ledger, runId, &rollout);
         m_provenance->showRun(*m_ledger, runId);
         m_currentRun = runId;
         m_failureFrames.clear();
@@ -362,7 +690,7 @@ void MainWindow::compareRuns(qint64 runA, qint64 runB)
         return;
     try {
         m_compare->compare(*m_ledger, runA, runB);
-        m_compareDock->show();
+        setWorkspace(Workspace::Compare);
     } catch (const std::exception &e) {
         m_lastError = QString::fromUtf8(e.what());
         statusBar()->showMessage(tr("Cannot compare: %1").arg(m_lastError));
@@ -485,6 +813,8 @@ void MainWindow::saveLayout() const
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/reviewState"), m_review->saveState());
+    settings.setValue(QStringLiteral("window/workspace"), static_cast<int>(workspace()));
     settings.setValue(QStringLiteral("window/playerSplitter"), m_centre->saveState());
     settings.setValue(QStringLiteral("window/runsColumns"),
                       m_runsView->table()->horizontalHeader()->saveState());
@@ -496,15 +826,16 @@ void MainWindow::setCliPath(const QString &cliPath)
     if (m_controller)
         return;
     m_controller = new RunController(cliPath, this);
-    m_progress = new ProgressPanel(*m_controller, this);
-    m_progressDock = new QDockWidget(tr("Batch progress"), this);
-    m_progressDock->setObjectName(QStringLiteral("progressDock"));
-    m_progressDock->setWidget(m_progress);
-    addDockWidget(Qt::BottomDockWidgetArea, m_progressDock);
-    m_progressDock->hide();
+    m_progress = new ProgressPanel(*m_controller, m_runPage);
+    m_progress->setObjectName(QStringLiteral("progressPanel"));
+    auto *layout = static_cast<QVBoxLayout *>(m_runPage->layout());
+    layout->removeItem(layout->itemAt(layout->count() - 1)); // the stretch
+    layout->addWidget(m_progress, 1);
+    m_runHint->setText(tr("Batches run in kosmos-cli worker processes (or Slurm shards); their "
+                          "progress is followed here through the ledger."));
     m_runMenu->setEnabled(true);
     m_runMenu->setToolTip(QString());
-    m_runMenu->addAction(tr("&New batch..."), QKeySequence::New, this, [this] {
+    auto newBatch = [this] {
         if (!m_ledger) {
             statusBar()->showMessage(
                 tr("Open or create a ledger first (kosmos-cli init NAME.kosmos)."));
@@ -512,19 +843,15 @@ void MainWindow::setCliPath(const QString &cliPath)
         }
         LauncherDialog dialog(*pluginCatalog(), *m_controller, this);
         if (dialog.exec() == QDialog::Accepted)
-            m_progressDock->show();
-    });
-    m_runMenu->addAction(tr("&Plugins..."), this, [this] {
+            setWorkspace(Workspace::Run);
+    };
+    auto plugins = [this] {
         PluginManagerDialog dialog(*pluginCatalog(), this);
         dialog.exec();
-    });
-    m_runMenu->addAction(m_progressDock->toggleViewAction());
-    m_runMenu->addAction(tr("&Cancel batch"), this, [this] { m_controller->cancelBatch(); });
-    m_runMenu->addAction(tr("&Retry selected failed runs"), this, [this] {
-        QList<qint64> runIds;
-        for (const QModelIndex &index : m_runsView->table()->selectionModel()->selectedRows())
-            runIds << m_runsModel->runIdAt(index.row());
-        const int requeued = m_controller->retryFailed(runIds, 1);
+    };
+    auto cancel = [this] { m_controller->cancelBatch(); };
+    auto retry = [this] {
+        const int requeued = m_controller->retryFailed(selectedRuns(), 1);
         QString message = tr("%1 failed run(s) queued for a new attempt (their failed attempts "
                              "stay recorded)")
                               .arg(requeued);
@@ -532,22 +859,28 @@ void MainWindow::setCliPath(const QString &cliPath)
             message += QStringLiteral(" - ") + m_controller->error();
         statusBar()->showMessage(message);
         if (requeued > 0)
-            m_progressDock->show();
+            setWorkspace(Workspace::Run);
+    };
+    m_runMenu->addAction(tr("&New batch..."), QKeySequence::New, this, newBatch);
+    m_runMenu->addAction(tr("&Plugins..."), this, plugins);
+    m_runMenu->addAction(tr("&Show progress"), this, [this] { setWorkspace(Workspace::Run); });
+    m_runMenu->addAction(tr("&Cancel batch"), this, cancel);
+    m_runMenu->addAction(tr("&Retry selected failed runs"), this, retry);
+    const std::function<void()> handlers[] = {newBatch, plugins, cancel, retry};
+    for (int i = 0; i < m_runButtons.size(); ++i) {
+        m_runButtons[i]->setEnabled(true);
+        connect(m_runButtons[i], &QPushButton::clicked, this, handlers[i]);
+    }
+    connect(m_controller, &RunController::runsFinished, m_refreshTimer,
+            qOverload<>(&QTimer::start));
+    connect(m_progress, &ProgressPanel::runActivated, this, [this](qint64 runId) {
+        setWorkspace(Workspace::Review);
+        selectRun(runId);
     });
-    connect(m_controller, &RunController::runsFinished, this, [this] {
-        const qint64 current = m_currentRun;
-        m_runsModel->refresh();
-        if (current != 0) {
-            const int row = m_runsModel->rowOfRun(current);
-            if (row >= 0)
-                m_runsView->table()->selectRow(row);
-        }
-    });
-    connect(m_progress, &ProgressPanel::runActivated, this, &MainWindow::selectRun);
     if (m_ledger) {
         m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
         if (m_controller->active())
-            m_progressDock->show();
+            setWorkspace(Workspace::Run);
     }
 }
 

@@ -5,8 +5,14 @@
 #include <functional>
 #include <memory>
 
+class QActionGroup;
 class QDockWidget;
+class QLabel;
+class QPushButton;
+class QScrollArea;
 class QSplitter;
+class QStackedWidget;
+class QTimer;
 
 namespace kosmos {
 class Ledger;
@@ -29,10 +35,21 @@ class TracesPlot;
 class VerdictPanel;
 
 // Composes the views; owns the read-only ledger connection they read. Computes nothing itself.
+// Four workspaces, each with the whole window (a mode bar, Ctrl+1..4, remembered): Review (runs,
+// player and traces, verdicts, provenance, bookmarks and events as docks of their own layout),
+// Compare, Evaluate and Run (batch progress). Opening a ledger resets every view; finished runs
+// refresh every view that depends on them.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
+    enum class Workspace
+    {
+        Review,
+        Compare,
+        Evaluate,
+        Run
+    };
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
@@ -56,8 +73,21 @@ public:
     // Exports the current run's frames (PNG), actions (CSV) and optionally a video with an
     // overlay, showing progress; false with lastError() on failure.
     bool exportCurrentRun(const QString &directory, bool video);
-    // Shows two runs side by side on one timeline (View > Compare with run...).
+    // Shows two runs side by side on one timeline in the Compare workspace.
     void compareRuns(qint64 runA, qint64 runB);
+    // The runs selected in the runs table, in table order.
+    QList<qint64> selectedRuns() const;
+    // Compare from the runs table: two selected runs side by side, or one with its best
+    // candidate (another policy from the same start).
+    void compareSelected();
+    // Copies the selected runs' keys (one per line) to the clipboard; returns them.
+    QString copySelectedRunKeys();
+    void setWorkspace(Workspace workspace);
+    Workspace workspace() const;
+    QMainWindow *reviewWorkspace() const { return m_review; }
+    QWidget *workspaceWidget(Workspace workspace) const;
+    // The ledger's run and artifact counts in the status bar (kept current after batches).
+    QLabel *ledgerSummary() const { return m_ledgerSummary; }
     CompareView *compareView() const { return m_compare; }
     EvaluationView *evaluation() const { return m_evaluation; }
     BookmarksPanel *bookmarks() const { return m_bookmarks; }
@@ -92,6 +122,14 @@ protected:
 
 private:
     void releaseLedgerUsers(); // frame players let go of the ledger before it changes or goes
+    void resetViews();         // nothing of the previous ledger stays shown
+    void refreshAfterRuns();   // runs finished: every view that depends on them
+    void updateLedgerSummary();
+    void fitToScreen(bool restored);
+    QString startFolder() const; // for file dialogs: the open ledger's folder, else home
+    void addPlaybackShortcuts();
+    void showRunsMenu(const QPoint &pos);
+    void exportSelected();
     void showRun(qint64 runId);
     void refreshMarkers();
     Ledger *writer();
@@ -100,6 +138,7 @@ private:
     void showAbout();
     QDockWidget *addDock(const QString &title, const char *objectName, QWidget *widget,
                          Qt::DockWidgetArea area);
+    void buildWorkspaces();
     void buildFileMenu();
     void labelClipsBlind();
     void compareWithTheSameStart();
@@ -119,9 +158,16 @@ private:
     EventsPanel *m_events;
     CompareView *m_compare;
     QSplitter *m_centre = nullptr;
-    QDockWidget *m_compareDock = nullptr;
+    QMainWindow *m_review = nullptr;
+    QStackedWidget *m_stack = nullptr;
+    QActionGroup *m_workspaces = nullptr;
     EvaluationView *m_evaluation = nullptr;
-    QDockWidget *m_evaluationDock = nullptr;
+    QScrollArea *m_evaluationScroll = nullptr;
+    QWidget *m_runPage = nullptr;
+    QLabel *m_runHint = nullptr;
+    QList<QPushButton *> m_runButtons;
+    QLabel *m_ledgerSummary = nullptr;
+    QTimer *m_refreshTimer = nullptr;
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
     std::function<QStringList()> m_aboutExtras;
@@ -129,7 +175,6 @@ private:
     RunController *m_controller = nullptr;
     PluginCatalog *m_catalog = nullptr;
     ProgressPanel *m_progress = nullptr;
-    QDockWidget *m_progressDock = nullptr;
     QMenu *m_runMenu = nullptr;
 };
 

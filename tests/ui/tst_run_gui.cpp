@@ -379,8 +379,9 @@ private slots:
         window.setCliPath(QString::fromStdString(test::cliPath()));
         QVERIFY(window.openLedger(bundle));
         QVERIFY2(window.runController()->active(), "the batch is still running");
-        QVERIFY(
-            window.findChild<QDockWidget *>(QStringLiteral("progressDock"))->isVisibleTo(&window));
+        // The Run workspace shows it.
+        QCOMPARE(window.workspace(), ui::MainWindow::Workspace::Run);
+        QVERIFY(window.progressPanel()->isVisibleTo(&window));
         // Closing this one cancels the runs instead.
         window.setCloseQuestion([] { return ui::MainWindow::CloseChoice::CancelRuns; });
         QVERIFY(window.close());

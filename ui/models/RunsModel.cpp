@@ -5,6 +5,8 @@
 #include <QSqlQuery>
 #include <QUuid>
 
+#include "queries/ComponentLabels.h"
+
 namespace kosmos::ui {
 
 namespace {
@@ -81,6 +83,37 @@ QList<QPair<QString, QString>> RunsModel::protocols() const
     return out;
 }
 
+namespace {
+
+QStringList distinctStrings(const QString &connection, const char *sql)
+{
+    QStringList out;
+    if (!QSqlDatabase::contains(connection))
+        return out;
+    QSqlQuery q(QSqlDatabase::database(connection));
+    if (q.exec(QString::fromUtf8(sql)))
+        while (q.next())
+            out << q.value(0).toString();
+    return out;
+}
+
+} // namespace
+
+QStringList RunsModel::policies() const
+{
+    return distinctStrings(m_connection,
+                           "SELECT DISTINCT pc.adapter_id || ' ' || COALESCE(json_extract("
+                           "pc.identity_json, '$.config'), '') AS p FROM runs r JOIN components pc "
+                           "ON pc.component_id = r.policy_id ORDER BY p");
+}
+
+QStringList RunsModel::worldModels() const
+{
+    return distinctStrings(m_connection,
+                           "SELECT DISTINCT wc.adapter_id FROM runs r JOIN components wc ON "
+                           "wc.component_id = r.world_model_id ORDER BY wc.adapter_id");
+}
+
 void RunsModel::close()
 {
     beginResetModel();
@@ -153,7 +186,31 @@ void RunsModel::reload()
     beginResetModel();
     m_rows.clear();
     m_matching = 0;
+    m_policyLabels.clear();
     if (QSqlDatabase::contains(m_connection)) {
+        // Short policy labels: what tells the ledger's policies apart.
+        QSqlQuery components(QSqlDatabase::database(m_connection));
+        if (components.exec(QStringLiteral(
+                "SELECT DISTINCT pc.adapter_id, COALESCE(json_extract(pc.identity_json, "
+                "'$.config'), 'null') FROM runs r JOIN components pc ON pc.component_id = "
+                "r.policy_id"))) {
+            std::vector<LabelledComponent> identities;
+            QStringList full;
+            while (components.next()) {
+                const QString adapter = components.value(0).toString();
+                const QString config = components.value(1).toString();
+                identities.push_back({adapter.toStdString(),
+                                      nlohmann::json::parse(config.toStdString(), nullptr, false)});
+                if (identities.back().config.is_discarded())
+                    identities.back().config = config.toStdString();
+                // As the runs query writes it (json_extract of null gives '').
+                full << adapter + QLatin1Char(' ') +
+                            (config == QLatin1String("null") ? QString() : config);
+            }
+            const auto labels = distinguishingLabels(identities);
+            for (int i = 0; i < full.size(); ++i)
+                m_policyLabels.insert(full[i], QString::fromStdString(labels[i]));
+        }
         QSqlQuery count(QSqlDatabase::database(m_connection));
         QVariantList binds;
         const QString where = whereClause(binds);
@@ -269,6 +326,8 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
         return row.runId;
     const QVariant &v = row.cells[index.column()];
     if (role == Qt::DisplayRole) {
+        if (index.column() == Policy && !v.isNull())
+            return policyLabel(v.toString());
         if (index.column() == Duration && !v.isNull())
             return QString::number(static_cast<double>(v.toLongLong()) / 1000.0, 'f', 1) +
                    QStringLiteral(" s");
@@ -286,6 +345,8 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
         if (index.column() == Validation && s == QLatin1String("invalid"))
             return QColor(170, 30, 30);
     }
+    if (role == Qt::ToolTipRole && index.column() == Policy && !v.isNull())
+        return v.toString();
     if (role == Qt::ToolTipRole && index.column() == Reference && !v.isNull())
         return tr("Reference label from a world that knows its true state (synthetic). Not a human "
                   "label.");

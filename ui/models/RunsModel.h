@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QSqlDatabase>
 #include <QString>
 #include <QVector>
@@ -59,6 +60,15 @@ public:
     void setFilter(const RunsFilter &filter);
     // The ledger's frozen protocols, (name, SHA-256), oldest first: for the protocol filter.
     QList<QPair<QString, QString>> protocols() const;
+    // The policies and world models that runs of the ledger name (full identity text), for the
+    // filters' value lists.
+    QStringList policies() const;
+    QStringList worldModels() const;
+    // The policy column's short label for a full identity (what tells it apart from the others).
+    QString policyLabel(const QString &policy) const
+    {
+        return m_policyLabels.value(policy, policy);
+    }
     const RunsFilter &filter() const { return m_filter; }
     int matchingCount() const { return m_matching; }
     qint64 runIdAt(int row) const;
@@ -93,6 +103,7 @@ private:
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     int m_matching = 0;
     QVector<Row> m_rows;
+    QHash<QString, QString> m_policyLabels;
 };
 
 } // namespace kosmos::ui

@@ -19,6 +19,7 @@ class EventsPanel : public QWidget
 public:
     explicit EventsPanel(QWidget *parent = nullptr);
     void showRun(Ledger *ledger, qint64 runId);
+    void clear() { showRun(nullptr, 0); }
     int eventCount() const;
     // Reads what was committed since the last look (called by the timer; public for tests).
     void poll();

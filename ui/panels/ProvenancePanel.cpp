@@ -46,6 +46,13 @@ ProvenancePanel::ProvenancePanel(QWidget *parent)
     connect(m_verify, &QPushButton::clicked, this, &ProvenancePanel::verifyArtifacts);
 }
 
+void ProvenancePanel::clear()
+{
+    m_ledger = nullptr;
+    m_tree->clear();
+    m_result->clear();
+}
+
 void ProvenancePanel::showRun(Ledger &ledger, qint64 runId)
 {
     m_ledger = &ledger;

@@ -23,6 +23,7 @@ class ProvenancePanel : public QWidget
 public:
     explicit ProvenancePanel(QWidget *parent = nullptr);
     void showRun(Ledger &ledger, qint64 runId);
+    void clear();
     QTreeWidget *tree() const { return m_tree; }
     // Re-hashes every artifact of the shown attempt; returns how many failed (also shown).
     int verifyArtifacts();

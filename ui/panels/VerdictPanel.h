@@ -1,7 +1,11 @@
 #pragma once
 
+#include "queries/RolloutQuery.h"
+
 #include <QWidget>
 
+class QListWidget;
+class QPlainTextEdit;
 class QTreeWidget;
 class QLabel;
 
@@ -11,24 +15,33 @@ class Ledger;
 
 namespace kosmos::ui {
 
-// The judge's verdicts on a run (its own and re-judgments), each with its rule settings and every
-// sample (format, parsed fields, raw text, tokens, decode time); the reference and human labels
-// beside them, visibly distinct. Clicking an evidence frame seeks the player.
+// The judge's verdicts on a run (its own and re-judgments), summary first: the outcome, the
+// quorum (decisive votes of the samples), progress and the evidence frames as thumbnails (click to
+// seek); then every judgment and sample (format, parsed fields, tokens and decode time in the
+// tooltip) and the selected sample's raw text in a wrapped, selectable pane. The reference and
+// human labels beside them, visibly distinct.
 class VerdictPanel : public QWidget
 {
     Q_OBJECT
 public:
     explicit VerdictPanel(QWidget *parent = nullptr);
-    void showRun(Ledger &ledger, qint64 runId);
+    // `rollout` (the run's frames) gives the evidence thumbnails; without it none are shown.
+    void showRun(Ledger &ledger, qint64 runId, const RolloutView *rollout = nullptr);
+    void clear();
     QTreeWidget *tree() const { return m_tree; }
+    QLabel *summary() const { return m_summary; }
+    QListWidget *evidence() const { return m_evidence; }
+    QPlainTextEdit *rawText() const { return m_raw; }
 
 signals:
     void seekRequested(int frame);
 
 private:
+    QLabel *m_summary;
+    QListWidget *m_evidence;
     QLabel *m_labels;
     QTreeWidget *m_tree;
-    QList<int> m_frameIndices;
+    QPlainTextEdit *m_raw;
 };
 
 } // namespace kosmos::ui

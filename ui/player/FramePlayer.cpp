@@ -185,6 +185,12 @@ void FramePlayer::releaseLedger()
     m_decoding = -1;
 }
 
+void FramePlayer::clear()
+{
+    releaseLedger();
+    setRollout(nullptr, RolloutView{});
+}
+
 void FramePlayer::setRollout(Ledger *ledger, const RolloutView &rollout)
 {
     if (m_watcher)

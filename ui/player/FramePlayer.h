@@ -74,6 +74,8 @@ public:
     // Waits for the frame being decoded in the background, then forgets the ledger and the
     // rollout: call it before the ledger it was given goes away.
     void releaseLedger();
+    // Shows nothing (no run selected): after another ledger was opened.
+    void clear();
     int position() const { return m_position; }
     int frameCount() const { return static_cast<int>(m_rollout.frames.size()); }
     bool isPlaying() const;

@@ -1,7 +1,17 @@
 #include "player/TracesPlot.h"
 
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QScrollBar>
+#include <QTextDocument>
+#include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
 
 namespace kosmos::ui {
 
@@ -20,26 +30,112 @@ QCPItemStraightLine *verticalLine(QCustomPlot *plot, QCPAxisRect *rect, double x
     return line;
 }
 
+// Distinct colours for channels drawn on one axis (grouped, or an object's x/y/z).
+QColor channelColour(int i)
+{
+    static const QColor palette[] = {QColor(40, 90, 170),  QColor(200, 50, 50), QColor(40, 150, 60),
+                                     QColor(150, 60, 170), QColor(0, 140, 150), QColor(120, 90, 40),
+                                     QColor(90, 90, 90),   QColor(200, 120, 0)};
+    return palette[i % 8];
+}
+
+const QColor kGripper(200, 120, 0);
+const QColor kAction(40, 90, 170);
+const QColor kOverlay(220, 90, 20);
+const char *const kXyz[3] = {"x", "y", "z"};
+
+QString fmt(double v)
+{
+    return QString::number(v, 'g', 5);
+}
+
 } // namespace
 
-TracesPlot::TracesPlot(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+TracesPlot::TracesPlot(QWidget *parent)
+    : QWidget(parent), m_plot(new QCustomPlot(this)), m_readOut(new QLabel(this)),
+      m_legend(new QLabel(this)), m_channels(new QToolButton(this)), m_channelMenu(new QMenu(this)),
+      m_rangeBar(new QScrollBar(Qt::Horizontal, this))
 {
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(2, 0, 2, 0);
+    m_channels->setText(tr("Channels"));
+    m_channels->setToolTip(tr("Show or hide channels; group the action dimensions on one axis"));
+    m_channels->setMenu(m_channelMenu);
+    m_channels->setPopupMode(QToolButton::InstantPopup);
+    auto *reset = new QToolButton(this);
+    reset->setText(tr("Reset zoom"));
+    reset->setToolTip(tr("Show the whole rollout (or double-click the traces). Wheel: zoom around "
+                         "the mouse; middle button or Shift+drag: pan"));
+    connect(reset, &QToolButton::clicked, this, &TracesPlot::resetZoom);
+    m_readOut->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readOut->setMinimumWidth(80);
+    m_readOut->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    bar->addWidget(m_channels);
+    bar->addWidget(reset);
+    bar->addWidget(m_legend, 2);
+    bar->addWidget(m_readOut, 3);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    m_plot->setMinimumHeight(160);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_rangeBar);
+    m_rangeBar->hide();
+    m_plot->setMinimumHeight(120);
     // The moving cursor lives on its own buffered layer: a playback step repaints only that layer,
     // not the 7 x 1,000-step traces.
     m_plot->addLayer(QStringLiteral("cursor"), m_plot->layer(QStringLiteral("main")),
                      QCustomPlot::limAbove);
     m_plot->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
+    m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
-        if (m_plot->axisRectCount() > 0)
-            seekAt(m_plot->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x()));
+        if (m_plot->axisRectCount() == 0)
+            return;
+        if (e->button() == Qt::MiddleButton ||
+            (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier))) {
+            m_panning = true;
+            m_panFrom = e->position();
+            m_panRangeFrom = m_from;
+            return;
+        }
+        if (e->button() == Qt::LeftButton)
+            emit seekRequested(static_cast<int>(std::lround(frameAt(e->position().x()))));
     });
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent *) { m_panning = false; });
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) {
-        if ((e->buttons() & Qt::LeftButton) && m_plot->axisRectCount() > 0)
-            seekAt(m_plot->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(e->position().x()));
+        if (m_plot->axisRectCount() == 0)
+            return;
+        if (m_panning) {
+            const double perPixel = (m_to - m_from) / std::max(1, m_plot->axisRect(0)->width());
+            const double width = m_to - m_from;
+            const double from =
+                std::clamp(m_panRangeFrom - (e->position().x() - m_panFrom.x()) * perPixel, 0.0,
+                           std::max(0.0, lastFrame() - width));
+            setVisibleRange(from, from + width);
+            return;
+        }
+        if (e->buttons() & Qt::LeftButton) {
+            emit seekRequested(static_cast<int>(std::lround(frameAt(e->position().x()))));
+            return;
+        }
+        const QString text = readOutAt(e->position());
+        m_readOut->setText(text);
+        if (!text.isEmpty())
+            QToolTip::showText(e->globalPosition().toPoint(), text, m_plot);
+    });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent *e) {
+        if (m_plot->axisRectCount() == 0 || e->angleDelta().y() == 0)
+            return;
+        zoomAround(frameAt(e->position().x()), std::pow(0.85, e->angleDelta().y() / 120.0));
+    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent *) { resetZoom(); });
+    connect(m_rangeBar, &QScrollBar::valueChanged, this, [this](int value) {
+        if (m_syncing)
+            return;
+        const double width = m_to - m_from;
+        setVisibleRange(value / 10.0, value / 10.0 + width);
     });
 }
 
@@ -48,12 +144,95 @@ int TracesPlot::trackCount() const
     return m_plot->axisRectCount();
 }
 
-void TracesPlot::seekAt(double x)
+double TracesPlot::lastFrame() const
 {
-    emit seekRequested(static_cast<int>(std::lround(x)));
+    return std::max<double>(1, m_rollout.frames.empty()
+                                   ? static_cast<double>(m_rollout.actions.size())
+                                   : static_cast<double>(m_rollout.frames.size() - 1));
+}
+
+double TracesPlot::frameAt(double pixelX) const
+{
+    if (m_plot->axisRectCount() == 0)
+        return 0;
+    return m_plot->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(pixelX);
+}
+
+QStringList TracesPlot::channels() const
+{
+    QStringList out;
+    for (const auto &name : m_rollout.dimensionNames)
+        out << QString::fromStdString(name);
+    for (std::size_t d = m_rollout.dimensionNames.size();
+         !m_rollout.actions.empty() && d < m_rollout.actions[0].size(); ++d)
+        out << tr("action %1").arg(d);
+    for (const auto &track : m_rollout.objectTracks)
+        out << tr("%1 x/y/z [m]").arg(QString::fromStdString(track.name));
+    return out;
+}
+
+bool TracesPlot::channelVisible(int channel) const
+{
+    return channel >= 0 && channel < m_visible.size() && m_visible[channel];
+}
+
+void TracesPlot::setChannelVisible(int channel, bool visible)
+{
+    if (channel < 0 || channel >= m_visible.size() || m_visible[channel] == visible)
+        return;
+    m_visible[channel] = visible;
+    rebuild();
+}
+
+void TracesPlot::setGrouped(bool grouped)
+{
+    if (m_grouped == grouped)
+        return;
+    m_grouped = grouped;
+    rebuild();
 }
 
 void TracesPlot::setRollout(const RolloutView &rollout)
+{
+    m_rollout = rollout;
+    m_other = RolloutView{};
+    m_otherName.clear();
+    m_name.clear();
+    m_visible = QVector<bool>(static_cast<int>(channels().size()), true);
+    m_bookmarks.clear();
+    m_judgeFrames.clear();
+    m_failures.clear();
+    m_from = 0;
+    m_to = lastFrame();
+    m_readOut->clear();
+    // The channel picker: one checkable entry per channel, then grouping.
+    m_channelMenu->clear();
+    const QStringList names = channels();
+    for (int c = 0; c < names.size(); ++c) {
+        QAction *a = m_channelMenu->addAction(names[c]);
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, this, [this, c](bool on) { setChannelVisible(c, on); });
+    }
+    m_channelMenu->addSeparator();
+    QAction *group = m_channelMenu->addAction(tr("Group action dimensions on one axis"));
+    group->setCheckable(true);
+    group->setChecked(m_grouped);
+    connect(group, &QAction::toggled, this, &TracesPlot::setGrouped);
+    m_channels->setEnabled(!names.isEmpty());
+    rebuild();
+}
+
+void TracesPlot::setOverlay(const RolloutView &other, const QString &name, const QString &otherName)
+{
+    m_other = other;
+    m_name = name;
+    m_otherName = otherName;
+    m_to = std::max(m_to, static_cast<double>(other.actions.size()));
+    rebuild();
+}
+
+void TracesPlot::rebuild()
 {
     m_plot->clearPlottables();
     m_plot->clearItems();
@@ -61,91 +240,301 @@ void TracesPlot::setRollout(const RolloutView &rollout)
     m_cursors.clear();
     m_markers.clear();
     m_chunkMarkers.clear();
-    const int dims = rollout.actions.empty() ? 0 : static_cast<int>(rollout.actions[0].size());
+    m_trackChannels.clear();
+    const int dims = m_rollout.actions.empty() ? 0 : static_cast<int>(m_rollout.actions[0].size());
+    const int otherDims = m_other.actions.empty() ? 0 : static_cast<int>(m_other.actions[0].size());
+    QList<int> shownDims;
+    for (int d = 0; d < dims; ++d)
+        if (channelVisible(d))
+            shownDims << d;
+    if (m_grouped && !shownDims.isEmpty())
+        m_trackChannels << shownDims;
+    else
+        for (int d : shownDims)
+            m_trackChannels << QList<int>{d};
+    for (int o = 0; o < static_cast<int>(m_rollout.objectTracks.size()); ++o)
+        if (channelVisible(dims + o))
+            m_trackChannels << QList<int>{-1 - o};
+    const QStringList names = channels();
+    const bool chunked = m_rollout.chunkBoundaries.size() + 1 < m_rollout.actions.size();
     // Action t moves frame t to frame t + 1: it is drawn over [t, t + 1] on the frame axis.
-    for (int d = 0; d < dims; ++d) {
-        auto *rect = new QCPAxisRect(m_plot);
-        m_plot->plotLayout()->addElement(d, 0, rect);
-        rect->setMinimumMargins(QMargins(60, 2, 8, 2));
-        auto *graph = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    auto steps = [](const RolloutView &r, int d) {
         QVector<double> x, y;
-        for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
+        for (std::size_t t = 0; t < r.actions.size(); ++t) {
+            const double v = r.actions[t][static_cast<std::size_t>(d)];
             x << static_cast<double>(t) << static_cast<double>(t + 1);
-            y << rollout.actions[t][static_cast<std::size_t>(d)]
-              << rollout.actions[t][static_cast<std::size_t>(d)];
+            y << v << v;
         }
-        graph->setData(x, y, true);
-        const bool gripper = rollout.gripperIndex && *rollout.gripperIndex == d;
-        graph->setPen(QPen(gripper ? QColor(200, 120, 0) : QColor(40, 90, 170), 1.5));
-        rect->axis(QCPAxis::atLeft)
-            ->setLabel(
-                QString::fromStdString(rollout.dimensionNames.at(static_cast<std::size_t>(d))));
-        rect->axis(QCPAxis::atLeft)->setLabelFont(QFont(font().family(), 7));
-        rect->axis(QCPAxis::atLeft)->setTickLabelFont(QFont(font().family(), 7));
-        rect->axis(QCPAxis::atBottom)->setTickLabels(d == dims - 1);
-        rect->axis(QCPAxis::atBottom)
-            ->setRange(0,
-                       std::max<double>(1, rollout.frames.empty()
-                                               ? 1.0
-                                               : static_cast<double>(rollout.frames.size() - 1)));
-        graph->rescaleValueAxis(false, true);
-        if (rect->axis(QCPAxis::atLeft)->range().size() < 1e-9)
-            rect->axis(QCPAxis::atLeft)
-                ->setRange(rect->axis(QCPAxis::atLeft)->range().center() - 1,
-                           rect->axis(QCPAxis::atLeft)->range().center() + 1);
-        auto *cursor = verticalLine(m_plot, rect, 0, QPen(QColor(220, 40, 40), 1));
+        return std::pair{x, y};
+    };
+    for (int track = 0; track < m_trackChannels.size(); ++track) {
+        auto *rect = new QCPAxisRect(m_plot);
+        m_plot->plotLayout()->addElement(track, 0, rect);
+        rect->setMinimumMargins(QMargins(48, 2, 8, 2));
+        QCPAxis *xAxis = rect->axis(QCPAxis::atBottom);
+        QCPAxis *yAxis = rect->axis(QCPAxis::atLeft);
+        QStringList label;
+        const QList<int> &members = m_trackChannels[track];
+        for (int c : members) {
+            if (c >= 0) {
+                const auto [x, y] = steps(m_rollout, c);
+                auto *graph = m_plot->addGraph(xAxis, yAxis);
+                graph->setData(x, y, true);
+                const bool gripper = m_rollout.gripperIndex && *m_rollout.gripperIndex == c;
+                graph->setPen(QPen(members.size() > 1 ? channelColour(c)
+                                   : gripper          ? kGripper
+                                                      : kAction,
+                                   1.5));
+                graph->setName(names.value(c));
+                label << names.value(c);
+                if (c < otherDims) {
+                    const auto [ox, oy] = steps(m_other, c);
+                    auto *overlay = m_plot->addGraph(xAxis, yAxis);
+                    overlay->setData(ox, oy, true);
+                    overlay->setPen(QPen(kOverlay, 1.5, Qt::DashLine));
+                    overlay->setName(m_otherName);
+                }
+            } else {
+                const ObjectTrack &object =
+                    m_rollout.objectTracks[static_cast<std::size_t>(-1 - c)];
+                for (int axis = 0; axis < 3; ++axis) {
+                    auto *graph = m_plot->addGraph(xAxis, yAxis);
+                    QVector<double> x, y;
+                    for (std::size_t i = 0; i < object.frames.size(); ++i) {
+                        x << object.frames[i];
+                        y << object.positions[i][static_cast<std::size_t>(axis)];
+                    }
+                    graph->setData(x, y, true);
+                    graph->setPen(QPen(channelColour(axis + 1), 1.2));
+                    graph->setName(QString::fromLatin1(kXyz[axis]));
+                }
+                label << names.value(dims - 1 - c);
+            }
+        }
+        // The channel names inside the track (horizontal, so readable at any track height).
+        auto *name = new QCPItemText(m_plot);
+        name->setClipAxisRect(rect);
+        name->position->setType(QCPItemPosition::ptAxisRectRatio);
+        name->position->setAxisRect(rect);
+        name->position->setCoords(0.005, 0.02);
+        name->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        name->setFont(QFont(font().family(), 8));
+        name->setBrush(QBrush(QColor(255, 255, 255, 210)));
+        name->setText(label.join(QStringLiteral(", ")));
+        yAxis->setTickLabelFont(QFont(font().family(), 7));
+        yAxis->ticker()->setTickCount(3);
+        xAxis->setTickLabels(track == m_trackChannels.size() - 1);
+        xAxis->setRange(m_from, m_to);
+        rect->setRangeDrag(Qt::Orientations());
+        rect->setRangeZoom(Qt::Orientations());
+        bool found = false;
+        const QCPRange values = [&] {
+            QCPRange all;
+            for (int g = 0; g < m_plot->graphCount(); ++g) {
+                if (m_plot->graph(g)->valueAxis() != yAxis)
+                    continue;
+                bool ok = false;
+                const QCPRange r = m_plot->graph(g)->getValueRange(ok);
+                if (ok) {
+                    all = found
+                              ? QCPRange(std::min(all.lower, r.lower), std::max(all.upper, r.upper))
+                              : r;
+                    found = true;
+                }
+            }
+            return all;
+        }();
+        if (!found || values.size() < 1e-9) {
+            const double centre = found ? values.center() : 0.0;
+            yAxis->setRange(centre - 1, centre + 1);
+        } else {
+            yAxis->setRange(values.lower - 0.05 * values.size(),
+                            values.upper + 0.05 * values.size());
+        }
+        connect(xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
+                [this, xAxis](const QCPRange &) { syncRange(xAxis); });
+        auto *cursor = verticalLine(m_plot, rect, m_cursor, QPen(QColor(220, 40, 40), 1));
         cursor->setLayer(QStringLiteral("cursor"));
         m_cursors << cursor;
         // A boundary after every single action (chunk length 1) would only hide the traces.
-        const bool chunked = rollout.chunkBoundaries.size() + 1 < rollout.actions.size();
-        for (int boundary : chunked ? rollout.chunkBoundaries : std::vector<int>{})
-            m_chunkMarkers << verticalLine(m_plot, rect, boundary,
-                                           QPen(QColor(90, 140, 220, 140), 1));
+        if (members.value(0, -1) >= 0 && chunked)
+            for (int boundary : m_rollout.chunkBoundaries)
+                m_chunkMarkers << verticalLine(m_plot, rect, boundary,
+                                               QPen(QColor(90, 140, 220, 140), 1));
     }
-    // The world's own state (the physics world): one track per object, its x, y, z in metres.
-    const int objects = static_cast<int>(rollout.objectTracks.size());
-    const QColor axes[3] = {QColor(200, 50, 50), QColor(40, 150, 60), QColor(40, 90, 170)};
-    for (int o = 0; o < objects; ++o) {
-        const ObjectTrack &track = rollout.objectTracks[static_cast<std::size_t>(o)];
-        auto *rect = new QCPAxisRect(m_plot);
-        m_plot->plotLayout()->addElement(dims + o, 0, rect);
-        rect->setMinimumMargins(QMargins(60, 2, 8, 2));
-        for (int axis = 0; axis < 3; ++axis) {
-            auto *graph =
-                m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-            QVector<double> x, y;
-            for (std::size_t i = 0; i < track.frames.size(); ++i) {
-                x << track.frames[i];
-                y << track.positions[i][static_cast<std::size_t>(axis)];
-            }
-            graph->setData(x, y, true);
-            graph->setPen(QPen(axes[axis], 1.2));
-            graph->setName(QStringLiteral("xyz").mid(axis, 1));
-        }
-        rect->axis(QCPAxis::atLeft)
-            ->setLabel(tr("%1 x/y/z [m]").arg(QString::fromStdString(track.name)));
-        rect->axis(QCPAxis::atLeft)->setLabelFont(QFont(font().family(), 7));
-        rect->axis(QCPAxis::atLeft)->setTickLabelFont(QFont(font().family(), 7));
-        rect->axis(QCPAxis::atBottom)->setTickLabels(o == objects - 1);
-        rect->axis(QCPAxis::atBottom)
-            ->setRange(0,
-                       std::max<double>(1, rollout.frames.empty()
-                                               ? 1.0
-                                               : static_cast<double>(rollout.frames.size() - 1)));
-        rect->axis(QCPAxis::atLeft)->setRange(-0.3, 0.3);
-        auto *cursor = verticalLine(m_plot, rect, 0, QPen(QColor(220, 40, 40), 1));
-        cursor->setLayer(QStringLiteral("cursor"));
-        m_cursors << cursor;
+    if (!m_trackChannels.isEmpty())
+        m_plot->axisRect(static_cast<int>(m_trackChannels.size()) - 1)
+            ->axis(QCPAxis::atBottom)
+            ->setLabel(tr("frame"));
+    // The legend: the channels' colours when several share an axis, the overlay, the markers.
+    QStringList legend;
+    auto swatch = [](const QColor &c, const QString &text, const char *dash = "\u2014") {
+        return QStringLiteral("<span style='color:%1'>%2</span>&nbsp;%3")
+            .arg(c.name(), QString::fromUtf8(dash), text.toHtmlEscaped());
+    };
+    if (m_grouped)
+        for (int d : shownDims)
+            legend << swatch(channelColour(d), names.value(d));
+    if (otherDims > 0) {
+        legend << swatch(kAction, m_name.isEmpty() ? tr("this run") : m_name);
+        legend << swatch(kOverlay, m_otherName, "- -");
     }
-    if (dims + objects > 0)
-        m_plot->axisRect(dims + objects - 1)->axis(QCPAxis::atBottom)->setLabel(tr("frame"));
+    if (!m_rollout.objectTracks.empty())
+        for (int axis = 0; axis < 3; ++axis)
+            legend << swatch(channelColour(axis + 1), QString::fromLatin1(kXyz[axis]));
+    legend << swatch(QColor(220, 40, 40), tr("cursor"), "|");
+    if (chunked)
+        legend << swatch(QColor(90, 140, 220), tr("world-model call"), "|");
+    legend << swatch(QColor(150, 150, 150), tr("judge frames"), ":");
+    legend << swatch(QColor(30, 150, 60), tr("bookmarks"), "\u00a6");
+    legend << swatch(QColor(200, 30, 30), tr("validation failures"), "|");
+    m_legend->setText(legend.join(QStringLiteral("&nbsp; ")));
+    setMarkers(m_bookmarks, m_judgeFrames, m_failures);
+    updateRangeBar();
     m_plot->replot();
-    setCursor(0);
+    setCursor(m_cursor);
+}
+
+QString TracesPlot::legendText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_legend->text());
+    return doc.toPlainText();
+}
+
+void TracesPlot::syncRange(const QCPAxis *source)
+{
+    if (m_syncing)
+        return;
+    m_syncing = true;
+    const QCPRange r = source->range();
+    m_from = r.lower;
+    m_to = r.upper;
+    for (int i = 0; i < m_plot->axisRectCount(); ++i) {
+        QCPAxis *x = m_plot->axisRect(i)->axis(QCPAxis::atBottom);
+        if (x != source)
+            x->setRange(r);
+    }
+    m_syncing = false;
+    updateRangeBar();
+    emit visibleRangeChanged(m_from, m_to);
+}
+
+void TracesPlot::setVisibleRange(double from, double to)
+{
+    const double last = std::max(lastFrame(), static_cast<double>(m_other.actions.size()));
+    const double width = std::clamp(to - from, 2.0, last);
+    from = std::clamp(from, 0.0, last - width);
+    m_from = from;
+    m_to = from + width;
+    if (m_plot->axisRectCount() > 0)
+        m_plot->axisRect(0)->axis(QCPAxis::atBottom)->setRange(m_from, m_to); // syncs the rest
+    else
+        emit visibleRangeChanged(m_from, m_to);
+    updateRangeBar();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QPair<double, double> TracesPlot::visibleRange() const
+{
+    return {m_from, m_to};
+}
+
+void TracesPlot::resetZoom()
+{
+    setVisibleRange(0, std::max(lastFrame(), static_cast<double>(m_other.actions.size())));
+}
+
+void TracesPlot::zoomAround(double frame, double factor)
+{
+    const double from = frame - (frame - m_from) * factor;
+    const double to = frame + (m_to - frame) * factor;
+    setVisibleRange(from, to);
+}
+
+void TracesPlot::updateRangeBar()
+{
+    const double last = std::max(lastFrame(), static_cast<double>(m_other.actions.size()));
+    const double width = m_to - m_from;
+    const bool zoomed = width < last - 1e-6;
+    m_syncing = true;
+    m_rangeBar->setRange(0, static_cast<int>(std::lround((last - width) * 10)));
+    m_rangeBar->setPageStep(std::max(1, static_cast<int>(std::lround(width * 10))));
+    m_rangeBar->setSingleStep(10);
+    m_rangeBar->setValue(static_cast<int>(std::lround(m_from * 10)));
+    m_syncing = false;
+    m_rangeBar->setVisible(zoomed);
+}
+
+QString TracesPlot::readOutAt(const QPointF &pixel) const
+{
+    QCPAxisRect *rect = m_plot->axisRectAt(pixel);
+    if (!rect)
+        return {};
+    const int track = [&] {
+        for (int i = 0; i < m_plot->axisRectCount(); ++i)
+            if (m_plot->axisRect(i) == rect)
+                return i;
+        return -1;
+    }();
+    if (track < 0 || track >= m_trackChannels.size())
+        return {};
+    const double x = rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x());
+    const QStringList names = channels();
+    QStringList values;
+    const auto step = static_cast<long>(std::floor(x));
+    for (int c : m_trackChannels[track]) {
+        if (c >= 0) {
+            if (step < 0 || step >= static_cast<long>(m_rollout.actions.size()))
+                continue;
+            QString v = QStringLiteral("%1 = %2").arg(
+                names.value(c), fmt(m_rollout.actions[static_cast<std::size_t>(step)]
+                                                     [static_cast<std::size_t>(c)]));
+            if (step < static_cast<long>(m_other.actions.size()) &&
+                c < static_cast<int>(m_other.actions[0].size()))
+                v += QStringLiteral(" (%1: %2)")
+                         .arg(m_otherName, fmt(m_other.actions[static_cast<std::size_t>(step)]
+                                                              [static_cast<std::size_t>(c)]));
+            values << v;
+        } else {
+            const ObjectTrack &object = m_rollout.objectTracks[static_cast<std::size_t>(-1 - c)];
+            // The recorded pose nearest the mouse's frame.
+            std::size_t best = object.frames.size();
+            double distance = 1e300;
+            for (std::size_t i = 0; i < object.frames.size(); ++i) {
+                const double dd = std::abs(object.frames[i] - x);
+                if (dd < distance) {
+                    distance = dd;
+                    best = i;
+                }
+            }
+            if (best < object.frames.size())
+                values << QStringLiteral("%1 x/y/z = %2, %3, %4 m")
+                              .arg(QString::fromStdString(object.name),
+                                   fmt(object.positions[best][0]), fmt(object.positions[best][1]),
+                                   fmt(object.positions[best][2]));
+        }
+    }
+    if (values.isEmpty())
+        return {};
+    const double rate = m_rollout.controlRateHz > 0 ? m_rollout.controlRateHz : 1.0;
+    return tr("step %1, t = %2 s: %3")
+        .arg(std::max<long>(0, step))
+        .arg(QString::number(std::max<long>(0, step) / rate, 'f', 2))
+        .arg(values.join(QStringLiteral("; ")));
+}
+
+QString TracesPlot::readOut() const
+{
+    return m_readOut->text();
 }
 
 void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames,
                             const QList<int> &validationFailures)
 {
+    m_bookmarks = bookmarks;
+    m_judgeFrames = judgeFrames;
+    m_failures = validationFailures;
     for (auto *m : m_markers)
         m_plot->removeItem(m);
     m_markers.clear();
@@ -166,6 +555,12 @@ void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judge
 
 void TracesPlot::setCursor(int frame)
 {
+    m_cursor = frame;
+    // A zoomed view follows the player: a cursor leaving it moves the view a page on.
+    if (m_to - m_from < lastFrame() - 1e-6 && (frame < m_from || frame > m_to)) {
+        const double width = m_to - m_from;
+        setVisibleRange(frame - 0.1 * width, frame + 0.9 * width);
+    }
     for (auto *c : m_cursors) {
         c->point1->setCoords(frame, 0);
         c->point2->setCoords(frame, 1);

@@ -1,0 +1,72 @@
+#include "queries/ComponentLabels.h"
+
+#include <map>
+#include <set>
+
+namespace kosmos {
+namespace {
+
+void flatten(const nlohmann::json &value, const std::string &prefix,
+             std::map<std::string, std::string> &out)
+{
+    if (value.is_object() && !value.empty()) {
+        for (const auto &[key, child] : value.items())
+            flatten(child, prefix.empty() ? key : prefix + "." + key, out);
+        return;
+    }
+    if (prefix.empty() && value.is_null())
+        return;
+    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (text.size() > 24)
+        text = text.substr(0, 23) + "\u2026";
+    out[prefix.empty() ? "config" : prefix] = text;
+}
+
+} // namespace
+
+std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponent> &components)
+{
+    std::vector<std::map<std::string, std::string>> flat(components.size());
+    std::map<std::string, std::vector<std::size_t>> byAdapter;
+    for (std::size_t i = 0; i < components.size(); ++i) {
+        flatten(components[i].config, "", flat[i]);
+        byAdapter[components[i].adapterId].push_back(i);
+    }
+    std::vector<std::string> labels(components.size());
+    for (const auto &[adapter, members] : byAdapter) {
+        // The keys whose values are not the same in every member (a key one lacks differs too).
+        std::set<std::string> keys;
+        for (std::size_t i : members)
+            for (const auto &[k, v] : flat[i])
+                keys.insert(k);
+        std::vector<std::string> differing;
+        for (const auto &k : keys) {
+            const auto first = flat[members.front()].find(k);
+            for (std::size_t i : members) {
+                const auto it = flat[i].find(k);
+                if ((it == flat[i].end()) != (first == flat[members.front()].end()) ||
+                    (it != flat[i].end() && it->second != first->second)) {
+                    differing.push_back(k);
+                    break;
+                }
+            }
+        }
+        std::map<std::string, int> seen;
+        for (std::size_t i : members) {
+            std::string label = adapter;
+            for (const auto &k : differing) {
+                const auto it = flat[i].find(k);
+                label += " " + k + "=" + (it == flat[i].end() ? "-" : it->second);
+            }
+            labels[i] = label;
+            ++seen[label];
+        }
+        std::map<std::string, int> numbered;
+        for (std::size_t i : members)
+            if (seen[labels[i]] > 1)
+                labels[i] += " #" + std::to_string(++numbered[labels[i]]);
+    }
+    return labels;
+}
+
+} // namespace kosmos

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kosmos {
+
+struct LabelledComponent
+{
+    std::string adapterId;
+    nlohmann::json config; // the component's settings (null or an object)
+};
+
+// Short labels that tell components apart (the runs table's policy column): the adapter id alone
+// when no other component has it; else the adapter id with the settings that differ among the
+// components of that adapter, as key=value (nested keys dotted, long values cut to 24
+// characters); components of equal settings get " #1", " #2" in the given order. One label per
+// input, in order.
+std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponent> &components);
+
+} // namespace kosmos

@@ -1,0 +1,466 @@
+// Qt Test (offscreen): the workstation as a new user meets it - workspaces, no stale state,
+// interactive traces, compare with a picker, verdict summary, focus and multi-selection, runs
+// filters. The demo ledger (kosmos-cli demo: 3 scripted policies x 2 tasks x 10 episodes) is the
+// fixture, as in the README's first command.
+#include "MainWindow.h"
+#include "ledger/Ledger.h"
+#include "models/RunsModel.h"
+#include "panels/BookmarksPanel.h"
+#include "panels/EventsPanel.h"
+#include "panels/ProvenancePanel.h"
+#include "panels/VerdictPanel.h"
+#include "player/FramePlayer.h"
+#include "player/TracesPlot.h"
+#include "queries/RolloutQuery.h"
+#include "run/ProgressPanel.h"
+#include "run/RunController.h"
+#include "views/CompareView.h"
+#include "views/EvaluationView.h"
+#include "views/RunsView.h"
+
+#include "TestSupport.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QScreen>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <QTreeWidget>
+#include <QWheelEvent>
+#include <qcustomplot.h>
+
+#include <filesystem>
+
+using namespace kosmos;
+
+class TestWorkstation : public QObject
+{
+    Q_OBJECT
+
+private:
+    test::TempDir m_dir;
+    QString m_demo;
+
+    QString copyOfDemo(const char *name)
+    {
+        const auto to = m_dir / name;
+        std::filesystem::copy(m_demo.toStdString(), to, std::filesystem::copy_options::recursive);
+        return QString::fromStdString(to.string());
+    }
+
+    static void selectRows(ui::MainWindow &window, const QList<int> &rows)
+    {
+        QTableView *table = window.runsView()->table();
+        table->clearSelection();
+        for (int r : rows)
+            table->selectionModel()->select(window.runsModel()->index(r, 0),
+                                            QItemSelectionModel::Select |
+                                                QItemSelectionModel::Rows);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QSettings().clear();
+        m_demo = QString::fromStdString((m_dir / "demo.kosmos").string());
+        const auto r = test::runProcess(
+            {test::cliPath(), "demo", "--ledger", m_demo.toStdString(), "--workers", "2"});
+        QVERIFY2(r.exitCode == 0, r.output.c_str());
+    }
+
+    void cleanupTestCase() { QSettings().clear(); }
+
+    // 1. Opening another ledger resets every view; nothing of the previous one stays.
+    void openingAnotherLedgerResetsEveryView()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(copyOfDemo("stale.kosmos")));
+        window.selectRun(5);
+        window.player()->seek(3);
+        QVERIFY(window.addBookmark(QStringLiteral("look")));
+        window.compareRuns(5, 6);
+        QVERIFY(window.player()->frameCount() > 0);
+        QVERIFY(window.traces()->trackCount() > 0);
+        QVERIFY(window.verdicts()->tree()->topLevelItemCount() > 0);
+        QVERIFY(window.provenance()->tree()->topLevelItemCount() > 0);
+        QCOMPARE(window.bookmarks()->list()->count(), 1);
+        QVERIFY(window.events()->eventCount() > 0);
+        QVERIFY(window.compareView()->playerA()->frameCount() > 0);
+        QVERIFY(window.ledgerSummary()->text().contains(QStringLiteral("60 runs")));
+        // File > New ledger: an empty one.
+        QVERIFY(window.createLedger(QString::fromStdString((m_dir / "empty.kosmos").string())));
+        QCOMPARE(window.player()->frameCount(), 0);
+        QCOMPARE(window.traces()->trackCount(), 0);
+        QCOMPARE(window.verdicts()->tree()->topLevelItemCount(), 0);
+        QCOMPARE(window.verdicts()->summary()->text(), QStringLiteral("No run selected."));
+        QCOMPARE(window.provenance()->tree()->topLevelItemCount(), 0);
+        QCOMPARE(window.bookmarks()->list()->count(), 0);
+        QCOMPARE(window.events()->eventCount(), 0);
+        QCOMPARE(window.compareView()->playerA()->frameCount(), 0);
+        QCOMPARE(window.compareView()->runA(), 0);
+        QVERIFY2(window.ledgerSummary()->text().contains(QStringLiteral("0 runs, 0 artifacts")),
+                 qPrintable(window.ledgerSummary()->text()));
+        QCOMPARE(window.runsModel()->matchingCount(), 0);
+        // Adding a bookmark now has no run to go to.
+        QVERIFY(!window.addBookmark(QStringLiteral("nowhere")));
+    }
+
+    // 1. Finished runs refresh every view that depends on them.
+    void finishedRunsRefreshTheViewsThatDependOnThem()
+    {
+        const QString bundle = QString::fromStdString((m_dir / "growing.kosmos").string());
+        Ledger::create(bundle.toStdString());
+        ui::MainWindow window;
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        QVERIFY(window.openLedger(bundle));
+        QVERIFY(window.ledgerSummary()->text().contains(QStringLiteral("0 runs")));
+        auto *protocols = window.runsView()->findChildren<QComboBox *>().last();
+        // Another process (a batch's worker) writes runs of a new protocol.
+        {
+            Ledger writer = Ledger::open(bundle.toStdString());
+            const auto protocol = writer.freezeProtocol("later", test::testProtocol());
+            for (int i = 0; i < 3; ++i)
+                writer.submitRun(test::testRunSpec(protocol, i));
+            auto lease = writer.claim("w", 30000);
+            writer.recordJudgment(*lease, test::testJudgment());
+            writer.finishAttempt(*lease, AttemptOutcome::completed());
+        }
+        emit window.runController()->runsFinished();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.ledgerSummary()->text().contains(QStringLiteral("3 runs")), 5000);
+        QCOMPARE(window.runsModel()->matchingCount(), 3);
+        bool listed = false;
+        for (int i = 0; i < protocols->count(); ++i)
+            listed |= protocols->itemText(i).startsWith(QStringLiteral("later ("));
+        QVERIFY2(listed, "the runs view's protocol filter lists the new protocol");
+        // Evaluation is recomputed when next shown: its protocol list has the new one.
+        window.setWorkspace(ui::MainWindow::Workspace::Evaluate);
+        window.show();
+        QTRY_VERIFY(window.evaluation()->isVisible());
+    }
+
+    // 2. Workspaces: each view gets the whole window; remembered; nothing forces the window
+    // beyond the screen.
+    void workspacesGiveEachViewTheWholeWindowAndAreRemembered()
+    {
+        QSettings().remove(QStringLiteral("window"));
+        {
+            ui::MainWindow window;
+            // First start: fits the screen.
+            const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+            QVERIFY(window.width() <= screen.width() && window.height() <= screen.height());
+            window.setCliPath(QString::fromStdString(test::cliPath()));
+            QVERIFY(window.openLedger(m_demo));
+            window.resize(1280, 720);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            for (auto w : {ui::MainWindow::Workspace::Review, ui::MainWindow::Workspace::Compare,
+                           ui::MainWindow::Workspace::Evaluate, ui::MainWindow::Workspace::Run}) {
+                window.setWorkspace(w);
+                QCoreApplication::processEvents();
+                QWidget *page = window.workspaceWidget(w);
+                QVERIFY(page->isVisible());
+                // The workspace fills the window's centre; the window's minimum fits 1280x720.
+                QVERIFY2(page->height() > 720 / 2, qPrintable(QString::number(page->height())));
+                QVERIFY2(window.minimumSizeHint().height() <= 720 &&
+                             window.minimumSizeHint().width() <= 1280,
+                         qPrintable(QStringLiteral("%1x%2")
+                                        .arg(window.minimumSizeHint().width())
+                                        .arg(window.minimumSizeHint().height())));
+                QCOMPARE(window.size(), QSize(1280, 720));
+            }
+            // Evaluation no longer forces its height: it scrolls inside its workspace.
+            window.setWorkspace(ui::MainWindow::Workspace::Evaluate);
+            QVERIFY(window.evaluation()->isVisible());
+            QVERIFY(window.workspaceWidget(ui::MainWindow::Workspace::Evaluate)->height() <= 720);
+            // Ctrl+2 switches to Compare.
+            window.activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(&window));
+            QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+            QCOMPARE(window.workspace(), ui::MainWindow::Workspace::Compare);
+            QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+            QCOMPARE(window.workspace(), ui::MainWindow::Workspace::Evaluate);
+            window.saveLayout();
+        }
+        ui::MainWindow window;
+        QSettings().remove(QStringLiteral("window")); // the next tests start in Review
+        QCOMPARE(window.workspace(), ui::MainWindow::Workspace::Evaluate);
+        // The saved size, within the screen (the offscreen platform's is 800x600).
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        QCOMPARE(window.size(), QSize(1280, 720).boundedTo(screen.size()));
+    }
+
+    // 3. Traces: hover read-out, x zoom/pan shared by the tracks and following the player,
+    // channel picker, grouping, legend, overlay.
+    void tracesReadOutZoomPanAndPickChannels()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.selectRun(1);
+        ui::TracesPlot *traces = window.traces();
+        Ledger ledger = Ledger::open(m_demo.toStdString(), {OpenMode::ReadOnly});
+        const RolloutView rollout = loadRollout(ledger, 1);
+        const int dims = static_cast<int>(rollout.actions.at(0).size());
+        QCOMPARE(traces->trackCount(), dims + static_cast<int>(rollout.objectTracks.size()));
+        QCOMPARE(traces->channels().size(), traces->trackCount());
+        QCustomPlot *plot = traces->plot();
+        plot->replot();
+        // Hover over step 3 of the first track: step, time, the channel's value and unit.
+        QCPAxisRect *first = plot->axisRect(0);
+        const QPointF at(first->axis(QCPAxis::atBottom)->coordToPixel(3.5),
+                         first->rect().center().y());
+        const QString text = traces->readOutAt(at);
+        const QString expected = QStringLiteral("%1 = %2").arg(
+            QString::fromStdString(rollout.dimensionNames.at(0)),
+            QString::number(rollout.actions.at(3).at(0), 'g', 5));
+        QVERIFY2(text.startsWith(QStringLiteral("step 3, t = %1 s: ")
+                                     .arg(QString::number(3 / rollout.controlRateHz, 'f', 2))),
+                 qPrintable(text));
+        QVERIFY2(text.contains(expected), qPrintable(text + " / " + expected));
+        QVERIFY(rollout.dimensionNames.at(0).find('[') != std::string::npos); // the unit
+        QTest::mouseMove(plot, at.toPoint());
+        QTRY_COMPARE(traces->readOut(), text);
+        // Wheel over frame 10 zooms in around it, on every track at once.
+        const auto [from0, to0] = traces->visibleRange();
+        const QPointF wheelAt(first->axis(QCPAxis::atBottom)->coordToPixel(10), at.y());
+        QWheelEvent wheel(wheelAt, plot->mapToGlobal(wheelAt), QPoint(), QPoint(0, 480),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plot, &wheel);
+        const auto [from1, to1] = traces->visibleRange();
+        QVERIFY2(to1 - from1 < 0.6 * (to0 - from0), qPrintable(QString::number(to1 - from1)));
+        QVERIFY(from1 <= 10 && to1 >= 10);
+        for (int i = 0; i < plot->axisRectCount(); ++i)
+            QCOMPARE(plot->axisRect(i)->axis(QCPAxis::atBottom)->range().lower, from1);
+        QVERIFY(traces->rangeBar()->isVisible());
+        // The range bar pans; the player leaving the view moves it along.
+        traces->rangeBar()->setValue(traces->rangeBar()->maximum());
+        QVERIFY(traces->visibleRange().first > from1);
+        window.player()->seek(1);
+        QVERIFY(traces->visibleRange().first <= 1.0);
+        // Shift+drag pans (the left button alone seeks).
+        const double before = traces->visibleRange().first;
+        window.player()->seek(20);
+        const double width = traces->visibleRange().second - traces->visibleRange().first;
+        traces->setVisibleRange(10, 10 + width);
+        const QPoint start = first->rect().center();
+        QTest::mousePress(plot, Qt::LeftButton, Qt::ShiftModifier, start);
+        QTest::mouseMove(plot, start - QPoint(80, 0));
+        QTest::mouseRelease(plot, Qt::LeftButton, Qt::ShiftModifier, start - QPoint(80, 0));
+        QVERIFY2(traces->visibleRange().first > 10, qPrintable(QString::number(before)));
+        QCOMPARE(window.player()->position(), 20); // panning did not seek
+        // Double-click (or Reset) shows everything again.
+        traces->resetZoom();
+        QVERIFY(!traces->rangeBar()->isVisible());
+        // Channel picker: hide one, group the rest on one axis.
+        traces->setChannelVisible(0, false);
+        QCOMPARE(traces->trackCount(), dims - 1 + static_cast<int>(rollout.objectTracks.size()));
+        traces->setGrouped(true);
+        QCOMPARE(traces->trackCount(), 1 + static_cast<int>(rollout.objectTracks.size()));
+        const QString legend = traces->legendText();
+        QVERIFY2(legend.contains(QString::fromStdString(rollout.dimensionNames.at(1))),
+                 qPrintable(legend));
+        QVERIFY(!legend.contains(QString::fromStdString(rollout.dimensionNames.at(0)) +
+                                 QStringLiteral(" ")));
+        QVERIFY(legend.contains(QStringLiteral("judge frames")));
+        QVERIFY(legend.contains(QStringLiteral("bookmarks")));
+        // The grouped track's hover names every channel on it.
+        QVERIFY(traces->readOutAt(QPointF(plot->axisRect(0)->axis(QCPAxis::atBottom)->coordToPixel(3.5),
+                                          plot->axisRect(0)->rect().center().y()))
+                    .contains(QString::fromStdString(rollout.dimensionNames.at(1))));
+        traces->setGrouped(false);
+        traces->setChannelVisible(0, true);
+        QCOMPARE(traces->trackCount(), dims + static_cast<int>(rollout.objectTracks.size()));
+    }
+
+    // 4. Compare: a picker of runs from the same start (other policies first), from a
+    // multi-selection too, with traces overlaid on shared axes.
+    void compareOffersTheSameStartAndOverlaysTraces()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.selectRun(1);
+        selectRows(window, {0});
+        window.compareSelected();
+        QCOMPARE(window.workspace(), ui::MainWindow::Workspace::Compare);
+        ui::CompareView *compare = window.compareView();
+        QCOMPARE(compare->runA(), 1);
+        QVERIFY(compare->runB() > 0);
+        QComboBox *picker = compare->picker();
+        QVERIFY(picker->count() >= 2);
+        QVERIFY2(picker->itemText(0).contains(QStringLiteral("other policy")),
+                 qPrintable(picker->itemText(0)));
+        QCOMPARE(picker->itemData(0).toLongLong(), compare->runB());
+        // Choosing another candidate compares with it.
+        picker->setCurrentIndex(1);
+        QCOMPARE(compare->runB(), picker->itemData(1).toLongLong());
+        // From two selected rows.
+        selectRows(window, {2, 4});
+        window.compareSelected();
+        QCOMPARE(compare->runA(), window.runsModel()->runIdAt(2));
+        QCOMPARE(compare->runB(), window.runsModel()->runIdAt(4));
+        // Overlay: one plot, both runs on shared axes, named in the legend.
+        compare->overlay()->setChecked(true);
+        QVERIFY(!compare->overlayTraces()->isHidden());
+        QVERIFY(compare->overlayTraces()->legendText().contains(
+            QStringLiteral("run %1").arg(compare->runB())));
+        QVERIFY(compare->overlayTraces()->plot()->graphCount() >
+                compare->overlayTraces()->trackCount());
+        compare->playerA()->seek(4);
+        QCOMPARE(compare->playerB()->position(), 4);
+    }
+
+    // 5. The verdict summary first; evidence frames as thumbnails that seek; raw text wrapped
+    // and selectable.
+    void verdictSummaryComesFirstWithEvidenceAndRawText()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.selectRun(2);
+        ui::VerdictPanel *verdicts = window.verdicts();
+        const QString summary = verdicts->summary()->text();
+        QVERIFY2(summary.contains(QStringLiteral("quorum:")), qPrintable(summary));
+        QVERIFY(summary.contains(QStringLiteral("success")) ||
+                summary.contains(QStringLiteral("failure")) ||
+                summary.contains(QStringLiteral("unknown")));
+        QVERIFY(summary.contains(QStringLiteral("progress:")));
+        // Tokens, decode time and raw text are not columns that push the panel sideways.
+        QVERIFY(verdicts->tree()->header()->isSectionHidden(3));
+        QVERIFY(verdicts->tree()->header()->isSectionHidden(6));
+        QVERIFY(!verdicts->rawText()->toPlainText().isEmpty());
+        QCOMPARE(verdicts->rawText()->lineWrapMode(), QPlainTextEdit::WidgetWidth);
+        QVERIFY(verdicts->rawText()->isReadOnly());
+        if (verdicts->evidence()->count() > 0) {
+            QListWidgetItem *item = verdicts->evidence()->item(0);
+            QVERIFY(!item->icon().isNull());
+            const int frame = item->data(Qt::UserRole).toInt();
+            emit verdicts->evidence()->itemClicked(item);
+            QCOMPARE(window.player()->position(), frame);
+        }
+    }
+
+    // 6. Playback keys work from the runs table; multi-selection with its actions.
+    void playbackKeysWorkFromTheRunsTableAndMultiSelectionHasActions()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTableView *table = window.runsView()->table();
+        table->setFocus();
+        QTRY_VERIFY(table->hasFocus());
+        QCOMPARE(window.player()->position(), 0);
+        QTest::keyClick(table, Qt::Key_Right);
+        QCOMPARE(window.player()->position(), 1);
+        QTest::keyClick(table, Qt::Key_Right, Qt::ShiftModifier);
+        QCOMPARE(window.player()->position(), 11);
+        QTest::keyClick(table, Qt::Key_Home);
+        QCOMPARE(window.player()->position(), 0);
+        QTest::keyClick(table, Qt::Key_Space);
+        QVERIFY(window.player()->isPlaying());
+        QTest::keyClick(table, Qt::Key_Space);
+        QVERIFY(!window.player()->isPlaying());
+        // Down still moves between runs.
+        const qint64 before = window.runsModel()->runIdAt(table->currentIndex().row());
+        QTest::keyClick(table, Qt::Key_Down);
+        QVERIFY(window.runsModel()->runIdAt(table->currentIndex().row()) != before);
+        // Typing in a filter keeps its keys.
+        QLineEdit *text = window.runsView()->textFilter();
+        text->setFocus();
+        QTRY_VERIFY(text->hasFocus());
+        const int position = window.player()->position();
+        QTest::keyClicks(text, QStringLiteral("ab"));
+        QTest::keyClick(text, Qt::Key_Left);
+        QCOMPARE(window.player()->position(), position);
+        QCOMPARE(text->cursorPosition(), 1);
+        text->clear();
+        // Multi-selection: three rows, their keys copied.
+        QCOMPARE(table->selectionMode(), QAbstractItemView::ExtendedSelection);
+        selectRows(window, {0, 1, 2});
+        QCOMPARE(window.selectedRuns().size(), 3);
+        const QStringList keys = window.copySelectedRunKeys().split(QLatin1Char('\n'));
+        QCOMPARE(keys.size(), 3);
+        for (const QString &k : keys)
+            QCOMPARE(k.size(), 64);
+        QCOMPARE(QGuiApplication::clipboard()->text().split(QLatin1Char('\n')), keys);
+    }
+
+    // 7. Runs table: short policy labels, filters as you type, value lists, remembered per
+    // ledger.
+    void runsFiltersApplyAsYouTypeOfferValuesAndAreRememberedPerLedger()
+    {
+        const QString bundle = copyOfDemo("filters.kosmos");
+        {
+            ui::MainWindow window;
+            QVERIFY(window.openLedger(bundle));
+            ui::RunsModel *model = window.runsModel();
+            QCOMPARE(model->matchingCount(), 60);
+            // The policy column tells the three scripted policies apart, the full identity in
+            // the tooltip.
+            QSet<QString> labels;
+            for (int r = 0; r < model->rowCount(); ++r)
+                labels << model->data(model->index(r, ui::RunsModel::Policy)).toString();
+            QCOMPARE(labels.size(), 3);
+            for (const QString &label : labels)
+                QVERIFY2(label.size() < 60, qPrintable(label));
+            QVERIFY(model->data(model->index(0, ui::RunsModel::Policy), Qt::ToolTipRole)
+                        .toString()
+                        .size() >= model->data(model->index(0, ui::RunsModel::Policy))
+                                       .toString()
+                                       .size());
+            // The policy filter lists the three; choosing one shows its 20 runs.
+            QComboBox *policy = window.runsView()->policyFilter();
+            QCOMPARE(policy->count(), 3);
+            policy->setCurrentIndex(1);
+            window.runsView()->applyFilter();
+            QCOMPARE(model->matchingCount(), 20);
+            policy->setEditText(QString());
+            window.runsView()->applyFilter();
+            QCOMPARE(model->matchingCount(), 60);
+            QVERIFY(window.runsView()->worldModelFilter()->count() >= 1);
+            // Typing filters without Enter.
+            QLineEdit *text = window.runsView()->textFilter();
+            const QString task = model->data(model->index(0, ui::RunsModel::Task)).toString();
+            QTest::keyClicks(text, task);
+            QTRY_VERIFY_WITH_TIMEOUT(model->matchingCount() < 60, 2000);
+            QCOMPARE(model->matchingCount(), 30);
+        }
+        {
+            ui::MainWindow window; // the next session, the same ledger: the same filter
+            QVERIFY(window.openLedger(bundle));
+            QCOMPARE(window.runsModel()->matchingCount(), 30);
+            QVERIFY(!window.runsView()->textFilter()->text().isEmpty());
+            // Another ledger has its own (none).
+            QVERIFY(window.openLedger(m_demo));
+            QCOMPARE(window.runsModel()->matchingCount(), 60);
+            QVERIFY(window.runsView()->textFilter()->text().isEmpty());
+        }
+    }
+};
+
+int main(int argc, char **argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // build-notes pitfall 5
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-ux-tests"));
+    TestWorkstation test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_workstation.moc"
