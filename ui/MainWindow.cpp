@@ -143,7 +143,8 @@ MainWindow::MainWindow(QWidget *parent)
     const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
     const bool restored = !geometry.isEmpty() && restoreGeometry(geometry);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_review->restoreState(settings.value(QStringLiteral("window/reviewState")).toByteArray());
+    if (m_review->restoreState(settings.value(QStringLiteral("window/reviewState")).toByteArray()))
+        m_firstLayout = nullptr;
     m_centre->restoreState(settings.value(QStringLiteral("window/playerSplitter")).toByteArray());
     m_runsView->table()->horizontalHeader()->restoreState(
         settings.value(QStringLiteral("window/runsColumns")).toByteArray());
@@ -171,7 +172,7 @@ void MainWindow::buildWorkspaces()
     m_centre->setStretchFactor(1, 2);
     m_centre->setChildrenCollapsible(false);
     m_review->setCentralWidget(m_centre);
-    addDock(tr("Runs"), "runsDock", m_runsView, Qt::LeftDockWidgetArea);
+    QDockWidget *runsDock = addDock(tr("Runs"), "runsDock", m_runsView, Qt::LeftDockWidgetArea);
     QDockWidget *verdictDock =
         addDock(tr("Verdicts"), "verdictDock", m_verdicts, Qt::RightDockWidgetArea);
     QDockWidget *provenanceDock =
@@ -183,7 +184,15 @@ void MainWindow::buildWorkspaces()
     QDockWidget *eventsDock = addDock(tr("Events"), "eventsDock", m_events, Qt::LeftDockWidgetArea);
     m_review->tabifyDockWidget(bookmarksDock, eventsDock);
     bookmarksDock->raise();
-    m_review->resizeDocks({verdictDock}, {380}, Qt::Horizontal);
+    // The first layout (no saved one): the player and traces get the middle and most of the
+    // width; applied once the window is shown and laid out.
+    m_firstLayout = [this, runsDock, verdictDock, bookmarksDock] {
+        const int width = m_review->width();
+        m_review->resizeDocks({runsDock, verdictDock}, {width * 34 / 100, width * 24 / 100},
+                              Qt::Horizontal);
+        m_review->resizeDocks({runsDock, bookmarksDock},
+                              {m_review->height() * 3 / 4, m_review->height() / 4}, Qt::Vertical);
+    };
 
     // Evaluate: scrolls instead of forcing its height on the window.
     m_evaluation = new EvaluationView(this);
@@ -892,6 +901,17 @@ PluginCatalog *MainWindow::pluginCatalog()
     if (m_catalog && m_catalog->plugins().isEmpty())
         m_catalog->reload();
     return m_catalog;
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_firstLayout)
+        QTimer::singleShot(0, this, [this] {
+            if (m_firstLayout)
+                m_firstLayout();
+            m_firstLayout = nullptr;
+        });
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -117,6 +117,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -168,6 +169,7 @@ private:
     QList<QPushButton *> m_runButtons;
     QLabel *m_ledgerSummary = nullptr;
     QTimer *m_refreshTimer = nullptr;
+    std::function<void()> m_firstLayout; // the default dock sizes, until shown once
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
     std::function<QStringList()> m_aboutExtras;

@@ -53,13 +53,15 @@ std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponen
         }
         std::map<std::string, int> seen;
         for (std::size_t i : members) {
-            std::string label = adapter;
+            // What differs first (a narrow column cuts the end), then the adapter.
+            std::string label;
             for (const auto &k : differing) {
                 const auto it = flat[i].find(k);
-                label += " " + k + "=" + (it == flat[i].end() ? "-" : it->second);
+                label +=
+                    (label.empty() ? "" : " ") + k + "=" + (it == flat[i].end() ? "-" : it->second);
             }
-            labels[i] = label;
-            ++seen[label];
+            labels[i] = label.empty() ? adapter : label + " (" + adapter + ")";
+            ++seen[labels[i]];
         }
         std::map<std::string, int> numbered;
         for (std::size_t i : members)

@@ -14,10 +14,10 @@ struct LabelledComponent
 };
 
 // Short labels that tell components apart (the runs table's policy column): the adapter id alone
-// when no other component has it; else the adapter id with the settings that differ among the
-// components of that adapter, as key=value (nested keys dotted, long values cut to 24
-// characters); components of equal settings get " #1", " #2" in the given order. One label per
-// input, in order.
+// when no other component has it; else the settings that differ among the components of that
+// adapter, as key=value (nested keys dotted, long values cut to 24 characters), first - a narrow
+// column cuts the end - then the adapter id in parentheses; components of equal settings get
+// " #1", " #2" in the given order. One label per input, in order.
 std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponent> &components);
 
 } // namespace kosmos

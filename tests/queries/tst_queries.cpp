@@ -22,18 +22,18 @@ TEST(ComponentLabels, TheAdapterAloneWhenUniqueElseTheSettingsThatDiffer)
         {"bare", nullptr},
     });
     ASSERT_EQ(labels.size(), 7u);
-    EXPECT_EQ(labels[0], "synthetic.scripted skill=expert");
-    EXPECT_EQ(labels[1], "synthetic.scripted skill=noisy");
+    EXPECT_EQ(labels[0], "skill=expert (synthetic.scripted)");
+    EXPECT_EQ(labels[1], "skill=noisy (synthetic.scripted)");
     EXPECT_EQ(labels[2], "openpi.client"); // the only one of its adapter: no settings needed
-    EXPECT_EQ(labels[3], "torch.policy checkpoint.step=1000");
-    EXPECT_EQ(labels[4], "torch.policy checkpoint.step=5000 #1");
-    EXPECT_EQ(labels[5], "torch.policy checkpoint.step=5000 #2");
+    EXPECT_EQ(labels[3], "checkpoint.step=1000 (torch.policy)");
+    EXPECT_EQ(labels[4], "checkpoint.step=5000 (torch.policy) #1");
+    EXPECT_EQ(labels[5], "checkpoint.step=5000 (torch.policy) #2");
     EXPECT_EQ(labels[6], "bare");
     // A long differing value is cut; a key one of them lacks differs too.
     const auto cut = distinguishingLabels(
         {{"a", {{"prompt", std::string(100, 'x')}}}, {"a", {{"prompt", "short"}, {"extra", 1}}}});
-    EXPECT_EQ(cut[0], "a extra=- prompt=" + std::string(23, 'x') + "\u2026");
-    EXPECT_EQ(cut[1], "a extra=1 prompt=short");
+    EXPECT_EQ(cut[0], "extra=- prompt=" + std::string(23, 'x') + "\u2026 (a)");
+    EXPECT_EQ(cut[1], "extra=1 prompt=short (a)");
 }
 
 TEST(CompareCandidates, TheSameStartFirstOtherPoliciesOnItFirst)
@@ -60,7 +60,8 @@ TEST(CompareCandidates, TheSameStartFirstOtherPoliciesOnItFirst)
     EXPECT_EQ(candidates[1].matchedBy, "");
     EXPECT_EQ(candidates[1].runId, ids[1]);
     EXPECT_EQ(candidates[2].runId, ids[3]);
-    EXPECT_NE(candidates[0].policy.find("synthetic.policy"), std::string::npos) << candidates[0].policy;
+    EXPECT_NE(candidates[0].policy.find("synthetic.policy"), std::string::npos)
+        << candidates[0].policy;
     EXPECT_EQ(compareCandidates(ledger, ids[0], 1).size(), 1u);
     EXPECT_TRUE(compareCandidates(ledger, 9999).empty()); // an unknown run: nothing, no throw
 }

@@ -24,6 +24,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -137,8 +138,8 @@ private slots:
             writer.finishAttempt(*lease, AttemptOutcome::completed());
         }
         emit window.runController()->runsFinished();
-        QTRY_VERIFY_WITH_TIMEOUT(
-            window.ledgerSummary()->text().contains(QStringLiteral("3 runs")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.ledgerSummary()->text().contains(QStringLiteral("3 runs")),
+                                 5000);
         QCOMPARE(window.runsModel()->matchingCount(), 3);
         bool listed = false;
         for (int i = 0; i < protocols->count(); ++i)
@@ -201,6 +202,86 @@ private slots:
         QCOMPARE(window.size(), QSize(1280, 720).boundedTo(screen.size()));
     }
 
+    // A real window under a real X server (tests/ui/real-window.sh starts Xvfb; skipped on the
+    // offscreen platform): the demo ledger in every workspace fits the screen with no widget
+    // squeezed below its minimum, and opening another ledger shows that one. With
+    // KOSMOS_SCREENSHOTS_DIR set it saves each workspace as PNG (tools/screenshots.sh).
+    void realWindowFitsTheScreenInEveryWorkspace()
+    {
+        if (QGuiApplication::platformName() != QLatin1String("xcb"))
+            QSKIP("needs a real X server: tests/ui/real-window.sh runs it under Xvfb");
+        QSettings().remove(QStringLiteral("window"));
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        const QString shots = qEnvironmentVariable("KOSMOS_SCREENSHOTS_DIR");
+        ui::MainWindow window;
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        QVERIFY(window.openLedger(m_demo));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(screen.contains(window.frameGeometry()));
+        window.selectRun(1);
+        const char *names[] = {"review", "compare", "evaluate", "run"};
+        for (int i = 0; i < 4; ++i) {
+            const auto w = static_cast<ui::MainWindow::Workspace>(i);
+            if (w == ui::MainWindow::Workspace::Compare)
+                window.compareSelected();
+            window.setWorkspace(w);
+            QTest::qWait(300);
+            QVERIFY2(screen.contains(window.frameGeometry()),
+                     qPrintable(QStringLiteral("%1: window %2,%3 %4x%5 on a %6x%7 screen")
+                                    .arg(QString::fromLatin1(names[i]))
+                                    .arg(window.frameGeometry().x())
+                                    .arg(window.frameGeometry().y())
+                                    .arg(window.frameGeometry().width())
+                                    .arg(window.frameGeometry().height())
+                                    .arg(screen.width())
+                                    .arg(screen.height())));
+            QVERIFY(window.minimumSizeHint().width() <= screen.width());
+            QVERIFY(window.minimumSizeHint().height() <= screen.height());
+            // No visible widget below the minimum it asks for.
+            for (QWidget *child : window.findChildren<QWidget *>()) {
+                if (!child->isVisible() || child->isWindow())
+                    continue;
+                const QSize min = child->minimumSize();
+                QVERIFY2(
+                    child->width() >= min.width() && child->height() >= min.height(),
+                    qPrintable(QStringLiteral("%1 (%2) is %3x%4, below its minimum %5x%6 in %7")
+                                   .arg(child->objectName(),
+                                        QString::fromLatin1(child->metaObject()->className()))
+                                   .arg(child->width())
+                                   .arg(child->height())
+                                   .arg(min.width())
+                                   .arg(min.height())
+                                   .arg(QString::fromLatin1(names[i]))));
+            }
+            // The workspace's main view gets most of the window.
+            QWidget *page = window.workspaceWidget(w);
+            QVERIFY(page->height() > window.height() / 2);
+            if (!shots.isEmpty()) {
+                QDir().mkpath(shots);
+                QPixmap shot = window.screen()->grabWindow(window.winId());
+                if (shot.isNull())
+                    shot = window.grab();
+                QVERIFY(shot.save(QDir(shots).filePath(QStringLiteral("%1-%2x%3.png")
+                                                           .arg(QString::fromLatin1(names[i]))
+                                                           .arg(screen.width())
+                                                           .arg(screen.height()))));
+            }
+        }
+        // The player and traces have room: frames and every track visible in Review.
+        window.setWorkspace(ui::MainWindow::Workspace::Review);
+        QTest::qWait(100);
+        QVERIFY(window.player()->height() >= 128);
+        QVERIFY(window.traces()->plot()->height() >= 120);
+        // Another ledger: every view shows it, nothing of the demo.
+        QVERIFY(
+            window.createLedger(QString::fromStdString((m_dir / "real-empty.kosmos").string())));
+        QCOMPARE(window.player()->frameCount(), 0);
+        QCOMPARE(window.runsModel()->rowCount(), 0);
+        QVERIFY(window.windowTitle().startsWith(QStringLiteral("real-empty.kosmos")));
+        QSettings().remove(QStringLiteral("window"));
+    }
+
     // 3. Traces: hover read-out, x zoom/pan shared by the tracks and following the player,
     // channel picker, grouping, legend, overlay.
     void tracesReadOutZoomPanAndPickChannels()
@@ -210,6 +291,7 @@ private slots:
         window.resize(1280, 720);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(100); // the first layout of the docks, once shown
         window.selectRun(1);
         ui::TracesPlot *traces = window.traces();
         Ledger ledger = Ledger::open(m_demo.toStdString(), {OpenMode::ReadOnly});
@@ -224,9 +306,9 @@ private slots:
         const QPointF at(first->axis(QCPAxis::atBottom)->coordToPixel(3.5),
                          first->rect().center().y());
         const QString text = traces->readOutAt(at);
-        const QString expected = QStringLiteral("%1 = %2").arg(
-            QString::fromStdString(rollout.dimensionNames.at(0)),
-            QString::number(rollout.actions.at(3).at(0), 'g', 5));
+        const QString expected =
+            QStringLiteral("%1 = %2").arg(QString::fromStdString(rollout.dimensionNames.at(0)),
+                                          QString::number(rollout.actions.at(3).at(0), 'g', 5));
         QVERIFY2(text.startsWith(QStringLiteral("step 3, t = %1 s: ")
                                      .arg(QString::number(3 / rollout.controlRateHz, 'f', 2))),
                  qPrintable(text));
@@ -278,9 +360,11 @@ private slots:
         QVERIFY(legend.contains(QStringLiteral("judge frames")));
         QVERIFY(legend.contains(QStringLiteral("bookmarks")));
         // The grouped track's hover names every channel on it.
-        QVERIFY(traces->readOutAt(QPointF(plot->axisRect(0)->axis(QCPAxis::atBottom)->coordToPixel(3.5),
-                                          plot->axisRect(0)->rect().center().y()))
-                    .contains(QString::fromStdString(rollout.dimensionNames.at(1))));
+        QVERIFY(
+            traces
+                ->readOutAt(QPointF(plot->axisRect(0)->axis(QCPAxis::atBottom)->coordToPixel(3.5),
+                                    plot->axisRect(0)->rect().center().y()))
+                .contains(QString::fromStdString(rollout.dimensionNames.at(1))));
         traces->setGrouped(false);
         traces->setChannelVisible(0, true);
         QCOMPARE(traces->trackCount(), dims + static_cast<int>(rollout.objectTracks.size()));
@@ -419,9 +503,8 @@ private slots:
                 QVERIFY2(label.size() < 60, qPrintable(label));
             QVERIFY(model->data(model->index(0, ui::RunsModel::Policy), Qt::ToolTipRole)
                         .toString()
-                        .size() >= model->data(model->index(0, ui::RunsModel::Policy))
-                                       .toString()
-                                       .size());
+                        .size() >=
+                    model->data(model->index(0, ui::RunsModel::Policy)).toString().size());
             // The policy filter lists the three; choosing one shows its 20 runs.
             QComboBox *policy = window.runsView()->policyFilter();
             QCOMPARE(policy->count(), 3);

@@ -71,15 +71,19 @@ TracesPlot::TracesPlot(QWidget *parent)
     m_readOut->setMinimumWidth(80);
     m_readOut->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_legend->setTextFormat(Qt::RichText);
-    m_legend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_legend->setWordWrap(true);
+    QFont small = m_legend->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    m_legend->setFont(small);
+    m_legend->setContentsMargins(4, 0, 4, 0);
     bar->addWidget(m_channels);
     bar->addWidget(reset);
-    bar->addWidget(m_legend, 2);
-    bar->addWidget(m_readOut, 3);
+    bar->addWidget(m_readOut, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(bar);
+    layout->addWidget(m_legend);
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_rangeBar);
     m_rangeBar->hide();
@@ -391,6 +395,7 @@ void TracesPlot::rebuild()
     m_legend->setText(legend.join(QStringLiteral("&nbsp; ")));
     setMarkers(m_bookmarks, m_judgeFrames, m_failures);
     updateRangeBar();
+    updateTickLabels();
     m_plot->replot();
     setCursor(m_cursor);
 }
@@ -400,6 +405,30 @@ QString TracesPlot::legendText() const
     QTextDocument doc;
     doc.setHtml(m_legend->text());
     return doc.toPlainText();
+}
+
+void TracesPlot::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    updateTickLabels();
+}
+
+void TracesPlot::updateTickLabels()
+{
+    // Value tick labels only where a track is tall enough to hold them apart; the channel name
+    // inside each track stays readable at any height, and the hover read-out gives the values.
+    const int tracks = m_plot->axisRectCount();
+    if (tracks == 0)
+        return;
+    const bool show = m_plot->height() / tracks >= 44;
+    bool changed = false;
+    for (int i = 0; i < tracks; ++i) {
+        QCPAxis *y = m_plot->axisRect(i)->axis(QCPAxis::atLeft);
+        changed |= y->tickLabels() != show;
+        y->setTickLabels(show);
+    }
+    if (changed)
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TracesPlot::syncRange(const QCPAxis *source)

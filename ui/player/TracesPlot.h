@@ -71,8 +71,12 @@ signals:
     void seekRequested(int frame);
     void visibleRangeChanged(double from, double to);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void rebuild();
+    void updateTickLabels();
     void syncRange(const QCPAxis *source);
     void updateRangeBar();
     double frameAt(double pixelX) const;

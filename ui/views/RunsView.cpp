@@ -32,7 +32,7 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     for (QComboBox *box : {m_policy, m_worldModel}) {
         box->setEditable(true);
         box->setInsertPolicy(QComboBox::NoInsert);
-        box->setMinimumContentsLength(12);
+        box->setMinimumContentsLength(10);
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     }
     m_text->setClearButtonEnabled(true);
@@ -56,21 +56,28 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     m_reference->setToolTip(tr("Reference labels come from a world that knows its true state "
                                "(synthetic); they are not human labels"));
     m_protocol->addItem(tr("any protocol"), QString());
+    // Three rows of filters, so the runs dock can be narrow beside the player.
+    for (QComboBox *box : {m_status, m_judge, m_validation, m_reference, m_human, m_protocol}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
     auto *filters = new QHBoxLayout;
-    for (QWidget *w :
-         std::initializer_list<QWidget *>{m_status, m_judge, m_validation, m_policy, m_text})
-        filters->addWidget(w);
-    filters->addWidget(m_count);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_text, m_policy, m_worldModel})
+        filters->addWidget(w, 1);
     auto *more = new QHBoxLayout;
-    for (QWidget *w :
-         std::initializer_list<QWidget *>{m_protocol, m_worldModel, m_reference, m_human})
-        more->addWidget(w);
-    more->addStretch(1);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_status, m_judge, m_validation})
+        more->addWidget(w, 1);
+    auto *labels = new QHBoxLayout;
+    for (QWidget *w : std::initializer_list<QWidget *>{m_reference, m_human, m_protocol})
+        labels->addWidget(w, 1);
+    m_count->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(filters);
     layout->addLayout(more);
+    layout->addLayout(labels);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_count);
 
     m_table->setModel(m_model);
     m_table->setSortingEnabled(true);
@@ -80,6 +87,11 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setDefaultSectionSize(84);
+    m_table->setColumnWidth(RunsModel::Run, 48);
+    m_table->setColumnWidth(RunsModel::Task, 110);
+    m_table->setColumnWidth(RunsModel::Policy, 210);
+    m_table->setColumnWidth(RunsModel::WorldModel, 130);
     m_table->setObjectName(QStringLiteral("runsTable"));
 
     for (QComboBox *box : {m_status, m_judge, m_validation, m_reference, m_human, m_protocol})
