@@ -554,6 +554,17 @@ DE = {
     " (latest of %1 judgments)": " (neuestes von %1 Urteilen)",
     "frame %1": "Bild %1",
     "frame %1 cannot be read (verify names it)": "Bild %1 nicht lesbar (verify nennt es)",
+    "needs two configurations": "braucht zwei Konfigurationen",
+    "This ledger has one judge configuration. Judge the same rollouts with another (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json), then choose it as B.":
+        "Dieses Ledger hat eine Bewerter-Konfiguration. Bewerten Sie dieselben Rollouts mit einer anderen (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json) und wählen Sie sie dann als B.",
+    "A and B are the same configuration: choose another as B.":
+        "A und B sind dieselbe Konfiguration: Wählen Sie eine andere als B.",
+    "attempt id %1": "Versuchs-ID %1",
+    "Choose a run in the list to cancel it.": "Wählen Sie einen Lauf in der Liste, um ihn abzubrechen.",
+    "Run %1: cancel requested; its worker stops it at the next step.":
+        "Lauf %1: Abbruch angefordert; sein Worker stoppt ihn beim nächsten Schritt.",
+    "Run %1 was not cancelled: it has already finished.": "Lauf %1 wurde nicht abgebrochen: Er ist bereits beendet.",
+    "Run %1 was not cancelled: %2": "Lauf %1 wurde nicht abgebrochen: %2",
 }
 
 

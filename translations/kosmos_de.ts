@@ -51,10 +51,6 @@
         <translation>Anteil der Antworten</translation>
     </message>
     <message>
-        <source>policy (row in the table)</source>
-        <translation>Policy (Zeile der Tabelle)</translation>
-    </message>
-    <message>
         <source>success rate, Wilson 95%</source>
         <translation>Erfolgsrate, Wilson 95%</translation>
     </message>
@@ -85,6 +81,10 @@
     <message>
         <source>step (open-loop replay of physics actions)</source>
         <translation>Schritt (Wiedergabe der Physik-Aktionen ohne Rückkopplung)</translation>
+    </message>
+    <message>
+        <source>policy</source>
+        <translation>Policy</translation>
     </message>
 </context>
 <context>
@@ -516,6 +516,18 @@ Weltmodell: %2</translation>
         <source>Fidelity</source>
         <translation>Treue</translation>
     </message>
+    <message>
+        <source>needs two configurations</source>
+        <translation>braucht zwei Konfigurationen</translation>
+    </message>
+    <message>
+        <source>This ledger has one judge configuration. Judge the same rollouts with another (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json), then choose it as B.</source>
+        <translation>Dieses Ledger hat eine Bewerter-Konfiguration. Bewerten Sie dieselben Rollouts mit einer anderen (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json) und wählen Sie sie dann als B.</translation>
+    </message>
+    <message>
+        <source>A and B are the same configuration: choose another as B.</source>
+        <translation>A und B sind dieselbe Konfiguration: Wählen Sie eine andere als B.</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::EventsPanel</name>
@@ -542,6 +554,10 @@ Weltmodell: %2</translation>
     <message>
         <source>run</source>
         <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>attempt id %1</source>
+        <translation>Versuchs-ID %1</translation>
     </message>
 </context>
 <context>
@@ -1519,6 +1535,22 @@ Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</tra
     <message>
         <source>shard %1: %2</source>
         <translation>Shard %1: %2</translation>
+    </message>
+    <message>
+        <source>Choose a run in the list to cancel it.</source>
+        <translation>Wählen Sie einen Lauf in der Liste, um ihn abzubrechen.</translation>
+    </message>
+    <message>
+        <source>Run %1: cancel requested; its worker stops it at the next step.</source>
+        <translation>Lauf %1: Abbruch angefordert; sein Worker stoppt ihn beim nächsten Schritt.</translation>
+    </message>
+    <message>
+        <source>Run %1 was not cancelled: it has already finished.</source>
+        <translation>Lauf %1 wurde nicht abgebrochen: Er ist bereits beendet.</translation>
+    </message>
+    <message>
+        <source>Run %1 was not cancelled: %2</source>
+        <translation>Lauf %1 wurde nicht abgebrochen: %2</translation>
     </message>
 </context>
 <context>

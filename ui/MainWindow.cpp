@@ -774,6 +774,7 @@ void MainWindow::refreshMarkers()
     }
     m_bookmarks->setEntries(entries);
     m_traces->setMarkers(bookmarkFrames, m_judgeFrames, m_failureFrames);
+    m_player->setMarkers(bookmarkFrames, m_judgeFrames, m_failureFrames);
 }
 
 void MainWindow::rememberRecent(const QString &path)

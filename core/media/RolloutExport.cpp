@@ -2,15 +2,16 @@
 
 #include "ledger/Ledger.h"
 #include "media/VideoDecoder.h"
+#include "queries/JudgmentQuery.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
+#include "util/NumberText.h"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <unistd.h>
 
 namespace kosmos {
@@ -70,23 +71,39 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     }
     result.csv = staging / "actions.csv";
     std::ofstream csv(result.csv);
-    csv.precision(std::numeric_limits<double>::max_digits10); // exact round trip of every value
     csv << "step,time_s";
     for (const auto &name : rollout.dimensionNames)
         csv << ",\"" << name << "\"";
     csv << "\n";
+    // The shortest text that reads back exactly (-0.04, not -0.040000000000000001).
     for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
-        csv << t << "," << static_cast<double>(t) / rollout.controlRateHz;
+        csv << t << "," << shortestText(static_cast<double>(t) / rollout.controlRateHz);
         for (double v : rollout.actions[t])
-            csv << "," << v;
+            csv << "," << shortestText(v);
         csv << "\n";
     }
     if (!csv)
         throw Error(ErrorCode::Io, "cannot write " + result.csv.string());
     result.actions = static_cast<int>(rollout.actions.size());
     if (video) {
+        // The overlay's first line: which run this is, by which policy, and what the judge said.
+        std::string heading = "run " + std::to_string(runId);
+        {
+            sqlite::Statement s(ledger.database(),
+                                "SELECT c.adapter_id FROM runs r JOIN components c ON "
+                                "c.component_id = r.policy_id WHERE r.run_id = ?");
+            s.bind(1, runId);
+            if (s.step())
+                heading += "  " + s.text(0);
+        }
+        const auto judgments = judgmentsOfRun(ledger, runId);
+        heading += judgments.empty() ? "  no judgment" : "  judge: " + judgments.back().outcome;
         for (std::size_t i = 0; overlay && i < decoded.size(); ++i) {
             cv::Mat &f = decoded[i];
+            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {0, 0, 0}, 3,
+                        cv::LINE_AA);
+            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255}, 1,
+                        cv::LINE_AA);
             std::string text = "step " + std::to_string(i);
             if (i > 0 && i - 1 < rollout.actions.size()) {
                 char buffer[64];
@@ -100,7 +117,9 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                         1, cv::LINE_AA);
         }
         result.video = staging / "rollout.mp4";
-        encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)));
+        result.videoCodec =
+            encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)),
+                        VideoFor::Browsers);
     }
     csv.close();
     // Complete: move each piece into place (replacing an earlier export's pieces).

@@ -17,13 +17,15 @@ struct ExportResult
     int actions = 0;
     bool cancelled = false;
     std::filesystem::path video; // empty when not written
+    std::string videoCodec;      // "h264" (or "mpeg4" without libx264; "ffv1" for .mkv)
     std::filesystem::path csv;
     std::filesystem::path framesDir;
 };
 
 // Writes a run's rollout out of the ledger: the frames as PNG (bytes as stored, hash-checked on
-// read), the actions as CSV (step, time, one column per named dimension), and optionally a
-// video (MP4: MPEG-4; MKV: lossless FFV1) with an overlay of the step index and the actions.
+// read), the actions as CSV (step, time, one column per named dimension; each number the shortest
+// text that reads back exactly), and optionally a video (MP4: H.264 for browsers; MKV: lossless
+// FFV1) with an overlay of the run, policy, step, judge verdict and the actions.
 // Throws Error(InvalidInput) for a run without frames, Error(Io) when a file cannot be written.
 ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, bool video, bool overlay,

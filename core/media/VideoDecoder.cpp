@@ -9,6 +9,7 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
+#include <algorithm>
 #include <memory>
 
 namespace kosmos {
@@ -126,7 +127,8 @@ DecodedVideo decodeVideo(const std::filesystem::path &path)
     return video;
 }
 
-void encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &frames, int fps)
+std::string encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &frames,
+                        int fps, VideoFor use)
 {
     const std::string where = path.string();
     auto fail = [&](const std::string &what) -> void {
@@ -145,33 +147,56 @@ void encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &
             avformat_free_context(c);
         });
     const bool mkv = path.extension() == ".mkv";
-    const AVCodec *codec = avcodec_find_encoder(mkv ? AV_CODEC_ID_FFV1 : AV_CODEC_ID_MPEG4);
+    const AVCodec *codec = nullptr;
+    if (!mkv && use == VideoFor::Browsers)
+        codec = avcodec_find_encoder_by_name("libx264");
+    const bool h264 = codec != nullptr;
+    if (!codec)
+        codec = avcodec_find_encoder(mkv ? AV_CODEC_ID_FFV1 : AV_CODEC_ID_MPEG4);
     if (!codec)
         fail("encoder not available");
     AVStream *stream = avformat_new_stream(format.get(), nullptr);
     std::unique_ptr<AVCodecContext, CodecFreer> ctx(avcodec_alloc_context3(codec));
-    ctx->width = frames[0].cols;
-    ctx->height = frames[0].rows;
+    // yuv420p needs an even size: H.264 drops the odd last row/column (scaled from the full frame).
+    ctx->width = h264 ? frames[0].cols & ~1 : frames[0].cols;
+    ctx->height = h264 ? frames[0].rows & ~1 : frames[0].rows;
+    if (ctx->width == 0 || ctx->height == 0)
+        fail("frames of " + std::to_string(frames[0].cols) + "x" + std::to_string(frames[0].rows) +
+             " are too small");
     ctx->time_base = AVRational{1, fps};
     ctx->framerate = AVRational{fps, 1};
     ctx->pix_fmt = mkv ? AV_PIX_FMT_BGR0 : AV_PIX_FMT_YUV420P;
-    ctx->gop_size = 1;
-    if (!mkv) {
+    AVDictionary *options = nullptr;
+    if (h264) {
+        ctx->gop_size = std::max(1, fps * 2);
+        av_dict_set(&options, "crf", "18", 0);
+        av_dict_set(&options, "preset", "medium", 0);
+    } else {
+        ctx->gop_size = 1;
+    }
+    if (!mkv && !h264) {
         ctx->flags |= AV_CODEC_FLAG_QSCALE;
         ctx->global_quality = FF_QP2LAMBDA * 1;
     }
     if (format->oformat->flags & AVFMT_GLOBALHEADER)
         ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if ((rc = avcodec_open2(ctx.get(), codec, nullptr)) < 0)
+    rc = avcodec_open2(ctx.get(), codec, &options);
+    av_dict_free(&options);
+    if (rc < 0)
         fail(averror(rc));
     avcodec_parameters_from_context(stream->codecpar, ctx.get());
     stream->time_base = ctx->time_base;
     if ((rc = avio_open(&format->pb, where.c_str(), AVIO_FLAG_WRITE)) < 0)
         fail(averror(rc));
-    if ((rc = avformat_write_header(format.get(), nullptr)) < 0)
+    AVDictionary *muxer = nullptr;
+    if (h264)
+        av_dict_set(&muxer, "movflags", "+faststart", 0);
+    rc = avformat_write_header(format.get(), &muxer);
+    av_dict_free(&muxer);
+    if (rc < 0)
         fail(averror(rc));
     std::unique_ptr<SwsContext, SwsFreer> sws(
-        sws_getContext(ctx->width, ctx->height, AV_PIX_FMT_RGB24, ctx->width, ctx->height,
+        sws_getContext(frames[0].cols, frames[0].rows, AV_PIX_FMT_RGB24, ctx->width, ctx->height,
                        ctx->pix_fmt, SWS_BICUBIC, nullptr, nullptr, nullptr));
     std::unique_ptr<AVFrame, FrameFreer> frame(av_frame_alloc());
     frame->format = ctx->pix_fmt;
@@ -193,7 +218,9 @@ void encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &
         av_frame_make_writable(frame.get());
         const uint8_t *src[4] = {frames[i].data, nullptr, nullptr, nullptr};
         const int srcStride[4] = {static_cast<int>(frames[i].step), 0, 0, 0};
-        sws_scale(sws.get(), src, srcStride, 0, ctx->height, frame->data, frame->linesize);
+        if (frames[i].cols != frames[0].cols || frames[i].rows != frames[0].rows)
+            fail("frame " + std::to_string(i) + " is not the size of the first");
+        sws_scale(sws.get(), src, srcStride, 0, frames[0].rows, frame->data, frame->linesize);
         frame->pts = static_cast<int64_t>(i);
         if (avcodec_send_frame(ctx.get(), frame.get()) < 0)
             fail("encoder refused frame " + std::to_string(i));
@@ -201,7 +228,9 @@ void encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &
     }
     avcodec_send_frame(ctx.get(), nullptr);
     writePackets();
-    av_write_trailer(format.get());
+    if ((rc = av_write_trailer(format.get())) < 0)
+        fail(averror(rc));
+    return h264 ? "h264" : mkv ? "ffv1" : "mpeg4";
 }
 
 } // namespace kosmos

@@ -20,8 +20,16 @@ struct DecodedVideo
 // frame-exactly. Throws Error(InvalidInput) naming the file when it cannot be decoded.
 DecodedVideo decodeVideo(const std::filesystem::path &path);
 
-// Encodes RGB frames losslessly-enough for tests and exports (FFV1 in Matroska, or MPEG-4 Part 2
-// at high quality in .mp4). Throws Error(Io) on failure.
-void encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &frames, int fps);
+enum class VideoFor
+{
+    Fidelity, // FFV1 in .mkv, or MPEG-4 Part 2 at high quality (every frame a key frame) in .mp4
+    Browsers  // H.264 (libx264, yuv420p, even size, crf 18) in .mp4 with the index first
+              // (faststart): what browsers and slide decks play
+};
+
+// Encodes RGB frames. Returns the codec used ("ffv1", "mpeg4", "h264"); Browsers falls back to
+// MPEG-4 Part 2 when this FFmpeg has no libx264 (and says so by the name). Throws Error(Io).
+std::string encodeVideo(const std::filesystem::path &path, const std::vector<cv::Mat> &frames,
+                        int fps, VideoFor use = VideoFor::Fidelity);
 
 } // namespace kosmos

@@ -10,4 +10,8 @@ namespace kosmos {
 // correlation reads the same everywhere.
 std::string numberText(const std::optional<double> &value, const char *format = "%.3f");
 
+// The shortest text that reads back as exactly `value` (std::to_chars): -0.04, not
+// -0.040000000000000001. For data files (CSV exports).
+std::string shortestText(double value);
+
 } // namespace kosmos

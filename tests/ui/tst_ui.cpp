@@ -289,7 +289,13 @@ private slots:
         QVERIFY(
             test::readFile(out / "actions.csv").find("step,time_s,\"dx [m]\",\"gripper [1]\"") ==
             0);
-        QCOMPARE(decodeVideo(out / "rollout.mp4").frames.size(), std::size_t{21});
+        const DecodedVideo video = decodeVideo(out / "rollout.mp4");
+        QCOMPARE(video.frames.size(), std::size_t{21});
+        // H.264 (browsers play it), and each number the shortest text that reads back exactly.
+        QCOMPARE(QString::fromStdString(video.codec), QStringLiteral("h264"));
+        const std::string csv = test::readFile(out / "actions.csv");
+        QVERIFY2(csv.find("\n3,0.6,0.03,1\n") != std::string::npos, csv.c_str());
+        QVERIFY(csv.find("0000000") == std::string::npos);
     }
 
     void compareShowsTwoRunsOnOneTimeline()

@@ -36,6 +36,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTest>
 #include <QTreeWidget>
 #include <QWheelEvent>
@@ -280,6 +281,49 @@ private slots:
         QCOMPARE(window.runsModel()->rowCount(), 0);
         QVERIFY(window.windowTitle().startsWith(QStringLiteral("real-empty.kosmos")));
         QSettings().remove(QStringLiteral("window"));
+    }
+
+    // The smaller ones: markers on the frame slider, the Events attempt column, Ctrl+wheel zoom
+    // around the mouse.
+    void sliderMarkersAttemptNumbersAndZoomAroundTheMouse()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(100);
+        window.selectRun(3);
+        // The judge's 16 frames (and world-model calls when chunked) along the slider.
+        QVERIFY2(window.player()->slider()->markerCount() >= 16,
+                 qPrintable(QString::number(window.player()->slider()->markerCount())));
+        window.player()->seek(5);
+        QVERIFY(window.addBookmark(QStringLiteral("here")));
+        QVERIFY(window.player()->slider()->markerCount() >= 17);
+        // Events name the attempt by its number, as the payloads do.
+        QTableWidget *events = window.events()->table();
+        bool attemptRow = false;
+        for (int r = 0; r < events->rowCount(); ++r)
+            if (events->item(r, 2)->text() == QLatin1String("1")) {
+                attemptRow = true;
+                QVERIFY(events->item(r, 2)->toolTip().startsWith(QStringLiteral("attempt id ")));
+            }
+        QVERIFY(attemptRow);
+        // Ctrl+wheel keeps the image point under the mouse where it is.
+        auto *view = const_cast<ui::FrameView *>(window.player()->view());
+        const QPointF at(view->width() * 0.3, view->height() * 0.4);
+        const QPointF before = view->imagePointAt(at);
+        QWheelEvent wheel(at, view->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view, &wheel);
+        QVERIFY(view->zoom() > 0);
+        const QPointF after = view->imagePointAt(at);
+        QVERIFY2(std::abs(after.x() - before.x()) < 1.0 && std::abs(after.y() - before.y()) < 1.0,
+                 qPrintable(QStringLiteral("%1,%2 -> %3,%4")
+                                .arg(before.x())
+                                .arg(before.y())
+                                .arg(after.x())
+                                .arg(after.y())));
     }
 
     // 3. Traces: hover read-out, x zoom/pan shared by the tracks and following the player,

@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QHeaderView>
 #include <QTableWidget>
 #include <QTimer>
@@ -49,6 +50,10 @@ void EventsPanel::poll()
         if (version == m_lastVersion && m_lastSeq > 0)
             return;
         m_lastVersion = version;
+        // The attempt's number (what payloads call attempt_no), its id in the tooltip.
+        QHash<qint64, int> attemptNo;
+        for (const AttemptRecord &a : m_ledger->attempts(m_runId))
+            attemptNo.insert(a.attemptId, a.attemptNo);
         for (const EventRecord &e : m_ledger->events(m_runId, m_lastSeq, 5000)) {
             const int row = m_table->rowCount();
             m_table->insertRow(row);
@@ -57,9 +62,11 @@ void EventsPanel::poll()
                 row, 1,
                 new QTableWidgetItem(QDateTime::fromMSecsSinceEpoch(e.createdAtMs, Qt::UTC)
                                          .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz"))));
-            m_table->setItem(
-                row, 2,
-                new QTableWidgetItem(e.attemptId ? QString::number(*e.attemptId) : tr("run")));
+            auto *attempt = new QTableWidgetItem(
+                e.attemptId ? QString::number(attemptNo.value(*e.attemptId, 0)) : tr("run"));
+            if (e.attemptId)
+                attempt->setToolTip(tr("attempt id %1").arg(*e.attemptId));
+            m_table->setItem(row, 2, attempt);
             m_table->setItem(row, 3, new QTableWidgetItem(QString::fromStdString(e.type)));
             m_table->setItem(row, 4, new QTableWidgetItem(QString::fromStdString(e.payloadJson)));
             m_lastSeq = e.seq;

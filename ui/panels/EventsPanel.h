@@ -21,6 +21,7 @@ public:
     void showRun(Ledger *ledger, qint64 runId);
     void clear() { showRun(nullptr, 0); }
     int eventCount() const;
+    QTableWidget *table() const { return m_table; }
     // Reads what was committed since the last look (called by the timer; public for tests).
     void poll();
 

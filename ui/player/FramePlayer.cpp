@@ -12,6 +12,8 @@
 #include <QPainter>
 #include <QSlider>
 #include <QSplitter>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -40,9 +42,27 @@ void FrameView::setImage(const QImage &image)
 
 void FrameView::setZoom(double zoom)
 {
+    // Zooming by Ctrl+wheel keeps the image point under the mouse where it is; otherwise the
+    // zoomed frame is centred.
+    const QRectF before = targetRect();
+    const double oldZoom = effectiveZoom();
     m_zoom = std::max(0.0, zoom);
     m_pan = {};
+    if (m_anchor && !m_image.isNull() && oldZoom > 0) {
+        const QPointF image = (*m_anchor - before.topLeft()) / oldZoom; // in image pixels
+        const double newZoom = effectiveZoom();
+        const QSizeF size = QSizeF(m_image.size()) * newZoom;
+        const QPointF centred((width() - size.width()) / 2, (height() - size.height()) / 2);
+        m_pan = *m_anchor - image * newZoom - centred;
+    }
+    m_anchor.reset();
     update();
+}
+
+QPointF FrameView::imagePointAt(const QPointF &widgetPoint) const
+{
+    const double zoom = effectiveZoom();
+    return zoom > 0 ? (widgetPoint - targetRect().topLeft()) / zoom : QPointF();
 }
 
 double FrameView::effectiveZoom() const
@@ -86,8 +106,11 @@ void FrameView::wheelEvent(QWheelEvent *event)
         return;
     }
     const int steps = event->angleDelta().y() / 120;
-    if (steps != 0)
+    if (steps != 0) {
+        m_anchor = event->position();
         emit zoomStepRequested(steps);
+        m_anchor.reset();
+    }
     event->accept();
 }
 
@@ -111,7 +134,7 @@ void FrameView::mouseMoveEvent(QMouseEvent *event)
 FramePlayer::FramePlayer(QWidget *parent)
     : QWidget(parent), m_view(new FrameView(this)), m_reference(new ReferenceVideo(this)),
       m_policyImage(new QLabel(this)), m_play(new QToolButton(this)),
-      m_slider(new QSlider(Qt::Horizontal, this)), m_speed(new QComboBox(this)),
+      m_slider(new MarkedSlider(this)), m_speed(new QComboBox(this)),
       m_loop(new QCheckBox(tr("Loop"), this)), m_zoom(new QComboBox(this)),
       m_label(new QLabel(this)), m_timer(new QTimer(this))
 {
@@ -185,6 +208,58 @@ void FramePlayer::releaseLedger()
     m_decoding = -1;
 }
 
+MarkedSlider::MarkedSlider(QWidget *parent) : QSlider(Qt::Horizontal, parent)
+{
+    setMinimumHeight(22);
+}
+
+void MarkedSlider::setMarkers(const QList<Marker> &markers)
+{
+    m_markers = markers;
+    update();
+}
+
+void MarkedSlider::paintEvent(QPaintEvent *event)
+{
+    QSlider::paintEvent(event);
+    if (m_markers.isEmpty() || maximum() <= minimum())
+        return;
+    QStyleOptionSlider option;
+    initStyleOption(&option);
+    const QRect groove =
+        style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, this);
+    const QRect handle =
+        style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, this);
+    // The handle's centre travels over [groove.left + handle/2, groove.right - handle/2].
+    const int span = groove.width() - handle.width();
+    QPainter p(this);
+    for (const Marker &m : m_markers) {
+        const int x = groove.left() + handle.width() / 2 +
+                      QStyle::sliderPositionFromValue(minimum(), maximum(), m.frame, span);
+        p.setPen(QPen(m.colour, 2));
+        p.drawLine(x, height() - 6, x, height() - 1);
+    }
+}
+
+void FramePlayer::setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames,
+                             const QList<int> &validationFailures)
+{
+    m_bookmarks = bookmarks;
+    m_judgeFrames = judgeFrames;
+    m_failures = validationFailures;
+    QList<MarkedSlider::Marker> markers;
+    const bool chunked = m_rollout.chunkBoundaries.size() + 1 < m_rollout.actions.size();
+    for (int f : chunked ? m_rollout.chunkBoundaries : std::vector<int>{})
+        markers.append({f, QColor(90, 140, 220)});
+    for (int f : judgeFrames)
+        markers.append({f, QColor(150, 150, 150)});
+    for (int f : validationFailures)
+        markers.append({f, QColor(200, 30, 30)});
+    for (int f : bookmarks)
+        markers.append({f, QColor(30, 150, 60)});
+    m_slider->setMarkers(markers);
+}
+
 void FramePlayer::clear()
 {
     releaseLedger();
@@ -208,6 +283,7 @@ void FramePlayer::setRollout(Ledger *ledger, const RolloutView &rollout)
     m_slider->blockSignals(false);
     m_policyImageShown = -1;
     m_policyImage->setVisible(!m_rollout.policyImages.empty());
+    setMarkers({}, {}, {}); // the new rollout's world-model calls; the caller adds the rest
     show(0);
     showReference();
 }

@@ -5,9 +5,11 @@
 #include <QFutureWatcher>
 #include <QHash>
 #include <QImage>
+#include <QSlider>
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -36,6 +38,8 @@ public:
     double zoom() const { return m_zoom; }
     // The factor actually painted: the fit factor when zoom() is 0.
     double effectiveZoom() const;
+    // The image pixel shown at a point of the view (where Ctrl+wheel zooms around).
+    QPointF imagePointAt(const QPointF &widgetPoint) const;
 
 public slots:
     void setZoom(double zoom); // 0: fit to view
@@ -56,6 +60,29 @@ private:
     double m_zoom = 0;
     QPointF m_pan;
     QPointF m_dragFrom;
+    std::optional<QPointF> m_anchor; // the mouse, while a Ctrl+wheel zoom is applied
+};
+
+// The frame slider with the run's markers drawn along its groove, as on the traces: bookmarks
+// (green), the judge's frames (grey), validation failures (red), world-model calls (blue).
+class MarkedSlider : public QSlider
+{
+    Q_OBJECT
+public:
+    struct Marker
+    {
+        int frame = 0;
+        QColor colour;
+    };
+    explicit MarkedSlider(QWidget *parent = nullptr);
+    void setMarkers(const QList<Marker> &markers);
+    int markerCount() const { return static_cast<int>(m_markers.size()); }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    QList<Marker> m_markers;
 };
 
 // The generated frames of a run with the transport: play/pause (Space), step (Left/Right,
@@ -84,6 +111,10 @@ public:
     ReferenceVideo *reference() const { return m_reference; }
     // The policy's own image for the current frame (SuSIE's subgoal), hidden when it has none.
     QLabel *policyImage() const { return m_policyImage; }
+    // Markers on the frame slider (the rollout's world-model calls are added by setRollout).
+    void setMarkers(const QList<int> &bookmarks, const QList<int> &judgeFrames,
+                    const QList<int> &validationFailures);
+    const MarkedSlider *slider() const { return m_slider; }
 
 public slots:
     void seek(int frame);
@@ -118,7 +149,8 @@ private:
     QLabel *m_policyImage;
     int m_policyImageShown = -1; // index into m_rollout.policyImages
     QToolButton *m_play;
-    QSlider *m_slider;
+    MarkedSlider *m_slider;
+    QList<int> m_bookmarks, m_judgeFrames, m_failures;
     QComboBox *m_speed;
     QCheckBox *m_loop;
     QComboBox *m_zoom;

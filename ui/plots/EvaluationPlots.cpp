@@ -109,11 +109,16 @@ void EvaluationPlots::policyRates(QCustomPlot *plot, const PolicyRanking &rankin
         y << *p.rate;
         lo << *p.rate - *p.lower;
         hi << *p.upper - *p.rate;
-        ticker->addTick(static_cast<double>(i + 1), QString::number(i + 1));
+        // The policy by name (the middle elided when long; the table has it whole).
+        ticker->addTick(
+            static_cast<double>(i + 1),
+            QFontMetrics(plot->xAxis->tickLabelFont())
+                .elidedText(QString::fromStdString(ranking.rates[i].first), Qt::ElideMiddle, 160));
     }
     ratesWithBars(plot, x, y, lo, hi, kBlue);
     plot->xAxis->setTicker(ticker);
-    plot->xAxis->setLabel(tr("policy (row in the table)"));
+    plot->xAxis->setTickLabelRotation(ranking.rates.size() > 3 ? 30 : 0);
+    plot->xAxis->setLabel(tr("policy"));
     plot->yAxis->setLabel(tr("success rate, Wilson 95%"));
     plot->xAxis->setRange(0.5, static_cast<double>(ranking.rates.size()) + 0.5);
     plot->yAxis->setRange(0, 1.05);

@@ -124,21 +124,28 @@ QString provenanceSection(const EvaluationRecord &r)
               QStringLiteral("task-stratified start-lineage resampling, %1 replicates, seed %2")
                   .arg(r.replicates)
                   .arg(r.seed)});
-    h += QStringLiteral("</table>\n<h3>Components</h3>\n<table>");
-    h += row({QStringLiteral("family"), QStringLiteral("adapter"), QStringLiteral("version"),
-              QStringLiteral("identity SHA-256"), QStringLiteral("weights SHA-256"),
-              QStringLiteral("config"), QStringLiteral("runs")},
-             true);
-    for (const ComponentUse &c : r.components)
-        h += row({esc(c.family), esc(c.adapterId), esc(c.adapterVersion),
-                  QStringLiteral("<span class=mono>%1</span>").arg(esc(c.identitySha256)),
-                  c.weightsSha256
-                      ? QStringLiteral("<span class=mono>%1</span>").arg(esc(*c.weightsSha256))
-                      : QStringLiteral("none (no weights)"),
-                  QStringLiteral("<span class=mono>%1</span>")
-                      .arg(esc(c.config.is_null() ? std::string() : c.config.dump())),
-                  QString::number(c.runs)});
-    h += QStringLiteral("</table>\n");
+    h += QStringLiteral("</table>\n<h3>Components</h3>\n");
+    // One block per component (a seven-column table broke into narrow columns across pages);
+    // hashes and settings may wrap anywhere (zero-width spaces every 16 characters).
+    auto breakable = [](const std::string &text) {
+        QString out;
+        const QString s = QString::fromStdString(text);
+        for (qsizetype i = 0; i < s.size(); i += 16)
+            out += s.mid(i, 16).toHtmlEscaped() + QChar(0x200B);
+        return QStringLiteral("<span class=mono>%1</span>").arg(out);
+    };
+    for (const ComponentUse &c : r.components) {
+        h += QStringLiteral("<p><b>%1</b>: %2 %3, %4 run(s)</p>\n<table>")
+                 .arg(esc(c.family), esc(c.adapterId), esc(c.adapterVersion))
+                 .arg(c.runs);
+        h += row({QStringLiteral("identity SHA-256"), breakable(c.identitySha256)});
+        h += row({QStringLiteral("weights SHA-256"), c.weightsSha256
+                                                         ? breakable(*c.weightsSha256)
+                                                         : QStringLiteral("none (no weights)")});
+        h += row({QStringLiteral("config"),
+                  breakable(c.config.is_null() ? std::string("{}") : c.config.dump())});
+        h += QStringLiteral("</table>\n");
+    }
 
     return h;
 }

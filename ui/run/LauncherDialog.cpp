@@ -330,6 +330,14 @@ void LauncherDialog::fillPlugins(QComboBox *box, const QString &family, bool opt
             if (auto *model = qobject_cast<QStandardItemModel *>(box->model()))
                 model->item(box->count() - 1)->setEnabled(false);
     }
+    // The default is an available plugin (the first listed may not be).
+    if (auto *model = qobject_cast<QStandardItemModel *>(box->model());
+        model && box->currentIndex() >= 0 && !model->item(box->currentIndex())->isEnabled())
+        for (int i = 0; i < box->count(); ++i)
+            if (model->item(i)->isEnabled()) {
+                box->setCurrentIndex(i);
+                break;
+            }
 }
 
 void LauncherDialog::addPolicy()

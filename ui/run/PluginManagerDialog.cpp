@@ -19,6 +19,7 @@ PluginManagerDialog::PluginManagerDialog(PluginCatalog &catalog, QWidget *parent
       m_report(new QPlainTextEdit(this))
 {
     setWindowTitle(tr("Plugins"));
+    resize(920, 560); // its table of seven columns, the settings and the report side by side
     m_table->setHorizontalHeaderLabels({tr("Plugin"), tr("Family"), tr("Version"), tr("API"),
                                         tr("Requires"), tr("Available"), tr("Reason / file")});
     m_table->horizontalHeader()->setStretchLastSection(true);

@@ -30,7 +30,8 @@ QString duration(std::int64_t ms)
 ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     : QWidget(parent), m_controller(controller), m_title(new QLabel(this)),
       m_overall(new QProgressBar(this)), m_status(new QLabel(this)), m_tree(new QTreeWidget(this)),
-      m_resources(new QLabel(this)), m_cancelRun(new QPushButton(tr("Cancel run"), this)),
+      m_resources(new QLabel(this)), m_notice(new QLabel(this)),
+      m_cancelRun(new QPushButton(tr("Cancel run"), this)),
       m_cancelBatch(new QPushButton(tr("Cancel batch"), this))
 {
     m_tree->setHeaderLabels({tr("Run"), tr("Task"), tr("Policy"), tr("Status"), tr("Stage"),
@@ -49,12 +50,29 @@ ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     layout->addWidget(m_status);
     layout->addWidget(m_tree, 1);
     layout->addWidget(m_resources);
+    m_notice->setWordWrap(true);
+    m_notice->setObjectName(QStringLiteral("cancelNotice"));
+    layout->addWidget(m_notice);
     m_resources->setWordWrap(true);
     layout->addLayout(buttons);
     connect(&m_controller, &RunController::progressChanged, this, &ProgressPanel::show);
     connect(m_cancelRun, &QPushButton::clicked, this, [this] {
-        if (QTreeWidgetItem *item = m_tree->currentItem())
-            m_controller.cancelRun(item->data(0, Qt::UserRole).toLongLong());
+        QTreeWidgetItem *item = m_tree->currentItem();
+        if (!item) {
+            m_notice->setText(tr("Choose a run in the list to cancel it."));
+            return;
+        }
+        const qint64 run = item->data(0, Qt::UserRole).toLongLong();
+        if (m_controller.cancelRun(run)) {
+            m_notice->setText(tr("Run %1: cancel requested; its worker stops it at the next "
+                                 "step.")
+                                  .arg(run));
+            return;
+        }
+        m_notice->setText(
+            m_controller.error().isEmpty()
+                ? tr("Run %1 was not cancelled: it has already finished.").arg(run)
+                : tr("Run %1 was not cancelled: %2").arg(run).arg(m_controller.error()));
     });
     connect(m_cancelBatch, &QPushButton::clicked, this, [this] { m_controller.cancelBatch(); });
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
@@ -195,6 +213,11 @@ void ProgressPanel::show(const BatchProgress &p)
     m_resources->setText(lines.isEmpty() ? QString()
                                          : lines.join(QStringLiteral("; ")) + QStringLiteral(". ") +
                                                QString::fromStdString(gpus.summary()));
+}
+
+QString ProgressPanel::notice() const
+{
+    return m_notice->text();
 }
 
 } // namespace kosmos::ui

@@ -307,6 +307,7 @@ void RunController::poll()
 
 bool RunController::cancelRun(qint64 runId)
 {
+    m_error.clear();
     if (m_sharded) { // a run in a shard's ledger: the shard's job is cancelled as a whole
         m_error = tr("a run of a sharded batch is cancelled with its whole batch (scancel)");
         return false;

@@ -406,6 +406,20 @@ void EvaluationView::updateAudit()
         m_auditPlot->replot();
         return;
     }
+    // One configuration (or the same chosen twice) is not an audit: say what is needed.
+    if (m_auditA->count() < 2 || m_auditA->currentIndex() == m_auditB->currentIndex()) {
+        setRow(m_auditTable, 0,
+               {tr("needs two configurations"),
+                m_auditA->count() < 2
+                    ? tr("This ledger has one judge configuration. Judge the same rollouts with "
+                         "another (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json), "
+                         "then choose it as B.")
+                    : tr("A and B are the same configuration: choose another as B."),
+                QString()});
+        m_auditTable->resizeColumnsToContents();
+        m_auditPlot->replot();
+        return;
+    }
     PairedAudit a;
     try {
         a = pairedAudit(*m_ledger, m_auditA->currentData().toString().toStdString(),
