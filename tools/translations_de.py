@@ -565,6 +565,8 @@ DE = {
         "Lauf %1: Abbruch angefordert; sein Worker stoppt ihn beim nächsten Schritt.",
     "Run %1 was not cancelled: it has already finished.": "Lauf %1 wurde nicht abgebrochen: Er ist bereits beendet.",
     "Run %1 was not cancelled: %2": "Lauf %1 wurde nicht abgebrochen: %2",
+    "\nShowing %1 of %2 runs: the running ones, the next queued, the latest finished.":
+        "\nGezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt beendeten.",
 }
 
 

@@ -1552,6 +1552,12 @@ Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</tra
         <source>Run %1 was not cancelled: %2</source>
         <translation>Lauf %1 wurde nicht abgebrochen: %2</translation>
     </message>
+    <message>
+        <source>
+Showing %1 of %2 runs: the running ones, the next queued, the latest finished.</source>
+        <translation>
+Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt beendeten.</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::ProvenancePanel</name>

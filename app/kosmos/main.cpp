@@ -13,6 +13,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHash>
 #include <QScreen>
 #include <QTabWidget>
 
@@ -76,6 +77,19 @@ bool haveDisplayOrOffscreenUse(int argc, char *argv[])
 
 void raiseDock(kosmos::ui::MainWindow &window, const QString &name)
 {
+    using Workspace = kosmos::ui::MainWindow::Workspace;
+    const QHash<QString, Workspace> workspaces = {
+        {QStringLiteral("review"), Workspace::Review},
+        {QStringLiteral("compare"), Workspace::Compare},
+        {QStringLiteral("evaluate"), Workspace::Evaluate},
+        {QStringLiteral("evaluation"), Workspace::Evaluate},
+        {QStringLiteral("run"), Workspace::Run},
+        {QStringLiteral("progress"), Workspace::Run}};
+    if (workspaces.contains(name)) {
+        window.setWorkspace(workspaces.value(name));
+        return;
+    }
+    window.setWorkspace(Workspace::Review); // the docks are the Review workspace's
     auto *dock = window.findChild<QDockWidget *>(name + QStringLiteral("Dock"));
     if (!dock)
         dock =
@@ -162,7 +176,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption raiseOption(
         QStringLiteral("raise"),
         QStringLiteral(
-            "bring this dock to the front: runs, verdicts, provenance, bookmarks, events"),
+            "show this workspace (review, compare, evaluate, run) or bring this dock of Review to "
+            "the front: runs, verdicts, provenance, bookmarks, events"),
         QStringLiteral("dock"));
     const QCommandLineOption languageOption(
         QStringLiteral("language"),
@@ -179,7 +194,7 @@ int main(int argc, char *argv[])
         QStringLiteral("with --dialog launcher: fill it from this file"), QStringLiteral("json"));
     const QCommandLineOption tabOption(
         QStringLiteral("evaluation-tab"),
-        QStringLiteral("show this tab of the Evaluation dock (0-3; 3: Fidelity)"),
+        QStringLiteral("show this tab of the Evaluate workspace (0-3; 3: Fidelity)"),
         QStringLiteral("index"));
     parser.addOptions({runOption, screenshotOption, compareOption, raiseOption, languageOption,
                        frameOption, dialogOption, protocolOption, tabOption});
@@ -195,7 +210,8 @@ int main(int argc, char *argv[])
     kosmos::ui::MainWindow window;
     window.setAboutExtras(runtimeLines);
     window.setCliPath(QCoreApplication::applicationDirPath() + QStringLiteral("/kosmos-cli"));
-    window.resize(1400, 860);
+    if (screenshot) // otherwise the window keeps its saved size, or fits the screen
+        window.resize(1400, 860);
     if (!parser.positionalArguments().isEmpty())
         window.openLedger(parser.positionalArguments().first());
     if (parser.isSet(runOption))

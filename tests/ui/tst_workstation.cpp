@@ -326,6 +326,36 @@ private slots:
                                 .arg(after.y())));
     }
 
+    // A batch of 100,000 runs: the progress list shows the running runs first, then the next
+    // queued and the latest finished, at most ProgressPanel::kMaxRows rows, and says so.
+    void progressOfAHugeBatchListsTheRunningRunsFirst()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        ui::ProgressPanel panel(controller);
+        BatchProgress p;
+        p.protocolName = "huge";
+        p.protocolSha256 = std::string(64, 'a');
+        for (int i = 1; i <= 100000; ++i) {
+            RunProgress r;
+            r.runId = i;
+            r.status = i % 1000 == 0 ? "running" : i < 50000 ? "completed" : "queued";
+            if (r.status == "completed")
+                r.finishedAtMs = i;
+            r.horizon = 40;
+            p.runs.push_back(r);
+            p.total += 1;
+            p.running += r.status == "running";
+            p.queued += r.status == "queued";
+            p.completed += r.status == "completed";
+        }
+        emit controller.progressChanged(p);
+        QCOMPARE(panel.tree()->topLevelItemCount(), static_cast<int>(ui::ProgressPanel::kMaxRows));
+        QCOMPARE(panel.tree()->topLevelItem(0)->text(3), QStringLiteral("running"));
+        QCOMPARE(panel.tree()->topLevelItem(100)->text(3), QStringLiteral("queued"));
+        QVERIFY2(panel.statusText().contains(QStringLiteral("Showing 300 of 100000 runs")),
+                 qPrintable(panel.statusText()));
+    }
+
     // 3. Traces: hover read-out, x zoom/pan shared by the tracks and following the player,
     // channel picker, grouping, legend, overlay.
     void tracesReadOutZoomPanAndPickChannels()

@@ -67,6 +67,7 @@ bool RunsModel::open(const QString &databasePath)
             return false;
         }
     }
+    reloadLabels();
     reload();
     return true;
 }
@@ -99,19 +100,20 @@ QStringList distinctStrings(const QString &connection, const char *sql)
 
 } // namespace
 
+// The ledger's components of a family (a component is registered by the runs that use it): the
+// components table, not a scan of every run.
 QStringList RunsModel::policies() const
 {
     return distinctStrings(m_connection,
-                           "SELECT DISTINCT pc.adapter_id || ' ' || COALESCE(json_extract("
-                           "pc.identity_json, '$.config'), '') AS p FROM runs r JOIN components pc "
-                           "ON pc.component_id = r.policy_id ORDER BY p");
+                           "SELECT DISTINCT adapter_id || ' ' || COALESCE(json_extract("
+                           "identity_json, '$.config'), '') AS p FROM components WHERE family = "
+                           "'policy' ORDER BY p");
 }
 
 QStringList RunsModel::worldModels() const
 {
-    return distinctStrings(m_connection,
-                           "SELECT DISTINCT wc.adapter_id FROM runs r JOIN components wc ON "
-                           "wc.component_id = r.world_model_id ORDER BY wc.adapter_id");
+    return distinctStrings(m_connection, "SELECT DISTINCT adapter_id FROM components WHERE "
+                                         "family = 'world_model' ORDER BY adapter_id");
 }
 
 void RunsModel::close()
@@ -181,19 +183,15 @@ QString RunsModel::whereClause(QVariantList &binds) const
                            : QStringLiteral(" WHERE ") + terms.join(QStringLiteral(" AND "));
 }
 
-void RunsModel::reload()
+void RunsModel::reloadLabels()
 {
-    beginResetModel();
-    m_rows.clear();
-    m_matching = 0;
     m_policyLabels.clear();
     if (QSqlDatabase::contains(m_connection)) {
         // Short policy labels: what tells the ledger's policies apart.
         QSqlQuery components(QSqlDatabase::database(m_connection));
         if (components.exec(QStringLiteral(
-                "SELECT DISTINCT pc.adapter_id, COALESCE(json_extract(pc.identity_json, "
-                "'$.config'), 'null') FROM runs r JOIN components pc ON pc.component_id = "
-                "r.policy_id"))) {
+                "SELECT DISTINCT adapter_id, COALESCE(json_extract(identity_json, '$.config'), "
+                "'null') FROM components WHERE family = 'policy'"))) {
             std::vector<LabelledComponent> identities;
             QStringList full;
             while (components.next()) {
@@ -211,6 +209,15 @@ void RunsModel::reload()
             for (int i = 0; i < full.size(); ++i)
                 m_policyLabels.insert(full[i], QString::fromStdString(labels[i]));
         }
+    }
+}
+
+void RunsModel::reload()
+{
+    beginResetModel();
+    m_rows.clear();
+    m_matching = 0;
+    if (QSqlDatabase::contains(m_connection)) {
         QSqlQuery count(QSqlDatabase::database(m_connection));
         QVariantList binds;
         const QString where = whereClause(binds);
@@ -229,6 +236,7 @@ void RunsModel::reload()
 
 void RunsModel::refresh()
 {
+    reloadLabels(); // a batch may have brought new policies
     reload();
 }
 

@@ -95,6 +95,7 @@ private:
     };
     QString whereClause(QVariantList &binds) const;
     void reload();
+    void reloadLabels(); // the short policy labels (on open and refresh, not per filter)
 
     QString m_connection;
     QString m_error;

@@ -88,6 +88,9 @@ TracesPlot::TracesPlot(QWidget *parent)
     layout->addWidget(m_rangeBar);
     m_rangeBar->hide();
     m_plot->setMinimumHeight(120);
+    // Long rollouts (100,000 steps x 7 tracks): one polyline per graph instead of a line per
+    // segment, tick labels cached.
+    m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
     // The moving cursor lives on its own buffered layer: a playback step repaints only that layer,
     // not the 7 x 1,000-step traces.
     m_plot->addLayer(QStringLiteral("cursor"), m_plot->layer(QStringLiteral("main")),

@@ -11,6 +11,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kosmos::ui {
 
 namespace {
@@ -37,6 +39,7 @@ ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     m_tree->setHeaderLabels({tr("Run"), tr("Task"), tr("Policy"), tr("Status"), tr("Stage"),
                              tr("Steps"), tr("Worker")});
     m_tree->setRootIsDecorated(false);
+    m_tree->setUniformRowHeights(true);
     m_tree->header()->setStretchLastSection(true);
     m_status->setWordWrap(true);
     auto *buttons = new QHBoxLayout;
@@ -143,11 +146,40 @@ void ProgressPanel::show(const BatchProgress &p)
         shardText(p));
     const qint64 selected =
         m_tree->currentItem() ? m_tree->currentItem()->data(0, Qt::UserRole).toLongLong() : 0;
-    // One row per run; rows are reused so a selection survives the refresh.
-    if (m_tree->topLevelItemCount() != static_cast<int>(p.runs.size()))
+    // At most kMaxRows rows (a batch of 100,000 runs would otherwise make a row and a progress bar
+    // per run, refreshed four times a second): every running run, then the next queued, then the
+    // latest finished.
+    std::vector<const RunProgress *> rows;
+    for (const RunProgress &r : p.runs)
+        if (r.status == "running" && rows.size() < kMaxRows)
+            rows.push_back(&r);
+    for (const RunProgress &r : p.runs)
+        if (r.status == "queued" && rows.size() < kMaxRows)
+            rows.push_back(&r);
+    if (rows.size() < kMaxRows) {
+        std::vector<const RunProgress *> finished;
+        for (const RunProgress &r : p.runs)
+            if (r.status != "running" && r.status != "queued")
+                finished.push_back(&r);
+        const std::size_t take = std::min(finished.size(), kMaxRows - rows.size());
+        std::partial_sort(finished.begin(), finished.begin() + static_cast<std::ptrdiff_t>(take),
+                          finished.end(), [](const RunProgress *a, const RunProgress *b) {
+                              return a->finishedAtMs.value_or(0) > b->finishedAtMs.value_or(0);
+                          });
+        rows.insert(rows.end(), finished.begin(),
+                    finished.begin() + static_cast<std::ptrdiff_t>(take));
+    }
+    if (rows.size() < p.runs.size())
+        m_status->setText(m_status->text() +
+                          tr("\nShowing %1 of %2 runs: the running ones, the next queued, the "
+                             "latest finished.")
+                              .arg(rows.size())
+                              .arg(p.runs.size()));
+    // Rows are reused so a selection survives the refresh.
+    if (m_tree->topLevelItemCount() != static_cast<int>(rows.size()))
         m_tree->clear();
-    for (std::size_t i = 0; i < p.runs.size(); ++i) {
-        const RunProgress &r = p.runs[i];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const RunProgress &r = *rows[i];
         QTreeWidgetItem *item = m_tree->topLevelItem(static_cast<int>(i));
         if (!item) {
             item = new QTreeWidgetItem(m_tree);

@@ -17,13 +17,15 @@ namespace kosmos::ui {
 class RunController;
 
 // The batch being followed: overall progress (runs and steps, elapsed, estimated remaining),
-// one row per run with its own progress bar, stage and worker, the CPU and memory of each
+// one row per run with its own progress bar, stage and worker (at most kMaxRows: the running
+// runs, the next queued, the latest finished), the CPU and memory of each
 // worker process (from /proc), and cancel buttons for the selected run or the whole batch.
 // Everything shown comes from the ledger.
 class ProgressPanel : public QWidget
 {
     Q_OBJECT
 public:
+    static constexpr std::size_t kMaxRows = 300; // rows of the per-run list
     explicit ProgressPanel(RunController &controller, QWidget *parent = nullptr);
     QTreeWidget *tree() const { return m_tree; }
     QProgressBar *overall() const { return m_overall; }

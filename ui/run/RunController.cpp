@@ -8,6 +8,7 @@
 #include "util/Sha256.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 
 #include <QDir>
 #include <QFile>
@@ -291,15 +292,17 @@ void RunController::poll()
         m_dataVersion = version;
         const int finishedBefore = m_progress.finished();
         // Elapsed and remaining time move even when nothing was written.
+        QElapsedTimer cost;
+        cost.start();
         m_progress =
             batchProgress(*r, m_followed.toStdString(), QDateTime::currentMSecsSinceEpoch());
         emit progressChanged(m_progress);
         if (changed && m_progress.finished() != finishedBefore)
             emit runsFinished();
-        if (!m_progress.active() && m_progress.total > 0)
-            m_timer->setInterval(2000); // idle: keep an eye out for a relaunch, cheaply
-        else
-            m_timer->setInterval(250);
+        // A large batch (100,000 runs) takes a while to read: never spend more than a tenth of
+        // the GUI thread's time following it.
+        const int base = !m_progress.active() && m_progress.total > 0 ? 2000 : 250;
+        m_timer->setInterval(static_cast<int>(std::max<qint64>(base, 10 * cost.elapsed())));
     } catch (const std::exception &e) {
         m_error = QString::fromUtf8(e.what());
     }
