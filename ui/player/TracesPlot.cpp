@@ -399,7 +399,7 @@ void TracesPlot::rebuild()
     setMarkers(m_bookmarks, m_judgeFrames, m_failures);
     updateRangeBar();
     updateTickLabels();
-    m_plot->replot();
+    replot(QCustomPlot::rpRefreshHint);
     setCursor(m_cursor);
 }
 
@@ -408,6 +408,13 @@ QString TracesPlot::legendText() const
     QTextDocument doc;
     doc.setHtml(m_legend->text());
     return doc.toPlainText();
+}
+
+void TracesPlot::replot(int priority)
+{
+    // A plot that has no size yet (hidden, or not laid out) is drawn when it gets one.
+    if (!m_plot->size().isEmpty())
+        m_plot->replot(static_cast<QCustomPlot::RefreshPriority>(priority));
 }
 
 void TracesPlot::resizeEvent(QResizeEvent *event)
@@ -431,7 +438,7 @@ void TracesPlot::updateTickLabels()
         y->setTickLabels(show);
     }
     if (changed)
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TracesPlot::syncRange(const QCPAxis *source)
@@ -464,7 +471,7 @@ void TracesPlot::setVisibleRange(double from, double to)
     else
         emit visibleRangeChanged(m_from, m_to);
     updateRangeBar();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 QPair<double, double> TracesPlot::visibleRange() const
@@ -582,7 +589,7 @@ void TracesPlot::setMarkers(const QList<int> &bookmarks, const QList<int> &judge
         for (int f : bookmarks)
             add(f, QPen(QColor(30, 150, 60), 2, Qt::DashLine));
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TracesPlot::setCursor(int frame)
@@ -597,7 +604,8 @@ void TracesPlot::setCursor(int frame)
         c->point1->setCoords(frame, 0);
         c->point2->setCoords(frame, 1);
     }
-    m_plot->layer(QStringLiteral("cursor"))->replot();
+    if (!m_plot->size().isEmpty()) // a hidden plot of no size is drawn when it is laid out
+        m_plot->layer(QStringLiteral("cursor"))->replot();
 }
 
 } // namespace kosmos::ui

@@ -77,6 +77,7 @@ protected:
 private:
     void rebuild();
     void updateTickLabels();
+    void replot(int priority);
     void syncRange(const QCPAxis *source);
     void updateRangeBar();
     double frameAt(double pixelX) const;

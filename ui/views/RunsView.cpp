@@ -86,6 +86,7 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(20);
+    m_table->setWordWrap(false); // one line per row: a wrapped label would show its first word only
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setDefaultSectionSize(84);
     m_table->setColumnWidth(RunsModel::Run, 48);
