@@ -565,6 +565,20 @@ DE = {
         "Lauf %1: Abbruch angefordert; sein Worker stoppt ihn beim nächsten Schritt.",
     "Run %1 was not cancelled: it has already finished.": "Lauf %1 wurde nicht abgebrochen: Er ist bereits beendet.",
     "Run %1 was not cancelled: %2": "Lauf %1 wurde nicht abgebrochen: %2",
+    "Cannot judge again: %1": "Erneutes Bewerten nicht möglich: %1",
+    "kosmos-cli was not found": "kosmos-cli wurde nicht gefunden",
+    "Judging %1 run(s) again with %2...": "%1 Lauf/Läufe werden mit %2 erneut bewertet...",
+    "Judge again with another judge...": "Mit einem anderen Bewerter erneut bewerten...",
+    "A judge configuration (as kosmos-cli judge --judge takes)":
+        "Eine Bewerter-Konfiguration (wie sie kosmos-cli judge --judge nimmt)",
+    "Judge configurations (*.json)": "Bewerter-Konfigurationen (*.json)",
+    "%1 run(s) judged again; the new judgments are beside the old ones":
+        "%1 Lauf/Läufe erneut bewertet; die neuen Urteile stehen neben den alten",
+    "%1 run(s) judged again, %2 not: %3": "%1 Lauf/Läufe erneut bewertet, %2 nicht: %3",
+    "Select an item to read its values in full": "Wählen Sie einen Eintrag, um seine Werte vollständig zu lesen",
+    "runs are still being judged again": "Läufe werden noch erneut bewertet",
+    "no ledger or no runs to judge": "kein Ledger oder keine Läufe zum Bewerten",
+    "run %1: %2": "Lauf %1: %2",
     "\nShowing %1 of %2 runs: the running ones, the next queued, the latest finished.":
         "\nGezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt beendeten.",
 }

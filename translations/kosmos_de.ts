@@ -1333,6 +1333,38 @@ Weltmodell: %2</translation>
         <source>Export %1 run(s)...</source>
         <translation>%1 Lauf/Läufe exportieren...</translation>
     </message>
+    <message>
+        <source>Cannot judge again: %1</source>
+        <translation>Erneutes Bewerten nicht möglich: %1</translation>
+    </message>
+    <message>
+        <source>kosmos-cli was not found</source>
+        <translation>kosmos-cli wurde nicht gefunden</translation>
+    </message>
+    <message>
+        <source>Judging %1 run(s) again with %2...</source>
+        <translation>%1 Lauf/Läufe werden mit %2 erneut bewertet...</translation>
+    </message>
+    <message>
+        <source>Judge again with another judge...</source>
+        <translation>Mit einem anderen Bewerter erneut bewerten...</translation>
+    </message>
+    <message>
+        <source>A judge configuration (as kosmos-cli judge --judge takes)</source>
+        <translation>Eine Bewerter-Konfiguration (wie sie kosmos-cli judge --judge nimmt)</translation>
+    </message>
+    <message>
+        <source>Judge configurations (*.json)</source>
+        <translation>Bewerter-Konfigurationen (*.json)</translation>
+    </message>
+    <message>
+        <source>%1 run(s) judged again; the new judgments are beside the old ones</source>
+        <translation>%1 Lauf/Läufe erneut bewertet; die neuen Urteile stehen neben den alten</translation>
+    </message>
+    <message>
+        <source>%1 run(s) judged again, %2 not: %3</source>
+        <translation>%1 Lauf/Läufe erneut bewertet, %2 nicht: %3</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::PluginCatalog</name>
@@ -1685,6 +1717,10 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <source>its attempt %1</source>
         <translation>dort Versuch %1</translation>
     </message>
+    <message>
+        <source>Select an item to read its values in full</source>
+        <translation>Wählen Sie einen Eintrag, um seine Werte vollständig zu lesen</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::RunController</name>
@@ -1715,6 +1751,18 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
     <message>
         <source>a run of a sharded batch is cancelled with its whole batch (scancel)</source>
         <translation>ein Lauf eines aufgeteilten Stapels wird nur mit dem ganzen Stapel abgebrochen (scancel)</translation>
+    </message>
+    <message>
+        <source>runs are still being judged again</source>
+        <translation>Läufe werden noch erneut bewertet</translation>
+    </message>
+    <message>
+        <source>no ledger or no runs to judge</source>
+        <translation>kein Ledger oder keine Läufe zum Bewerten</translation>
+    </message>
+    <message>
+        <source>run %1: %2</source>
+        <translation>Lauf %1: %2</translation>
     </message>
 </context>
 <context>

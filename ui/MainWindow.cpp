@@ -414,6 +414,20 @@ void MainWindow::compareSelected()
     setWorkspace(Workspace::Compare);
 }
 
+bool MainWindow::rejudgeSelected(const QString &judgeConfig)
+{
+    const QList<qint64> runs = selectedRuns();
+    if (!m_controller || !m_controller->rejudge(runs, judgeConfig)) {
+        statusBar()->showMessage(
+            tr("Cannot judge again: %1")
+                .arg(m_controller ? m_controller->error() : tr("kosmos-cli was not found")));
+        return false;
+    }
+    statusBar()->showMessage(
+        tr("Judging %1 run(s) again with %2...").arg(runs.size()).arg(judgeConfig));
+    return true;
+}
+
 QString MainWindow::copySelectedRunKeys()
 {
     if (!m_ledger)
@@ -468,6 +482,14 @@ void MainWindow::showRunsMenu(const QPoint &pos)
     retry->setEnabled(m_controller && !runs.isEmpty());
     menu.addAction(tr("Label blind..."), this, &MainWindow::labelClipsBlind)
         ->setEnabled(!runs.isEmpty());
+    QAction *rejudge = menu.addAction(tr("Judge again with another judge..."), this, [this] {
+        const QString config = QFileDialog::getOpenFileName(
+            this, tr("A judge configuration (as kosmos-cli judge --judge takes)"), startFolder(),
+            tr("Judge configurations (*.json)"));
+        if (!config.isEmpty())
+            rejudgeSelected(config);
+    });
+    rejudge->setEnabled(m_controller && !runs.isEmpty() && !m_controller->rejudging());
     menu.addAction(tr("Copy run keys"), this, &MainWindow::copySelectedRunKeys)
         ->setEnabled(!runs.isEmpty());
     menu.exec(m_runsView->table()->viewport()->mapToGlobal(pos));
@@ -883,6 +905,17 @@ void MainWindow::setCliPath(const QString &cliPath)
     }
     connect(m_controller, &RunController::runsFinished, m_refreshTimer,
             qOverload<>(&QTimer::start));
+    connect(m_controller, &RunController::rejudgeFinished, this,
+            [this](int judged, const QStringList &failures) {
+                statusBar()->showMessage(
+                    failures.isEmpty()
+                        ? tr("%1 run(s) judged again; the new judgments are beside the old ones")
+                              .arg(judged)
+                        : tr("%1 run(s) judged again, %2 not: %3")
+                              .arg(judged)
+                              .arg(failures.size())
+                              .arg(failures.join(QStringLiteral("; "))));
+            });
     connect(m_progress, &ProgressPanel::runActivated, this, [this](qint64 runId) {
         setWorkspace(Workspace::Review);
         selectRun(runId);

@@ -80,6 +80,9 @@ public:
     // Compare from the runs table: two selected runs side by side, or one with its best
     // candidate (another policy from the same start).
     void compareSelected();
+    // Judges the selected runs' rollouts again with another judge configuration (JSON) in the
+    // background (kosmos-cli judge); the status bar says when done. False when it cannot start.
+    bool rejudgeSelected(const QString &judgeConfig);
     // Copies the selected runs' keys (one per line) to the clipboard; returns them.
     QString copySelectedRunKeys();
     void setWorkspace(Workspace workspace);

@@ -43,6 +43,7 @@
 #include <qcustomplot.h>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace kosmos;
 
@@ -501,6 +502,13 @@ private slots:
         QVERIFY(!verdicts->rawText()->toPlainText().isEmpty());
         QCOMPARE(verdicts->rawText()->lineWrapMode(), QPlainTextEdit::WidgetWidth);
         QVERIFY(verdicts->rawText()->isReadOnly());
+        // Provenance: the selected item in full (the run key, cut in the tree) below the tree.
+        QTreeWidget *provenance = window.provenance()->tree();
+        provenance->setCurrentItem(provenance->topLevelItem(0));
+        const QString details = window.provenance()->details()->toPlainText();
+        Ledger ledger = Ledger::open(m_demo.toStdString(), {OpenMode::ReadOnly});
+        QVERIFY2(details.contains(QString::fromStdString(ledger.run(2)->runKey)),
+                 qPrintable(details));
         if (verdicts->evidence()->count() > 0) {
             QListWidgetItem *item = verdicts->evidence()->item(0);
             QVERIFY(!item->icon().isNull());
@@ -555,6 +563,42 @@ private slots:
         for (const QString &k : keys)
             QCOMPARE(k.size(), 64);
         QCOMPARE(QGuiApplication::clipboard()->text().split(QLatin1Char('\n')), keys);
+    }
+
+    // 6. Re-judging the selected runs with another judge configuration, from the workstation.
+    void selectedRunsAreJudgedAgainBesideTheirJudgments()
+    {
+        const QString bundle = copyOfDemo("rejudge.kosmos");
+        const auto config = m_dir / "judge-b.json";
+        std::ofstream(config) << R"({"plugin": "synthetic.frame_judge",
+            "settings": {"format_noise": 0.6},
+            "quorum": {"samples": 5, "quorum": 3, "temperature": 0.7, "top_p": 1.0,
+                       "max_new_tokens": 512}})";
+        ui::MainWindow window;
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        QVERIFY(window.openLedger(bundle));
+        selectRows(window, {0, 1});
+        QSignalSpy done(window.runController(), &ui::RunController::rejudgeFinished);
+        QVERIFY2(window.rejudgeSelected(QString::fromStdString(config.string())),
+                 qPrintable(window.runController()->error()));
+        QVERIFY(!window.rejudgeSelected(QString::fromStdString(config.string()))); // one at a time
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QCOMPARE(done.at(0).at(0).toInt(), 2);
+        QVERIFY(done.at(0).at(1).toStringList().isEmpty());
+        // The shown run's verdicts refresh with the finished runs (within the second).
+        window.selectRun(window.runsModel()->runIdAt(0));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.verdicts()->summary()->text().contains(QStringLiteral("latest of 2")), 5000);
+        // A configuration that is not one: named, nothing recorded.
+        std::ofstream(m_dir / "bad-judge.json") << "{\"plugin\": 3}";
+        selectRows(window, {2});
+        QVERIFY(
+            window.rejudgeSelected(QString::fromStdString((m_dir / "bad-judge.json").string())));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 60000);
+        QCOMPARE(done.at(1).at(0).toInt(), 0);
+        QCOMPARE(done.at(1).at(1).toStringList().size(), 1);
+        QVERIFY(done.at(1).at(1).toStringList().at(0).startsWith(
+            QStringLiteral("run %1: ").arg(window.runsModel()->runIdAt(2))));
     }
 
     // 7. Runs table: short policy labels, filters as you type, value lists, remembered per

@@ -7,8 +7,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -28,12 +30,15 @@ QString shortHash(const std::optional<std::string> &sha)
 } // namespace
 
 ProvenancePanel::ProvenancePanel(QWidget *parent)
-    : QWidget(parent), m_tree(new QTreeWidget(this)),
+    : QWidget(parent), m_tree(new QTreeWidget(this)), m_details(new QPlainTextEdit(this)),
       m_verify(new QPushButton(tr("Verify artifacts"), this)), m_progress(new QProgressBar(this)),
       m_result(new QLabel(this))
 {
     m_tree->setHeaderLabels({tr("Item"), tr("Value"), tr("Detail")});
-    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(QHeaderView::Interactive);
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->setColumnWidth(0, 170);
+    m_tree->setColumnWidth(1, 150);
     m_progress->setVisible(false);
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_verify);
@@ -42,7 +47,32 @@ ProvenancePanel::ProvenancePanel(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
-    layout->addWidget(m_tree, 1);
+    // The selected item in full (hashes, settings, errors), wrapped and selectable: a side panel
+    // cuts long values.
+    m_details->setReadOnly(true);
+    m_details->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_details->setPlaceholderText(tr("Select an item to read its values in full"));
+    m_details->setObjectName(QStringLiteral("provenanceDetails"));
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_tree);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (!item) {
+            m_details->clear();
+            return;
+        }
+        QStringList lines;
+        for (int c = 0; c < item->columnCount(); ++c) {
+            // The tooltip holds the whole value where the cell shows a shortened one.
+            const QString full = item->toolTip(c).isEmpty() ? item->text(c) : item->toolTip(c);
+            if (!full.isEmpty())
+                lines << QStringLiteral("%1: %2").arg(m_tree->headerItem()->text(c), full);
+        }
+        m_details->setPlainText(lines.join(QLatin1Char('\n')));
+    });
     connect(m_verify, &QPushButton::clicked, this, &ProvenancePanel::verifyArtifacts);
 }
 
@@ -50,6 +80,7 @@ void ProvenancePanel::clear()
 {
     m_ledger = nullptr;
     m_tree->clear();
+    m_details->clear();
     m_result->clear();
 }
 

@@ -3,6 +3,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTreeWidget;
@@ -25,12 +26,14 @@ public:
     void showRun(Ledger &ledger, qint64 runId);
     void clear();
     QTreeWidget *tree() const { return m_tree; }
+    QPlainTextEdit *details() const { return m_details; }
     // Re-hashes every artifact of the shown attempt; returns how many failed (also shown).
     int verifyArtifacts();
 
 private:
     Ledger *m_ledger = nullptr;
     QTreeWidget *m_tree;
+    QPlainTextEdit *m_details;
     QPushButton *m_verify;
     QProgressBar *m_progress;
     QLabel *m_result;

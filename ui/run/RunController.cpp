@@ -377,4 +377,64 @@ int RunController::cancelBatch()
     return asked;
 }
 
+bool RunController::rejudge(const QList<qint64> &runIds, const QString &judgeConfig)
+{
+    m_error.clear();
+    if (m_rejudge) {
+        m_error = tr("runs are still being judged again");
+        return false;
+    }
+    if (m_bundle.isEmpty() || runIds.isEmpty()) {
+        m_error = tr("no ledger or no runs to judge");
+        return false;
+    }
+    m_rejudgeQueue = runIds;
+    m_rejudgeConfig = judgeConfig;
+    m_rejudged = 0;
+    m_rejudgeFailures.clear();
+    rejudgeNext();
+    return true;
+}
+
+void RunController::rejudgeNext()
+{
+    if (m_rejudgeQueue.isEmpty()) {
+        m_rejudge = nullptr;
+        emit runsFinished(); // the views that show verdicts refresh
+        emit rejudgeFinished(m_rejudged, m_rejudgeFailures);
+        return;
+    }
+    const qint64 run = m_rejudgeQueue.takeFirst();
+    auto *process = new QProcess(this);
+    m_rejudge = process;
+    process->setProgram(m_cli);
+    process->setArguments({QStringLiteral("judge"), QString::number(run),
+                           QStringLiteral("--ledger"), m_bundle, QStringLiteral("--judge"),
+                           m_rejudgeConfig});
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    connect(process, &QProcess::finished, this,
+            [this, process, run](int code, QProcess::ExitStatus) {
+                if (code == 0)
+                    ++m_rejudged;
+                else
+                    m_rejudgeFailures << tr("run %1: %2")
+                                             .arg(run)
+                                             .arg(QString::fromUtf8(process->readAll())
+                                                      .trimmed()
+                                                      .section(QLatin1Char('\n'), -1));
+                process->deleteLater();
+                rejudgeNext();
+            });
+    // A crash ends in finished() with its code; only a process that never started does not.
+    connect(process, &QProcess::errorOccurred, this,
+            [this, process, run](QProcess::ProcessError e) {
+                if (e != QProcess::FailedToStart)
+                    return;
+                m_rejudgeFailures << tr("run %1: %2").arg(run).arg(process->errorString());
+                process->deleteLater();
+                rejudgeNext();
+            });
+    process->start();
+}
+
 } // namespace kosmos::ui

@@ -12,6 +12,7 @@
 
 #include <memory>
 
+class QProcess;
 class QTimer;
 
 namespace kosmos {
@@ -78,6 +79,12 @@ public:
     // requeued; runs that did not fail, or whose protocol is not runnable (imported runs), are
     // left as they are and named in error().
     int retryFailed(const QList<qint64> &runIds, int workers);
+    // Judges the finished rollouts of runIds again with another judge configuration (a JSON file
+    // as `kosmos-cli judge --judge` takes), one `kosmos-cli judge RUN` after the other in the
+    // background; the new judgments are recorded beside the old ones. rejudgeFinished says how
+    // many were judged and what failed. False (error()) when one is still going.
+    bool rejudge(const QList<qint64> &runIds, const QString &judgeConfig);
+    bool rejudging() const { return m_rejudge != nullptr; }
 
 public slots:
     void poll();
@@ -85,6 +92,7 @@ public slots:
 signals:
     void progressChanged(const kosmos::BatchProgress &progress);
     void runsFinished(); // the number of finished runs grew: the runs view refreshes
+    void rejudgeFinished(int judged, const QStringList &failures);
 
 private:
     Ledger *reader();
@@ -110,6 +118,12 @@ private:
     bool m_slurmFresh = false;
     std::vector<std::string> m_slurmAskedFor; // the job ids of the request in flight
     bool m_mergeHere = false;                 // cancelled: merge what the shards finished from here
+    void rejudgeNext();
+    QList<qint64> m_rejudgeQueue;
+    QString m_rejudgeConfig;
+    QProcess *m_rejudge = nullptr; // the `kosmos-cli judge` in flight
+    int m_rejudged = 0;
+    QStringList m_rejudgeFailures;
 };
 
 } // namespace kosmos::ui
