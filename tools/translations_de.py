@@ -579,6 +579,24 @@ DE = {
     "runs are still being judged again": "Läufe werden noch erneut bewertet",
     "no ledger or no runs to judge": "kein Ledger oder keine Läufe zum Bewerten",
     "run %1: %2": "Lauf %1: %2",
+    "Frames (PNG, as stored)": "Bilder (PNG, wie gespeichert)",
+    "Actions (CSV)": "Aktionen (CSV)",
+    "Video (H.264 MP4, plays in browsers)": "Video (H.264-MP4, läuft im Browser)",
+    "Overlay on the video: run, policy, step, verdict, actions":
+        "Einblendung im Video: Lauf, Policy, Schritt, Urteil, Aktionen",
+    "Export %1 runs": "%1 Läufe exportieren",
+    "Export the run": "Den Lauf exportieren",
+    "a folder; created when missing": "ein Ordner; wird angelegt, wenn er fehlt",
+    "Choose...": "Wählen...",
+    "Export to": "Exportieren nach",
+    "Into (one folder per run)": "Nach (ein Ordner je Lauf)",
+    "Into": "Nach",
+    "What": "Was",
+    "Export": "Exportieren",
+    "Choose a folder to export to.": "Wählen Sie einen Ordner für den Export.",
+    "Choose what to export: the frames, the actions or the video.":
+        "Wählen Sie, was exportiert wird: die Bilder, die Aktionen oder das Video.",
+    "Exported %1 run(s) to %2, one folder each": "%1 Lauf/Läufe nach %2 exportiert, je ein Ordner",
     "\nShowing %1 of %2 runs: the running ones, the next queued, the latest finished.":
         "\nGezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt beendeten.",
 }

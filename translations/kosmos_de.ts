@@ -561,6 +561,69 @@ Weltmodell: %2</translation>
     </message>
 </context>
 <context>
+    <name>kosmos::ui::ExportDialog</name>
+    <message>
+        <source>Frames (PNG, as stored)</source>
+        <translation>Bilder (PNG, wie gespeichert)</translation>
+    </message>
+    <message>
+        <source>Actions (CSV)</source>
+        <translation>Aktionen (CSV)</translation>
+    </message>
+    <message>
+        <source>Video (H.264 MP4, plays in browsers)</source>
+        <translation>Video (H.264-MP4, läuft im Browser)</translation>
+    </message>
+    <message>
+        <source>Overlay on the video: run, policy, step, verdict, actions</source>
+        <translation>Einblendung im Video: Lauf, Policy, Schritt, Urteil, Aktionen</translation>
+    </message>
+    <message>
+        <source>Export %1 runs</source>
+        <translation>%1 Läufe exportieren</translation>
+    </message>
+    <message>
+        <source>Export the run</source>
+        <translation>Den Lauf exportieren</translation>
+    </message>
+    <message>
+        <source>a folder; created when missing</source>
+        <translation>ein Ordner; wird angelegt, wenn er fehlt</translation>
+    </message>
+    <message>
+        <source>Choose...</source>
+        <translation>Wählen...</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>Exportieren nach</translation>
+    </message>
+    <message>
+        <source>Into (one folder per run)</source>
+        <translation>Nach (ein Ordner je Lauf)</translation>
+    </message>
+    <message>
+        <source>Into</source>
+        <translation>Nach</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>Was</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <source>Choose a folder to export to.</source>
+        <translation>Wählen Sie einen Ordner für den Export.</translation>
+    </message>
+    <message>
+        <source>Choose what to export: the frames, the actions or the video.</source>
+        <translation>Wählen Sie, was exportiert wird: die Bilder, die Aktionen oder das Video.</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::FidelityPanel</name>
     <message>
         <source>Compare frames (kosmos-cli)</source>
@@ -1014,10 +1077,6 @@ Weltmodell: %2</translation>
         <translation>Aktuellen Lauf &amp;exportieren...</translation>
     </message>
     <message>
-        <source>Export frames, actions and video to</source>
-        <translation>Bilder, Aktionen und Video exportieren nach</translation>
-    </message>
-    <message>
         <source>&amp;Settings...</source>
         <translation>&amp;Einstellungen...</translation>
     </message>
@@ -1230,10 +1289,6 @@ Weltmodell: %2</translation>
         <translation>Plugins...</translation>
     </message>
     <message>
-        <source>Cancel batch</source>
-        <translation>Stapel abbrechen</translation>
-    </message>
-    <message>
         <source>Retry selected failed runs</source>
         <translation>Gewählte fehlgeschlagene Läufe wiederholen</translation>
     </message>
@@ -1284,14 +1339,6 @@ Weltmodell: %2</translation>
     <message>
         <source>%1 run key(s) copied</source>
         <translation>%1 Laufschlüssel kopiert</translation>
-    </message>
-    <message>
-        <source>Export %1 run(s) to (one folder per run)</source>
-        <translation>%1 Lauf/Läufe exportieren nach (ein Ordner je Lauf)</translation>
-    </message>
-    <message>
-        <source>Exported %1 of %2 run(s) to %3</source>
-        <translation>%1 von %2 Lauf/Läufen nach %3 exportiert</translation>
     </message>
     <message>
         <source>Compare the first two selected</source>
@@ -1364,6 +1411,10 @@ Weltmodell: %2</translation>
     <message>
         <source>%1 run(s) judged again, %2 not: %3</source>
         <translation>%1 Lauf/Läufe erneut bewertet, %2 nicht: %3</translation>
+    </message>
+    <message>
+        <source>Exported %1 run(s) to %2, one folder each</source>
+        <translation>%1 Lauf/Läufe nach %2 exportiert, je ein Ordner</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "dialogs/ExportDialog.h"
 #include "dialogs/LabelingDialog.h"
 #include "dialogs/SettingsDialog.h"
 #include "ledger/Ledger.h"
@@ -215,8 +216,9 @@ void MainWindow::buildWorkspaces()
     runLayout->addWidget(m_runHint);
     runLayout->addLayout(buttons);
     runLayout->addStretch(1);
-    for (const QString &text : {tr("New batch..."), tr("Plugins..."), tr("Cancel batch"),
-                                tr("Retry selected failed runs")}) {
+    // (Cancel run / Cancel batch are the progress panel's own.)
+    for (const QString &text :
+         {tr("New batch..."), tr("Plugins..."), tr("Retry selected failed runs")}) {
         auto *button = new QPushButton(text, m_runPage);
         button->setEnabled(false);
         buttons->addWidget(button);
@@ -365,12 +367,11 @@ void MainWindow::buildFileMenu()
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Export current run..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-        // Qt's own dialog: it can create the target folder.
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Export frames, actions and video to"), startFolder(),
-            QFileDialog::ShowDirsOnly | QFileDialog::DontUseNativeDialog);
-        if (!dir.isEmpty())
-            exportCurrentRun(dir, true);
+        if (!m_ledger || m_currentRun == 0)
+            return;
+        ExportDialog dialog(1, startFolder(), this);
+        if (dialog.exec() == QDialog::Accepted)
+            exportRun(m_currentRun, dialog.folder(), dialog.options());
     });
     file->addAction(tr("Export the &selected runs..."), this, &MainWindow::exportSelected);
     file->addSeparator();
@@ -414,6 +415,21 @@ void MainWindow::compareSelected()
     setWorkspace(Workspace::Compare);
 }
 
+void MainWindow::retrySelectedFailed()
+{
+    if (!m_controller)
+        return;
+    const int requeued = m_controller->retryFailed(selectedRuns(), 1);
+    QString message =
+        tr("%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)")
+            .arg(requeued);
+    if (!m_controller->error().isEmpty())
+        message += QStringLiteral(" - ") + m_controller->error();
+    statusBar()->showMessage(message);
+    if (requeued > 0)
+        setWorkspace(Workspace::Run);
+}
+
 bool MainWindow::rejudgeSelected(const QString &judgeConfig)
 {
     const QList<qint64> runs = selectedRuns();
@@ -444,25 +460,14 @@ QString MainWindow::copySelectedRunKeys()
 
 void MainWindow::exportSelected()
 {
-    const QList<qint64> runs = selectedRuns();
+    QList<qint64> runs = selectedRuns();
+    if (runs.isEmpty() && m_currentRun > 0)
+        runs << m_currentRun;
     if (!m_ledger || runs.isEmpty())
         return;
-    const QString dir = QFileDialog::getExistingDirectory(
-        this, tr("Export %1 run(s) to (one folder per run)").arg(runs.size()), startFolder(),
-        QFileDialog::ShowDirsOnly | QFileDialog::DontUseNativeDialog);
-    if (dir.isEmpty())
-        return;
-    const qint64 current = m_currentRun;
-    int done = 0;
-    for (qint64 run : runs) {
-        m_currentRun = run;
-        if (!exportCurrentRun(QDir(dir).filePath(QStringLiteral("run-%1").arg(run)), true))
-            break;
-        ++done;
-    }
-    m_currentRun = current;
-    statusBar()->showMessage(
-        tr("Exported %1 of %2 run(s) to %3").arg(done).arg(runs.size()).arg(dir));
+    ExportDialog dialog(static_cast<int>(runs.size()), startFolder(), this);
+    if (dialog.exec() == QDialog::Accepted)
+        exportRuns(runs, dialog.folder(), dialog.options());
 }
 
 void MainWindow::showRunsMenu(const QPoint &pos)
@@ -475,10 +480,8 @@ void MainWindow::showRunsMenu(const QPoint &pos)
     compare->setEnabled(!runs.isEmpty());
     menu.addAction(tr("Export %1 run(s)...").arg(runs.size()), this, &MainWindow::exportSelected)
         ->setEnabled(!runs.isEmpty());
-    QAction *retry = menu.addAction(tr("Retry the failed ones"), this, [this] {
-        if (!m_runButtons.isEmpty())
-            m_runButtons.last()->click();
-    });
+    QAction *retry =
+        menu.addAction(tr("Retry the failed ones"), this, &MainWindow::retrySelectedFailed);
     retry->setEnabled(m_controller && !runs.isEmpty());
     menu.addAction(tr("Label blind..."), this, &MainWindow::labelClipsBlind)
         ->setEnabled(!runs.isEmpty());
@@ -730,15 +733,36 @@ void MainWindow::compareRuns(qint64 runA, qint64 runB)
 
 bool MainWindow::exportCurrentRun(const QString &directory, bool video)
 {
-    if (!m_ledger || m_currentRun == 0)
+    return exportRun(m_currentRun, directory, ExportOptions{true, true, video, true});
+}
+
+int MainWindow::exportRuns(const QList<qint64> &runs, const QString &directory,
+                           const ExportOptions &options)
+{
+    if (runs.size() == 1)
+        return exportRun(runs.front(), directory, options) ? 1 : 0;
+    int done = 0;
+    for (qint64 run : runs) {
+        if (!exportRun(run, QDir(directory).filePath(QStringLiteral("run-%1").arg(run)), options))
+            break;
+        ++done;
+    }
+    if (done == runs.size())
+        statusBar()->showMessage(
+            tr("Exported %1 run(s) to %2, one folder each").arg(done).arg(directory));
+    return done;
+}
+
+bool MainWindow::exportRun(qint64 runId, const QString &directory, const ExportOptions &options)
+{
+    if (!m_ledger || runId == 0)
         return false;
-    QProgressDialog progress(tr("Exporting run %1...").arg(m_currentRun), tr("Cancel"), 0, 100,
-                             this);
+    QProgressDialog progress(tr("Exporting run %1...").arg(runId), tr("Cancel"), 0, 100, this);
     progress.setWindowModality(Qt::WindowModal);
     progress.setMinimumDuration(300);
     try {
-        const ExportResult r = exportRollout(*m_ledger, m_currentRun, directory.toStdString(),
-                                             video, true, [&](int done, int total) {
+        const ExportResult r = exportRollout(*m_ledger, runId, directory.toStdString(), options,
+                                             [&](int done, int total) {
                                                  progress.setMaximum(total);
                                                  progress.setValue(done);
                                                  QCoreApplication::processEvents();
@@ -882,23 +906,13 @@ void MainWindow::setCliPath(const QString &cliPath)
         dialog.exec();
     };
     auto cancel = [this] { m_controller->cancelBatch(); };
-    auto retry = [this] {
-        const int requeued = m_controller->retryFailed(selectedRuns(), 1);
-        QString message = tr("%1 failed run(s) queued for a new attempt (their failed attempts "
-                             "stay recorded)")
-                              .arg(requeued);
-        if (!m_controller->error().isEmpty())
-            message += QStringLiteral(" - ") + m_controller->error();
-        statusBar()->showMessage(message);
-        if (requeued > 0)
-            setWorkspace(Workspace::Run);
-    };
+    auto retry = [this] { retrySelectedFailed(); };
     m_runMenu->addAction(tr("&New batch..."), QKeySequence::New, this, newBatch);
     m_runMenu->addAction(tr("&Plugins..."), this, plugins);
     m_runMenu->addAction(tr("&Show progress"), this, [this] { setWorkspace(Workspace::Run); });
     m_runMenu->addAction(tr("&Cancel batch"), this, cancel);
     m_runMenu->addAction(tr("&Retry selected failed runs"), this, retry);
-    const std::function<void()> handlers[] = {newBatch, plugins, cancel, retry};
+    const std::function<void()> handlers[] = {newBatch, plugins, retry};
     for (int i = 0; i < m_runButtons.size(); ++i) {
         m_runButtons[i]->setEnabled(true);
         connect(m_runButtons[i], &QPushButton::clicked, this, handlers[i]);

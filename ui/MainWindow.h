@@ -16,7 +16,8 @@ class QTimer;
 
 namespace kosmos {
 class Ledger;
-}
+struct ExportOptions;
+} // namespace kosmos
 
 namespace kosmos::ui {
 
@@ -73,6 +74,10 @@ public:
     // Exports the current run's frames (PNG), actions (CSV) and optionally a video with an
     // overlay, showing progress; false with lastError() on failure.
     bool exportCurrentRun(const QString &directory, bool video);
+    // The chosen outputs of one run into `directory`, or of several, one folder each (run-N).
+    bool exportRun(qint64 runId, const QString &directory, const ExportOptions &options);
+    int exportRuns(const QList<qint64> &runs, const QString &directory,
+                   const ExportOptions &options);
     // Shows two runs side by side on one timeline in the Compare workspace.
     void compareRuns(qint64 runA, qint64 runB);
     // The runs selected in the runs table, in table order.
@@ -134,6 +139,7 @@ private:
     void addPlaybackShortcuts();
     void showRunsMenu(const QPoint &pos);
     void exportSelected();
+    void retrySelectedFailed();
     void showRun(qint64 runId);
     void refreshMarkers();
     Ledger *writer();

@@ -20,6 +20,19 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, bool video, bool overlay,
                            const ExportProgress &progress)
 {
+    return exportRollout(ledger, runId, directory, ExportOptions{true, true, video, overlay},
+                         progress);
+}
+
+ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
+                           const std::filesystem::path &directory, const ExportOptions &options,
+                           const ExportProgress &progress)
+{
+    if (!options.frames && !options.actions && !options.video)
+        throw Error(ErrorCode::InvalidInput,
+                    "nothing to export: choose the frames, the actions or the video");
+    const bool video = options.video;
+    const bool overlay = options.overlay;
     const RolloutView rollout = loadRollout(ledger, runId);
     if (rollout.frames.empty())
         throw Error(ErrorCode::InvalidInput,
@@ -43,22 +56,31 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     } cleanup{staging};
     std::filesystem::remove_all(staging, ec);
     ExportResult result;
-    result.framesDir = staging / "frames";
-    std::filesystem::create_directories(result.framesDir, ec);
+    std::filesystem::create_directories(staging, ec);
     if (ec)
-        throw Error(ErrorCode::Io,
-                    "cannot create " + result.framesDir.string() + ": " + ec.message());
+        throw Error(ErrorCode::Io, "cannot create " + staging.string() + ": " + ec.message());
+    if (options.frames) {
+        result.framesDir = staging / "frames";
+        std::filesystem::create_directories(result.framesDir, ec);
+        if (ec)
+            throw Error(ErrorCode::Io,
+                        "cannot create " + result.framesDir.string() + ": " + ec.message());
+    }
+    // Frames are read to be written, to be encoded, or both.
+    const bool readFrames = options.frames || video;
     const int total = static_cast<int>(rollout.frames.size()) * (video ? 2 : 1);
     std::vector<cv::Mat> decoded;
-    for (std::size_t i = 0; i < rollout.frames.size(); ++i) {
+    for (std::size_t i = 0; readFrames && i < rollout.frames.size(); ++i) {
         const auto bytes = ledger.artifacts().read(rollout.frames[i].sha256);
-        char name[32];
-        std::snprintf(name, sizeof name, "frame_%05zu.png", i);
-        std::ofstream out(result.framesDir / name, std::ios::binary);
-        out.write(reinterpret_cast<const char *>(bytes.data()),
-                  static_cast<std::streamsize>(bytes.size()));
-        if (!out)
-            throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
+        if (options.frames) {
+            char name[32];
+            std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+            std::ofstream out(result.framesDir / name, std::ios::binary);
+            out.write(reinterpret_cast<const char *>(bytes.data()),
+                      static_cast<std::streamsize>(bytes.size()));
+            if (!out)
+                throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
+        }
         ++result.frames;
         if (video)
             decoded.push_back(decodeStoredRgb(bytes, rollout.frames[i].sha256));
@@ -69,22 +91,25 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
             return result;
         }
     }
-    result.csv = staging / "actions.csv";
-    std::ofstream csv(result.csv);
-    csv << "step,time_s";
-    for (const auto &name : rollout.dimensionNames)
-        csv << ",\"" << name << "\"";
-    csv << "\n";
-    // The shortest text that reads back exactly (-0.04, not -0.040000000000000001).
-    for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
-        csv << t << "," << shortestText(static_cast<double>(t) / rollout.controlRateHz);
-        for (double v : rollout.actions[t])
-            csv << "," << shortestText(v);
+    if (options.actions) {
+        result.csv = staging / "actions.csv";
+        std::ofstream csv(result.csv);
+        csv << "step,time_s";
+        for (const auto &name : rollout.dimensionNames)
+            csv << ",\"" << name << "\"";
         csv << "\n";
+        // The shortest text that reads back exactly (-0.04, not -0.040000000000000001).
+        for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
+            csv << t << "," << shortestText(static_cast<double>(t) / rollout.controlRateHz);
+            for (double v : rollout.actions[t])
+                csv << "," << shortestText(v);
+            csv << "\n";
+        }
+        csv.close();
+        if (!csv)
+            throw Error(ErrorCode::Io, "cannot write " + result.csv.string());
+        result.actions = static_cast<int>(rollout.actions.size());
     }
-    if (!csv)
-        throw Error(ErrorCode::Io, "cannot write " + result.csv.string());
-    result.actions = static_cast<int>(rollout.actions.size());
     if (video) {
         // The overlay's first line: which run this is, by which policy, and what the judge said.
         std::string heading = "run " + std::to_string(runId);
@@ -121,7 +146,8 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
             encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)),
                         VideoFor::Browsers);
     }
-    csv.close();
+    if (!options.frames)
+        result.frames = 0; // read for the video only
     // Complete: move each piece into place (replacing an earlier export's pieces).
     auto publish = [&](std::filesystem::path &piece) {
         if (piece.empty())

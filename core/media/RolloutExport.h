@@ -31,4 +31,18 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, bool video, bool overlay,
                            const ExportProgress &progress = {});
 
+// What to write (the workstation's Export dialog): any of the frames, the actions and the video.
+struct ExportOptions
+{
+    bool frames = true;
+    bool actions = true;
+    bool video = false;
+    bool overlay = true; // on the video
+};
+
+// The same with a choice of outputs; at least one must be chosen (Error(InvalidInput)).
+ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
+                           const std::filesystem::path &directory, const ExportOptions &options,
+                           const ExportProgress &progress = {});
+
 } // namespace kosmos

@@ -6,6 +6,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/log.h>
 #include <libswscale/swscale.h>
 }
 
@@ -147,6 +148,9 @@ std::string encodeVideo(const std::filesystem::path &path, const std::vector<cv:
             avformat_free_context(c);
         });
     const bool mkv = path.extension() == ".mkv";
+    // libx264 reports its settings at the info level on every file: warnings and errors only.
+    if (av_log_get_level() > AV_LOG_WARNING)
+        av_log_set_level(AV_LOG_WARNING);
     const AVCodec *codec = nullptr;
     if (!mkv && use == VideoFor::Browsers)
         codec = avcodec_find_encoder_by_name("libx264");

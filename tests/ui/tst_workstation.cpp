@@ -3,6 +3,7 @@
 // filters. The demo ledger (kosmos-cli demo: 3 scripted policies x 2 tasks x 10 episodes) is the
 // fixture, as in the README's first command.
 #include "MainWindow.h"
+#include "dialogs/ExportDialog.h"
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
 #include "panels/BookmarksPanel.h"
@@ -24,6 +25,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -31,6 +33,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
@@ -375,11 +378,18 @@ private slots:
         QCOMPARE(traces->trackCount(), dims + static_cast<int>(rollout.objectTracks.size()));
         QCOMPARE(traces->channels().size(), traces->trackCount());
         QCustomPlot *plot = traces->plot();
-        plot->replot();
-        // Hover over step 3 of the first track: step, time, the channel's value and unit.
+        // Hover over step 3 of the first track: step, time, the channel's value and unit. (The
+        // window's first layout may still be settling on a loaded machine: wait for it.)
+        auto pointAt = [plot](double frame) {
+            plot->replot();
+            QCPAxisRect *rect = plot->axisRect(0);
+            return QPointF(rect->axis(QCPAxis::atBottom)->coordToPixel(frame),
+                           rect->rect().center().y());
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(
+            traces->readOutAt(pointAt(3.5)).startsWith(QStringLiteral("step 3,")), 5000);
         QCPAxisRect *first = plot->axisRect(0);
-        const QPointF at(first->axis(QCPAxis::atBottom)->coordToPixel(3.5),
-                         first->rect().center().y());
+        const QPointF at = pointAt(3.5);
         const QString text = traces->readOutAt(at);
         const QString expected =
             QStringLiteral("%1 = %2").arg(QString::fromStdString(rollout.dimensionNames.at(0)),
@@ -599,6 +609,35 @@ private slots:
         QCOMPARE(done.at(1).at(1).toStringList().size(), 1);
         QVERIFY(done.at(1).at(1).toStringList().at(0).startsWith(
             QStringLiteral("run %1: ").arg(window.runsModel()->runIdAt(2))));
+    }
+
+    // Export: where (created when missing) and what (frames, actions, video), of one run or of
+    // the selected runs, one folder each.
+    void exportChoosesItsOutputsAndFolder()
+    {
+        ui::ExportDialog dialog(2, QString::fromStdString(m_dir.path().string()));
+        for (QCheckBox *box : {dialog.frames(), dialog.actions(), dialog.video()})
+            box->setChecked(false);
+        QVERIFY(!dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+        dialog.video()->setChecked(true);
+        QVERIFY(dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+        const ExportOptions chosen = dialog.options();
+        QVERIFY(!chosen.frames && !chosen.actions && chosen.video && chosen.overlay);
+
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        const auto out = m_dir / "exports" / "not-yet-made";
+        QVERIFY2(window.exportRuns({1, 2}, QString::fromStdString(out.string()), chosen) == 2,
+                 qPrintable(window.lastError()));
+        for (const char *run : {"run-1", "run-2"}) {
+            QVERIFY(std::filesystem::exists(out / run / "rollout.mp4"));
+            QVERIFY(!std::filesystem::exists(out / run / "frames"));
+            QVERIFY(!std::filesystem::exists(out / run / "actions.csv"));
+        }
+        QVERIFY(!window.exportRun(1, QString::fromStdString((m_dir / "none").string()),
+                                  ExportOptions{false, false, false, false}));
+        QVERIFY2(window.lastError().contains(QStringLiteral("nothing to export")),
+                 qPrintable(window.lastError()));
     }
 
     // 7. Runs table: short policy labels, filters as you type, value lists, remembered per
