@@ -452,7 +452,7 @@ QString MainWindow::copySelectedRunKeys()
     for (qint64 run : selectedRuns())
         if (const auto record = m_ledger->run(run))
             keys << QString::fromStdString(record->runKey);
-    const QString text = keys.join(QLatin1Char('\n'));
+    QString text = keys.join(QLatin1Char('\n'));
     QGuiApplication::clipboard()->setText(text);
     statusBar()->showMessage(tr("%1 run key(s) copied").arg(keys.size()));
     return text;

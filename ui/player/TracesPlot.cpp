@@ -559,7 +559,7 @@ QString TracesPlot::readOutAt(const QPointF &pixel) const
     const double rate = m_rollout.controlRateHz > 0 ? m_rollout.controlRateHz : 1.0;
     return tr("step %1, t = %2 s: %3")
         .arg(std::max<long>(0, step))
-        .arg(QString::number(std::max<long>(0, step) / rate, 'f', 2))
+        .arg(QString::number(static_cast<double>(std::max<long>(0, step)) / rate, 'f', 2))
         .arg(values.join(QStringLiteral("; ")));
 }
 
