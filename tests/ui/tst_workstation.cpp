@@ -4,6 +4,7 @@
 // fixture, as in the README's first command.
 #include "MainWindow.h"
 #include "dialogs/ExportDialog.h"
+#include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
 #include "panels/BookmarksPanel.h"
@@ -13,6 +14,7 @@
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
 #include "queries/RolloutQuery.h"
+#include "report/ReportWriter.h"
 #include "run/ProgressPanel.h"
 #include "run/RunController.h"
 #include "views/CompareView.h"
@@ -638,6 +640,47 @@ private slots:
                                   ExportOptions{false, false, false, false}));
         QVERIFY2(window.lastError().contains(QStringLiteral("nothing to export")),
                  qPrintable(window.lastError()));
+    }
+
+    // 8. Evaluation defaults: the audit says a second configuration is needed, the ranking plot
+    // names the policies, the record's components are blocks whose hashes can wrap.
+    void evaluationSaysWhatIsMissingAndNamesPolicies()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.setWorkspace(ui::MainWindow::Workspace::Evaluate);
+        window.show();
+        ui::EvaluationView *evaluation = window.evaluation();
+        QTRY_VERIFY(evaluation->auditA()->count() == 1);
+        QTRY_VERIFY(evaluation->auditTable()->rowCount() > 0);
+        QCOMPARE(evaluation->auditTable()->item(0, 0)->text(),
+                 QStringLiteral("needs two configurations"));
+        QVERIFY(evaluation->auditTable()->item(0, 1)->text().contains(
+            QStringLiteral("kosmos-cli judge --all --ledger")));
+        QTRY_VERIFY(evaluation->ratesTable()->rowCount() == 3);
+        auto ticker =
+            qSharedPointerDynamicCast<QCPAxisTickerText>(evaluation->ratesPlot()->xAxis->ticker());
+        QVERIFY(ticker);
+        QCOMPARE(ticker->ticks().size(), 3);
+        for (const QString &label : ticker->ticks())
+            QVERIFY2(label.contains(QStringLiteral("synthetic.scr")) ||
+                         label.contains(QStringLiteral("skill")),
+                     qPrintable(label));
+        EvaluationRecord record;
+        record.components = {
+            {"policy",
+             "a.policy",
+             "1.0",
+             std::string(64, 'a'),
+             std::string(64, 'b'),
+             {{"checkpoint", std::string(80, 'c')}},
+             20},
+            {"world_model", "a.world", "2.0", std::string(64, 'd'), std::nullopt, nullptr, 20}};
+        const QString html = ui::reportHtml(record, [](const QString &) { return QString(); });
+        QCOMPARE(html.count(QStringLiteral("identity SHA-256")), 2);
+        QVERIFY(html.contains(QStringLiteral("<b>policy</b>: a.policy 1.0, 20 run(s)")));
+        QVERIFY(html.contains(QChar(0x200B))); // hashes and settings may wrap
+        QVERIFY(html.contains(QStringLiteral("none (no weights)")));
     }
 
     // 7. Runs table: short policy labels, filters as you type, value lists, remembered per

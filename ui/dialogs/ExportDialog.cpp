@@ -18,7 +18,8 @@ ExportDialog::ExportDialog(int runs, const QString &startFolder, QWidget *parent
       m_frames(new QCheckBox(tr("Frames (PNG, as stored)"), this)),
       m_actions(new QCheckBox(tr("Actions (CSV)"), this)),
       m_video(new QCheckBox(tr("Video (H.264 MP4, plays in browsers)"), this)),
-      m_overlay(new QCheckBox(tr("Overlay on the video: run, policy, step, verdict, actions"), this)),
+      m_overlay(
+          new QCheckBox(tr("Overlay on the video: run, policy, step, verdict, actions"), this)),
       m_problem(new QLabel(this))
 {
     setWindowTitle(runs > 1 ? tr("Export %1 runs").arg(runs) : tr("Export the run"));

@@ -2,6 +2,7 @@
 
 #include "evaluation/Calibration.h"
 #include "evaluation/Fidelity.h"
+#include "queries/ComponentLabels.h"
 #include "stats/Ranking.h"
 
 #include <qcustomplot.h>
@@ -101,6 +102,17 @@ void EvaluationPlots::policyRates(QCustomPlot *plot, const PolicyRanking &rankin
     reset(plot);
     QVector<double> x, y, lo, hi;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    // Policies are "adapter {settings}": named by what tells them apart (core's labels).
+    std::vector<LabelledComponent> policies;
+    for (const auto &[policy, rate] : ranking.rates) {
+        const auto space = policy.find(' ');
+        const std::string settings = space == std::string::npos ? "" : policy.substr(space + 1);
+        nlohmann::json config = nlohmann::json::parse(settings, nullptr, false);
+        if (config.is_discarded())
+            config = settings.empty() ? nlohmann::json() : nlohmann::json(settings);
+        policies.push_back({policy.substr(0, space), config});
+    }
+    const std::vector<std::string> names = distinguishingLabels(policies);
     for (std::size_t i = 0; i < ranking.rates.size(); ++i) {
         const Proportion &p = ranking.rates[i].second;
         if (!p.rate)
@@ -109,11 +121,10 @@ void EvaluationPlots::policyRates(QCustomPlot *plot, const PolicyRanking &rankin
         y << *p.rate;
         lo << *p.rate - *p.lower;
         hi << *p.upper - *p.rate;
-        // The policy by name (the middle elided when long; the table has it whole).
-        ticker->addTick(
-            static_cast<double>(i + 1),
-            QFontMetrics(plot->xAxis->tickLabelFont())
-                .elidedText(QString::fromStdString(ranking.rates[i].first), Qt::ElideMiddle, 160));
+        // The policy by what tells it apart (the end elided when long; the table has it whole).
+        ticker->addTick(static_cast<double>(i + 1),
+                        QFontMetrics(plot->xAxis->tickLabelFont())
+                            .elidedText(QString::fromStdString(names[i]), Qt::ElideRight, 160));
     }
     ratesWithBars(plot, x, y, lo, hi, kBlue);
     plot->xAxis->setTicker(ticker);

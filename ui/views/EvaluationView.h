@@ -44,6 +44,7 @@ public:
     QComboBox *auditA() const { return m_auditA; }
     QComboBox *auditB() const { return m_auditB; }
     QTableWidget *ratesTable() const { return m_rates; }
+    QCustomPlot *ratesPlot() const { return m_ratesPlot; }
     QTableWidget *pairsTable() const { return m_pairs; }
     QComboBox *outcomeSource() const { return m_outcomeSource; }
     QTableWidget *cellsTable() const { return m_cells; }
