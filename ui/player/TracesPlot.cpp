@@ -430,7 +430,7 @@ void TracesPlot::updateTickLabels()
     const int tracks = m_plot->axisRectCount();
     if (tracks == 0)
         return;
-    const bool show = m_plot->height() / tracks >= 44;
+    const bool show = m_plot->height() / tracks >= 34;
     bool changed = false;
     for (int i = 0; i < tracks; ++i) {
         QCPAxis *y = m_plot->axisRect(i)->axis(QCPAxis::atLeft);
