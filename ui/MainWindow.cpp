@@ -885,7 +885,7 @@ void MainWindow::setCliPath(const QString &cliPath)
     m_progress = new ProgressPanel(*m_controller, m_runPage);
     m_progress->setObjectName(QStringLiteral("progressPanel"));
     auto *layout = static_cast<QVBoxLayout *>(m_runPage->layout());
-    layout->removeItem(layout->itemAt(layout->count() - 1)); // the stretch
+    delete layout->takeAt(layout->count() - 1); // the stretch
     layout->addWidget(m_progress, 1);
     m_runHint->setText(tr("Batches run in kosmos-cli worker processes (or Slurm shards); their "
                           "progress is followed here through the ledger."));
