@@ -1,5 +1,7 @@
 #include "queries/ComponentLabels.h"
 
+#include "util/BoundedJson.h"
+
 #include <map>
 #include <set>
 
@@ -69,6 +71,26 @@ std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponen
                 labels[i] += " #" + std::to_string(++numbered[labels[i]]);
     }
     return labels;
+}
+
+std::vector<std::string> labelsOfIdentityTexts(const std::vector<std::string> &texts)
+{
+    std::vector<LabelledComponent> components;
+    components.reserve(texts.size());
+    for (const std::string &text : texts) {
+        const auto space = text.find(' ');
+        const std::string settings = space == std::string::npos ? "" : text.substr(space + 1);
+        nlohmann::json config;
+        if (!settings.empty()) {
+            try {
+                config = json::parseBounded(settings, "settings", {16, 64u << 10, false});
+            } catch (const std::exception &) {
+                config = settings; // not JSON (or too deep, too large): one opaque value
+            }
+        }
+        components.push_back({text.substr(0, space), std::move(config)});
+    }
+    return distinguishingLabels(components);
 }
 
 } // namespace kosmos

@@ -20,4 +20,9 @@ struct LabelledComponent
 // " #1", " #2" in the given order. One label per input, in order.
 std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponent> &components);
 
+// The same for identities written as "ADAPTER SETTINGS-JSON" (how the runs table and the ranking
+// name a policy): the settings are read within bounds (depth 16, 64 KiB); settings that are not
+// such JSON count as one opaque value.
+std::vector<std::string> labelsOfIdentityTexts(const std::vector<std::string> &texts);
+
 } // namespace kosmos

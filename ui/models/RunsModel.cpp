@@ -185,31 +185,15 @@ QString RunsModel::whereClause(QVariantList &binds) const
 
 void RunsModel::reloadLabels()
 {
+    // Short policy labels: what tells the ledger's policies apart (core's labels).
     m_policyLabels.clear();
-    if (QSqlDatabase::contains(m_connection)) {
-        // Short policy labels: what tells the ledger's policies apart.
-        QSqlQuery components(QSqlDatabase::database(m_connection));
-        if (components.exec(QStringLiteral(
-                "SELECT DISTINCT adapter_id, COALESCE(json_extract(identity_json, '$.config'), "
-                "'null') FROM components WHERE family = 'policy'"))) {
-            std::vector<LabelledComponent> identities;
-            QStringList full;
-            while (components.next()) {
-                const QString adapter = components.value(0).toString();
-                const QString config = components.value(1).toString();
-                identities.push_back({adapter.toStdString(),
-                                      nlohmann::json::parse(config.toStdString(), nullptr, false)});
-                if (identities.back().config.is_discarded())
-                    identities.back().config = config.toStdString();
-                // As the runs query writes it (json_extract of null gives '').
-                full << adapter + QLatin1Char(' ') +
-                            (config == QLatin1String("null") ? QString() : config);
-            }
-            const auto labels = distinguishingLabels(identities);
-            for (int i = 0; i < full.size(); ++i)
-                m_policyLabels.insert(full[i], QString::fromStdString(labels[i]));
-        }
-    }
+    const QStringList full = policies();
+    std::vector<std::string> texts;
+    for (const QString &policy : full)
+        texts.push_back(policy.toStdString());
+    const auto labels = labelsOfIdentityTexts(texts);
+    for (int i = 0; i < full.size(); ++i)
+        m_policyLabels.insert(full[i], QString::fromStdString(labels[static_cast<std::size_t>(i)]));
 }
 
 void RunsModel::reload()

@@ -111,7 +111,8 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
     }
     m_labels->setText(labels.isEmpty() ? tr("No reference or human label.")
                                        : labels.join(QStringLiteral("<br>")));
-    for (const StoredJudgment &j : judgmentsOfRun(ledger, runId)) {
+    const std::vector<StoredJudgment> judgments = judgmentsOfRun(ledger, runId); // read once
+    for (const StoredJudgment &j : judgments) {
         auto *top = new QTreeWidgetItem(m_tree);
         top->setText(0, tr("Judgment %1 - %2%3")
                             .arg(j.judgmentId)
@@ -188,7 +189,6 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
         top->setExpanded(true);
     }
     // The summary: the latest judgment (the run's own verdict unless re-judged later).
-    const auto judgments = judgmentsOfRun(ledger, runId);
     if (judgments.empty()) {
         m_summary->setText(tr("<b>No judgment</b> of this run."));
         return;

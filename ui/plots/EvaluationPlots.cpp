@@ -103,16 +103,10 @@ void EvaluationPlots::policyRates(QCustomPlot *plot, const PolicyRanking &rankin
     QVector<double> x, y, lo, hi;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     // Policies are "adapter {settings}": named by what tells them apart (core's labels).
-    std::vector<LabelledComponent> policies;
-    for (const auto &[policy, rate] : ranking.rates) {
-        const auto space = policy.find(' ');
-        const std::string settings = space == std::string::npos ? "" : policy.substr(space + 1);
-        nlohmann::json config = nlohmann::json::parse(settings, nullptr, false);
-        if (config.is_discarded())
-            config = settings.empty() ? nlohmann::json() : nlohmann::json(settings);
-        policies.push_back({policy.substr(0, space), config});
-    }
-    const std::vector<std::string> names = distinguishingLabels(policies);
+    std::vector<std::string> policies;
+    for (const auto &entry : ranking.rates)
+        policies.push_back(entry.first);
+    const std::vector<std::string> names = labelsOfIdentityTexts(policies);
     for (std::size_t i = 0; i < ranking.rates.size(); ++i) {
         const Proportion &p = ranking.rates[i].second;
         if (!p.rate)

@@ -80,8 +80,8 @@ CompareView::CompareView(QWidget *parent)
     connect(m_overlay, &QCheckBox::toggled, this, [this] { showOverlay(); });
 }
 
-void CompareView::fill(Ledger &ledger, qint64 run, FramePlayer *player, TracesPlot *traces,
-                       QLabel *label)
+RolloutView CompareView::fill(Ledger &ledger, qint64 run, FramePlayer *player, TracesPlot *traces,
+                              QLabel *label)
 {
     const RolloutView rollout = loadRollout(ledger, run);
     player->setRollout(&ledger, rollout);
@@ -96,6 +96,7 @@ void CompareView::fill(Ledger &ledger, qint64 run, FramePlayer *player, TracesPl
                        .arg(record ? QString::fromStdString(record->task.value_or("")) : QString())
                        .arg(verdict)
                        .arg(QString::fromStdString(rollout.validationVerdict.value_or("—"))));
+    return rollout;
 }
 
 void CompareView::fillPicker(Ledger &ledger, qint64 runA)
@@ -141,8 +142,8 @@ void CompareView::compare(Ledger &ledger, qint64 runA, qint64 runB)
     }
     m_heading->setText(
         tr("<b>Run %1</b> beside <b>run %2</b>, on one timeline").arg(runA).arg(runB));
-    fill(ledger, runA, m_playerA, m_tracesA, m_labelA);
-    fill(ledger, runB, m_playerB, m_tracesB, m_labelB);
+    m_rolloutA = fill(ledger, runA, m_playerA, m_tracesA, m_labelA);
+    m_rolloutB = fill(ledger, runB, m_playerB, m_tracesB, m_labelB);
     showOverlay();
 }
 
@@ -170,9 +171,8 @@ void CompareView::showOverlay()
     m_overlayTraces->setVisible(on);
     if (!on)
         return;
-    m_overlayTraces->setRollout(loadRollout(*m_ledger, m_runA));
-    m_overlayTraces->setOverlay(loadRollout(*m_ledger, m_runB), tr("run %1").arg(m_runA),
-                                tr("run %1").arg(m_runB));
+    m_overlayTraces->setRollout(m_rolloutA);
+    m_overlayTraces->setOverlay(m_rolloutB, tr("run %1").arg(m_runA), tr("run %1").arg(m_runB));
     m_overlayTraces->setCursor(m_playerA->position());
 }
 
@@ -188,6 +188,8 @@ void CompareView::clear()
     m_ledger = nullptr;
     m_runA = 0;
     m_runB = 0;
+    m_rolloutA = {};
+    m_rolloutB = {};
     const QSignalBlocker blocker(m_picker);
     m_picker->clear();
     m_heading->setText(tr("Choose a run in Review, then compare it here (or select two runs and "

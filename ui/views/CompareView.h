@@ -1,5 +1,7 @@
 #pragma once
 
+#include "queries/RolloutQuery.h"
+
 #include <QWidget>
 
 class QCheckBox;
@@ -41,13 +43,17 @@ public:
     TracesPlot *overlayTraces() const { return m_overlayTraces; }
 
 private:
-    void fill(Ledger &ledger, qint64 run, FramePlayer *player, TracesPlot *traces, QLabel *label);
+    // Loads the run into one side and returns its rollout (kept for the overlay).
+    RolloutView fill(Ledger &ledger, qint64 run, FramePlayer *player, TracesPlot *traces,
+                     QLabel *label);
     void fillPicker(Ledger &ledger, qint64 runA);
     void showOverlay();
 
     Ledger *m_ledger = nullptr;
     qint64 m_runA = 0;
     qint64 m_runB = 0;
+    RolloutView m_rolloutA; // as shown, for the overlay (not read again)
+    RolloutView m_rolloutB;
     QLabel *m_heading;
     QComboBox *m_picker;
     QCheckBox *m_overlay;
