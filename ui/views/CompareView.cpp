@@ -83,7 +83,7 @@ CompareView::CompareView(QWidget *parent)
 RolloutView CompareView::fill(Ledger &ledger, qint64 run, FramePlayer *player, TracesPlot *traces,
                               QLabel *label)
 {
-    const RolloutView rollout = loadRollout(ledger, run);
+    RolloutView rollout = loadRollout(ledger, run);
     player->setRollout(&ledger, rollout);
     traces->setRollout(rollout);
     const auto record = ledger.run(run);
