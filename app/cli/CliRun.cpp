@@ -14,6 +14,7 @@
 #include "queries/JudgmentQuery.h"
 #include "util/BoundedJson.h"
 #include "util/JsonFields.h"
+#include "util/ProcessIdentity.h"
 #include "util/Secrets.h"
 #include "verify/LedgerVerifier.h"
 
@@ -552,6 +553,8 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
         if (mode == RunMode::Isolated)
             return supervise(executableDir, protocolPath, protocol, bundle, workers, retryFailed,
                              shard);
+        if (mode == RunMode::WorkerProcess) // the supervisor records how this process ends
+            ProcessIdentity::declareSupervisedByParent();
         return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess,
                        retryFailed, shard);
     } catch (const Error &e) {

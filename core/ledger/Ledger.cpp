@@ -656,9 +656,14 @@ ProcessIdentity holderOf(sqlite::Database &db, std::int64_t attemptId)
     return ProcessIdentity::fromJson(payload["process"]);
 }
 
+// Dead, and no supervisor of it still runs: a supervisor (`run --isolate`) reaps its dead worker
+// and records the attempt as failed with the signal or exit status; a sibling that took the
+// attempt over first would record only that the holder no longer runs. A supervisor that hangs
+// is covered by the lease's expiry.
 bool holderIsDead(sqlite::Database &db, std::int64_t attemptId)
 {
-    return provablyDead(holderOf(db, attemptId));
+    const ProcessIdentity holder = holderOf(db, attemptId);
+    return provablyDead(holder) && !supervisorRuns(holder);
 }
 
 // A run whose running attempt is held by a process that provably died (on this host), so its

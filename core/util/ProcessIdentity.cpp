@@ -2,6 +2,7 @@
 
 #include "util/ProcessStats.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -64,11 +65,14 @@ std::int64_t processStartTicks(std::int64_t pid)
 
 nlohmann::json ProcessIdentity::toJson() const
 {
-    return {{"host", host},
-            {"boot_id", bootId},
-            {"pid_namespace", pidNamespace},
-            {"pid", pid},
-            {"start_ticks", startTicks}};
+    nlohmann::json out = {{"host", host},
+                          {"boot_id", bootId},
+                          {"pid_namespace", pidNamespace},
+                          {"pid", pid},
+                          {"start_ticks", startTicks}};
+    if (supervisorPid > 0)
+        out["supervisor"] = {{"pid", supervisorPid}, {"start_ticks", supervisorStartTicks}};
+    return out;
 }
 
 ProcessIdentity ProcessIdentity::fromJson(const nlohmann::json &json)
@@ -90,8 +94,37 @@ ProcessIdentity ProcessIdentity::fromJson(const nlohmann::json &json)
     p.pidNamespace = text("pid_namespace");
     p.pid = number("pid");
     p.startTicks = number("start_ticks");
+    const auto supervisor = json.find("supervisor");
+    if (supervisor != json.end() && supervisor->is_object()) {
+        const auto spid = supervisor->find("pid");
+        const auto sticks = supervisor->find("start_ticks");
+        if (spid != supervisor->end() && spid->is_number_integer() && sticks != supervisor->end() &&
+            sticks->is_number_integer()) {
+            p.supervisorPid = spid->get<std::int64_t>();
+            p.supervisorStartTicks = sticks->get<std::int64_t>();
+        }
+    }
     return p;
 }
+
+namespace {
+
+// The supervisor declared by declareSupervisedByParent(), with the PID of the process that
+// declared it (a forked child inherits the variables, not the declaration).
+struct DeclaredSupervisor
+{
+    std::atomic<std::int64_t> declaredBy{0};
+    std::atomic<std::int64_t> pid{0};
+    std::atomic<std::int64_t> startTicks{0};
+};
+
+DeclaredSupervisor &declaredSupervisor()
+{
+    static DeclaredSupervisor s;
+    return s;
+}
+
+} // namespace
 
 const ProcessIdentity &ProcessIdentity::current()
 {
@@ -107,7 +140,35 @@ const ProcessIdentity &ProcessIdentity::current()
         p.startTicks = processStartTicks(pid);
         cached = p;
     }
+    const DeclaredSupervisor &s = declaredSupervisor();
+    if (s.declaredBy.load() == pid) {
+        cached.supervisorPid = s.pid.load();
+        cached.supervisorStartTicks = s.startTicks.load();
+    } else {
+        cached.supervisorPid = 0;
+        cached.supervisorStartTicks = 0;
+    }
     return cached;
+}
+
+void ProcessIdentity::declareSupervisedByParent()
+{
+    DeclaredSupervisor &s = declaredSupervisor();
+    const std::int64_t parent = ::getppid();
+    s.pid.store(parent);
+    s.startTicks.store(processStartTicks(parent));
+    s.declaredBy.store(::getpid());
+}
+
+bool supervisorRuns(const ProcessIdentity &holder)
+{
+    if (holder.supervisorPid <= 0)
+        return false;
+    ProcessIdentity supervisor = holder;
+    supervisor.pid = holder.supervisorPid;
+    supervisor.startTicks = holder.supervisorStartTicks;
+    supervisor.supervisorPid = 0;
+    return !provablyDead(supervisor);
 }
 
 bool provablyDead(const ProcessIdentity &holder)

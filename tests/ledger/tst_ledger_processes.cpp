@@ -14,6 +14,7 @@
 #include <csignal>
 #include <random>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
 
 using namespace kosmos;
@@ -307,6 +308,65 @@ TEST(LedgerProcesses, ALeaseOfAProcessThatDiedIsTakenOverAtOnceNotAfterExpiry)
         << attempts[0].errorMessage.value_or("");
     ledger.finishAttempt(*taken, AttemptOutcome::completed());
     EXPECT_TRUE(verifyLedger(ledger).clean());
+}
+
+TEST(LedgerProcesses, ADeadWorkerWhoseSupervisorRunsIsLeftToTheSupervisor)
+{
+    TempDir dir;
+    const fs::path bundle = dir / "supervised.kosmos";
+    Ledger ledger = Ledger::create(bundle);
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    const auto run = ledger.submitRun(test::testRunSpec(protocol, 0));
+
+    // A worker declared supervised by its parent (this test, as `run --isolate` is for its
+    // worker processes) claims the run with a 10-minute lease.
+    const fs::path out = dir / "hold.out";
+    const pid_t holder = test::startProcess(
+        {test::toolPath(), "hold-supervised", bundle.string(), "kosmos-cli-w-", "600000"}, out);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (test::readFile(out).empty() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_FALSE(test::readFile(out).empty()) << "the holder never claimed";
+
+    // Killed and not yet reaped (a zombie), then reaped: either way its supervisor still runs,
+    // so a sibling does not take the attempt over (the race that lost the crash's signal).
+    ProcessIdentity held = ProcessIdentity::current();
+    held.pid = holder;
+    held.startTicks = processStartTicks(holder);
+    ::kill(holder, SIGKILL);
+    while (!provablyDead(held) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(provablyDead(held));
+    EXPECT_FALSE(ledger.claim("sibling", 5000)) << "taken over from a zombie with a supervisor";
+    int status = 0;
+    ASSERT_EQ(::waitpid(holder, &status, 0), holder);
+    EXPECT_FALSE(ledger.claim("sibling", 5000)) << "taken over before the supervisor recorded";
+
+    // The supervisor records how it ended; the run can then be retried as any failed run.
+    const auto closed = ledger.failAttemptsOfDeadWorker(
+        "kosmos-cli-w-",
+        AttemptOutcome::failed("worker_crashed", "worker process killed by signal 9", SIGKILL));
+    ASSERT_EQ(closed.size(), 1u);
+    const auto attempts = ledger.attempts(run.runId);
+    ASSERT_EQ(attempts.size(), 1u);
+    EXPECT_EQ(attempts[0].state, "failed");
+    EXPECT_EQ(attempts[0].errorCode, "worker_crashed");
+    EXPECT_EQ(attempts[0].exitSignal, SIGKILL);
+    EXPECT_EQ(ledger.run(run.runId)->status, "failed");
+    EXPECT_TRUE(verifyLedger(ledger).clean());
+
+    // A supervisor that is itself gone no longer protects its worker's lease.
+    ProcessIdentity orphan = ProcessIdentity::current();
+    orphan.pid = 999999999;
+    orphan.supervisorPid = 999999998;
+    orphan.supervisorStartTicks = 1;
+    EXPECT_TRUE(provablyDead(orphan));
+    EXPECT_FALSE(supervisorRuns(orphan));
+    ProcessIdentity guarded = orphan;
+    guarded.supervisorPid = ProcessIdentity::current().pid;
+    guarded.supervisorStartTicks = ProcessIdentity::current().startTicks;
+    EXPECT_TRUE(supervisorRuns(guarded));
+    EXPECT_TRUE(supervisorRuns(ProcessIdentity::fromJson(guarded.toJson())));
 }
 
 TEST(LedgerProcesses, AProcessIdentityIsDeadOnlyWhenProvablySo)

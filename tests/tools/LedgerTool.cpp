@@ -9,9 +9,11 @@
 //   emit BUNDLE COUNT DELAY_MS        claim a run, append COUNT events DELAY_MS apart, finish
 //   hold BUNDLE WORKER LEASE_MS [RUN] claim a run (or RUN), print as claim does, then sleep
 //                                     without renewing until killed (a worker that dies)
+//   hold-supervised BUNDLE WORKER LEASE_MS   the same, declared supervised by its parent
 #include "ledger/Ledger.h"
 #include "util/Clock.h"
 #include "util/Error.h"
+#include "util/ProcessIdentity.h"
 
 #include "TestSupport.h"
 
@@ -132,6 +134,10 @@ int main(int argc, char **argv)
             return hold(a[1], a[2], std::stoll(a[3]),
                         a.size() == 5 ? std::optional<std::int64_t>(std::stoll(a[4]))
                                       : std::nullopt);
+        if (a.size() == 4 && a[0] == "hold-supervised") {
+            ProcessIdentity::declareSupervisedByParent();
+            return hold(a[1], a[2], std::stoll(a[3]), std::nullopt);
+        }
         if (a.size() == 4 && a[0] == "emit")
             return emit(a[1], std::stoi(a[2]), std::stoi(a[3]));
     } catch (const Error &e) {
