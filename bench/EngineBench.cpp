@@ -1,8 +1,12 @@
 // kosmos-bench-engine: the rollout engine's own cost (docs/benchmarks.md).
-//   kosmos-bench-engine [WORKDIR] [--episodes N]
-// Runs the synthetic tabletop protocol (expert policy, horizon 40, judge with 5 samples) and
-// reads back the per-run "timings" events: orchestration overhead per step (engine time
-// excluding adapter calls, divided by total) and synthetic steps per second.
+//   kosmos-bench-engine [WORKDIR] [--episodes N] [--policy-ms MS]
+// Runs the synthetic tabletop protocol (320x256 frames, expert policy, horizon 40; with and
+// without the judge) and reads back the per-run "timings" events: steps per second, the
+// engine's critical-path overhead per step (the rollout's wall time from the world's reset to
+// its last frame recorded durably, minus the policy and world-model calls: handing frames to the
+// frame pipeline, back-pressure, contract checks, events, recording frames) and the per-stage
+// split. --policy-ms adds a fixed latency to every policy call (a sleep: a remote or GPU policy
+// such as pi0 at 20-40 ms), so the background threads have the time a real policy leaves them.
 #include "ledger/Ledger.h"
 #include "pipeline/RolloutEngine.h"
 #include "synthetic/FrameJudge.h"
@@ -13,20 +17,43 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <thread>
+#include <vector>
 
 using namespace kosmos;
 namespace fs = std::filesystem;
 
 namespace {
 
+// A policy that answers after a fixed latency (what a model server or a GPU policy costs).
+class SlowPolicy : public synthetic::ScriptedPolicy
+{
+public:
+    SlowPolicy(const synthetic::PolicySkill &skill, int latencyMs)
+        : ScriptedPolicy(skill), m_latency(latencyMs)
+    {
+    }
+    ActionChunk act(const Observation &obs) override
+    {
+        std::this_thread::sleep_for(m_latency);
+        return ScriptedPolicy::act(obs);
+    }
+
+private:
+    std::chrono::milliseconds m_latency;
+};
+
 class Factory : public ComponentFactory
 {
 public:
+    explicit Factory(int policyMs) : m_policyMs(policyMs) {}
     std::string version(const std::string &) override { return "1.0.0"; }
     std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
     {
-        return std::make_unique<synthetic::ScriptedPolicy>(
-            synthetic::PolicySkill::byName(spec.settings.value("skill", "expert")));
+        const auto skill = synthetic::PolicySkill::byName(spec.settings.value("skill", "expert"));
+        if (m_policyMs > 0)
+            return std::make_unique<SlowPolicy>(skill, m_policyMs);
+        return std::make_unique<synthetic::ScriptedPolicy>(skill);
     }
     std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &) override
     {
@@ -36,14 +63,18 @@ public:
     {
         return std::make_unique<synthetic::FrameJudge>(0.1);
     }
+
+private:
+    int m_policyMs = 0;
 };
 
-void measure(const fs::path &dir, int episodes, int workers, bool judge)
+void measure(const fs::path &dir, int episodes, int workers, bool judge, int policyMs)
 {
-    const fs::path bundle =
-        dir / ("engine-" + std::to_string(workers) + (judge ? "-judge" : "") + ".kosmos");
+    const fs::path bundle = dir / ("engine-" + std::to_string(workers) + (judge ? "-judge" : "") +
+                                   "-" + std::to_string(policyMs) + "ms.kosmos");
     fs::remove_all(bundle);
     Ledger::create(bundle);
+    // Plugin ids that no prompt can contain by chance (the judge's prompt is blinded against them).
     nlohmann::json doc = {
         {"kosmos_protocol", 1},
         {"name", "bench"},
@@ -51,22 +82,27 @@ void measure(const fs::path &dir, int episodes, int workers, bool judge)
         {"horizon", 40},
         {"episodes_per_task", episodes},
         {"tasks", {{{"id", "t"}, {"instruction", "put the red block in the green square"}}}},
-        {"policies", {{{"plugin", "p"}, {"settings", {{"skill", "expert"}}}}}},
-        {"world_model", {{"plugin", "w"}}}};
+        {"policies", {{{"plugin", "bench-policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"world_model", {{"plugin", "bench-world"}}}};
     if (judge)
-        doc["judge"] = {{"plugin", "j"}};
+        doc["judge"] = {{"plugin", "bench-judge"}};
     const Protocol protocol = Protocol::fromJson(doc);
-    Factory factory;
+    Factory factory(policyMs);
     RolloutEngine engine(bundle, factory, EngineOptions{workers, 30000, 5000, "bench"});
     const auto batch = engine.submit(protocol);
     std::atomic<bool> stop{false};
     const auto start = std::chrono::steady_clock::now();
-    engine.run(protocol, batch, stop);
+    const BatchResult result = engine.run(protocol, batch, stop);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (result.completed != episodes)
+        std::fprintf(stderr, "warning: %d of %d runs completed (%d failed)\n", result.completed,
+                     episodes, result.failed);
 
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    double total = 0, policy = 0, world = 0, judgeMs = 0, store = 0, validation = 0;
+    double policy = 0, world = 0, judgeMs = 0, store = 0, validation = 0, overhead = 0,
+           backpressure = 0, atEnd = 0, frames = 0;
+    int runs = 0;
     for (std::int64_t after = 0;;) {
         const auto events = ledger.eventsSince(after, 5000);
         if (events.empty())
@@ -76,20 +112,23 @@ void measure(const fs::path &dir, int episodes, int workers, bool judge)
             if (e.type != "timings")
                 continue;
             const auto t = nlohmann::json::parse(e.payloadJson);
-            total += t["total_ms"].get<double>();
+            ++runs;
             policy += t["stage_ms"]["policy"].get<double>();
             world += t["stage_ms"]["world_model"].get<double>();
             judgeMs += t["stage_ms"]["judge"].get<double>();
             store += t["stage_ms"]["encode_and_store"].get<double>();
             validation += t["stage_ms"]["validation"].get<double>();
+            overhead += t["critical_path"]["rollout_overhead_ms"].get<double>();
+            backpressure += t["critical_path"]["backpressure_ms"].get<double>();
+            atEnd += t["critical_path"]["frames_settle_ms"].get<double>();
+            frames += 41; // 40 actions, one frame each, and the conditioning frame
         }
     }
     const double steps = 40.0 * episodes;
-    const double adapters = policy + world + judgeMs;
-    std::printf("| %d | %d | %s | %.0f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f%% |\n", episodes,
-                workers, judge ? "yes" : "no", steps / wall, total / steps,
-                (policy + world) / steps, store / steps, validation / steps, judgeMs / steps,
-                100.0 * (total - adapters) / total);
+    std::printf("| %d | %d | %s | %d | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
+                episodes, workers, judge ? "yes" : "no", policyMs, steps / wall, overhead / steps,
+                backpressure / steps, atEnd / steps, (policy + world) / steps, store / frames,
+                validation / frames, judgeMs / steps);
 }
 
 } // namespace
@@ -98,20 +137,26 @@ int main(int argc, char **argv)
 {
     fs::path dir = "bench-data";
     int episodes = 20;
+    std::vector<int> policyMs = {0, 20};
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--episodes" && i + 1 < argc)
             episodes = std::stoi(argv[++i]);
+        else if (arg == "--policy-ms" && i + 1 < argc)
+            policyMs = {std::stoi(argv[++i])};
         else
             dir = arg;
     }
     fs::create_directories(dir);
-    std::printf(
-        "| episodes | workers | judge | steps/s (wall) | ms/step total | policy+world ms/step | "
-        "encode+store ms/step | validation ms/step | judge ms/step | orchestration overhead |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n");
-    measure(dir, episodes, 1, false);
-    measure(dir, episodes, 1, true);
-    measure(dir, episodes, 2, true);
+    std::printf("| episodes | workers | judge | policy latency ms | steps/s (wall) | critical-path "
+                "overhead ms/step | of which back-pressure | of which frames still queued at "
+                "the end | policy+world ms/step | background encode+store ms/frame | "
+                "validation ms/frame (beside) | judge ms/step |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int ms : policyMs) {
+        measure(dir, episodes, 1, false, ms);
+        measure(dir, episodes, 1, true, ms);
+        measure(dir, episodes, 2, true, ms);
+    }
     return 0;
 }

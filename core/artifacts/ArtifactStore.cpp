@@ -131,6 +131,24 @@ StoredObject ArtifactStore::putBytes(std::span<const std::uint8_t> content,
     std::optional<PixelDigest> pixels;
     if (isImageMediaType(mediaType))
         pixels = pixelDigestOfEncoded(content); // refuses undecodable images before any write
+    return putWithPixels(content, mediaType, std::move(pixels));
+}
+
+StoredObject ArtifactStore::putEncodedImage(std::span<const std::uint8_t> content,
+                                            std::string_view mediaType, const PixelDigest &pixels)
+{
+    if (!isImageMediaType(mediaType))
+        throw Error(ErrorCode::InvalidInput,
+                    "putEncodedImage: " + std::string(mediaType) + " is not an image media type");
+    if (content.empty())
+        throw Error(ErrorCode::InvalidInput, "image artifact is empty (0 bytes)");
+    return putWithPixels(content, mediaType, pixels);
+}
+
+StoredObject ArtifactStore::putWithPixels(std::span<const std::uint8_t> content,
+                                          std::string_view mediaType,
+                                          std::optional<PixelDigest> pixels)
+{
 
     std::string tmpTemplate = (m_dir / "tmp" / "put-XXXXXX").string();
     Fd tmp(::mkostemp(tmpTemplate.data(), O_CLOEXEC));

@@ -65,6 +65,10 @@ public:
 
     StoredObject putBytes(std::span<const std::uint8_t> content, std::string_view mediaType);
     StoredObject putBytes(std::string_view content, std::string_view mediaType);
+    // An image the caller has just encoded losslessly from pixels it holds: `pixels` is their
+    // digest (pixelDigestOfRaw), so the bytes are not decoded again to hash them.
+    StoredObject putEncodedImage(std::span<const std::uint8_t> content, std::string_view mediaType,
+                                 const PixelDigest &pixels);
     // Streams a file into the store (hashing while copying: one read of the source).
     StoredObject putFile(const std::filesystem::path &source, std::string_view mediaType);
 
@@ -94,6 +98,8 @@ public:
     std::vector<std::filesystem::path> temporaries() const;
 
 private:
+    StoredObject putWithPixels(std::span<const std::uint8_t> content, std::string_view mediaType,
+                               std::optional<PixelDigest> pixels);
     StoredObject commitTemporary(int tmpFd, const std::string &tmpName, std::string sha256,
                                  std::int64_t size, std::string_view mediaType);
 

@@ -929,6 +929,100 @@ std::int64_t Ledger::attachArtifact(const Lease &lease, std::string_view role,
     return artifactId;
 }
 
+Ledger::Batch::Batch(Ledger &ledger, Durability durability) : m_ledger(ledger)
+{
+    // The synchronous level is a property of the connection, changed only outside a
+    // transaction: an inner Batch takes the outer one's.
+    m_relaxed =
+        durability == Durability::AtNextSeal && sqlite3_get_autocommit(ledger.m_db.handle());
+    if (m_relaxed)
+        m_ledger.m_db.exec("PRAGMA synchronous = NORMAL");
+    try {
+        m_tx.emplace(ledger.m_db);
+    } catch (...) {
+        if (m_relaxed)
+            m_ledger.m_db.exec("PRAGMA synchronous = FULL");
+        throw;
+    }
+}
+
+Ledger::Batch::~Batch()
+{
+    m_tx.reset(); // rolls back unless committed
+    if (m_relaxed)
+        sqlite3_exec(m_ledger.m_db.handle(), "PRAGMA synchronous = FULL", nullptr, nullptr,
+                     nullptr);
+}
+
+void Ledger::Batch::commit()
+{
+    m_tx->commit();
+    if (m_relaxed) {
+        m_relaxed = false;
+        m_ledger.m_db.exec("PRAGMA synchronous = FULL");
+    }
+}
+
+std::vector<std::int64_t> Ledger::attachArtifacts(const Lease &lease,
+                                                  const std::vector<Attachment> &attachments)
+{
+    for (const auto &a : attachments) {
+        requireNonEmpty(a.role, "artifact role");
+        requireNonEmpty(a.name, "artifact name");
+        if (!m_store.contains(a.object.sha256))
+            throw Error(ErrorCode::InvalidInput, "artifact " + a.object.sha256 +
+                                                     " is not in the store " +
+                                                     m_store.directory().string());
+    }
+    std::vector<std::int64_t> ids;
+    if (attachments.empty())
+        return ids;
+    const std::int64_t now = nowMs();
+    Transaction tx(m_db);
+    checkLease(lease);
+    Statement link(m_db, "INSERT INTO attempt_artifacts (attempt_id, artifact_id, role, name, "
+                         "created_at_ms) VALUES (?, ?, ?, ?, ?)");
+    for (const auto &a : attachments) {
+        const std::int64_t artifactId = insertArtifactRow(a.object, now);
+        link.reset();
+        link.bind(1, lease.attemptId)
+            .bind(2, artifactId)
+            .bind(3, a.role)
+            .bind(4, a.name)
+            .bind(5, now);
+        link.run();
+        ids.push_back(artifactId);
+    }
+    tx.commit();
+    return ids;
+}
+
+void Ledger::addProvenanceLinks(const Lease &lease, const std::vector<ProvenanceLink> &links)
+{
+    for (const auto &l : links)
+        requireNonEmpty(l.relation, "provenance relation");
+    if (links.empty())
+        return;
+    const std::int64_t now = nowMs();
+    Transaction tx(m_db);
+    checkLease(lease);
+    Statement s(m_db, "INSERT INTO provenance (parent_artifact_id, child_artifact_id, relation, "
+                      "attempt_id, details_json, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const auto &l : links) {
+        s.reset();
+        s.bind(1, l.parentArtifactId)
+            .bind(2, l.childArtifactId)
+            .bind(3, l.relation)
+            .bind(4, lease.attemptId);
+        if (l.details.is_null())
+            s.bindNull(5);
+        else
+            s.bind(5, canonicalJson(l.details));
+        s.bind(6, now).run();
+    }
+    tx.commit();
+}
+
 std::int64_t Ledger::putArtifact(const Lease &lease, std::string_view role, std::string_view name,
                                  std::span<const std::uint8_t> bytes, std::string_view mediaType)
 {

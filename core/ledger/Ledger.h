@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,56 @@ public:
     // Records a stored object as an artifact of the attempt; returns its artifact_id.
     std::int64_t attachArtifact(const Lease &lease, std::string_view role, std::string_view name,
                                 const StoredObject &object);
+    // Writes made while a Batch lives share one transaction: one commit, one fsync (each write
+    // still checks the lease and is refused as usual). Destroyed without commit(), every one
+    // of them is rolled back.
+    //
+    // Durability::AtNextSeal: the commit is atomic and visible at once, and survives the process
+    // being killed (SIGKILL: the write-ahead log is in the page cache), but it is made durable
+    // against a power loss by the next durable commit on this ledger (synchronous = NORMAL for
+    // this one commit; the attempt's end commits with FULL and its fsync of the write-ahead log
+    // covers every earlier commit). For a running attempt's intermediate writes (step events,
+    // frames): a power loss can lose only writes of an attempt that had not ended, which is
+    // then taken over as any attempt of a dead worker.
+    enum class Durability
+    {
+        Full,
+        AtNextSeal
+    };
+    class Batch
+    {
+    public:
+        explicit Batch(Ledger &ledger, Durability durability = Durability::Full);
+        ~Batch();
+        Batch(const Batch &) = delete;
+        Batch &operator=(const Batch &) = delete;
+        void commit();
+
+    private:
+        Ledger &m_ledger;
+        bool m_relaxed = false;
+        std::optional<sqlite::Transaction> m_tx;
+    };
+
+    // Several stored objects attached in one transaction (a rollout's frames as they become
+    // durable); returns their artifact_ids in order.
+    struct Attachment
+    {
+        std::string role;
+        std::string name;
+        StoredObject object;
+    };
+    std::vector<std::int64_t> attachArtifacts(const Lease &lease,
+                                              const std::vector<Attachment> &attachments);
+    // Several provenance links in one transaction.
+    struct ProvenanceLink
+    {
+        std::int64_t parentArtifactId = 0;
+        std::int64_t childArtifactId = 0;
+        std::string relation;
+        nlohmann::json details;
+    };
+    void addProvenanceLinks(const Lease &lease, const std::vector<ProvenanceLink> &links);
     // Stores bytes and attaches them in one call.
     std::int64_t putArtifact(const Lease &lease, std::string_view role, std::string_view name,
                              std::span<const std::uint8_t> bytes, std::string_view mediaType);

@@ -40,7 +40,7 @@ Database::~Database()
 
 Database::Database(Database &&other) noexcept
     : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)),
-      m_readOnly(other.m_readOnly)
+      m_readOnly(other.m_readOnly), m_transactionDepth(std::exchange(other.m_transactionDepth, 0))
 {
 }
 
@@ -52,6 +52,7 @@ Database &Database::operator=(Database &&other) noexcept
         m_db = std::exchange(other.m_db, nullptr);
         m_path = std::move(other.m_path);
         m_readOnly = other.m_readOnly;
+        m_transactionDepth = std::exchange(other.m_transactionDepth, 0);
     }
     return *this;
 }
@@ -204,21 +205,37 @@ std::optional<std::string> Statement::optText(int column) const
     return text(column);
 }
 
-Transaction::Transaction(Database &db) : m_db(db)
+Transaction::Transaction(Database &db) : m_db(db), m_level(db.m_transactionDepth)
 {
-    m_db.exec("BEGIN IMMEDIATE");
+    if (m_level == 0)
+        m_db.exec("BEGIN IMMEDIATE");
+    else
+        m_db.exec("SAVEPOINT kosmos_" + std::to_string(m_level));
+    ++m_db.m_transactionDepth;
 }
 
 Transaction::~Transaction()
 {
-    if (m_open)
-        sqlite3_exec(m_db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (m_open) {
+        if (m_level == 0) {
+            sqlite3_exec(m_db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        } else {
+            const std::string name = "kosmos_" + std::to_string(m_level);
+            sqlite3_exec(m_db.handle(), ("ROLLBACK TO " + name).c_str(), nullptr, nullptr, nullptr);
+            sqlite3_exec(m_db.handle(), ("RELEASE " + name).c_str(), nullptr, nullptr, nullptr);
+        }
+        --m_db.m_transactionDepth;
+    }
 }
 
 void Transaction::commit()
 {
-    m_db.exec("COMMIT");
+    if (m_level == 0)
+        m_db.exec("COMMIT");
+    else
+        m_db.exec("RELEASE kosmos_" + std::to_string(m_level));
     m_open = false;
+    --m_db.m_transactionDepth;
 }
 
 } // namespace kosmos::sqlite

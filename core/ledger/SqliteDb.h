@@ -36,9 +36,11 @@ public:
     [[noreturn]] void fail(int rc, std::string_view what) const;
 
 private:
+    friend class Transaction;
     sqlite3 *m_db = nullptr;
     std::string m_path;
     bool m_readOnly = false;
+    int m_transactionDepth = 0; // Transactions open on this connection (nested: savepoints)
 };
 
 class Statement
@@ -86,6 +88,9 @@ private:
 };
 
 // BEGIN IMMEDIATE ... COMMIT; rolls back unless commit() was called.
+// BEGIN IMMEDIATE ... COMMIT, or rolled back unless committed. A Transaction opened while another
+// is open on the same connection nests as a savepoint: its commit releases the savepoint (the
+// outer one commits, one fsync for all), its rollback undoes only its own writes.
 class Transaction
 {
 public:
@@ -97,6 +102,7 @@ public:
 
 private:
     Database &m_db;
+    int m_level = 0; // 0: the outermost (BEGIN/COMMIT), else a savepoint
     bool m_open = true;
 };
 

@@ -5,6 +5,7 @@
 #include "judge/JudgeRunner.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/AttemptScope.h"
+#include "pipeline/FramePipeline.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
 #include "util/Error.h"
@@ -53,18 +54,6 @@ double threadCpuMs()
     getrusage(RUSAGE_THREAD, &usage);
     return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
-}
-
-std::vector<std::uint8_t> encodePng(const cv::Mat &rgb)
-{
-    cv::Mat bgr;
-    if (rgb.channels() == 3)
-        cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    else
-        bgr = rgb;
-    std::vector<std::uint8_t> out;
-    cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, 3});
-    return out;
 }
 
 std::string frameName(int index)
@@ -413,6 +402,7 @@ public:
             recordTimings(start);
             return m_scope.complete();
         } catch (const Interrupted &) {
+            settleFramesAfterFailure();
             recordTimings(start);
             m_failure = "interrupted: the process was stopped; the run is back in the queue";
             const AttemptResult end = m_scope.fail(
@@ -423,6 +413,7 @@ public:
                 m_ledger.retryRun(m_lease.runId);
             return end;
         } catch (const Cancelled &) {
+            settleFramesAfterFailure();
             recordTimings(start);
             return m_scope.cancel(m_stop ? "the batch was stopped (interrupt)"
                                          : "cancel requested");
@@ -443,6 +434,7 @@ public:
 private:
     AttemptResult fail(const StageFailure &f, Steady::time_point start)
     {
+        settleFramesAfterFailure();
         m_scope.bufferEvent(
             "stage_failed",
             nlohmann::json{{"stage", f.stage}, {"code", f.code}, {"message", f.message}});
@@ -505,24 +497,70 @@ private:
         }
         for (const auto &[name, image] : policy.takeImages()) {
             const std::string file = "step-" + std::to_string(step) + "-" + name + ".png";
-            m_ledger.putArtifact(m_lease, "policy_image", file, encodePng(image), "image/png");
+            m_ledger.putArtifact(m_lease, "policy_image", file, encodeFramePng(image), "image/png");
             m_scope.bufferEvent("policy_image", nlohmann::json{{"step", step}, {"name", file}});
         }
     }
 
-    std::int64_t storeFrame(const cv::Mat &frame, int index)
+    // A frame goes to the frame pipeline (encoded, hashed, stored and measured off this thread);
+    // it is recorded once its object is durable (recordDurableFrames).
+    void storeFrame(const cv::Mat &frame)
     {
+        if (!m_frames)
+            m_frames = std::make_unique<FramePipeline>(m_ledger.artifacts().directory(),
+                                                       FramePipeline::Options{});
+        m_frames->submit(frame);
+    }
+
+    // The frames whose objects are durable, attached in one transaction, each linked to the frame
+    // it was predicted from in another (an unchanged frame is the same object: no link).
+    void recordFrames(const std::vector<FramePipeline::StoredFrame> &frames)
+    {
+        if (frames.empty())
+            return;
         const auto t = Steady::now();
-        const auto png = encodePng(frame);
-        const std::int64_t id =
-            m_ledger.putArtifact(m_lease, "frame", frameName(index), png, "image/png");
-        if (m_lastFrameArtifact &&
-            *m_lastFrameArtifact != id) // an unchanged frame is the same object
-            m_ledger.addProvenance(m_lease, *m_lastFrameArtifact, id, "predicted_from",
-                                   {{"step", index}});
-        m_lastFrameArtifact = id;
-        m_storeMs += msSince(t);
-        return id;
+        Ledger::Batch batch(m_ledger, Ledger::Durability::AtNextSeal);
+        std::vector<Ledger::Attachment> attachments;
+        attachments.reserve(frames.size());
+        for (const auto &f : frames)
+            attachments.push_back({"frame", frameName(f.index), f.object});
+        const std::vector<std::int64_t> ids = m_ledger.attachArtifacts(m_lease, attachments);
+        std::vector<Ledger::ProvenanceLink> links;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (m_lastFrameArtifact && *m_lastFrameArtifact != ids[i])
+                links.push_back({*m_lastFrameArtifact, ids[i], "predicted_from",
+                                 nlohmann::json{{"step", frames[i].index}}});
+            m_lastFrameArtifact = ids[i];
+        }
+        m_ledger.addProvenanceLinks(m_lease, links);
+        batch.commit();
+        m_recordMs += msSince(t);
+    }
+
+    void recordDurableFrames()
+    {
+        if (m_frames)
+            recordFrames(m_frames->takeDurable());
+    }
+
+    // Every frame durable and recorded: before the rollout's artifacts that follow, before
+    // validation and before the attempt ends.
+    void settleFrames()
+    {
+        if (m_frames && !m_settled) {
+            m_settled = true;
+            recordFrames(m_frames->finish());
+        }
+    }
+
+    // On a failure or a cancel: the frames produced so far are evidence too. Best effort (the
+    // failure may be the pipeline's own, or the lease may be gone): the attempt ends either way.
+    void settleFramesAfterFailure() noexcept
+    {
+        try {
+            settleFrames();
+        } catch (...) {
+        }
     }
 
     // What one rollout holds while it runs: its components, their contracts, and what has been
@@ -545,6 +583,8 @@ private:
     void runPipeline()
     {
         Rollout r = setUp();
+        const auto rolloutStart = Steady::now();
+        const double adaptersBefore = m_policyMs + m_worldMs;
         resetWorld(r);
         const cv::Mat startFrame = r.frames.back();
         int step = 0;
@@ -566,6 +606,11 @@ private:
             noteState(r, step);
             noteStep(r, step, policyCalls);
         }
+        settleFrames();
+        // What the engine added to the adapters' own time, from the world's reset to the last
+        // frame recorded durably (docs/benchmarks.md, "Rollout engine").
+        m_rolloutOverheadMs = msSince(rolloutStart) - (m_policyMs + m_worldMs - adaptersBefore);
+        m_rolloutSteps = step;
         storeActions(r);
         validateAndJudge(r);
         recordGroundTruth(*r.world);
@@ -624,6 +669,7 @@ private:
                                    std::to_string(r.frameContract.conditioningFrames)};
         for (std::size_t i = 0; i < r.frames.size(); ++i)
             checkAndStoreFrame(r, r.frames[i], static_cast<int>(i));
+        recordDurableFrames();
         r.policy->reset(m_plan.seed ^ 0x5bd1e995ULL, m_task.instruction);
         noteState(r, 0);
     }
@@ -643,7 +689,7 @@ private:
         if (!check.ok())
             throw StageFailure{"world_model", std::string(reasonName(check.violations[0].reason)),
                                check.summary()};
-        storeFrame(frame, index);
+        storeFrame(frame);
     }
 
     // The policy's next chunk on the frame it sees, checked. A world model that takes exactly L
@@ -733,8 +779,19 @@ private:
             stepEvent["world_call"] = worldCall;
         }
         m_scope.bufferEvent("step", stepEvent);
-        if (m_scope.bufferedEvents() >= 10)
-            m_scope.flush();
+        // The frames made durable since the last step are recorded at every step (a worker that
+        // crashes keeps all but those still in the pipeline); events every 10 steps. One commit,
+        // made durable against a power loss by the attempt's end.
+        const bool flushEvents = m_scope.bufferedEvents() >= 10;
+        auto durable =
+            m_frames ? m_frames->takeDurable() : std::vector<FramePipeline::StoredFrame>{};
+        if (flushEvents || !durable.empty()) {
+            Ledger::Batch batch(m_ledger, Ledger::Durability::AtNextSeal);
+            recordFrames(durable);
+            if (flushEvents)
+                m_scope.flush();
+            batch.commit();
+        }
         if (m_progress)
             m_progress(
                 {EngineProgress::Kind::Step, m_lease.runId, step, m_protocol.horizon, "", ""});
@@ -767,7 +824,9 @@ private:
         auto t = Steady::now();
         RolloutEvidence evidence{r.frames,       r.timestamps,    0,
                                  r.worldActions, r.worldContract, r.frameContract};
-        const ValidationReport validation = validateRollout(evidence);
+        // The pixel measurements were taken beside the rollout (the frame pipeline).
+        const ValidationReport validation =
+            validateRollout(evidence, {}, m_frames ? &m_frames->measurements() : nullptr);
         m_validationMs += msSince(t);
         m_ledger.recordValidation(m_lease, validation.toRecord());
         if (!m_protocol.judge)
@@ -866,15 +925,33 @@ private:
     {
         const double total = msSince(start);
         const double adapters = m_policyMs + m_worldMs + m_judgeMs;
+        const FramePipeline::Timings frames =
+            m_frames ? m_frames->timings() : FramePipeline::Timings{};
         nlohmann::json timings = {
             {"total_ms", total},
+            // encode_and_store and the measuring part of validation run on the frame pipeline's
+            // threads, beside the rollout; see "critical_path" for what the rollout waited.
             {"stage_ms",
              {{"policy", m_policyMs},
               {"world_model", m_worldMs},
-              {"encode_and_store", m_storeMs},
-              {"validation", m_validationMs},
+              {"encode_and_store", frames.encodeMs + frames.writeMs + frames.syncMs},
+              {"validation", m_validationMs + frames.measureMs},
               {"judge", m_judgeMs}}},
             {"orchestration_ms", total - adapters},
+            {"critical_path",
+             {{"rollout_overhead_ms", m_rolloutOverheadMs},
+              {"steps", m_rolloutSteps},
+              {"frame_handoff_ms", frames.handoffMs},
+              {"backpressure_ms", frames.blockedMs},
+              {"frames_settle_ms", frames.finishMs},
+              {"frames_record_ms", m_recordMs},
+              {"validation_ms", m_validationMs}}},
+            {"background",
+             {{"png_encode_ms", frames.encodeMs},
+              {"object_write_ms", frames.writeMs},
+              {"sync_ms", frames.syncMs},
+              {"syncs", frames.syncs},
+              {"measure_ms", frames.measureMs}}},
             // As the adapters reported them (a torch adapter says
             // cpu / cuda:N); null when an adapter does not say.
             {"devices",
@@ -901,7 +978,11 @@ private:
     std::string m_stage = "setup";
     std::optional<std::int64_t> m_lastFrameArtifact;
     std::optional<std::string> m_policyDevice, m_worldDevice;
-    double m_policyMs = 0, m_worldMs = 0, m_storeMs = 0, m_validationMs = 0, m_judgeMs = 0;
+    double m_policyMs = 0, m_worldMs = 0, m_validationMs = 0, m_judgeMs = 0;
+    double m_recordMs = 0, m_rolloutOverheadMs = 0;
+    int m_rolloutSteps = 0;
+    std::unique_ptr<FramePipeline> m_frames;
+    bool m_settled = false;
     double m_cpuStartMs = threadCpuMs();
 
     std::string m_failure;

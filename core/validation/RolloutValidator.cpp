@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 namespace kosmos {
 
@@ -56,28 +57,14 @@ CheckOutcome fromContract(const std::string &name, const ContractCheck &check,
     return out;
 }
 
-// The frames' grey images (usable frames only) and the differences between consecutive ones, with
-// the action that produced each transition: what the pixel checks below share.
+// The measurements of a rollout's usable frames, with the action that produced each
+// transition: what the pixel checks below share.
 class Transitions
 {
 public:
-    Transitions(const RolloutEvidence &e, const ValidationThresholds &t) : m_e(e)
+    Transitions(const RolloutEvidence &e, const FrameMeasurements &m)
+        : frames(m.frameStats()), steps(m.transitionStats()), m_e(e)
     {
-        for (const auto &f : e.frames) {
-            if (!f.empty())
-                greys.push_back(grey(f));
-        }
-        for (std::size_t i = 1; i < greys.size(); ++i) {
-            diffs.push_back(meanAbsDiff(greys[i - 1], greys[i]));
-            double fraction = 1.0;
-            if (greys[i - 1].size() == greys[i].size()) {
-                cv::Mat d;
-                cv::absdiff(greys[i - 1], greys[i], d);
-                fraction =
-                    cv::countNonZero(d > t.changedPixelDelta) / static_cast<double>(d.total());
-            }
-            changed.push_back(fraction);
-        }
     }
 
     // The action that produced transition i -> i+1 (frame i+1), if any.
@@ -94,9 +81,8 @@ public:
                                                         : nullptr;
     }
 
-    std::vector<cv::Mat> greys;
-    std::vector<double> diffs;   // mean |difference|
-    std::vector<double> changed; // fraction of pixels that changed by more than the delta
+    const std::vector<FrameMeasurements::FrameStats> &frames;
+    const std::vector<FrameMeasurements::TransitionStats> &steps;
 
 private:
     const RolloutEvidence &m_e;
@@ -105,23 +91,22 @@ private:
 // Black or constant frames. Not applicable (and required) without usable frames.
 CheckOutcome blackOrConstantCheck(const Transitions &tr, const ValidationThresholds &t)
 {
-    const auto &greys = tr.greys;
     std::vector<int> black;
     std::vector<int> constant;
     nlohmann::json means = nlohmann::json::array();
     nlohmann::json stds = nlohmann::json::array();
-    for (std::size_t i = 0; i < greys.size(); ++i) {
-        cv::Scalar mean, stddev;
-        cv::meanStdDev(greys[i], mean, stddev);
-        means.push_back(std::round(mean[0] * 100) / 100);
-        stds.push_back(std::round(stddev[0] * 100) / 100);
-        if (mean[0] <= t.blackMeanMax)
+    for (std::size_t i = 0; i < tr.frames.size(); ++i) {
+        const double mean = tr.frames[i].mean;
+        const double stddev = tr.frames[i].stddev;
+        means.push_back(std::round(mean * 100) / 100);
+        stds.push_back(std::round(stddev * 100) / 100);
+        if (mean <= t.blackMeanMax)
             black.push_back(static_cast<int>(i));
-        else if (stddev[0] <= t.constantStdMax)
+        else if (stddev <= t.constantStdMax)
             constant.push_back(static_cast<int>(i));
     }
     CheckOutcome c{"black_or_constant", "pass", {{"mean", means}, {"std", stds}}, {}, ""};
-    if (greys.empty())
+    if (tr.frames.empty())
         c.status = "not_applicable";
     if (!black.empty()) {
         c.status = "fail";
@@ -142,16 +127,16 @@ CheckOutcome frozenSequenceCheck(const Transitions &tr, const ValidationThreshol
 {
     int run = 0;
     int longest = 0;
-    for (std::size_t i = 0; i < tr.diffs.size(); ++i) {
+    for (std::size_t i = 0; i < tr.steps.size(); ++i) {
         const Action *a = tr.actionOf(i);
         const bool commanded = a && translation(*a) > t.commandedMotionMin;
         if (!commanded)
             continue; // a still world is expected when nothing moves
-        run = tr.changed[i] <= t.identicalChangedMax ? run + 1 : 0;
+        run = tr.steps[i].changed <= t.identicalChangedMax ? run + 1 : 0;
         longest = std::max(longest, run);
     }
     CheckOutcome c{"frozen_sequence", "pass", {{"longest_frozen_run", longest}}, {}, ""};
-    if (tr.diffs.empty()) {
+    if (tr.steps.empty()) {
         c.status = "not_applicable";
     } else if (longest >= t.frozenRunMin) {
         c.status = "fail";
@@ -167,14 +152,14 @@ CheckOutcome discontinuityCheck(const Transitions &tr, const ValidationThreshold
 {
     std::vector<int> jumps;
     double maxDiff = 0;
-    for (std::size_t i = 0; i < tr.diffs.size(); ++i) {
-        maxDiff = std::max(maxDiff, tr.diffs[i]);
-        if (tr.diffs[i] >= t.discontinuityDiffMin)
+    for (std::size_t i = 0; i < tr.steps.size(); ++i) {
+        maxDiff = std::max(maxDiff, tr.steps[i].diff);
+        if (tr.steps[i].diff >= t.discontinuityDiffMin)
             jumps.push_back(static_cast<int>(i + 1));
     }
     CheckOutcome c{
         "discontinuity", "pass", {{"max_mean_abs_diff", std::round(maxDiff * 100) / 100}}, {}, ""};
-    if (tr.diffs.empty())
+    if (tr.steps.empty())
         c.status = "not_applicable";
     else if (!jumps.empty()) {
         c.status = "fail";
@@ -213,13 +198,12 @@ CheckOutcome motionCheck(const Transitions &tr, const ValidationThresholds &t)
 {
     std::vector<double> commanded;
     std::vector<double> observed;
-    for (std::size_t i = 0; i < tr.diffs.size(); ++i) {
+    for (std::size_t i = 0; i < tr.steps.size(); ++i) {
         const Action *a = tr.actionOf(i);
-        if (!a || a->size() < 3 || !std::isfinite(translation(*a)) ||
-            tr.greys[i].size() != tr.greys[i + 1].size())
+        if (!a || a->size() < 3 || !std::isfinite(translation(*a)) || !tr.steps[i].sameSize)
             continue;
         commanded.push_back(translation(*a));
-        observed.push_back(observedMotion(tr.greys[i], tr.greys[i + 1], t));
+        observed.push_back(tr.steps[i].motion);
     }
     int moving = 0;
     for (double c : commanded)
@@ -263,7 +247,50 @@ nlohmann::json ValidationThresholds::toJson() const
             {"flow_width", flowWidth}};
 }
 
+FrameMeasurements::FrameMeasurements(const ValidationThresholds &thresholds)
+    : m_thresholds(thresholds)
+{
+}
+
+void FrameMeasurements::add(const cv::Mat &frame)
+{
+    if (frame.empty())
+        return; // not usable: counted by the frame contract, not measured
+    cv::Mat g = grey(frame);
+    cv::Scalar mean, stddev;
+    cv::meanStdDev(g, mean, stddev);
+    m_frames.push_back({mean[0], stddev[0]});
+    if (!m_lastGrey.empty()) {
+        TransitionStats step;
+        step.diff = meanAbsDiff(m_lastGrey, g);
+        step.sameSize = m_lastGrey.size() == g.size();
+        if (step.sameSize) {
+            cv::Mat d;
+            cv::absdiff(m_lastGrey, g, d);
+            step.changed = cv::countNonZero(d > m_thresholds.changedPixelDelta) /
+                           static_cast<double>(d.total());
+            step.motion = observedMotion(m_lastGrey, g, m_thresholds);
+        }
+        m_steps.push_back(step);
+    }
+    m_lastGrey = g.data == frame.data ? g.clone() : g; // never a view of the caller's frame
+}
+
+bool FrameMeasurements::describes(const RolloutEvidence &e, const ValidationThresholds &t) const
+{
+    const auto usable = std::count_if(e.frames.begin(), e.frames.end(),
+                                      [](const cv::Mat &f) { return !f.empty(); });
+    return static_cast<std::size_t>(usable) == m_frames.size() &&
+           m_thresholds.toJson() == t.toJson();
+}
+
 ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThresholds &t)
+{
+    return validateRollout(e, t, nullptr);
+}
+
+ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThresholds &t,
+                                 const FrameMeasurements *measured)
 {
     ValidationReport report;
     report.thresholds = t;
@@ -292,8 +319,15 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
 
     // 4. Pixels: black or constant frames, frozen runs, discontinuities, commanded vs observed
     // motion. The first two need frames; without them the verdict cannot be "valid".
-    const Transitions transitions(e, t);
-    const bool requiredMissing = transitions.greys.empty() || transitions.diffs.empty();
+    std::optional<FrameMeasurements> own;
+    if (!measured || !measured->describes(e, t)) {
+        own.emplace(t);
+        for (const auto &f : e.frames)
+            own->add(f);
+        measured = &*own;
+    }
+    const Transitions transitions(e, *measured);
+    const bool requiredMissing = transitions.frames.empty() || transitions.steps.empty();
     checks.push_back(blackOrConstantCheck(transitions, t));
     checks.push_back(frozenSequenceCheck(transitions, t));
     checks.push_back(discontinuityCheck(transitions, t));

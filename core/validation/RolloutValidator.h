@@ -67,10 +67,52 @@ struct ValidationReport
 inline constexpr const char *kValidatorId = "kosmos.stage_a";
 inline constexpr const char *kValidatorVersion = "1";
 
+// The pixel measurements the checks use, taken frame by frame as a rollout produces them: each
+// usable frame's grey mean and spread, and each transition's mean difference, changed-pixel
+// fraction and observed motion (dense optical flow, the costly part). The rollout engine takes
+// them beside the rollout, on a background thread, so that validation at the end only combines
+// them. One caller at a time.
+class FrameMeasurements
+{
+public:
+    struct FrameStats
+    {
+        double mean = 0;
+        double stddev = 0;
+    };
+    struct TransitionStats
+    {
+        double diff = 255.0;   // mean |difference| of the grey images
+        double changed = 1.0;  // fraction of pixels that changed by more than the delta
+        bool sameSize = false; // the two frames have one size (else nothing more was measured)
+        double motion = 0;     // mean of the top 1% optical-flow magnitudes, full-size pixels
+    };
+
+    explicit FrameMeasurements(const ValidationThresholds &thresholds = {});
+    // The next frame of the rollout; an empty (undecodable) frame is skipped, as the checks do.
+    void add(const cv::Mat &frame);
+
+    const std::vector<FrameStats> &frameStats() const { return m_frames; }
+    const std::vector<TransitionStats> &transitionStats() const { return m_steps; }
+    // True when these are the measurements of `evidence`'s usable frames under `thresholds`.
+    bool describes(const RolloutEvidence &evidence, const ValidationThresholds &thresholds) const;
+
+private:
+    ValidationThresholds m_thresholds;
+    std::vector<FrameStats> m_frames;
+    std::vector<TransitionStats> m_steps;
+    cv::Mat m_lastGrey;
+};
+
 // Runs every deterministic check of domain.md section 3 on a rollout. Verdict: invalid when any
 // check failed; unknown when none failed but a required check could not run (too few frames);
 // valid otherwise.
 ValidationReport validateRollout(const RolloutEvidence &evidence,
                                  const ValidationThresholds &thresholds = {});
+// The same, from measurements taken beside the rollout (measured again when they do not
+// describe `evidence`'s frames): the same report as without them.
+ValidationReport validateRollout(const RolloutEvidence &evidence,
+                                 const ValidationThresholds &thresholds,
+                                 const FrameMeasurements *measured);
 
 } // namespace kosmos

@@ -741,7 +741,10 @@ int main(int argc, char **argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
     qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // build-notes pitfall 5
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-ux-tests"));
+    // Settings of their own per platform: ctest runs the offscreen and the Xvfb (xcb) runs of
+    // this binary at once, and each remembers the window and the workspace.
+    QApplication::setOrganizationName(QStringLiteral("kosmos-workstation-ux-tests-") +
+                                      QGuiApplication::platformName());
     TestWorkstation test;
     return QTest::qExec(&test, argc, argv);
 }

@@ -155,3 +155,42 @@ TEST(Validation, TooLittleToCheckIsUnknownNotValid)
     EXPECT_EQ(r.verdict, "unknown") << r.toJson().dump(2);
     EXPECT_TRUE(hasReason(r, Reason::NotEnoughFrames));
 }
+
+TEST(Validation, MeasurementsTakenBesideTheRolloutGiveTheSameReport)
+{
+    // As the engine does: each frame measured as it comes (the frame pipeline's thread), the
+    // report made at the end from those measurements.
+    for (const auto &evidence : {movingSquare(20), movingSquare(20, 0.0), movingSquare(2)}) {
+        FrameMeasurements measured;
+        for (const auto &f : evidence.frames)
+            measured.add(f);
+        EXPECT_TRUE(measured.describes(evidence, {}));
+        const ValidationReport alone = validateRollout(evidence);
+        const ValidationReport beside = validateRollout(evidence, {}, &measured);
+        EXPECT_EQ(alone.toJson().dump(), beside.toJson().dump());
+    }
+
+    // Measurements of other frames (one missing) or under other thresholds are not used.
+    RolloutEvidence e = movingSquare(12);
+    FrameMeasurements partial;
+    for (std::size_t i = 0; i + 1 < e.frames.size(); ++i)
+        partial.add(e.frames[i]);
+    EXPECT_FALSE(partial.describes(e, {}));
+    EXPECT_EQ(validateRollout(e).toJson().dump(), validateRollout(e, {}, &partial).toJson().dump());
+    ValidationThresholds other;
+    other.flowWidth = 64;
+    FrameMeasurements coarse(other);
+    for (const auto &f : e.frames)
+        coarse.add(f);
+    EXPECT_FALSE(coarse.describes(e, {}));
+    EXPECT_EQ(validateRollout(e).toJson().dump(), validateRollout(e, {}, &coarse).toJson().dump());
+
+    // An undecodable (empty) frame is skipped by both.
+    e.frames[3] = cv::Mat();
+    e.undecodableFrames = 1;
+    FrameMeasurements withGap;
+    for (const auto &f : e.frames)
+        withGap.add(f);
+    EXPECT_TRUE(withGap.describes(e, {}));
+    EXPECT_EQ(validateRollout(e).toJson().dump(), validateRollout(e, {}, &withGap).toJson().dump());
+}

@@ -1,0 +1,112 @@
+#pragma once
+
+#include "artifacts/ArtifactStore.h"
+#include "validation/RolloutValidator.h"
+
+#include <opencv2/core/mat.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace kosmos {
+
+// An RGB (or grey) 8-bit frame as PNG bytes, compression level 3 (what the engine stores).
+std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb);
+
+// A rollout's frames encoded, hashed, stored and measured off the engine's critical path
+// (docs/architecture.md, "The rollout engine"). Two threads per rollout:
+//  - the store thread encodes each frame as PNG, takes the pixel digest from the raw pixels it
+//    already has (no decode), and writes the object without an fsync of its own; objects become
+//    durable in batches, one syncfs of the store's file system per batch (every `syncEvery`
+//    objects, and whenever the engine asks for what is durable so far);
+//  - the measure thread takes the validator's pixel measurements (grey statistics, differences,
+//    optical flow) frame by frame, so validation at the end only combines them.
+// Only durable objects are handed back (takeDurable, finish) for the ledger to record: a row never
+// names an object a power loss could take back. A bounded queue gives back-pressure: submit()
+// blocks while `capacity` frames wait for either thread. One producer thread.
+class FramePipeline
+{
+public:
+    struct Options
+    {
+        int capacity = 16;
+        int syncEvery = 16;
+        ValidationThresholds thresholds;
+    };
+    struct StoredFrame
+    {
+        int index = 0;
+        StoredObject object;
+    };
+    // Time spent, in milliseconds: on the producer's side (handing frames over, blocked by
+    // back-pressure, waiting in finish) and on the background threads.
+    struct Timings
+    {
+        double handoffMs = 0; // submit(), blocked time included
+        double blockedMs = 0; // of which waiting for room in the queue
+        double finishMs = 0;  // finish(): the work still queued when the rollout ended
+        double encodeMs = 0;
+        double writeMs = 0;
+        double syncMs = 0;
+        int syncs = 0;
+        double measureMs = 0;
+    };
+
+    FramePipeline(const std::filesystem::path &objectsDir, const Options &options);
+    // Stops both threads; frames not yet stored are dropped (an object written but not handed
+    // back is never recorded: it is an unreferenced file in the store, harmless).
+    ~FramePipeline();
+    FramePipeline(const FramePipeline &) = delete;
+    FramePipeline &operator=(const FramePipeline &) = delete;
+
+    // Queues the next frame (indices 0, 1, 2, ... in order). Its pixels are shared, never
+    // written; the caller must not modify them either. Rethrows a background failure.
+    void submit(const cv::Mat &frame);
+    // The frames stored and durable since the last call, in index order (asks the store thread
+    // to make what it has written durable; does not wait for that). Rethrows a failure.
+    std::vector<StoredFrame> takeDurable();
+    // Waits for every queued frame, makes them durable and returns those not yet taken.
+    // Rethrows a failure. Nothing may be submitted afterwards.
+    std::vector<StoredFrame> finish();
+    // After finish(): the measurements of every frame, in order.
+    const FrameMeasurements &measurements() const { return m_measurements; }
+    Timings timings() const;
+
+private:
+    void storeLoop();
+    void measureLoop();
+    void syncWritten(std::unique_lock<std::mutex> &lock);
+    void rethrowFailure();
+
+    ArtifactStore m_store;
+    Options m_options;
+    FrameMeasurements m_measurements;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<std::pair<int, cv::Mat>> m_toStore;
+    std::deque<cv::Mat> m_toMeasure;
+    std::vector<StoredFrame> m_written; // stored, not yet durable
+    std::vector<StoredFrame> m_durable; // durable, not yet taken
+    int m_next = 0;
+    int m_storing = 0; // frames taken by the store thread and not yet written
+    bool m_measuring = false;
+    bool m_syncing = false; // a batch taken from m_written is being synced
+    bool m_syncRequested = false;
+    bool m_stop = false;
+    bool m_finished = false;
+    std::exception_ptr m_failure;
+    Timings m_timings;
+
+    std::thread m_storeThread;
+    std::thread m_measureThread;
+};
+
+} // namespace kosmos
