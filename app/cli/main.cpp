@@ -673,7 +673,9 @@ int usage(const QCommandLineParser &parser, const QString &message)
 
 } // namespace
 
-int main(int argc, char *argv[])
+// Called by the `kosmos-cli` front (app/cli/front.cpp) for every command line it does not answer
+// itself.
+extern "C" __attribute__((visibility("default"))) int kosmos_cli_main(int argc, char *argv[])
 {
     // `report --html/--pdf` draws its plots with QCustomPlot (widgets): it needs a GUI
     // application, offscreen when there is no display. Every other verb stays QtCore only.

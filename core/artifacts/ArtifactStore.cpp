@@ -3,7 +3,9 @@
 #include "util/Error.h"
 #include "util/Sha256.h"
 
-#include <opencv2/imgcodecs.hpp>
+#include "artifacts/ImageCodecs.h"
+
+#include <opencv2/imgcodecs.hpp> // the IMREAD_ flags only: the codecs load lazily
 #include <opencv2/imgproc.hpp>
 
 #include <cerrno>
@@ -431,9 +433,7 @@ namespace kosmos {
 
 cv::Mat decodeStoredRgb(std::span<const std::uint8_t> bytes, std::string_view sha256)
 {
-    const cv::Mat encoded(1, static_cast<int>(bytes.size()), CV_8U,
-                          const_cast<std::uint8_t *>(bytes.data()));
-    const cv::Mat bgr = bytes.empty() ? cv::Mat() : cv::imdecode(encoded, cv::IMREAD_COLOR);
+    const cv::Mat bgr = bytes.empty() ? cv::Mat() : decodeImage(bytes, cv::IMREAD_COLOR);
     if (bgr.empty())
         throw Error(ErrorCode::Corrupt, "stored object " + std::string(sha256.substr(0, 16)) +
                                             "... does not decode as an image");

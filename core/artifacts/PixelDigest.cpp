@@ -3,7 +3,9 @@
 #include "util/Error.h"
 #include "util/Sha256.h"
 
-#include <opencv2/imgcodecs.hpp>
+#include "artifacts/ImageCodecs.h"
+
+#include <opencv2/imgcodecs.hpp> // the IMREAD_ flags only: the codecs load lazily
 #include <opencv2/imgproc.hpp>
 
 #include <array>
@@ -43,11 +45,9 @@ PixelDigest pixelDigestOfEncoded(std::span<const std::uint8_t> encoded)
 {
     if (encoded.empty())
         throw Error(ErrorCode::InvalidInput, "image artifact is empty (0 bytes)");
-    const cv::Mat buffer(1, static_cast<int>(encoded.size()), CV_8UC1,
-                         const_cast<std::uint8_t *>(encoded.data()));
     cv::Mat image;
     try {
-        image = cv::imdecode(buffer, cv::IMREAD_UNCHANGED);
+        image = decodeImage(encoded, cv::IMREAD_UNCHANGED);
     } catch (const cv::Exception &e) {
         throw Error(ErrorCode::InvalidInput,
                     std::string("image artifact does not decode: ") + e.what());
@@ -96,9 +96,8 @@ void prepareImageCodecs()
     static std::once_flag once;
     std::call_once(once, [] {
         const cv::Mat pixel(1, 1, CV_8UC3, cv::Scalar(0, 0, 0));
-        std::vector<std::uint8_t> png;
-        cv::imencode(".png", pixel, png);
-        (void)cv::imdecode(png, cv::IMREAD_UNCHANGED);
+        const std::vector<std::uint8_t> png = encodeImage(".png", pixel);
+        (void)decodeImage(png, cv::IMREAD_UNCHANGED);
     });
 }
 

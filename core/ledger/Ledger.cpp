@@ -873,12 +873,28 @@ std::int64_t Ledger::appendEvent(const Lease &lease, std::string_view type,
 std::int64_t Ledger::appendEvents(const Lease &lease,
                                   const std::vector<std::pair<std::string, nlohmann::json>> &events)
 {
+    for (const auto &event : events)
+        requireNonEmpty(event.first, "event type");
     Transaction tx(m_db);
     checkLease(lease);
     const std::int64_t now = nowMs();
-    std::int64_t seq = 0;
-    for (const auto &[type, payload] : events)
-        seq = insertEvent(lease.runId, lease.attemptId, type, payload, now);
+    // One statement of each kind for the whole batch, the run's next sequence number read once.
+    Statement last(m_db, "SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?");
+    last.bind(1, lease.runId);
+    last.step();
+    std::int64_t seq = last.int64(0);
+    Statement insert(m_db, "INSERT INTO events (run_id, attempt_id, seq, type, payload_json, "
+                           "created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const auto &[type, payload] : events) {
+        insert.reset();
+        insert.bind(1, lease.runId)
+            .bind(2, lease.attemptId)
+            .bind(3, ++seq)
+            .bind(4, type)
+            .bind(5, redactSecrets(canonicalJson(payload)))
+            .bind(6, now)
+            .run();
+    }
     tx.commit();
     return seq;
 }

@@ -172,6 +172,7 @@ std::string encodeVideo(const std::filesystem::path &path, const std::vector<cv:
     ctx->pix_fmt = mkv ? AV_PIX_FMT_BGR0 : AV_PIX_FMT_YUV420P;
     AVDictionary *options = nullptr;
     if (h264) {
+        ctx->thread_count = 0; // x264's own choice for this machine, as the ffmpeg CLI does
         ctx->gop_size = std::max(1, fps * 2);
         av_dict_set(&options, "crf", "18", 0);
         av_dict_set(&options, "preset", "medium", 0);

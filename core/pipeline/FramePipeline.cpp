@@ -209,9 +209,9 @@ void FramePipeline::storeLoop()
             if (frame.depth() == CV_8U && (frame.channels() == 3 || frame.channels() == 1)) {
                 // The PNG holds exactly these pixels: their digest needs no decode.
                 const cv::Mat packed = frame.isContinuous() ? frame : frame.clone();
-                const PixelDigest pixels = pixelDigestOfRaw(
-                    std::span(packed.data, packed.total() * packed.elemSize()), packed.cols,
-                    packed.rows, packed.channels());
+                const PixelDigest pixels =
+                    pixelDigestOfRaw(std::span(packed.data, packed.total() * packed.elemSize()),
+                                     packed.cols, packed.rows, packed.channels());
                 stored.object = m_store.putEncodedImage(png, "image/png", pixels);
             } else {
                 stored.object = m_store.putBytes(png, "image/png");

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Every throughput benchmark of docs/benchmarks.md with its anchor in the same run, printed as
+# Markdown tables: the engine (critical-path overhead per step), kosmos-cli start-up against
+# `sqlite3 --version`, batched durable event appends against the sqlite3 shell, ingest against
+# `sha256sum`, MP4 export against the `ffmpeg` CLI, the workstation's 100k-run ledger.
+#   tools/bench.sh [WORKDIR] [--quick]
+# WORKDIR (default /tmp/kosmos-bench) must be on the disk to measure. Needs a build
+# (cmake --preset default && cmake --build build), sqlite3, ffmpeg and sha256sum.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin="$here/build/bin"
+work=${1:-/tmp/kosmos-bench}
+quick=""
+[ "${2:-}" = "--quick" ] && quick=1
+mkdir -p "$work"
+cmake --build "$here/build" --target kosmos-bench-ledger kosmos-bench-engine kosmos-bench-export \
+    kosmos-bench-startup kosmos-bench-gui kosmos-cli >/dev/null
+for tool in sqlite3 ffmpeg sha256sum; do
+    command -v "$tool" >/dev/null || { echo "bench.sh: $tool is needed (an anchor)" >&2; exit 2; }
+done
+echo "# Kosmos benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(uname -r)"
+echo
+echo "## Rollout engine"
+if [ -n "$quick" ]; then "$bin/kosmos-bench-engine" "$work" --episodes 3
+else "$bin/kosmos-bench-engine" "$work" --episodes 20; fi
+echo
+echo "## Ledger: event appends (sqlite3 shell), ingest (sha256sum), open"
+if [ -n "$quick" ]; then "$bin/kosmos-bench-ledger" "$work" --quick
+else "$bin/kosmos-bench-ledger" "$work"; fi
+echo
+echo "## Process start-up"
+"$bin/kosmos-cli" demo --ledger "$work/startup.kosmos" --workers 2 >/dev/null 2>&1 || true
+"$bin/kosmos-bench-startup" "$work/startup.kosmos" --runs "$([ -n "$quick" ] && echo 21 || echo 101)"
+echo
+echo "## Export"
+"$bin/kosmos-bench-export" "$work" --frames "$([ -n "$quick" ] && echo 200 || echo 1000)"
+echo
+echo "## Workstation"
+large=$(find "$work" -maxdepth 2 -name 'large.kosmos' | head -1)
+if [ -n "$large" ] && [ -z "$quick" ]; then
+    QT_QPA_PLATFORM=offscreen "$bin/kosmos-bench-gui" --scroll "$large"
+else
+    echo "(skipped: the 100k-run ledger is made by the full kosmos-bench-ledger run)"
+fi
