@@ -116,7 +116,8 @@ int main(int argc, char **argv)
                     *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()),
                     frames / median(v), median(cli) / median(v));
     };
-    row("`ffmpeg` CLI, the same PNG frames, libx264 crf 18 medium, keyint 10, yuv420p, faststart", cli);
+    row("`ffmpeg` CLI, the same PNG frames, libx264 crf 18 medium, keyint 10, yuv420p, faststart",
+        cli);
     row("Kosmos export, video only (store read + hash check + decode + encode)", plain);
     row("Kosmos export, video with the overlay", overlay);
     return 0;

@@ -38,9 +38,8 @@ std::vector<double> timeRuns(const std::vector<std::string> &command, int runs)
         }
         int status = 0;
         waitpid(pid, &status, 0);
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
-                .count());
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
+                         .count());
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             std::fprintf(stderr, "%s exited with status %d\n", argv[0], WEXITSTATUS(status));
             break;
@@ -86,7 +85,8 @@ int main(int argc, char **argv)
         {"`kosmos-cli info BUNDLE`", {cli, "info", bundle}},
         {"`kosmos-cli info BUNDLE --json`", {cli, "info", bundle, "--json"}},
         {"`kosmos-cli events BUNDLE 1`", {cli, "events", bundle, "1"}},
-        {"`kosmos-cli verify --help` (the full program, for comparison)", {cli, "verify", "--help"}},
+        {"`kosmos-cli verify --help` (the full program, for comparison)",
+         {cli, "verify", "--help"}},
     };
     for (const auto &[name, command] : commands) {
         const auto ms = timeRuns(command, runs);

@@ -70,8 +70,8 @@ std::vector<std::uint8_t> encodeImage(const std::string &extension, const cv::Ma
     const Codecs &c = codecs();
     std::vector<std::uint8_t> out;
     if (!c.encode(extension, image, out, params))
-        throw Error(ErrorCode::InvalidInput, "cannot encode a " + std::to_string(image.cols) +
-                                                 "x" + std::to_string(image.rows) + " image as " +
+        throw Error(ErrorCode::InvalidInput, "cannot encode a " + std::to_string(image.cols) + "x" +
+                                                 std::to_string(image.rows) + " image as " +
                                                  extension);
     return out;
 }

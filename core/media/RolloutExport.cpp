@@ -7,10 +7,13 @@
 #include "util/Error.h"
 #include "util/NumberText.h"
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <unistd.h>
 
@@ -69,9 +72,34 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     // Frames are read to be written, to be encoded, or both.
     const bool readFrames = options.frames || video;
     const int total = static_cast<int>(rollout.frames.size()) * (video ? 2 : 1);
-    std::vector<cv::Mat> decoded;
+    std::vector<cv::Mat> decoded(video ? rollout.frames.size() : 0);
+    // Frames are read (hash-checked) and decoded in parallel, a block at a time; the files are
+    // written and progress reported (the caller may cancel) in order, after each block.
+    constexpr std::size_t kBlock = 32;
+    std::vector<std::vector<std::uint8_t>> block;
     for (std::size_t i = 0; readFrames && i < rollout.frames.size(); ++i) {
-        const auto bytes = ledger.artifacts().read(rollout.frames[i].sha256);
+        if (i % kBlock == 0) {
+            const std::size_t n = std::min(kBlock, rollout.frames.size() - i);
+            block.assign(n, {});
+            std::vector<std::exception_ptr> failures(n);
+            cv::parallel_for_(cv::Range(0, static_cast<int>(n)), [&](const cv::Range &range) {
+                for (int k = range.start; k < range.end; ++k) {
+                    const auto &frame = rollout.frames[i + static_cast<std::size_t>(k)];
+                    try {
+                        block[static_cast<std::size_t>(k)] = ledger.artifacts().read(frame.sha256);
+                        if (video)
+                            decoded[i + static_cast<std::size_t>(k)] =
+                                decodeStoredRgb(block[static_cast<std::size_t>(k)], frame.sha256);
+                    } catch (...) {
+                        failures[static_cast<std::size_t>(k)] = std::current_exception();
+                    }
+                }
+            });
+            for (const auto &failure : failures)
+                if (failure)
+                    std::rethrow_exception(failure);
+        }
+        const auto &bytes = block[i % kBlock];
         if (options.frames) {
             char name[32];
             std::snprintf(name, sizeof name, "frame_%05zu.png", i);
@@ -82,8 +110,6 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                 throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
         }
         ++result.frames;
-        if (video)
-            decoded.push_back(decodeStoredRgb(bytes, rollout.frames[i].sha256));
         if (progress && !progress(result.frames, total)) {
             result.cancelled = true;
             result.frames = 0; // nothing was kept
@@ -123,24 +149,30 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
         }
         const auto judgments = judgmentsOfRun(ledger, runId);
         heading += judgments.empty() ? "  no judgment" : "  judge: " + judgments.back().outcome;
-        for (std::size_t i = 0; overlay && i < decoded.size(); ++i) {
-            cv::Mat &f = decoded[i];
-            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {0, 0, 0}, 3,
-                        cv::LINE_AA);
-            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255}, 1,
-                        cv::LINE_AA);
-            std::string text = "step " + std::to_string(i);
-            if (i > 0 && i - 1 < rollout.actions.size()) {
-                char buffer[64];
-                const auto &a = rollout.actions[i - 1];
-                std::snprintf(buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
-                              a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
-                              a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
-                text += buffer;
-            }
-            cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255},
-                        1, cv::LINE_AA);
-        }
+        // Each frame's text is drawn independently: in parallel.
+        cv::parallel_for_(cv::Range(0, overlay ? static_cast<int>(decoded.size()) : 0),
+                          [&](const cv::Range &range) {
+                              for (std::size_t i = static_cast<std::size_t>(range.start);
+                                   i < static_cast<std::size_t>(range.end); ++i) {
+                                  cv::Mat &f = decoded[i];
+                                  cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35,
+                                              {0, 0, 0}, 3, cv::LINE_AA);
+                                  cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35,
+                                              {255, 255, 255}, 1, cv::LINE_AA);
+                                  std::string text = "step " + std::to_string(i);
+                                  if (i > 0 && i - 1 < rollout.actions.size()) {
+                                      char buffer[64];
+                                      const auto &a = rollout.actions[i - 1];
+                                      std::snprintf(
+                                          buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
+                                          a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
+                                          a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
+                                      text += buffer;
+                                  }
+                                  cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX,
+                                              0.35, {255, 255, 255}, 1, cv::LINE_AA);
+                              }
+                          });
         result.video = staging / "rollout.mp4";
         result.videoCodec =
             encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)),

@@ -73,6 +73,50 @@ TEST(Cli, InfoShowsSchemaCountsAndSize)
     EXPECT_GT(info["database_bytes"].get<std::int64_t>(), 0);
 }
 
+TEST(Cli, TheFrontAnswersLedgerReadsAloneAndExactlyAsTheFullProgram)
+{
+    TempDir dir;
+    const auto bundle = makeLedger(dir).string();
+    // `--` is a form the front leaves to the full program (QCommandLineParser: end of options),
+    // so each pair below is the same command answered by each of them.
+    const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> pairs = {
+        {{"info", bundle}, {"info", "--", bundle}},
+        {{"info", bundle, "--json"}, {"info", "--json", "--", bundle}},
+        {{"events", bundle, "1"}, {"events", "--", bundle, "1"}},
+        {{"events", "--json", bundle, "1"}, {"events", "--json", "--", bundle, "1"}},
+        {{"events", bundle, "1", "--interval-ms", "5", "--follow"},
+         {"events", "--interval-ms=5", "--follow", "--", bundle, "1"}},
+        {{"events", bundle, "999"}, {"events", "--", bundle, "999"}},
+        {{"info", (dir / "missing.kosmos").string()},
+         {"info", "--", (dir / "missing.kosmos").string()}},
+        {{"--version"}, {"--version", "--"}},
+    };
+    for (const auto &[front, full] : pairs) {
+        std::vector<std::string> a{test::cliPath()}, b{test::cliPath()};
+        a.insert(a.end(), front.begin(), front.end());
+        b.insert(b.end(), full.begin(), full.end());
+        const auto ra = runProcess(a);
+        const auto rb = runProcess(b);
+        EXPECT_EQ(ra.exitCode, rb.exitCode) << front[0];
+        EXPECT_EQ(ra.output, rb.output) << front[0];
+    }
+
+    // The front loads neither Qt nor the image codecs nor FFmpeg (the dynamic loader's own log).
+    ::setenv("LD_DEBUG", "files", 1);
+    ::setenv("LD_DEBUG_OUTPUT", (dir / "ld").string().c_str(), 1);
+    const auto r = runProcess({test::cliPath(), "info", bundle});
+    ::unsetenv("LD_DEBUG");
+    ::unsetenv("LD_DEBUG_OUTPUT");
+    EXPECT_EQ(r.exitCode, 0);
+    std::string loaded;
+    for (const auto &entry : fs::directory_iterator(dir.path()))
+        if (entry.path().filename().string().rfind("ld.", 0) == 0)
+            loaded += test::readFile(entry.path());
+    ASSERT_NE(loaded.find("libsqlite3"), std::string::npos) << "no loader log was written";
+    for (const char *heavy : {"libQt6Core", "libopencv_imgcodecs", "libavcodec", "libgdal"})
+        EXPECT_EQ(loaded.find(heavy), std::string::npos) << heavy << " was loaded";
+}
+
 TEST(Cli, VerifyExitsZeroWhenCleanAndOneWithEachProblemListed)
 {
     TempDir dir;

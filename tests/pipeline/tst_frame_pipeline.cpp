@@ -209,8 +209,8 @@ TEST(LedgerBatch, WritesShareOneTransactionAndAFailedInnerWriteUndoesOnlyItself)
     std::vector<Ledger::Attachment> attachments;
     for (int i = 0; i < 3; ++i) {
         const auto png = encodeFramePng(frames[static_cast<std::size_t>(i)]);
-        attachments.push_back(
-            {"frame", "frame-" + std::to_string(i) + ".png", ledger.artifacts().putBytes(png, "image/png")});
+        attachments.push_back({"frame", "frame-" + std::to_string(i) + ".png",
+                               ledger.artifacts().putBytes(png, "image/png")});
     }
     Ledger::Batch batch(ledger, Ledger::Durability::AtNextSeal);
     const auto ids = ledger.attachArtifacts(*lease, attachments);
