@@ -21,13 +21,13 @@ asan)
     ;;
 tsan)
     [ -f build-tsan/build.ninja ] || cmake --preset tsan >/dev/null
-    cmake --build build-tsan --target tst_engine tst_ledger_runs tst_ledger_processes \
-        tst_ledger_immutability tst_attempt_scope kosmos-test-ledger-tool
+    cmake --build build-tsan --target tst_engine tst_frame_pipeline tst_ledger_runs \
+        tst_ledger_processes tst_ledger_immutability tst_attempt_scope kosmos-test-ledger-tool
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
     # The SIGKILL loop is left out: under TSan's slowdown its writer commits too little before
     # each kill for the test's own strength check (it runs under ASan and in the default suite).
     (cd build-tsan && ctest -j2 --output-on-failure --timeout 900 --no-tests=error \
-        -R '^(Engine|Protocol|Redaction|Export|LedgerRunsTest|LedgerProcesses|ImmutabilityTest|AttemptScopeTest)\.' \
+        -R '^(Engine|FramePipeline|LedgerBatch|Protocol|Redaction|Export|LedgerRunsTest|LedgerProcesses|ImmutabilityTest|AttemptScopeTest)\.' \
         -E 'SurvivesSigkillAtAHundredRandomMoments')
     ;;
 *)

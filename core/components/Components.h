@@ -85,7 +85,10 @@ public:
     virtual ~WorldModel() = default;
     virtual ActionContract actionContract() const = 0;
     virtual FrameContract frameContract() const = 0;
-    // Starts an episode; returns the conditioning frames.
+    // Starts an episode; returns the conditioning frames. Every frame returned (here and by
+    // step) must own its pixels or share them with nothing the world model writes again: the
+    // engine keeps the cv::Mat headers for the frame pipeline's threads and for validation and
+    // the judge at the end, without copying.
     virtual std::vector<cv::Mat> reset(const WorldStart &start) = 0;
     // Advances by a chunk of actions in the world model's own space; returns the new frames
     // (framesPerAction per action, without the conditioning frames).

@@ -583,6 +583,18 @@ private:
     void runPipeline()
     {
         Rollout r = setUp();
+        try {
+            rollout(r);
+        } catch (...) {
+            // Before the rollout's frames go: the pipeline's threads are done with them, and
+            // the frames produced so far are recorded (a failure's evidence).
+            settleFramesAfterFailure();
+            throw;
+        }
+    }
+
+    void rollout(Rollout &r)
+    {
         const auto rolloutStart = Steady::now();
         const double adaptersBefore = m_policyMs + m_worldMs;
         resetWorld(r);
