@@ -7,11 +7,9 @@
 // frame pipeline, back-pressure, contract checks, events, recording frames) and the per-stage
 // split. --policy-ms adds a fixed latency to every policy call (a sleep: a remote or GPU policy
 // such as pi0 at 20-40 ms), so the background threads have the time a real policy leaves them.
+#include "SyntheticFactory.h"
 #include "ledger/Ledger.h"
 #include "pipeline/RolloutEngine.h"
-#include "synthetic/FrameJudge.h"
-#include "synthetic/ScriptedPolicy.h"
-#include "synthetic/TabletopWorldModel.h"
 
 #include <chrono>
 #include <cstdio>
@@ -24,49 +22,6 @@ using namespace kosmos;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A policy that answers after a fixed latency (what a model server or a GPU policy costs).
-class SlowPolicy : public synthetic::ScriptedPolicy
-{
-public:
-    SlowPolicy(const synthetic::PolicySkill &skill, int latencyMs)
-        : ScriptedPolicy(skill), m_latency(latencyMs)
-    {
-    }
-    ActionChunk act(const Observation &obs) override
-    {
-        std::this_thread::sleep_for(m_latency);
-        return ScriptedPolicy::act(obs);
-    }
-
-private:
-    std::chrono::milliseconds m_latency;
-};
-
-class Factory : public ComponentFactory
-{
-public:
-    explicit Factory(int policyMs) : m_policyMs(policyMs) {}
-    std::string version(const std::string &) override { return "1.0.0"; }
-    std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
-    {
-        const auto skill = synthetic::PolicySkill::byName(spec.settings.value("skill", "expert"));
-        if (m_policyMs > 0)
-            return std::make_unique<SlowPolicy>(skill, m_policyMs);
-        return std::make_unique<synthetic::ScriptedPolicy>(skill);
-    }
-    std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &) override
-    {
-        return std::make_unique<synthetic::TabletopWorldModel>();
-    }
-    std::unique_ptr<Judge> createJudge(const ComponentSpec &) override
-    {
-        return std::make_unique<synthetic::FrameJudge>(0.1);
-    }
-
-private:
-    int m_policyMs = 0;
-};
 
 void measure(const fs::path &dir, int episodes, int workers, bool judge, int policyMs)
 {
@@ -87,7 +42,7 @@ void measure(const fs::path &dir, int episodes, int workers, bool judge, int pol
     if (judge)
         doc["judge"] = {{"plugin", "bench-judge"}};
     const Protocol protocol = Protocol::fromJson(doc);
-    Factory factory(policyMs);
+    bench::SyntheticFactory factory("expert", policyMs);
     RolloutEngine engine(bundle, factory, EngineOptions{workers, 30000, 5000, "bench"});
     const auto batch = engine.submit(protocol);
     std::atomic<bool> stop{false};

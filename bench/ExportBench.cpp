@@ -6,11 +6,10 @@
 //    with the overlay: every frame read from the store (hash-checked), decoded, encoded;
 //  - writes the same PNG frames to a folder and times the `ffmpeg` CLI encoding them with the
 //    same codec settings.
+#include "SyntheticFactory.h"
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
 #include "pipeline/RolloutEngine.h"
-#include "synthetic/ScriptedPolicy.h"
-#include "synthetic/TabletopWorldModel.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,21 +22,6 @@ using namespace kosmos;
 namespace fs = std::filesystem;
 
 namespace {
-
-class Factory : public ComponentFactory
-{
-public:
-    std::string version(const std::string &) override { return "1.0.0"; }
-    std::unique_ptr<Policy> createPolicy(const ComponentSpec &) override
-    {
-        return std::make_unique<synthetic::ScriptedPolicy>(synthetic::PolicySkill::byName("noisy"));
-    }
-    std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &) override
-    {
-        return std::make_unique<synthetic::TabletopWorldModel>();
-    }
-    std::unique_ptr<Judge> createJudge(const ComponentSpec &) override { return nullptr; }
-};
 
 double seconds(const std::chrono::steady_clock::time_point &t)
 {
@@ -76,7 +60,7 @@ int main(int argc, char **argv)
          {"tasks", {{{"id", "t"}, {"instruction", "put the red block in the green square"}}}},
          {"policies", {{{"plugin", "bench-policy"}}}},
          {"world_model", {{"plugin", "bench-world"}}}});
-    Factory factory;
+    bench::SyntheticFactory factory("noisy");
     RolloutEngine engine(bundle, factory);
     const auto batch = engine.submit(protocol);
     std::atomic<bool> stop{false};

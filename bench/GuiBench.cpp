@@ -9,12 +9,11 @@
 // in the main window and times each step: seek (decode when not decoded ahead), frame paint,
 // trace-cursor layer replot, all painted.
 #include "MainWindow.h"
+#include "SyntheticFactory.h"
 #include "ledger/Ledger.h"
 #include "pipeline/RolloutEngine.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
-#include "synthetic/ScriptedPolicy.h"
-#include "synthetic/TabletopWorldModel.h"
 
 #include "models/RunsModel.h"
 #include "util/ProcessStats.h"
@@ -34,23 +33,6 @@
 #include <unistd.h>
 
 using namespace kosmos;
-
-namespace {
-class Factory : public ComponentFactory
-{
-public:
-    std::string version(const std::string &) override { return "1.0.0"; }
-    std::unique_ptr<Policy> createPolicy(const ComponentSpec &) override
-    {
-        return std::make_unique<synthetic::ScriptedPolicy>(synthetic::PolicySkill::byName("noisy"));
-    }
-    std::unique_ptr<WorldModel> createWorldModel(const ComponentSpec &) override
-    {
-        return std::make_unique<synthetic::TabletopWorldModel>();
-    }
-    std::unique_ptr<Judge> createJudge(const ComponentSpec &) override { return nullptr; }
-};
-} // namespace
 
 namespace {
 
@@ -179,7 +161,7 @@ int main(int argc, char **argv)
              {"tasks", {{{"id", "t"}, {"instruction", "put the red block in the green square"}}}},
              {"policies", {{{"plugin", "p"}}}},
              {"world_model", {{"plugin", "w"}}}});
-        Factory factory;
+        bench::SyntheticFactory factory("noisy");
         RolloutEngine engine(bundle, factory);
         std::atomic<bool> stop{false};
         engine.run(protocol, engine.submit(protocol), stop);
