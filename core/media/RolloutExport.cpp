@@ -7,17 +7,43 @@
 #include "util/Error.h"
 #include "util/NumberText.h"
 
-#include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <functional>
+#include <thread>
 #include <unistd.h>
 
 namespace kosmos {
+
+namespace {
+
+// body(k) for every k in [0, n), on up to one thread per core, all joined before it returns
+// (std::thread rather than cv::parallel_for_: the joins order the results before their use,
+// visibly to ThreadSanitizer). `body` must not throw.
+void parallelFor(std::size_t n, const std::function<void(std::size_t)> &body)
+{
+    const std::size_t threads =
+        std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t k = next++; k < n; k = next++)
+            body(k);
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto &t : pool)
+        t.join();
+}
+
+} // namespace
 
 ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, bool video, bool overlay,
@@ -82,17 +108,14 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
             const std::size_t n = std::min(kBlock, rollout.frames.size() - i);
             block.assign(n, {});
             std::vector<std::exception_ptr> failures(n);
-            cv::parallel_for_(cv::Range(0, static_cast<int>(n)), [&](const cv::Range &range) {
-                for (int k = range.start; k < range.end; ++k) {
-                    const auto &frame = rollout.frames[i + static_cast<std::size_t>(k)];
-                    try {
-                        block[static_cast<std::size_t>(k)] = ledger.artifacts().read(frame.sha256);
-                        if (video)
-                            decoded[i + static_cast<std::size_t>(k)] =
-                                decodeStoredRgb(block[static_cast<std::size_t>(k)], frame.sha256);
-                    } catch (...) {
-                        failures[static_cast<std::size_t>(k)] = std::current_exception();
-                    }
+            parallelFor(n, [&](std::size_t k) {
+                const auto &frame = rollout.frames[i + k];
+                try {
+                    block[k] = ledger.artifacts().read(frame.sha256);
+                    if (video)
+                        decoded[i + k] = decodeStoredRgb(block[k], frame.sha256);
+                } catch (...) {
+                    failures[k] = std::current_exception();
                 }
             });
             for (const auto &failure : failures)
@@ -150,29 +173,24 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
         const auto judgments = judgmentsOfRun(ledger, runId);
         heading += judgments.empty() ? "  no judgment" : "  judge: " + judgments.back().outcome;
         // Each frame's text is drawn independently: in parallel.
-        cv::parallel_for_(cv::Range(0, overlay ? static_cast<int>(decoded.size()) : 0),
-                          [&](const cv::Range &range) {
-                              for (std::size_t i = static_cast<std::size_t>(range.start);
-                                   i < static_cast<std::size_t>(range.end); ++i) {
-                                  cv::Mat &f = decoded[i];
-                                  cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35,
-                                              {0, 0, 0}, 3, cv::LINE_AA);
-                                  cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35,
-                                              {255, 255, 255}, 1, cv::LINE_AA);
-                                  std::string text = "step " + std::to_string(i);
-                                  if (i > 0 && i - 1 < rollout.actions.size()) {
-                                      char buffer[64];
-                                      const auto &a = rollout.actions[i - 1];
-                                      std::snprintf(
-                                          buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
-                                          a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
-                                          a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
-                                      text += buffer;
-                                  }
-                                  cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX,
-                                              0.35, {255, 255, 255}, 1, cv::LINE_AA);
-                              }
-                          });
+        parallelFor(overlay ? decoded.size() : 0, [&](std::size_t i) {
+            cv::Mat &f = decoded[i];
+            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {0, 0, 0}, 3,
+                        cv::LINE_AA);
+            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255}, 1,
+                        cv::LINE_AA);
+            std::string text = "step " + std::to_string(i);
+            if (i > 0 && i - 1 < rollout.actions.size()) {
+                char buffer[64];
+                const auto &a = rollout.actions[i - 1];
+                std::snprintf(buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
+                              a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
+                              a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
+                text += buffer;
+            }
+            cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255},
+                        1, cv::LINE_AA);
+        });
         result.video = staging / "rollout.mp4";
         result.videoCodec =
             encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)),
