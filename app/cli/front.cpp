@@ -21,6 +21,10 @@
 #include <string_view>
 #include <vector>
 
+#ifdef KOSMOS_CLI_LINKED
+extern "C" int kosmos_cli_main(int argc, char *argv[]);
+#endif
+
 namespace {
 
 std::optional<int> parseInterval(std::string_view text)
@@ -94,6 +98,9 @@ int main(int argc, char **argv)
     if (const auto code = answerHere(args))
         return *code;
 
+#ifdef KOSMOS_CLI_LINKED
+    return kosmos_cli_main(argc, argv); // KOSMOS_CLI_SPLIT=OFF: linked in (app/cli/CMakeLists.txt)
+#endif
     // bin/kosmos-cli -> lib/kosmos/libkosmos-cli-verbs.so, in the build tree and installed alike.
     const std::string library = executableDir() + "/../lib/kosmos/libkosmos-cli-verbs.so";
     void *handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
