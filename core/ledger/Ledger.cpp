@@ -928,21 +928,7 @@ std::int64_t Ledger::insertArtifactRow(const StoredObject &object, std::int64_t 
 std::int64_t Ledger::attachArtifact(const Lease &lease, std::string_view role,
                                     std::string_view name, const StoredObject &object)
 {
-    requireNonEmpty(role, "artifact role");
-    requireNonEmpty(name, "artifact name");
-    if (!m_store.contains(object.sha256))
-        throw Error(ErrorCode::InvalidInput, "artifact " + object.sha256 + " is not in the store " +
-                                                 m_store.directory().string());
-    const std::int64_t now = nowMs();
-    Transaction tx(m_db);
-    checkLease(lease);
-    const std::int64_t artifactId = insertArtifactRow(object, now);
-    Statement link(m_db, "INSERT INTO attempt_artifacts (attempt_id, artifact_id, role, name, "
-                         "created_at_ms) VALUES (?, ?, ?, ?, ?)");
-    link.bind(1, lease.attemptId).bind(2, artifactId).bind(3, role).bind(4, name).bind(5, now);
-    link.run();
-    tx.commit();
-    return artifactId;
+    return attachArtifacts(lease, {{std::string(role), std::string(name), object}}).at(0);
 }
 
 Ledger::Batch::Batch(Ledger &ledger, Durability durability) : m_ledger(ledger)
@@ -1050,18 +1036,8 @@ void Ledger::addProvenance(const Lease &lease, std::int64_t parentArtifactId,
                            std::int64_t childArtifactId, std::string_view relation,
                            const nlohmann::json &details)
 {
-    requireNonEmpty(relation, "provenance relation");
-    Transaction tx(m_db);
-    checkLease(lease);
-    Statement s(m_db, "INSERT INTO provenance (parent_artifact_id, child_artifact_id, relation, "
-                      "attempt_id, details_json, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
-    s.bind(1, parentArtifactId).bind(2, childArtifactId).bind(3, relation).bind(4, lease.attemptId);
-    if (details.is_null())
-        s.bindNull(5);
-    else
-        s.bind(5, canonicalJson(details));
-    s.bind(6, nowMs()).run();
-    tx.commit();
+    addProvenanceLinks(lease,
+                       {{parentArtifactId, childArtifactId, std::string(relation), details}});
 }
 
 std::int64_t Ledger::recordValidation(const Lease &lease, const ValidationRecord &validation)
