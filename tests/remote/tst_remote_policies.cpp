@@ -12,10 +12,12 @@
 #include "TestSupport.h"
 
 #include <QCoreApplication>
+#include <QEventLoop>
+#include <QPointer>
 #include <QTcpServer>
 #include <QTcpSocket>
-#include <QThread>
 #include <QTimer>
+#include <QUrl>
 #include <QWebSocket>
 #include <QWebSocketServer>
 #include <gtest/gtest.h>
@@ -29,6 +31,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <future>
+#include <mutex>
 #include <thread>
 
 using namespace kosmos;
@@ -66,29 +70,40 @@ enum class PiBehaviour
     Dies,         // the next request: the connection drops with no CLOSE frame (a killed server)
 };
 
-class OpenPiServer : public QObject
+// Serves on a std::thread of its own running a QEventLoop, joined when the server goes. Not a
+// QThread: QThread::wait() returns before the OS thread has run its thread-exit clean-up (Qt 6.4
+// signals "finished" from inside the thread), so at the end of a test the server's thread could
+// still be tearing down its Qt state while main() exits (CI's ASan run caught a double free in
+// that thread after the last test had passed). join() waits for all of it.
+class OpenPiServer
 {
 public:
     OpenPiServer()
     {
-        m_thread.start();
-        moveToThread(&m_thread);
-        QMetaObject::invokeMethod(
-            this, [this] { start(); }, Qt::BlockingQueuedConnection);
+        std::promise<void> started;
+        m_thread = std::thread([this, &started] {
+            QEventLoop loop; // gives this thread its event dispatcher
+            start();
+            m_loop = &loop;
+            started.set_value();
+            loop.exec();
+            // Clients still connected go first, each with its socket: the server does not own
+            // them, and their sockets are children of m_tcp.
+            for (const QPointer<QWebSocket> &client : std::as_const(m_clients))
+                delete client.data();
+            delete m_ws;
+            delete m_tcp;
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        });
+        started.get_future().wait();
     }
-    ~OpenPiServer() override
+    ~OpenPiServer()
     {
-        QMetaObject::invokeMethod(
-            this,
-            [this] {
-                delete m_ws;
-                delete m_tcp;
-                moveToThread(QCoreApplication::instance()->thread());
-            },
-            Qt::BlockingQueuedConnection);
-        m_thread.quit();
-        m_thread.wait();
+        QMetaObject::invokeMethod(m_loop, &QEventLoop::quit, Qt::QueuedConnection);
+        m_thread.join();
     }
+    OpenPiServer(const OpenPiServer &) = delete;
+    OpenPiServer &operator=(const OpenPiServer &) = delete;
     int port() const { return m_port; }
     std::string url() const { return "ws://127.0.0.1:" + std::to_string(m_port); }
     std::atomic<PiBehaviour> behaviour{PiBehaviour::Ok};
@@ -145,6 +160,7 @@ private:
 
     void serve(QWebSocket *client)
     {
+        m_clients.append(client);
         QObject::connect(client, &QWebSocket::disconnected, client, [this, client] {
             {
                 std::lock_guard lock(closeMutex);
@@ -242,7 +258,9 @@ private:
         client->sendBinaryMessage(QByteArray::fromStdString(bytes));
     }
 
-    QThread m_thread;
+    std::thread m_thread;
+    QEventLoop *m_loop = nullptr;          // lives on m_thread while it serves
+    QList<QPointer<QWebSocket>> m_clients; // every client served; deleted ones read as null
     QTcpServer *m_tcp = nullptr;
     QWebSocketServer *m_ws = nullptr;
     int m_port = 0;
@@ -449,6 +467,26 @@ TEST(NumpyMsgpack, MalformedArraysAreRefusedByName)
               std::string::npos);
     EXPECT_NE(errorOf([&] { unpackOpenPi(good + "x"); }).find("1 bytes after the msgpack value"),
               std::string::npos);
+}
+
+TEST(OpenPi, TheTestServerStopsWithAClientStillConnected)
+{
+    // The harness itself: a worker's connection can still be open when a test ends (CI's ASan
+    // run once caught a double free there). The server must take such a client down cleanly.
+    QWebSocket client;
+    {
+        OpenPiServer server;
+        QEventLoop loop;
+        QObject::connect(&client, &QWebSocket::binaryMessageReceived, &loop, &QEventLoop::quit);
+        QTimer::singleShot(10000, &loop, &QEventLoop::quit);
+        client.open(QUrl(QString::fromStdString(server.url())));
+        loop.exec(); // the server's metadata message: the connection is established
+        ASSERT_EQ(client.state(), QAbstractSocket::ConnectedState);
+    }
+    QEventLoop settle;
+    QTimer::singleShot(200, &settle, &QEventLoop::quit);
+    settle.exec();
+    EXPECT_NE(client.state(), QAbstractSocket::ConnectedState);
 }
 
 TEST(OpenPi, ObservationLayoutsHaveTheServersKeysAndShapes)
