@@ -11,14 +11,14 @@ set(KOSMOS_ADAPTER_API_VERSION 3)
 #     [METADATA <name>.meta.json]   metadata without api_version; the build writes <name>.json
 #                                   (api_version stamped) where moc finds Q_PLUGIN_METADATA FILE
 #     [API_VERSION <n>]             stamp another version (a test fixture of a wrong API only)
-#     [OUTPUT_DIRECTORY <dir>]      default <build>/lib/kosmos/plugins, as in an install
+#     [OUTPUT_DIRECTORY <dir>]      default <build>/lib/<multiarch>/kosmos/plugins, as installed
 #     [METADATA_SET <key> <json>...] members the build adds to the metadata (e.g. the runtime
 #                                   a torch plugin was built with: libtorch version, CUDA, AOTI)
 #     [NO_INSTALL]                  a test fixture
 #     SOURCES <file>...
 #     [LINK <library>...])          linked PRIVATE beside Kosmos::adapter_api
 function(kosmos_add_plugin target)
-    cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "METADATA;API_VERSION;OUTPUT_DIRECTORY"
+    cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "METADATA;API_VERSION;OUTPUT_DIRECTORY;COMPONENT"
         "SOURCES;LINK;METADATA_SET")
     if(arg_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "kosmos_add_plugin(${target}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
@@ -27,7 +27,10 @@ function(kosmos_add_plugin target)
         set(arg_API_VERSION ${KOSMOS_ADAPTER_API_VERSION})
     endif()
     if(NOT arg_OUTPUT_DIRECTORY)
-        set(arg_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/lib/kosmos/plugins")
+        set(arg_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/${KOSMOS_PKGLIBDIR}/plugins")
+    endif()
+    if(NOT arg_COMPONENT)
+        set(arg_COMPONENT kosmos)
     endif()
     add_library(${target} MODULE ${arg_SOURCES})
     if(arg_METADATA)
@@ -66,6 +69,7 @@ function(kosmos_add_plugin target)
         LIBRARY_OUTPUT_DIRECTORY "${arg_OUTPUT_DIRECTORY}")
     target_link_libraries(${target} PRIVATE Kosmos::adapter_api ${arg_LINK})
     if(NOT arg_NO_INSTALL)
-        install(TARGETS ${target} LIBRARY DESTINATION lib/kosmos/plugins)
+        install(TARGETS ${target} LIBRARY DESTINATION "${KOSMOS_PKGLIBDIR}/plugins"
+            COMPONENT ${arg_COMPONENT})
     endif()
 endfunction()

@@ -112,7 +112,7 @@ std::vector<fs::path> PluginRegistry::searchPath(const fs::path &executableDir,
                                                  const std::vector<fs::path> &extra)
 {
     std::vector<fs::path> out;
-    out.push_back(executableDir / ".." / "lib" / "kosmos" / "plugins");
+    out.push_back(executableDir / ".." / KOSMOS_PKGLIBDIR / "plugins");
     if (const char *env = std::getenv("KOSMOS_PLUGIN_PATH")) {
         std::string list = env;
         std::size_t start = 0;

@@ -38,8 +38,8 @@ public:
     PluginRegistry &operator=(const PluginRegistry &) = delete;
 
     // The install's (or build tree's) plugin folder next to the executable
-    // (<exe>/../lib/kosmos/plugins), then each folder in KOSMOS_PLUGIN_PATH (colon-separated),
-    // then `extra`. Nothing else is searched.
+    // (<exe>/../lib/<multiarch>/kosmos/plugins), then each folder in KOSMOS_PLUGIN_PATH
+    // (colon-separated), then `extra`. Nothing else is searched.
     static std::vector<std::filesystem::path>
     searchPath(const std::filesystem::path &executableDir,
                const std::vector<std::filesystem::path> &extra = {});

@@ -2,6 +2,7 @@
 
 #include "util/BoundedJson.h"
 #include "util/Error.h"
+#include "util/InstallPaths.h"
 #include "util/JsonFields.h"
 #include "util/Sha256.h"
 
@@ -286,12 +287,18 @@ void loadGenericContracts(ModelPackage &p, const std::string &where)
 
 } // namespace
 
-ModelPackage loadModelPackage(const fs::path &directory, std::optional<ModelFamily> expected)
+ModelPackage loadModelPackage(const fs::path &asked, std::optional<ModelFamily> expected)
 {
     const std::string where = kManifestName;
+    // A relative path is taken from the current folder, else from the installed data
+    // (<bin>/../share/kosmos: the shipped packages, models/..., in the Debian package).
+    const fs::path directory = resolveInstalledData(asked);
     if (!fs::is_directory(directory))
         throw Error(ErrorCode::NotFound,
-                    "model package " + directory.string() + " is not a folder");
+                    "model package " + asked.string() + " is not a folder" +
+                        (asked.is_relative() ? " (looked in the current folder and in " +
+                                                   installedDataDirectory().string() + ")"
+                                             : std::string()));
     ModelPackage p;
     p.directory = fs::absolute(directory).lexically_normal();
     if (!fs::exists(p.directory / kManifestName))

@@ -13,6 +13,7 @@
 #include "queries/BatchSummary.h"
 #include "queries/JudgmentQuery.h"
 #include "util/BoundedJson.h"
+#include "util/InstallPaths.h"
 #include "util/JsonFields.h"
 #include "util/ProcessIdentity.h"
 #include "util/Secrets.h"
@@ -241,10 +242,8 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
     const pid_t supervisor = ::getpid();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    char self[4096] = {};
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        throw Error(ErrorCode::Io, "cannot find this program's path (/proc/self/exe)");
+    const std::string selfPathText = executablePath().string(); // read before any fork
+    const char *self = selfPathText.c_str();
     auto spawn = [&]() -> pid_t {
         const pid_t pid = ::fork();
         if (pid == 0) {

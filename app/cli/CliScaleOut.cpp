@@ -9,6 +9,7 @@
 #include "scaleout/LedgerMerge.h"
 #include "scaleout/ScaleOut.h"
 #include "util/Error.h"
+#include "util/InstallPaths.h"
 #include "util/Subprocess.h"
 
 #include <algorithm>
@@ -38,11 +39,7 @@ void stopLocalShards(int)
 
 std::string selfPath()
 {
-    char self[4096] = {};
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        throw Error(ErrorCode::Io, "cannot find this program's path (/proc/self/exe)");
-    return std::string(self, static_cast<std::size_t>(n));
+    return executablePath().string();
 }
 
 nlohmann::json reportJson(const MergeReport &report)

@@ -1,14 +1,15 @@
 // kosmos-cli, the program people start: answers `--version`, `info` and `events` itself (they
 // read the ledger only) and hands every other command line to the full program,
-// lib/kosmos/libkosmos-cli-verbs.so, loaded with dlopen. The full program links Qt, FFmpeg,
-// OpenCV and the judge's network stack: ~250 shared libraries and ~150 ms in the dynamic loader
-// before main (docs/benchmarks.md, "Process start-up"). This front links the ledger, SQLite and
-// OpenSSL only, so the commands a script runs in a loop start in a few milliseconds.
+// lib/<multiarch>/kosmos/libkosmos-cli-verbs.so, loaded with dlopen. The full program links Qt,
+// FFmpeg, OpenCV and the judge's network stack: ~250 shared libraries and ~150 ms in the dynamic
+// loader before main (docs/benchmarks.md, "Process start-up"). This front links the ledger, SQLite
+// and OpenSSL only, so the commands a script runs in a loop start in a few milliseconds.
 //
 // The front is deliberately strict: anything but the exact forms below (a --help, an unknown
 // option, a missing argument) goes to the full program, which prints the same usage and errors
 // as ever.
 #include "CliCommands.h"
+#include "util/InstallPaths.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -82,12 +83,11 @@ std::optional<int> answerHere(const std::vector<std::string_view> &args)
 
 std::string executableDir()
 {
-    char self[4096] = {};
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    try {
+        return kosmos::executablePath().parent_path().string();
+    } catch (const std::exception &) {
         return ".";
-    std::string path(self, static_cast<std::size_t>(n));
-    return path.substr(0, path.rfind('/'));
+    }
 }
 
 } // namespace
@@ -101,8 +101,9 @@ int main(int argc, char **argv)
 #ifdef KOSMOS_CLI_LINKED
     return kosmos_cli_main(argc, argv); // KOSMOS_CLI_SPLIT=OFF: linked in (app/cli/CMakeLists.txt)
 #endif
-    // bin/kosmos-cli -> lib/kosmos/libkosmos-cli-verbs.so, in the build tree and installed alike.
-    const std::string library = executableDir() + "/../lib/kosmos/libkosmos-cli-verbs.so";
+    // bin/kosmos-cli -> lib/<multiarch>/kosmos/libkosmos-cli-verbs.so, in the build tree and
+    // installed alike.
+    const std::string library = executableDir() + "/../" KOSMOS_PKGLIBDIR "/libkosmos-cli-verbs.so";
     void *handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *why = ::dlerror();

@@ -37,7 +37,7 @@ const char *const kExitCodes =
     "       lease was lost); the same command again finishes them\n"
     "  130  interrupted (events --follow, run, demo: Ctrl-C cancels cleanly)\n"
     "\n"
-    "Plugins are searched in <bin>/../lib/kosmos/plugins, then in KOSMOS_PLUGIN_PATH\n"
+    "Plugins are searched in <bin>/../" KOSMOS_PKGLIBDIR "/plugins, then in KOSMOS_PLUGIN_PATH\n"
     "(folders separated by ':'), then in the folders saved in the workstation's settings\n"
     "(File > Settings; key plugins/folders of ~/.config/kosmos-workstation/Kosmos.conf).";
 

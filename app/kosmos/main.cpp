@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHash>
+#include <QIcon>
 #include <QScreen>
 #include <QTabWidget>
 
@@ -155,6 +156,14 @@ int main(int argc, char *argv[])
     QApplication::setOrganizationName(QStringLiteral("kosmos-workstation"));
     QApplication::setApplicationName(QStringLiteral("Kosmos"));
     QApplication::setApplicationVersion(QStringLiteral(KOSMOS_VERSION));
+    // The desktop entry (packaging/linux) names the window's application on Wayland; the icon is
+    // the installed theme's, else the one built in.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.kosmos_workstation.Kosmos"));
+    QIcon icon = QIcon::fromTheme(QStringLiteral("io.github.kosmos_workstation.Kosmos"));
+    if (icon.isNull())
+        for (const int size : {32, 64, 256})
+            icon.addFile(QStringLiteral(":/icons/kosmos-%1.png").arg(size), QSize(size, size));
+    QApplication::setWindowIcon(icon);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

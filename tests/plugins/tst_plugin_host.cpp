@@ -144,7 +144,7 @@ TEST(PluginHost, SearchPathIsTheInstallFolderThenTheEnvironment)
     const auto path = PluginRegistry::searchPath("/usr/bin", {"/extra"});
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(path.size(), 4u);
-    EXPECT_EQ(path[0], std::filesystem::path("/usr/bin/../lib/kosmos/plugins"));
+    EXPECT_EQ(path[0], std::filesystem::path("/usr/bin/../" KOSMOS_PKGLIBDIR "/plugins"));
     EXPECT_EQ(path[1], std::filesystem::path("/opt/a"));
     EXPECT_EQ(path[2], std::filesystem::path("/opt/b"));
     EXPECT_EQ(path[3], std::filesystem::path("/extra"));
