@@ -40,6 +40,12 @@ if(KOSMOS_SANITIZE)
     endif()
 endif()
 
+# Hardened linking, as Debian builds its packages (lintian: hardening-no-relro, -no-bindnow):
+# relocations read-only after start-up, symbols bound at load time.
+if(NOT KOSMOS_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    add_link_options(LINKER:-z,relro LINKER:-z,now)
+endif()
+
 # The fuzz preset instruments every object for libFuzzer's coverage; fuzz/ links the driver.
 if(KOSMOS_BUILD_FUZZERS)
     add_compile_options(-fsanitize=fuzzer-no-link)

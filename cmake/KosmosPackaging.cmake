@@ -129,32 +129,32 @@ set(CPACK_DEBIAN_KOSMOS_PACKAGE_RECOMMENDS "kosmos-physics, xdg-utils")
 set(CPACK_DEBIAN_KOSMOS_PACKAGE_SUGGESTS "kosmos-torch, slurm-client")
 set(CPACK_COMPONENT_KOSMOS_DESCRIPTION
     "Kosmos Workstation: auditable robot-policy evaluation in world models
- Evaluates robot policies inside learned world models and keeps the evidence:
- every run is recorded in an SQLite ledger with its inputs, content-hashed
- frames and actions, timings, failures and judge verdicts.
- .
- This package holds the workstation (kosmos), the command-line twin
- (kosmos-cli), the synthetic, remote (openpi, OpenVLA), replay and
- OpenAI-compatible judge plugins, translations and example protocols. The
- physics reference world is in kosmos-physics, the libtorch adapters and the
- shipped model packages in kosmos-torch.")
+Evaluates robot policies inside learned world models and keeps the evidence:
+every run is recorded in an SQLite ledger with its inputs, content-hashed
+frames and actions, timings, failures and judge verdicts.
+
+This package holds the workstation (kosmos), the command-line twin
+(kosmos-cli), the synthetic, remote (openpi, OpenVLA), replay and
+OpenAI-compatible judge plugins, translations and example protocols. The
+physics reference world is in kosmos-physics, the libtorch adapters and the
+shipped model packages in kosmos-torch.")
 
 set(CPACK_DEBIAN_PHYSICS_PACKAGE_NAME kosmos-physics)
-set(CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS "kosmos (= @KOSMOS_DEB_VERSION@), libgl1-mesa-dri")
+set(CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS "kosmos (= __KOSMOS_DEB_VERSION__), libgl1-mesa-dri")
 set(CPACK_COMPONENT_PHYSICS_DESCRIPTION
     "Kosmos Workstation: MuJoCo physics reference world
- The physics.tabletop world (MuJoCo, rendered headless through EGL) and its
- scripted policies: a ground truth for Kosmos Workstation's world-model
- fidelity reports. A simulated rollout is not evidence of real robot-task
- success.")
+The physics.tabletop world (MuJoCo, rendered headless through EGL) and its
+scripted policies: a ground truth for Kosmos Workstation's world-model
+fidelity reports. A simulated rollout is not evidence of real robot-task
+success.")
 
 set(CPACK_DEBIAN_TORCH_PACKAGE_NAME kosmos-torch)
-set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "kosmos (= @KOSMOS_DEB_VERSION@)")
+set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "kosmos (= __KOSMOS_DEB_VERSION__)")
 set(CPACK_COMPONENT_TORCH_DESCRIPTION
     "Kosmos Workstation: libtorch adapters and shipped models
- The torch.* policy, world-model and judge plugins of Kosmos Workstation
- (TorchScript packages; CPU with Debian's libtorch) and the small model
- packages trained on the physics world, in /usr/share/kosmos/models.")
+The torch.* policy, world-model and judge plugins of Kosmos Workstation
+(TorchScript packages; CPU with Debian's libtorch) and the small model
+packages trained on the physics world, in /usr/share/kosmos/models.")
 
 # scripts/package.sh passes the version built (project version, and the git commit when HEAD is
 # not a release tag) as KOSMOS_DEB_VERSION; the per-component Depends above name it.
@@ -167,7 +167,7 @@ else()
     set(KOSMOS_DEB_VERSION "${CPACK_PACKAGE_VERSION}")
 endif()
 set(full "${KOSMOS_DEB_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}")
-string(REPLACE "@KOSMOS_DEB_VERSION@" "${full}" CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS "${CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS}")
-string(REPLACE "@KOSMOS_DEB_VERSION@" "${full}" CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "${CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS}")
+string(REPLACE "__KOSMOS_DEB_VERSION__" "${full}" CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS "${CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS}")
+string(REPLACE "__KOSMOS_DEB_VERSION__" "${full}" CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "${CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS}")
 ]=])
 include(CPack)

@@ -27,8 +27,8 @@ commit=$(git rev-parse --short=8 HEAD 2>/dev/null || echo unknown)
 cat > "$build/packaging/changelog.Debian" <<CHANGES
 kosmos ($version-1) unstable; urgency=medium
 
-  * Built from commit $commit of Kosmos Workstation $base (the project's git history
-    is its changelog).
+  * Built from commit $commit of Kosmos Workstation $base.
+  * The project's git history is its changelog.
 
  -- The Kosmos Workstation developers <kosmos@users.noreply.github.com>  $when
 CHANGES
@@ -44,6 +44,6 @@ ls -1 "$out"/*.deb
 if command -v lintian >/dev/null; then
     # Tags this project does not act on are listed with the reason in docs/packaging.md and in
     # packaging/lintian-suppressed.txt; everything else is shown, and an error fails.
-    suppress=$(grep -v '^#' packaging/lintian-suppressed.txt | cut -d' ' -f1 | paste -sd, -)
-    lintian --fail-on error --suppress-tags "$suppress" "$out"/*.deb
+    suppress=$( (grep -v '^#' packaging/lintian-suppressed.txt || true) | cut -d' ' -f1 | paste -sd, -)
+    lintian --fail-on error ${suppress:+--suppress-tags "$suppress"} "$out"/*.deb
 fi
