@@ -2,7 +2,8 @@
 # Installs what is needed, builds, and runs the whole test suite: the default build's suite, the
 # same suite under ASan + UBSan, the threaded engine and ledger tests under TSan, and a short run
 # of every fuzz target (docs/reliability.md), after checking that every C++ file is formatted;
-# clang-tidy runs over the C++ files the last 20 commits changed.
+# clang-tidy runs over the C++ files the last 20 commits changed; the Debian packages are built
+# and installed into a clean Debian 12 root (tests/packaging/install-test.sh).
 # Fails on an unformatted file, on any failed test and on any test that was
 # skipped or not run. This is README's test command and what CI runs.
 # KOSMOS_SKIP_SANITIZERS=1 runs the default suite only (a quick local check, not CI).
@@ -28,6 +29,16 @@ if grep -Eq '\*\*\*Skipped|Not Run|No tests were found' "$log"; then
 fi
 # clang-tidy over what the last 20 commits touched (the whole tree when the checkout has no history)
 scripts/tidy.sh --recent 20
+# The Debian packages (lintian: no errors), installed into a clean Debian 12 root by debootstrap,
+# and used there: about 2 min (docs/packaging.md). Needs root and the Debian mirror apt uses.
+if [ "${KOSMOS_SKIP_INSTALL_TEST:-0}" = 1 ]; then
+    echo "test.sh: install test skipped (KOSMOS_SKIP_INSTALL_TEST=1)"
+else
+    scripts/package.sh build build/packages
+    as_root=()
+    [ "$(id -u)" = 0 ] || as_root=(sudo)
+    "${as_root[@]}" tests/packaging/install-test.sh build/packages
+fi
 logs=("$log")
 if [ "${KOSMOS_SKIP_SANITIZERS:-0}" != 1 ]; then
     for kind in asan tsan; do

@@ -42,6 +42,7 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sour
 mirror="${mirror:-http://deb.debian.org/debian}"
 
 root=$(mktemp -d /var/tmp/kosmos-install-test.XXXXXX)
+chmod 755 "$root" # the root's / as on any system (apt's _apt user reads through it)
 mounted=()
 cleanup() {
     for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
@@ -72,9 +73,9 @@ in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HO
 
 say "apt install the packages (and xvfb, xauth, gio, desktop-file-utils for the checks)"
 in_root apt-get update -q >/dev/null
-DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -q --no-install-recommends \
-    /tmp/debs/*.deb xvfb xauth libglib2.0-bin desktop-file-utils shared-mime-info \
-    >"$root/tmp/apt.log" 2>&1 || { tail -30 "$root/tmp/apt.log"; fail "apt install"; }
+in_root env DEBIAN_FRONTEND=noninteractive sh -c 'apt-get install -y -q \
+    --no-install-recommends /tmp/debs/*.deb xvfb xauth libglib2.0-bin desktop-file-utils \
+    shared-mime-info' >"$root/tmp/apt.log" 2>&1 || { tail -30 "$root/tmp/apt.log"; fail "apt install"; }
 say "installed: $(in_root dpkg-query -W -f='${Package} ${Version}\n' 'kosmos*' | paste -sd';' -)"
 
 check() { # check NAME COMMAND...: runs COMMAND in the root from /tmp, fails with its output

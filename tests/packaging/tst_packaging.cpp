@@ -36,7 +36,8 @@ TEST(InstallPaths, RelativeDataIsTakenFromTheCurrentFolderThenFromTheInstall)
     // This test program is <build>/tests/tst_packaging: its installed data folder is
     // <build>/share/kosmos, where the build puts the translations as an install would.
     const fs::path data = installedDataDirectory();
-    EXPECT_EQ(data, (executablePath().parent_path() / ".." / "share" / "kosmos").lexically_normal());
+    EXPECT_EQ(data,
+              (executablePath().parent_path() / ".." / "share" / "kosmos").lexically_normal());
     TempDir dir;
     const std::string name = "install-paths-test-" + std::to_string(::getpid());
     fs::create_directories(data / name);
@@ -71,7 +72,8 @@ TEST(Install, AnInstalledTreeFindsItsPluginsVerbsAndShippedModels)
     EXPECT_TRUE(fs::exists(prefix / "bin/kosmos"));
     EXPECT_TRUE(fs::exists(prefix.path() / KOSMOS_PKGLIBDIR / "plugins"));
     EXPECT_TRUE(fs::exists(prefix / "share/kosmos/examples/tabletop-demo.json"));
-    EXPECT_TRUE(fs::exists(prefix / "share/applications/io.github.kosmos_workstation.Kosmos.desktop"));
+    EXPECT_TRUE(
+        fs::exists(prefix / "share/applications/io.github.kosmos_workstation.Kosmos.desktop"));
     EXPECT_TRUE(fs::exists(prefix / "share/mime/packages/io.github.kosmos_workstation.Kosmos.xml"));
 
     TempDir elsewhere;
@@ -89,22 +91,24 @@ TEST(Install, AnInstalledTreeFindsItsPluginsVerbsAndShippedModels)
     }
     EXPECT_EQ(synthetic, 3) << listed.output;
 
-    const auto demo = runIn(elsewhere.path(), "'" + cli.string() +
-                                                  "' demo --ledger d.kosmos > /dev/null && '" +
-                                                  cli.string() + "' verify d.kosmos");
+    const auto demo =
+        runIn(elsewhere.path(), "'" + cli.string() + "' demo --ledger d.kosmos > /dev/null && '" +
+                                    cli.string() + "' verify d.kosmos");
     EXPECT_EQ(demo.exitCode, 0) << demo.output;
 
     if (KOSMOS_HAVE_TORCH) {
         // A relative package path: not in the current folder, so from share/kosmos/models.
-        const auto tested = runIn(elsewhere.path(), "'" + cli.string() +
-                                                        "' plugins --test torch.generic_world_model "
-                                                        "--settings '{\"package\": "
-                                                        "\"models/world\"}'");
+        const auto tested =
+            runIn(elsewhere.path(), "'" + cli.string() +
+                                        "' plugins --test torch.generic_world_model "
+                                        "--settings '{\"package\": "
+                                        "\"models/world\"}'");
         EXPECT_EQ(tested.exitCode, 0) << tested.output;
-        const auto missing = runIn(elsewhere.path(), "'" + cli.string() +
-                                                         "' plugins --test torch.generic_world_model "
-                                                         "--settings '{\"package\": "
-                                                         "\"models/no-such-model\"}'");
+        const auto missing =
+            runIn(elsewhere.path(), "'" + cli.string() +
+                                        "' plugins --test torch.generic_world_model "
+                                        "--settings '{\"package\": "
+                                        "\"models/no-such-model\"}'");
         EXPECT_NE(missing.exitCode, 0);
         EXPECT_NE(missing.output.find("looked in the current folder and in " +
                                       (prefix / "share/kosmos").string()),
@@ -131,21 +135,25 @@ TEST(DesktopIntegration, ALedgerIsTypedByItsApplicationIdAndOtherSqliteFilesAreN
     fs::copy_file(fs::path(KOSMOS_SOURCE_DIR) /
                       "packaging/linux/io.github.kosmos_workstation.Kosmos.mime.xml",
                   mime / "packages/io.github.kosmos_workstation.Kosmos.xml");
-    const auto updated = runProcess({"/bin/sh", "-c",
-                                     "update-mime-database '" + mime.string() + "' 2>&1 || echo "
-                                     "'update-mime-database failed (shared-mime-info installed?)'"});
+    const auto updated =
+        runProcess({"/bin/sh", "-c",
+                    "update-mime-database '" + mime.string() +
+                        "' 2>&1 || echo "
+                        "'update-mime-database failed (shared-mime-info installed?)'"});
     ASSERT_TRUE(fs::exists(mime / "mime.cache")) << updated.output;
     ::setenv("XDG_DATA_DIRS", (dir / "share").c_str(), 1);
     ::setenv("XDG_DATA_HOME", (dir / "home").c_str(), 1);
 
     const fs::path bundle = dir / "l.kosmos";
-    { Ledger::create(bundle); }
+    {
+        Ledger::create(bundle);
+    }
     // An SQLite file with another application id, and one with none.
     const fs::path other = dir / "other.sqlite";
     sqlite3 *db = nullptr;
     ASSERT_EQ(sqlite3_open(other.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "PRAGMA application_id = 1234; CREATE TABLE t(x);", nullptr,
-                           nullptr, nullptr),
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA application_id = 1234; CREATE TABLE t(x);", nullptr, nullptr,
+                           nullptr),
               SQLITE_OK);
     sqlite3_close(db);
     // A text file that carries KOSM at byte 68 but is not SQLite.
