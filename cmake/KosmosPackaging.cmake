@@ -11,6 +11,14 @@
 #   kosmos-torch    the libtorch adapter plugins and the shipped model packages (models/)
 
 set(KOSMOS_APP_ID "io.github.kosmos_workstation.Kosmos")
+# The components this build has (each a package; CPACK_COMPONENTS_ALL below).
+set(KOSMOS_COMPONENTS kosmos)
+if(KOSMOS_HAVE_MUJOCO)
+    list(APPEND KOSMOS_COMPONENTS physics)
+endif()
+if(KOSMOS_HAVE_TORCH)
+    list(APPEND KOSMOS_COMPONENTS torch)
+endif()
 set(linux "${PROJECT_SOURCE_DIR}/packaging/linux")
 
 install(FILES "${linux}/${KOSMOS_APP_ID}.desktop"
@@ -81,7 +89,7 @@ endif()
 # Each package's /usr/share/doc/<package>: copyright and a Debian changelog (Debian policy 12.5,
 # 12.7), the changelog written by scripts/package.sh for the version it builds.
 set(KOSMOS_DEB_CHANGELOG "${PROJECT_BINARY_DIR}/packaging/changelog.Debian.gz")
-foreach(component IN ITEMS kosmos physics torch)
+foreach(component IN LISTS KOSMOS_COMPONENTS)
     if(component STREQUAL "kosmos")
         set(package kosmos)
     else()
@@ -102,13 +110,7 @@ set(CPACK_PACKAGE_HOMEPAGE_URL "${PROJECT_HOMEPAGE_URL}")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_GENERATOR DEB)
-set(CPACK_COMPONENTS_ALL kosmos)
-if(KOSMOS_HAVE_MUJOCO)
-    list(APPEND CPACK_COMPONENTS_ALL physics)
-endif()
-if(KOSMOS_HAVE_TORCH)
-    list(APPEND CPACK_COMPONENTS_ALL torch)
-endif()
+set(CPACK_COMPONENTS_ALL ${KOSMOS_COMPONENTS})
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)

@@ -2,6 +2,9 @@
 
 #include "util/Error.h"
 
+#include <opencv2/imgcodecs.hpp> // the IMWRITE_ flags only: the codecs load lazily
+#include <opencv2/imgproc.hpp>
+
 #include <dlfcn.h>
 
 #include <mutex>
@@ -74,6 +77,16 @@ std::vector<std::uint8_t> encodeImage(const std::string &extension, const cv::Ma
                                                  std::to_string(image.rows) + " image as " +
                                                  extension);
     return out;
+}
+
+std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb)
+{
+    cv::Mat bgr;
+    if (rgb.channels() == 3)
+        cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    else
+        bgr = rgb;
+    return encodeImage(".png", bgr, {cv::IMWRITE_PNG_COMPRESSION, 3});
 }
 
 } // namespace kosmos

@@ -19,5 +19,8 @@ namespace kosmos {
 cv::Mat decodeImage(std::span<const std::uint8_t> encoded, int flags);
 std::vector<std::uint8_t> encodeImage(const std::string &extension, const cv::Mat &image,
                                       const std::vector<int> &params = {});
+// An RGB (or grey) 8-bit frame as PNG bytes, compression level 3: how the engine stores rollout
+// frames and how the judge sends them, so a judged frame is the very object already stored.
+std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb);
 
 } // namespace kosmos

@@ -1,13 +1,11 @@
 #include "judge/JudgeRequestRecord.h"
 
 #include "artifacts/ArtifactStore.h"
+#include "artifacts/ImageCodecs.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
 #include <openssl/evp.h>
-
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include <map>
 
@@ -35,17 +33,15 @@ std::string base64(std::span<const std::uint8_t> bytes)
 
 std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb)
 {
-    cv::Mat bgr;
-    if (rgb.channels() == 3)
-        cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    else
-        bgr = rgb;
-    // The engine's encoding of rollout frames (compression 3): a judged frame is then the very
-    // object already stored for the rollout, kept once.
-    std::vector<std::uint8_t> png;
-    if (!cv::imencode(".png", bgr, png, {cv::IMWRITE_PNG_COMPRESSION, 3}))
+    // The engine's encoding of rollout frames: a judged frame is then the very object already
+    // stored for the rollout, kept once.
+    try {
+        return encodeFramePng(rgb);
+    } catch (const Error &e) {
+        if (e.code() != ErrorCode::InvalidInput)
+            throw; // the codecs could not be loaded: that reason, as it is
         throw Error(ErrorCode::InvalidInput, "a judge frame could not be encoded as PNG");
-    return png;
+    }
 }
 
 JudgeFrameRefs judgeFrameRefs(const std::vector<std::vector<std::uint8_t>> &framePngs)

@@ -844,20 +844,34 @@ std::int64_t Ledger::insertEvent(std::int64_t runId, std::optional<std::int64_t>
                                  std::string_view type, const nlohmann::json &payload,
                                  std::int64_t now)
 {
-    requireNonEmpty(type, "event type");
-    Statement seq(m_db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id = ?");
-    seq.bind(1, runId);
-    seq.step();
-    const std::int64_t next = seq.int64(0);
-    Statement s(m_db, "INSERT INTO events (run_id, attempt_id, seq, type, payload_json, "
-                      "created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
-    s.bind(1, runId)
-        .bind(2, attemptId)
-        .bind(3, next)
-        .bind(4, type)
-        .bind(5, redactSecrets(canonicalJson(payload)));
-    s.bind(6, now).run();
-    return next;
+    const std::pair<std::string, nlohmann::json> event{std::string(type), payload};
+    return insertEvents(runId, attemptId, std::span(&event, 1), now);
+}
+
+std::int64_t Ledger::insertEvents(std::int64_t runId, std::optional<std::int64_t> attemptId,
+                                  std::span<const std::pair<std::string, nlohmann::json>> events,
+                                  std::int64_t now)
+{
+    for (const auto &event : events)
+        requireNonEmpty(event.first, "event type");
+    // One statement of each kind for the whole batch, the run's next sequence number read once.
+    Statement last(m_db, "SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?");
+    last.bind(1, runId);
+    last.step();
+    std::int64_t seq = last.int64(0);
+    Statement insert(m_db, "INSERT INTO events (run_id, attempt_id, seq, type, payload_json, "
+                           "created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const auto &[type, payload] : events) {
+        insert.reset();
+        insert.bind(1, runId)
+            .bind(2, attemptId)
+            .bind(3, ++seq)
+            .bind(4, type)
+            .bind(5, redactSecrets(canonicalJson(payload)))
+            .bind(6, now)
+            .run();
+    }
+    return seq;
 }
 
 std::int64_t Ledger::appendEvent(const Lease &lease, std::string_view type,
@@ -874,27 +888,10 @@ std::int64_t Ledger::appendEvents(const Lease &lease,
                                   const std::vector<std::pair<std::string, nlohmann::json>> &events)
 {
     for (const auto &event : events)
-        requireNonEmpty(event.first, "event type");
+        requireNonEmpty(event.first, "event type"); // before the transaction and the lease check
     Transaction tx(m_db);
     checkLease(lease);
-    const std::int64_t now = nowMs();
-    // One statement of each kind for the whole batch, the run's next sequence number read once.
-    Statement last(m_db, "SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?");
-    last.bind(1, lease.runId);
-    last.step();
-    std::int64_t seq = last.int64(0);
-    Statement insert(m_db, "INSERT INTO events (run_id, attempt_id, seq, type, payload_json, "
-                           "created_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
-    for (const auto &[type, payload] : events) {
-        insert.reset();
-        insert.bind(1, lease.runId)
-            .bind(2, lease.attemptId)
-            .bind(3, ++seq)
-            .bind(4, type)
-            .bind(5, redactSecrets(canonicalJson(payload)))
-            .bind(6, now)
-            .run();
-    }
+    const std::int64_t seq = insertEvents(lease.runId, lease.attemptId, events, nowMs());
     tx.commit();
     return seq;
 }

@@ -201,6 +201,10 @@ private:
     std::int64_t insertEvent(std::int64_t runId, std::optional<std::int64_t> attemptId,
                              std::string_view type, const nlohmann::json &payload,
                              std::int64_t nowMs);
+    // Events appended in order inside the caller's transaction; returns the last one's seq.
+    std::int64_t insertEvents(std::int64_t runId, std::optional<std::int64_t> attemptId,
+                              std::span<const std::pair<std::string, nlohmann::json>> events,
+                              std::int64_t nowMs);
     std::int64_t upsertComponent(const ComponentIdentity &identity, std::int64_t nowMs);
     void closeAttempt(std::int64_t attemptId, std::int64_t runId, std::string_view state,
                       const AttemptOutcome &outcome, std::string_view runStatus,

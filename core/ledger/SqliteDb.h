@@ -87,7 +87,6 @@ private:
     std::string m_sql;
 };
 
-// BEGIN IMMEDIATE ... COMMIT; rolls back unless commit() was called.
 // BEGIN IMMEDIATE ... COMMIT, or rolled back unless committed. A Transaction opened while another
 // is open on the same connection nests as a savepoint: its commit releases the savepoint (the
 // outer one commits, one fsync for all), its rollback undoes only its own writes.

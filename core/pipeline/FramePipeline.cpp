@@ -1,10 +1,9 @@
 #include "pipeline/FramePipeline.h"
 
+#include "artifacts/ImageCodecs.h"
 #include "artifacts/PixelDigest.h"
+#include "util/Clock.h"
 #include "util/Error.h"
-
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include <chrono>
 #include <pthread.h>
@@ -15,11 +14,6 @@ namespace kosmos {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-double msSince(Steady::time_point t)
-{
-    return std::chrono::duration<double, std::milli>(Steady::now() - t).count();
-}
 
 // The background threads run as SCHED_BATCH (Linux): the scheduler does not let them preempt the
 // rollout's thread when a frame wakes them, so handing a frame over costs the rollout
@@ -36,18 +30,6 @@ void yieldToTheRollout()
 }
 
 } // namespace
-
-std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb)
-{
-    cv::Mat bgr;
-    if (rgb.channels() == 3)
-        cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-    else
-        bgr = rgb;
-    std::vector<std::uint8_t> out;
-    cv::imencode(".png", bgr, out, {cv::IMWRITE_PNG_COMPRESSION, 3});
-    return out;
-}
 
 FramePipeline::FramePipeline(const std::filesystem::path &objectsDir, const Options &options)
     : m_store(objectsDir), m_options(options), m_measurements(options.thresholds)
@@ -81,6 +63,13 @@ void FramePipeline::rethrowFailure()
 {
     if (m_failure)
         std::rethrow_exception(m_failure);
+}
+
+// Called with the lock held: the first background failure is the one reported.
+void FramePipeline::keepFirstFailure(std::exception_ptr failure)
+{
+    if (!m_failure)
+        m_failure = std::move(failure);
 }
 
 void FramePipeline::submit(const cv::Mat &frame)
@@ -165,8 +154,7 @@ void FramePipeline::syncWritten(std::unique_lock<std::mutex> &lock)
     m_timings.syncMs += ms;
     ++m_timings.syncs;
     if (failure) {
-        if (!m_failure)
-            m_failure = failure;
+        keepFirstFailure(failure);
         return;
     }
     // Batches are synced in order (one store thread), so the durable list stays in index order.
@@ -225,8 +213,7 @@ void FramePipeline::storeLoop()
         m_timings.encodeMs += encodeMs;
         m_timings.writeMs += writeMs;
         if (failure) {
-            if (!m_failure)
-                m_failure = failure;
+            keepFirstFailure(failure);
             m_changed.notify_all();
             return;
         }
@@ -261,8 +248,8 @@ void FramePipeline::measureLoop()
         lock.lock();
         m_measuring = false;
         m_timings.measureMs += ms;
-        if (failure && !m_failure)
-            m_failure = failure;
+        if (failure)
+            keepFirstFailure(failure);
         m_changed.notify_all();
     }
 }

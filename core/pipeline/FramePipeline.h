@@ -17,9 +17,6 @@
 
 namespace kosmos {
 
-// An RGB (or grey) 8-bit frame as PNG bytes, compression level 3 (what the engine stores).
-std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb);
-
 // A rollout's frames encoded, hashed, stored and measured off the engine's critical path
 // (docs/architecture.md, "The rollout engine"). Two threads per rollout:
 //  - the store thread encodes each frame as PNG, takes the pixel digest from the raw pixels it
@@ -84,6 +81,7 @@ private:
     void measureLoop();
     void syncWritten(std::unique_lock<std::mutex> &lock);
     void rethrowFailure();
+    void keepFirstFailure(std::exception_ptr failure);
 
     ArtifactStore m_store;
     Options m_options;

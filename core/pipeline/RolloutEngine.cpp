@@ -1,5 +1,6 @@
 #include "pipeline/RolloutEngine.h"
 
+#include "artifacts/ImageCodecs.h"
 #include "artifacts/PixelDigest.h"
 #include "judge/JudgePrompt.h"
 #include "judge/JudgeRunner.h"
@@ -13,8 +14,7 @@
 #include "util/Sha256.h"
 #include "validation/RolloutValidator.h"
 
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
+#include <opencv2/core.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -33,11 +33,6 @@ namespace kosmos {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-double msSince(Steady::time_point t)
-{
-    return std::chrono::duration<double, std::milli>(Steady::now() - t).count();
-}
 
 std::int64_t peakRssKib()
 {
@@ -402,7 +397,6 @@ public:
             recordTimings(start);
             return m_scope.complete();
         } catch (const Interrupted &) {
-            settleFramesAfterFailure();
             recordTimings(start);
             m_failure = "interrupted: the process was stopped; the run is back in the queue";
             const AttemptResult end = m_scope.fail(
@@ -413,7 +407,6 @@ public:
                 m_ledger.retryRun(m_lease.runId);
             return end;
         } catch (const Cancelled &) {
-            settleFramesAfterFailure();
             recordTimings(start);
             return m_scope.cancel(m_stop ? "the batch was stopped (interrupt)"
                                          : "cancel requested");
@@ -434,7 +427,6 @@ public:
 private:
     AttemptResult fail(const StageFailure &f, Steady::time_point start)
     {
-        settleFramesAfterFailure();
         m_scope.bufferEvent(
             "stage_failed",
             nlohmann::json{{"stage", f.stage}, {"code", f.code}, {"message", f.message}});
@@ -587,7 +579,9 @@ private:
             rollout(r);
         } catch (...) {
             // Before the rollout's frames go: the pipeline's threads are done with them, and
-            // the frames produced so far are recorded (a failure's evidence).
+            // the frames produced so far are recorded (a failure's evidence). The only place:
+            // frames are produced inside rollout() alone, so every failure, cancel or interrupt
+            // that has frames passes here.
             settleFramesAfterFailure();
             throw;
         }

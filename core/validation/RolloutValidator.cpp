@@ -284,11 +284,6 @@ bool FrameMeasurements::describes(const RolloutEvidence &e, const ValidationThre
            m_thresholds.toJson() == t.toJson();
 }
 
-ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThresholds &t)
-{
-    return validateRollout(e, t, nullptr);
-}
-
 ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThresholds &t,
                                  const FrameMeasurements *measured)
 {

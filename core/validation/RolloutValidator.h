@@ -106,13 +106,11 @@ private:
 
 // Runs every deterministic check of domain.md section 3 on a rollout. Verdict: invalid when any
 // check failed; unknown when none failed but a required check could not run (too few frames);
-// valid otherwise.
+// valid otherwise. `measured`: the pixel measurements taken beside the rollout (the engine's
+// frame pipeline), used when they describe `evidence`'s frames (else measured here): the same
+// report either way.
 ValidationReport validateRollout(const RolloutEvidence &evidence,
-                                 const ValidationThresholds &thresholds = {});
-// The same, from measurements taken beside the rollout (measured again when they do not
-// describe `evidence`'s frames): the same report as without them.
-ValidationReport validateRollout(const RolloutEvidence &evidence,
-                                 const ValidationThresholds &thresholds,
-                                 const FrameMeasurements *measured);
+                                 const ValidationThresholds &thresholds = {},
+                                 const FrameMeasurements *measured = nullptr);
 
 } // namespace kosmos
