@@ -14,7 +14,14 @@
 #    step through `kosmos-cli plugins --test`: wall ms per step, device ms (CUDA events), frames/s
 #    for world models, peak CUDA memory (the caching allocator's peak) and peak RSS;
 # 4. one AOTInductor package compiled for the device (needs the GPU at export time) through the
-#    same adapter.
+#    same adapter;
+# 5. bf16 (and fp16 on CUDA) for two families;
+# 6. a rollout of the shipped trained models (models/: five generic policies, the learned world
+#    model, the learned judge) on the device through `kosmos-cli run`, into a ledger that is then
+#    verified: from an imagined protocol of `kosmos-cli fidelity prepare` given as
+#    KOSMOS_GPU_CHECK_PROTOCOL, or prepared here from a short physics run when the physics world
+#    is built. KOSMOS_GPU_CHECK_OUT (a folder): the ledger (tar.xz) and the report are copied there.
+# A build made elsewhere can be carried to a GPU machine without Qt (tools/gpu-bundle.sh).
 # Record the figures in docs/benchmarks.md with the exact command and the machine.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,16 +41,21 @@ if [ -z "${KOSMOS_BUILD_DIR:-}" ]; then
         tail -20 "$build.configure.log"; exit 1; }
     cmake --build "$build" --target kosmos-cli kosmos_torch_openvla kosmos_torch_minivla \
         kosmos_torch_octo kosmos_torch_openpizero kosmos_torch_susie kosmos_torch_susie_ll \
-        kosmos_torch_cosmos kosmos_torch_irasim > "$build.build.log" 2>&1 || {
+        kosmos_torch_cosmos kosmos_torch_irasim kosmos_torch_generic_policy \
+        kosmos_torch_generic_world_model kosmos_torch_generic_judge kosmos_physics_world \
+        > "$build.build.log" 2>&1 || {
         tail -30 "$build.build.log"; exit 1; }
 fi
 cli="$build/bin/kosmos-cli"
 "$cli" gpus
 echo "setup and build: $(($(date +%s) - start)) s"
 
-packages="$build/gpu-check-packages"
+packages="$(cd "$build" && pwd)/gpu-check-packages"
 mkdir -p "$packages"
 instruction="put the red block in the green square"
+# Warm-up calls before the timed one (excluded): TorchScript's profiling executor optimises a
+# graph after its first calls, and CUDA loads kernels lazily on first use.
+warmup="${KOSMOS_GPU_CHECK_WARMUP:-5}"
 "$python" - "$packages/goal.png" << 'PY'
 import sys, zlib, struct
 w = h = 256
@@ -78,16 +90,90 @@ printf '%-18s %-6s %10s %10s %10s %8s %12s %10s  %s\n' family device create_ms s
 for family in openvla minivla octo openpizero susie susie_ll cosmos irasim; do
     "$python" -W ignore::FutureWarning tools/export/kosmos_export.py stand-in --family "$family" \
         --size large --out "$packages/$family" --instruction "$instruction" > /dev/null
-    settings="{\"package\": \"$PWD/$packages/$family\", \"device\": \"$device\", \"warmup\": 1"
-    [ "$family" = susie_ll ] && settings="$settings, \"goal_image\": \"$PWD/$packages/goal.png\""
+    settings="{\"package\": \"$packages/$family\", \"device\": \"$device\", \"warmup\": $warmup"
+    [ "$family" = susie_ll ] && settings="$settings, \"goal_image\": \"$packages/goal.png\""
     settings="$settings}"
     report "$family" "$device" "$("$cli" plugins --test "torch.$family" --settings "$settings" --json || true)"
 done
+# The shipped trained models (models/, docs/fidelity.md): the learned world model and judge (the
+# policies take the physics world's 7-D proprio, which a smoke test has no world to give).
+for pair in generic_world_model:world generic_judge:judge; do
+    report "${pair%%:*}" "$device" "$("$cli" plugins --test "torch.${pair%%:*}" --settings \
+        "{\"package\": \"$PWD/models/${pair#*:}\", \"device\": \"$device\", \"warmup\": $warmup}" --json || true)"
+done
+
+# Lower precisions: bf16 on CPU and CUDA, fp16 on CUDA only.
+dtypes="bf16"
+[ "$device" = cpu ] || dtypes="bf16 fp16"
+for family in openvla cosmos; do
+    for dtype in $dtypes; do
+        report "$family" "$device/$dtype" "$("$cli" plugins --test "torch.$family" --settings \
+            "{\"package\": \"$packages/$family\", \"device\": \"$device\", \"dtype\": \"$dtype\", \"warmup\": $warmup}" \
+            --json || true)"
+    done
+done
+
+# The shipped trained models on the device: a rollout recorded in a ledger, then verified.
+rollout="$(cd "$build" && pwd)/gpu-check-rollout"
+rm -rf "$rollout"
+mkdir -p "$rollout"
+protocol="${KOSMOS_GPU_CHECK_PROTOCOL:-}"
+if [ -z "$protocol" ] && "$cli" plugins | grep -q '^available *physics.tabletop '; then
+    "$python" - "$rollout/physics.json" << 'PY'
+import json, sys
+p = json.load(open("examples/fidelity-physics.json"))
+p["episodes_per_task"] = 4
+p["name"] = "gpu-check-physics"
+json.dump(p, open(sys.argv[1], "w"), indent=2)
+PY
+    "$cli" init "$rollout/physics.kosmos" > /dev/null
+    "$cli" run "$rollout/physics.json" --ledger "$rollout/physics.kosmos" --workers 2 > /dev/null
+    "$cli" fidelity prepare "$rollout/physics.kosmos" --protocol gpu-check-physics \
+        --world-model examples/fidelity-world-model.json --judge examples/fidelity-judge.json \
+        --to "$rollout/imagined" > /dev/null
+    protocol="$rollout/imagined/imagined.json"
+fi
+if [ -n "$protocol" ]; then
+    ledger="$rollout/gpu-rollout.kosmos"
+    "$cli" init "$ledger" > /dev/null
+    for run_device in "$device" cpu; do
+        # Every torch component on run_device; the protocol's name says which.
+        "$python" - "$protocol" "$rollout/protocol-$run_device.json" "$run_device" << 'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["name"] = "%s-%s" % (p["name"], sys.argv[3])
+for component in p["policies"] + [p["world_model"], p.get("judge") or {}]:
+    if component.get("plugin", "").startswith("torch."):
+        component.setdefault("settings", {})["device"] = sys.argv[3]
+json.dump(p, open(sys.argv[2], "w"), indent=2)
+PY
+        started=$(date +%s%N)
+        "$cli" run "$rollout/protocol-$run_device.json" --ledger "$ledger" --workers 2 \
+            > "$rollout/run-$run_device.log" 2>&1 || {
+            tail -20 "$rollout/run-$run_device.log"
+            exit 1
+        }
+        echo "rollout on $run_device: $(grep -m1 '^completed ' "$rollout/run-$run_device.log" |
+            sed 's/^ *//'), $((($(date +%s%N) - started) / 1000000)) ms wall"
+        [ "$run_device" = cpu ] && break
+    done
+    "$cli" verify "$ledger" | tail -1
+    "$cli" info "$ledger" | head -12
+    if [ -n "${KOSMOS_GPU_CHECK_OUT:-}" ]; then
+        mkdir -p "$KOSMOS_GPU_CHECK_OUT"
+        # The ledger's database (events, timings, NVML snapshots); the frames stay behind.
+        tar -cJf "$KOSMOS_GPU_CHECK_OUT/gpu-rollout-ledger.tar.xz" -C "$rollout" \
+            gpu-rollout.kosmos/ledger.sqlite
+    fi
+else
+    echo "rollout: skipped (no physics world for start frames; set KOSMOS_GPU_CHECK_PROTOCOL)"
+fi
+
 # AOTInductor: compiled here for this device (a CUDA .pt2 needs the GPU at export time).
 if "$python" tools/export/kosmos_export.py stand-in --family openpizero --size large --runtime aoti \
     --device "$device" --out "$packages/openpizero-aoti" --instruction "$instruction" > "$packages/aoti.log" 2>&1; then
     report "openpizero (aoti)" "$device" "$("$cli" plugins --test torch.openpizero --settings \
-        "{\"package\": \"$PWD/$packages/openpizero-aoti\", \"warmup\": 1}" --json || true)"
+        "{\"package\": \"$packages/openpizero-aoti\", \"warmup\": $warmup}" --json || true)"
 else
     echo "openpizero (aoti): export failed: $(tail -3 "$packages/aoti.log")"
 fi
