@@ -524,9 +524,12 @@ namespace {
 class SlurmCluster
 {
 public:
-    SlurmCluster() : m_dir(m_temp / "slurm")
+    // nodes >= 2: each node a host of its own (network and UTS namespaces, one CPU each) over
+    // the same files, as on a cluster with a shared filesystem.
+    explicit SlurmCluster(int nodes = 1) : m_dir(m_temp / "slurm")
     {
-        const auto r = runProcess({KOSMOS_SLURM_SCRIPT, "start", m_dir.string()});
+        const auto r =
+            runProcess({KOSMOS_SLURM_SCRIPT, "start", m_dir.string(), std::to_string(nodes)});
         if (r.exitCode != 0)
             throw std::runtime_error("the test's Slurm cluster did not start (exit " +
                                      std::to_string(r.exitCode) + "): " + r.output +
@@ -597,6 +600,37 @@ TEST(Slurm, AShardedProtocolRunsThroughSlurmAndMergesToTheSameContentAsOneMachin
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM scaleout_jobs WHERE launcher = 'slurm' AND "
                          "array_job_id IS NOT NULL AND merge_job_id IS NOT NULL"),
               1);
+}
+
+TEST(Slurm, ShardsOnTwoNodeHostsMergeToTheSameContentAndEachAttemptNamesItsHost)
+{
+    SlurmCluster cluster(2);
+    TempDir dir;
+    const fs::path protocol = writeProtocol(dir, smallProtocol(3), "p.json");
+    const fs::path single = dir / "single.kosmos";
+    runInto(protocol, single);
+    const fs::path out = dir / "out.kosmos";
+    std::string output;
+    ASSERT_EQ(cli({"submit", protocol.string(), "--ledger", out.string(), "--shards", "4",
+                   "--slurm", "--partition", "debug", "--time", "00:10:00"},
+                  &output),
+              0)
+        << output;
+    ASSERT_TRUE(waitFor(queueEmpty, 240)) << runCommand({"squeue"}).out;
+    std::string report;
+    EXPECT_TRUE(verifies(out, &report))
+        << report << test::readFile(dir / "out.shards/logs/merge.out");
+    EXPECT_EQ(contentDigest(out), contentDigest(single));
+    // One CPU a node: the four array tasks ran on both hosts, and every merged attempt names the
+    // node host that ran it (its own host name), never the submitting one.
+    EXPECT_EQ(count(out, "SELECT COUNT(*) FROM merged_attempts"), 12);
+    EXPECT_EQ(count(out, "SELECT COUNT(DISTINCT host) FROM merged_attempts"), 2);
+    EXPECT_EQ(count(out, "SELECT COUNT(*) FROM merged_attempts WHERE host IS NULL OR host NOT "
+                         "LIKE 'kosmos-%-n_'"),
+              0);
+    EXPECT_EQ(count(out, "SELECT COUNT(DISTINCT json_extract(slurm_json, '$.array_task_id')) "
+                         "FROM merged_attempts"),
+              4);
 }
 
 TEST(Slurm, AShardCancelledWithScancelIsResubmittedAndTheMergeCompletes)
