@@ -21,6 +21,7 @@ Debian 12: python3-torch (1.13, the same as libtorch-dev), python3-opencv, pytho
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -182,67 +183,113 @@ class Policy(nn.Module):
         return torch.cat([motion, torch.sigmoid(out[:, :, 6:])], 2)
 
 
+# The physics world's camera as it declares it (PhysicsTabletop.cpp, declaredCameras): the world
+# model projects the commanded hand through it.
+CAMERA_POS = [0.0, -0.62, 0.52]
+CAMERA_TARGET = [0.0, 0.03, 0.0]
+CAMERA_FOVY_DEG = 45.0
+
+
+def front_camera():
+    """Position, right, up and forward axes of the physics world's front camera."""
+    pos = np.asarray(CAMERA_POS, dtype=np.float64)
+    forward = np.asarray(CAMERA_TARGET, dtype=np.float64) - pos
+    forward /= np.linalg.norm(forward)
+    return pos, np.asarray([1.0, 0.0, 0.0]), np.asarray([0.0, -forward[2], forward[1]]), forward
+
+
 class WorldModel(nn.Module):
     """The last two frames, a chunk of CHUNK normalized actions and the commanded hand after
-    each of them -> the next CHUNK frames, as a residual on the last frame: a U-Net working at
-    half resolution (32x40 down to 8x10) with two coordinate planes at the input, the actions
-    modulating every scale (FiLM) and laid out as planes at the bottleneck, the residual refined
-    at full resolution with the input frames and a per-pixel map of where the hand is commanded
-    to be at each step (coordinate planes and the hand's x, y, z through 1x1 convolutions).
-    Without the hand's position the model learnt to erase the arm, not to move it: finding the
-    arm in its own blurred prediction and moving it by the actions' sum is much harder than
-    drawing it where the commanded position projects."""
+    each of them -> the next CHUNK frames, by warping and compositing the last frame:
+      * the hand's position before the chunk and after each action is projected through the
+        camera the physics world declares, as pixel coordinates and as Gaussian maps;
+      * for each step, a mask of the pixels that move with the hand (its body, a block it
+        carries), which are taken from the last frame shifted by the hand's displacement in the
+        image since the chunk began (a backward warp); a rod-shaped prior above the projected
+        hand starts that mask where the hand is;
+      * a second mask paints what the moved hand uncovered, from a local background estimate of
+        the last frame plus a learnt correction.
+    A U-Net (full resolution down to 8x10) sees the frames, coordinate planes, the hand maps,
+    the gripper commands and the displacements, and outputs both masks' logits and the colour.
+    Earlier designs (a residual on the last frame, with and without the hand's position as
+    input) learnt to copy the last frame: an arm that stands still costs little under an L1
+    loss. The warp makes moving the arm representable in one step; the trainer adds a loss on
+    the amount of change."""
 
     def __init__(self):
         super().__init__()
         self.chunk, self.height, self.width = CHUNK, HEIGHT, WIDTH
-        ys = torch.linspace(-1, 1, HEIGHT).view(1, 1, HEIGHT, 1).expand(1, 1, HEIGHT, WIDTH)
-        xs = torch.linspace(-1, 1, WIDTH).view(1, 1, 1, WIDTH).expand(1, 1, HEIGHT, WIDTH)
-        self.register_buffer("coords", torch.cat([xs, ys], 1).contiguous())
-        self.e1 = nn.Sequential(nn.Conv2d(8, 32, 3, stride=2, padding=1), nn.ReLU())   # 32x40
-        self.e2 = nn.Sequential(nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU())  # 16x20
-        self.e3 = nn.Sequential(nn.Conv2d(64, 96, 3, stride=2, padding=1), nn.ReLU(),  # 8x10
-                                nn.Conv2d(96, 96, 3, padding=1), nn.ReLU())
-        self.act = nn.Sequential(nn.Linear(CHUNK * 7, 128), nn.ReLU(),
-                                 nn.Linear(128, 2 * (96 + 64 + 32)))
-        self.mid = nn.Sequential(nn.Conv2d(96 + CHUNK * 7, 96, 3, padding=1), nn.ReLU(),
-                                 nn.Conv2d(96, 96, 3, padding=1), nn.ReLU())
-        self.d2 = nn.Sequential(nn.Conv2d(96 + 64, 64, 3, padding=1), nn.ReLU())
-        self.d1 = nn.Sequential(nn.Conv2d(64 + 32, 32, 3, padding=1), nn.ReLU())
-        self.register_buffer("hand_mean", torch.zeros(1, 3))
-        self.register_buffer("hand_std", torch.ones(1, 3))
-        self.where = nn.Sequential(nn.Conv2d(2 + 3 * CHUNK, 48, 1), nn.ReLU(),
-                                   nn.Conv2d(48, 16, 1), nn.ReLU())
-        self.out = nn.Conv2d(32 + 16 + 6, 3 * CHUNK, 3, padding=1)
+        pos, right, up, forward = front_camera()
+        self.register_buffer("camera", torch.tensor(np.stack([pos, right, up, forward]),
+                                                    dtype=torch.float32))
+        self.focal = float((HEIGHT / 2) / math.tan(math.radians(CAMERA_FOVY_DEG / 2)))
+        ys = (torch.arange(HEIGHT).float() + 0.5).view(1, 1, HEIGHT, 1).expand(1, 1, HEIGHT, WIDTH)
+        xs = (torch.arange(WIDTH).float() + 0.5).view(1, 1, 1, WIDTH).expand(1, 1, HEIGHT, WIDTH)
+        self.register_buffer("pixels", torch.cat([xs, ys], 1).contiguous())
+        gy, gx = torch.meshgrid(torch.linspace(-1, 1, HEIGHT), torch.linspace(-1, 1, WIDTH),
+                                indexing="ij")
+        self.register_buffer("grid", torch.stack([gx, gy], -1).unsqueeze(0).contiguous())
+        self.register_buffer("to_grid", torch.tensor([2.0 / (WIDTH - 1), 2.0 / (HEIGHT - 1)]))
+        self.register_buffer("action_mean", torch.zeros(7))
+        self.register_buffer("action_std", torch.ones(7))
+        cin = 6 + 2 + 2 * (CHUNK + 1) + CHUNK + 2 * CHUNK
+        self.e1 = nn.Sequential(nn.Conv2d(cin, 48, 3, padding=1), nn.ReLU(),
+                                nn.Conv2d(48, 48, 3, stride=2, padding=1), nn.ReLU())  # 32x40
+        self.e2 = nn.Sequential(nn.Conv2d(48, 96, 3, stride=2, padding=1), nn.ReLU())  # 16x20
+        self.e3 = nn.Sequential(nn.Conv2d(96, 128, 3, stride=2, padding=1), nn.ReLU(),  # 8x10
+                                nn.Conv2d(128, 128, 3, padding=1), nn.ReLU())
+        self.d2 = nn.Sequential(nn.Conv2d(128 + 96, 96, 3, padding=1), nn.ReLU())
+        self.d1 = nn.Sequential(nn.Conv2d(96 + 48, 48, 3, padding=1), nn.ReLU())
+        self.d0 = nn.Sequential(nn.Conv2d(48 + cin, 48, 3, padding=1), nn.ReLU())
+        self.out = nn.Conv2d(48, CHUNK * 5, 3, padding=1)
 
-    @staticmethod
-    def film(x, gamma, beta):
-        return x * (1 + gamma[:, :, None, None]) + beta[:, :, None, None]
+    def project(self, xyz):
+        """[b, n, 3] positions -> [b, n, 2] pixel coordinates (x right, y down)."""
+        d = xyz - self.camera[0]
+        depth = (d * self.camera[3]).sum(-1).clamp(min=0.05)
+        return torch.stack([self.width / 2 + self.focal * (d * self.camera[1]).sum(-1) / depth,
+                            self.height / 2 - self.focal * (d * self.camera[2]).sum(-1) / depth],
+                           -1)
 
     def forward(self, frames, actions, hand):
         b = frames.size(0)
         last = frames[:, -1]
-        x = frames.reshape(b, 6, self.height, self.width)
-        flat = actions.reshape(b, self.chunk * 7)
-        xyz = ((hand[:, :, :3] - self.hand_mean[:, None, :]) / self.hand_std[:, None, :])
-        xyz = xyz.reshape(b, self.chunk * 3)[:, :, None, None].expand(
-            b, self.chunk * 3, self.height, self.width)
-        where = self.where(torch.cat([self.coords.expand(b, 2, self.height, self.width), xyz], 1))
-        a = self.act(flat)
-        g3, b3, g2, b2, g1, b1 = torch.split(a, [96, 96, 64, 64, 32, 32], 1)
-        h1 = self.e1(torch.cat([x, self.coords.expand(b, 2, self.height, self.width)], 1))
+        raw = actions * self.action_std + self.action_mean
+        before = hand[:, 0:1, :3] - raw[:, 0:1, :3]
+        uv = self.project(torch.cat([before, hand[:, :, :3]], 1))  # [b, 1 + CHUNK, 2]
+        du = self.pixels[:, 0:1] - uv[:, :, 0][:, :, None, None]
+        dv = self.pixels[:, 1:2] - uv[:, :, 1][:, :, None, None]
+        r2 = du * du + dv * dv
+        maps = torch.cat([torch.exp(-r2 / 4.0), torch.exp(-r2 / 36.0)], 1)
+        shift = uv[:, 1:] - uv[:, 0:1]  # [b, CHUNK, 2] since the chunk began
+        planes = (shift / 8.0).reshape(b, 2 * self.chunk)[:, :, None, None].expand(
+            b, 2 * self.chunk, self.height, self.width)
+        grip = hand[:, :, 6][:, :, None, None].expand(b, self.chunk, self.height, self.width)
+        x = torch.cat([frames.reshape(b, 6, self.height, self.width),
+                       self.pixels.expand(b, 2, self.height, self.width) / 40.0 - 1.0, maps,
+                       grip, planes], 1)
+        h1 = self.e1(x)
         h2 = self.e2(h1)
-        h3 = self.film(self.e3(h2), g3, b3)
-        planes = flat[:, :, None, None].expand(b, self.chunk * 7, h3.size(2), h3.size(3))
-        h3 = self.mid(torch.cat([h3, planes], 1))
-        u2 = F.interpolate(h3, scale_factor=2.0, mode="nearest")
-        u2 = self.film(self.d2(torch.cat([u2, h2], 1)), g2, b2)
-        u1 = F.interpolate(u2, scale_factor=2.0, mode="nearest")
-        u1 = self.film(self.d1(torch.cat([u1, h1], 1)), g1, b1)
-        u0 = F.interpolate(u1, scale_factor=2.0, mode="nearest")
-        delta = self.out(torch.cat([u0, where, x], 1)).view(b, self.chunk, 3, self.height,
-                                                             self.width)
-        return (last.unsqueeze(1) + delta).clamp(0.0, 1.0)
+        h3 = self.e3(h2)
+        u2 = self.d2(torch.cat([F.interpolate(h3, scale_factor=2.0, mode="nearest"), h2], 1))
+        u1 = self.d1(torch.cat([F.interpolate(u2, scale_factor=2.0, mode="nearest"), h1], 1))
+        u0 = self.d0(torch.cat([F.interpolate(u1, scale_factor=2.0, mode="nearest"), x], 1))
+        o = self.out(u0).view(b, self.chunk, 5, self.height, self.width)
+        # The hand's body: a rod from the projected hand point upwards.
+        body = torch.exp(-(du / 2.5) ** 2) * torch.sigmoid((dv + 17.0) * 1.5) \
+            * torch.sigmoid((4.0 - dv) * 1.5)  # [b, 1 + CHUNK, H, W]
+        now = body[:, 1:].unsqueeze(2)
+        moves = torch.sigmoid(o[:, :, 0:1] + 8.0 * now - 4.0)
+        paint = torch.sigmoid(o[:, :, 1:2] + 8.0 * body[:, 0:1].unsqueeze(2) * (1 - now) - 4.0)
+        background = F.avg_pool2d(last, 9, stride=1, padding=4, count_include_pad=False)
+        colour = (background.unsqueeze(1) + 0.5 * torch.tanh(o[:, :, 2:5])).clamp(0.0, 1.0)
+        flow = moves.squeeze(2).unsqueeze(-1) * (shift * self.to_grid)[:, :, None, None, :]
+        grid = (self.grid.unsqueeze(1) - flow).reshape(b * self.chunk, self.height, self.width, 2)
+        source = last.unsqueeze(1).expand(b, self.chunk, 3, self.height, self.width).reshape(
+            b * self.chunk, 3, self.height, self.width)
+        warped = F.grid_sample(source, grid, mode="bilinear", padding_mode="border",
+                               align_corners=True).view(b, self.chunk, 3, self.height, self.width)
+        return warped * (1 - paint) + colour * paint
 
 
 def commanded_hand(actions):
@@ -415,11 +462,11 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
             "steps": step, **files}
 
 
-def world_samples(episodes, stride):
-    """(episode, t) for every stride-th chunk start t with CHUNK actions after it."""
+def world_samples(episodes, stride, span):
+    """(episode, t) for every stride-th chunk start t with span actions after it."""
     out = []
     for i, e in enumerate(episodes):
-        for t in range(0, len(e["actions"]) - CHUNK + 1, stride):
+        for t in range(0, len(e["actions"]) - span + 1, stride):
             out.append((i, t))
     return out
 
@@ -431,12 +478,13 @@ def train_world(episodes, spec, seed, steps_cap, out):
     mean = all_actions.mean(0)
     std = np.maximum(all_actions.std(0), 1e-4)
     mean[6], std[6] = 0.0, 1.0
-    samples = world_samples(episodes, spec["stride"])
+    unroll = spec["unroll"]
+    span = CHUNK * unroll
+    samples = world_samples(episodes, spec["stride"], span)
     hands = [commanded_hand(e["actions"]) for e in episodes]
     model = WorldModel()
-    every = np.concatenate(hands)[:, :3]
-    model.hand_mean.copy_(torch.from_numpy(every.mean(0, keepdims=True)))
-    model.hand_std.copy_(torch.from_numpy(every.std(0, keepdims=True) + 1e-3))
+    model.action_mean.copy_(torch.from_numpy(mean).float())
+    model.action_std.copy_(torch.from_numpy(std).float())
     opt = torch.optim.Adam(model.parameters(), lr=spec["lr"])
     budget = steps_cap or spec["steps"]
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, budget)
@@ -449,22 +497,35 @@ def train_world(episodes, spec, seed, steps_cap, out):
                 e = episodes[samples[k][0]]
                 t = samples[k][1]
                 ctx.append(np.stack([e["frames"][max(t - 1, 0)], e["frames"][t]]))
-                acts.append((e["actions"][t:t + CHUNK] - mean) / std)
-                hand.append(hands[samples[k][0]][t + 1:t + 1 + CHUNK])
-                target.append(e["frames"][t + 1:t + 1 + CHUNK])
-            ctx = to_tensor(np.stack(ctx))
+                acts.append((e["actions"][t:t + span] - mean) / std)
+                hand.append(hands[samples[k][0]][t + 1:t + 1 + span])
+                target.append(e["frames"][t + 1:t + 1 + span])
+            context = to_tensor(np.stack(ctx))
             acts = torch.from_numpy(np.stack(acts)).float()
             hand = torch.from_numpy(np.stack(hand))
             target = to_tensor(np.stack(target))
-            pred = model(ctx, acts, hand)
-            # L1, with the pixels that change weighted up (the arm and the blocks are small):
-            # where the target changed and where the prediction did (so that a wrongly moved
-            # arm costs as much as a missing one).
-            last = ctx[:, -1:]
-            changed = (((target - last).abs().sum(2, keepdim=True) > 0.02)
-                       | ((pred.detach() - last).abs().sum(2, keepdim=True) > 0.02))
-            weight = 1.0 + spec["changed_weight"] * changed.float()
-            loss = ((pred - target).abs() * weight).mean()
+            loss = torch.zeros(())
+            # Unrolled: the second chunk starts from the model's own last two frames, as in a
+            # closed-loop rollout.
+            for r in range(unroll):
+                chunk = slice(r * CHUNK, (r + 1) * CHUNK)
+                pred = model(context, acts[:, chunk], hand[:, chunk])
+                goal = target[:, chunk]
+                last = context[:, -1:]
+                # L1, with the pixels that change weighted up (the arm and the blocks are small):
+                # where the target changed and where the prediction did (so that a wrongly moved
+                # arm costs as much as a missing one).
+                changed = (((goal - last).abs().sum(2, keepdim=True) > 0.02)
+                           | ((pred.detach() - last).abs().sum(2, keepdim=True) > 0.02))
+                weight = 1.0 + spec["changed_weight"] * changed.float()
+                loss = loss + ((pred - goal).abs() * weight).mean()
+                # As much change per frame as the target has: copying the last frame, which an
+                # L1 loss alone settles into, is not free.
+                amount = (pred - last).abs().mean(dim=(2, 3, 4))
+                wanted = (goal - last).abs().mean(dim=(2, 3, 4))
+                loss = loss + spec["amount_weight"] * (amount - wanted).abs().mean()
+                context = pred[:, -2:]
+            loss = loss / unroll
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -621,7 +682,8 @@ POLICIES = {
                              "about": "expert, noisy and confuser rollouts, failures included, "
                                       "4 epochs"},
 }
-WORLD = {"steps": 2000, "batch": 32, "lr": 1e-3, "stride": 1, "changed_weight": 19.0}
+WORLD = {"steps": 1500, "batch": 16, "lr": 1e-3, "stride": 1, "changed_weight": 19.0,
+         "amount_weight": 20.0, "unroll": 2}
 JUDGE = {"epochs": 40, "shift": 3}
 
 
