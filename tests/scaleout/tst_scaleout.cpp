@@ -43,7 +43,7 @@ nlohmann::json smallProtocol(int episodes = 3, int horizon = 16)
 
 fs::path writeProtocol(const TempDir &dir, const nlohmann::json &doc, const std::string &name)
 {
-    const fs::path path = dir / name;
+    fs::path path = dir / name;
     std::ofstream(path) << doc.dump(2);
     return path;
 }
@@ -566,33 +566,48 @@ bool queueEmpty()
     return r.ok() && r.out.empty();
 }
 
+// The small protocol run on one machine and submitted to the test's Slurm in shards.
+struct SlurmSubmission
+{
+    TempDir dir;
+    fs::path single = dir / "single.kosmos";
+    fs::path out = dir / "out.kosmos";
+    std::string submitted; // what `submit` printed
+};
+
+// Submits, waits until the queue is empty (the merge job included), then checks that the merged
+// ledger verifies and holds the same content as the single-machine run.
+void submitAndMerge(SlurmSubmission &s, int shards)
+{
+    const fs::path protocol = writeProtocol(s.dir, smallProtocol(3), "p.json");
+    runInto(protocol, s.single);
+    ASSERT_EQ(cli({"submit", protocol.string(), "--ledger", s.out.string(), "--shards",
+                   std::to_string(shards), "--slurm", "--partition", "debug", "--time", "00:10:00"},
+                  &s.submitted),
+              0)
+        << s.submitted;
+    ASSERT_TRUE(waitFor(queueEmpty, 240)) << runCommand({"squeue"}).out;
+    std::string report;
+    EXPECT_TRUE(verifies(s.out, &report))
+        << report << test::readFile(s.dir / "out.shards/logs/merge.out");
+    EXPECT_EQ(contentDigest(s.out), contentDigest(s.single));
+}
+
 } // namespace
 
 TEST(Slurm, AShardedProtocolRunsThroughSlurmAndMergesToTheSameContentAsOneMachine)
 {
     SlurmCluster cluster;
-    TempDir dir;
-    const fs::path protocol = writeProtocol(dir, smallProtocol(3), "p.json");
-    const fs::path single = dir / "single.kosmos";
-    runInto(protocol, single);
-    const fs::path out = dir / "out.kosmos";
+    SlurmSubmission run;
+    ASSERT_NO_FATAL_FAILURE(submitAndMerge(run, 3));
+    EXPECT_NE(run.submitted.find("job array"), std::string::npos) << run.submitted;
+    const fs::path &out = run.out;
     std::string output;
-    ASSERT_EQ(cli({"submit", protocol.string(), "--ledger", out.string(), "--shards", "3",
-                   "--slurm", "--partition", "debug", "--time", "00:10:00"},
-                  &output),
-              0)
-        << output;
-    EXPECT_NE(output.find("job array"), std::string::npos) << output;
-    ASSERT_TRUE(waitFor(queueEmpty, 240)) << runCommand({"squeue"}).out;
     ASSERT_EQ(cli({"status", out.string(), "--json"}, &output), 0) << output;
     const auto status = nlohmann::json::parse(output);
     EXPECT_EQ(status["merged_finished"], 12) << output;
     for (const auto &s : status["shards"])
         EXPECT_EQ(s["completed"], s["runs"]) << output;
-    std::string report;
-    EXPECT_TRUE(verifies(out, &report))
-        << report << test::readFile(dir / "out.shards/logs/merge.out");
-    EXPECT_EQ(contentDigest(out), contentDigest(single));
     // Each attempt knows the Slurm task that ran it.
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM merged_attempts WHERE json_extract(slurm_json, "
                          "'$.array_task_id') IS NOT NULL"),
@@ -605,22 +620,9 @@ TEST(Slurm, AShardedProtocolRunsThroughSlurmAndMergesToTheSameContentAsOneMachin
 TEST(Slurm, ShardsOnTwoNodeHostsMergeToTheSameContentAndEachAttemptNamesItsHost)
 {
     SlurmCluster cluster(2);
-    TempDir dir;
-    const fs::path protocol = writeProtocol(dir, smallProtocol(3), "p.json");
-    const fs::path single = dir / "single.kosmos";
-    runInto(protocol, single);
-    const fs::path out = dir / "out.kosmos";
-    std::string output;
-    ASSERT_EQ(cli({"submit", protocol.string(), "--ledger", out.string(), "--shards", "4",
-                   "--slurm", "--partition", "debug", "--time", "00:10:00"},
-                  &output),
-              0)
-        << output;
-    ASSERT_TRUE(waitFor(queueEmpty, 240)) << runCommand({"squeue"}).out;
-    std::string report;
-    EXPECT_TRUE(verifies(out, &report))
-        << report << test::readFile(dir / "out.shards/logs/merge.out");
-    EXPECT_EQ(contentDigest(out), contentDigest(single));
+    SlurmSubmission run;
+    ASSERT_NO_FATAL_FAILURE(submitAndMerge(run, 4));
+    const fs::path &out = run.out;
     // One CPU a node: the four array tasks ran on both hosts, and every merged attempt names the
     // node host that ran it (its own host name), never the submitting one.
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM merged_attempts"), 12);
