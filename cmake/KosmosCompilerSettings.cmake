@@ -44,6 +44,11 @@ endif()
 # relocations read-only after start-up, symbols bound at load time.
 if(NOT KOSMOS_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
     add_link_options(LINKER:-z,relro LINKER:-z,now)
+    # And compiled as Debian's dpkg-buildflags compile (lintian: hardening-no-fortify-functions):
+    # glibc's checked string and memory functions where the sizes are known (needs optimization,
+    # so not in Debug builds), and stack protectors.
+    add_compile_definitions($<$<NOT:$<CONFIG:Debug>>:_FORTIFY_SOURCE=2>)
+    add_compile_options(-fstack-protector-strong)
 endif()
 
 # The fuzz preset instruments every object for libFuzzer's coverage; fuzz/ links the driver.
