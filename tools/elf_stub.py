@@ -5,7 +5,9 @@ carries a build to a machine without Debian's libraries and prunes the ones on c
 GPU check never takes (GDAL/DICOM/EXR image formats in OpenCV, FFmpeg's external codecs). Every
 symbol the real library defines is defined, with its version, so the dynamic loader resolves
 everything at load time (Debian links with BIND_NOW); a call into a stub stops the program with
-SIGILL instead of doing something wrong.
+SIGILL instead of doing something wrong. C++ symbols of vague linkage (weak or unique `_Z...`:
+template instantiations, inline functions) are left out: their users carry their own copies, and
+a stub's copy could be the one the loader binds everybody to.
 
     elf_stub.py REAL.so OUT.so [--return SYMBOL ...]
 
@@ -50,6 +52,12 @@ def main(real, out, returning=()):
             continue
         _, _, size, kind, bind, _, ndx, name = fields[:8]
         if ndx in ("UND", "ABS") or bind not in ("GLOBAL", "WEAK", "UNIQUE"):
+            continue
+        if bind in ("WEAK", "UNIQUE") and name.startswith("_Z"):
+            # C++ vague linkage (template instantiations, inline functions, typeinfo): every
+            # object that uses one has its own copy, and the dynamic loader binds all of them to
+            # the first definition it finds, which could be this stub's trap (seen: a plugin's
+            # std::set<std::string>::insert bound into a stubbed libgdal). Left out.
             continue
         default = "@@" in name
         symbol, _, version = name.replace("@@", "@").partition("@")

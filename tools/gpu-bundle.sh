@@ -49,8 +49,14 @@ done
 find "$stage" -type f -name '*.so' -o -type f -name kosmos-cli | xargs strip --strip-unneeded
 
 excluded='^(linux-vdso|ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libnvidia-.*)\.so'
-find "$stage" -type f \( -name '*.so' -o -name kosmos-cli \) -print0 | xargs -0 -n1 ldd |
-    awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+# One ldd pass over the programs and plugins: what resolves here is copied, what does not fails.
+resolved="$(find "$stage" -type f \( -name '*.so' -o -name kosmos-cli \) -print0 | xargs -0 -n1 ldd)"
+missing="$(awk '/not found/ { print $1 }' <<< "$resolved" | sort -u)"
+[ -z "$missing" ] || {
+    echo "gpu-bundle: unresolved here: $missing" >&2
+    exit 1
+}
+awk '$2 == "=>" && $3 ~ /^\// { print $3 }' <<< "$resolved" | sort -u |
     while read -r library; do
         name="$(basename "$library")"
         [[ "$name" =~ $excluded ]] && continue
@@ -59,18 +65,12 @@ find "$stage" -type f \( -name '*.so' -o -name kosmos-cli \) -print0 | xargs -0 
         esac
         cp -L "$library" "$stage/runtime/$name"
     done
-missing="$(find "$stage" -type f \( -name '*.so' -o -name kosmos-cli \) -print0 | xargs -0 -n1 ldd |
-    awk '/not found/ { print $1 }' | sort -u)"
-[ -z "$missing" ] || {
-    echo "gpu-bundle: unresolved here: $missing" >&2
-    exit 1
-}
 # Pruned: libraries on code paths the GPU check never takes, replaced by stubs that define every
 # symbol of the real one (tools/elf_stub.py; a call into one stops the program with SIGILL), so
-# their own dependencies drop out: OpenCV's GDAL, DICOM and OpenEXR codecs and its dnn module
+# their own dependencies drop out: OpenCV's GDAL and DICOM codecs, its dnn and calib3d modules
 # (reached through the video module), FFmpeg's external codecs and network protocols. What the
-# check does use stays real: Qt, OpenCV's core, imgproc and PNG/JPEG, FFmpeg's own libraries,
-# SQLite, OpenSSL. KOSMOS_BUNDLE_PRUNE=0 keeps everything (about 90 MB compressed).
+# check does use stays real: Qt, OpenCV's core, imgproc and codecs (OpenEXR too: the codec
+# registry constructs its decoder on first use), FFmpeg's own libraries, SQLite, OpenSSL. KOSMOS_BUNDLE_PRUNE=0 keeps everything (about 90 MB compressed).
 if [ "${KOSMOS_BUNDLE_PRUNE:-1}" != 0 ]; then
     prune='^lib(gdal|gdcm[A-Za-z]*|opencv_dnn|codec2|x26[45]|SvtAv1Enc|aom|rav1e|dav1d|vpx|jxl|jxl_threads|rsvg-2|zvbi|openmpt|gme|bluray|chromaprint|rabbitmq|rist|srt-gnutls|ssh-gcrypt|zmq|mfx|mp3lame|shine|speex|theoraenc|theoradec|twolame|vorbis|vorbisenc|xvidcore|gsm|opus|snappy|va|va-drm|va-x11|vdpau|OpenCL|opencv_calib3d|cairo|gnutls|xml2)\.so'
     for library in "$stage/runtime"/*; do

@@ -10,17 +10,20 @@
 #    preset's kosmos-cli and torch plugins (in build-gpu-check; skipped with KOSMOS_BUILD_DIR);
 # 2. `kosmos-cli gpus` (NVML: name, memory, utilisation);
 # 3. per torch family, a large random-weight stand-in with the real signature
-#    (tools/export/kosmos_export.py stand-in --size large), one warm-up (excluded), then a timed
-#    step through `kosmos-cli plugins --test`: wall ms per step, device ms (CUDA events), frames/s
-#    for world models, peak CUDA memory (the caching allocator's peak) and peak RSS;
-# 4. one AOTInductor package compiled for the device (needs the GPU at export time) through the
-#    same adapter;
-# 5. bf16 (and fp16 on CUDA) for two families;
-# 6. a rollout of the shipped trained models (models/: five generic policies, the learned world
-#    model, the learned judge) on the device through `kosmos-cli run`, into a ledger that is then
-#    verified: from an imagined protocol of `kosmos-cli fidelity prepare` given as
-#    KOSMOS_GPU_CHECK_PROTOCOL, or prepared here from a short physics run when the physics world
-#    is built. KOSMOS_GPU_CHECK_OUT (a folder): the ledger (tar.xz) and the report are copied there.
+#    (tools/export/kosmos_export.py stand-in --size large), KOSMOS_GPU_CHECK_WARMUP warm-up calls
+#    (default 5, excluded), then a timed step through `kosmos-cli plugins --test`: wall ms per
+#    step, device ms (CUDA events), frames/s for world models, peak CUDA memory (the caching
+#    allocator's peak) and peak RSS; then the same for the shipped
+#    learned world model and judge;
+# 4. bf16 (and fp16 on CUDA) for two families;
+# 5. a rollout of the shipped trained models (models/: five generic policies, the learned world
+#    model, the learned judge) through `kosmos-cli run`, every torch component on the device and
+#    then on the CPU, into one ledger that is then verified: from an imagined protocol of
+#    `kosmos-cli fidelity prepare` given as KOSMOS_GPU_CHECK_PROTOCOL, or prepared here from a
+#    short physics run when the physics world is built. KOSMOS_GPU_CHECK_OUT (a folder): the
+#    ledger's database is copied there (tar.xz; the frames stay behind);
+# 6. one AOTInductor package compiled for the device (needs the GPU at export time) through the
+#    same adapter.
 # A build made elsewhere can be carried to a GPU machine without Qt (tools/gpu-bundle.sh).
 # Record the figures in docs/benchmarks.md with the exact command and the machine.
 set -euo pipefail
@@ -46,11 +49,12 @@ if [ -z "${KOSMOS_BUILD_DIR:-}" ]; then
         > "$build.build.log" 2>&1 || {
         tail -30 "$build.build.log"; exit 1; }
 fi
+build="$(cd "$build" && pwd)"
 cli="$build/bin/kosmos-cli"
 "$cli" gpus
 echo "setup and build: $(($(date +%s) - start)) s"
 
-packages="$(cd "$build" && pwd)/gpu-check-packages"
+packages="$build/gpu-check-packages"
 mkdir -p "$packages"
 instruction="put the red block in the green square"
 # Warm-up calls before the timed one (excluded): TorchScript's profiling executor optimises a
@@ -114,7 +118,7 @@ for family in openvla cosmos; do
 done
 
 # The shipped trained models on the device: a rollout recorded in a ledger, then verified.
-rollout="$(cd "$build" && pwd)/gpu-check-rollout"
+rollout="$build/gpu-check-rollout"
 rm -rf "$rollout"
 mkdir -p "$rollout"
 protocol="${KOSMOS_GPU_CHECK_PROTOCOL:-}"
@@ -136,7 +140,9 @@ fi
 if [ -n "$protocol" ]; then
     ledger="$rollout/gpu-rollout.kosmos"
     "$cli" init "$ledger" > /dev/null
-    for run_device in "$device" cpu; do
+    run_devices="$device"
+    [ "$device" = cpu ] || run_devices="$device cpu"
+    for run_device in $run_devices; do
         # Every torch component on run_device; the protocol's name says which.
         "$python" - "$protocol" "$rollout/protocol-$run_device.json" "$run_device" << 'PY'
 import json, sys
@@ -155,7 +161,6 @@ PY
         }
         echo "rollout on $run_device: $(grep -m1 '^completed ' "$rollout/run-$run_device.log" |
             sed 's/^ *//'), $((($(date +%s%N) - started) / 1000000)) ms wall"
-        [ "$run_device" = cpu ] && break
     done
     "$cli" verify "$ledger" | tail -1
     "$cli" info "$ledger" | head -12

@@ -45,6 +45,14 @@ stop() {
     fi
 }
 
+# slurmd exited at start: its log's end, then everything stopped.
+slurmd_failed() {
+    echo "slurm-cluster.sh: slurmd of $1 did not start" >&2
+    tail -5 "$dir/slurmd-$1.log" >&2 || true
+    stop
+    exit 1
+}
+
 if [[ $command == stop ]]; then
     stop
     exit 0
@@ -160,21 +168,12 @@ if (( nodes > 1 )); then
         # Its own network and host name; slurmd forks into the background inside both. nsenter,
         # not `ip netns exec`, which remounts /sys and so hides the cgroup filesystem slurmd needs.
         nsenter --net="/run/netns/$ns" unshare --uts \
-            bash -c 'hostname "$1" && exec slurmd -N "$1" -f "$2"' _ "$ns" "$SLURM_CONF" || {
-            echo "slurm-cluster.sh: slurmd of $ns did not start" >&2
-            tail -5 "$dir/slurmd-$ns.log" >&2 || true
-            stop
-            exit 1
-        }
+            bash -c 'hostname "$1" && exec slurmd -N "$1" -f "$2"' _ "$ns" "$SLURM_CONF" ||
+            slurmd_failed "$ns"
     done
 else
     mkdir -p "$dir/spool/$host"
-    slurmd -f "$SLURM_CONF" || {
-        echo "slurm-cluster.sh: slurmd did not start" >&2
-        tail -5 "$dir/slurmd-$host.log" >&2 || true
-        stop
-        exit 1
-    }
+    slurmd -f "$SLURM_CONF" || slurmd_failed "$host"
 fi
 for _ in $(seq 300); do # up to 30 s on a slow machine (~0.1 s here)
     idle=$(sinfo -h -N -o %T 2>/dev/null | grep -c '^idle$' || true)
