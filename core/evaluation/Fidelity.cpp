@@ -298,8 +298,9 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
             ++report.pairsSameOrder;
         else
             ++report.pairsOppositeOrder;
-        report.orderLines.push_back(p.a + " vs " + p.b + ": physics " + orderName(p.verdict) +
-                                    ", world model " + orderName(v));
+        report.orderLines.push_back(policyDisplayName(p.a) + " vs " + policyDisplayName(p.b) +
+                                    ": physics " + orderName(p.verdict) + ", world model " +
+                                    orderName(v));
     }
 
     // Per-episode agreement.

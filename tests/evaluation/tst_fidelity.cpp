@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace kosmos;
 using kosmos::test::TempDir;
 
@@ -70,12 +72,28 @@ TEST_F(FidelityTest, TheReportPairsStartsAndComputesEveryNumber)
     EXPECT_EQ(r.agreement.n, 11);
     // Four starts cannot separate any pair at 95 %: every order is indeterminate somewhere.
     EXPECT_EQ(r.pairsSameOrder + r.pairsOppositeOrder + r.pairsIndeterminate, 3);
+    ASSERT_EQ(r.orderLines.size(), 3u);
+    for (const auto &line : r.orderLines)
+        EXPECT_TRUE(std::any_of(r.policies.begin(), r.policies.end(), [&](const auto &p) {
+            return line.rfind(policyDisplayName(p.policy) + " vs ", 0) == 0;
+        })) << line;
     // The same inputs and seed give the same intervals.
     const FidelityReport again = fidelityReport(*m_ledger, options);
     EXPECT_EQ(*again.pearson.lower, *r.pearson.lower);
     const std::string text = toText(r, nullptr);
     EXPECT_NE(text.find("not real robot-task success"), std::string::npos) << text;
     EXPECT_EQ(toJson(r)["episodes"]["agreement"]["n"], 11);
+}
+
+TEST(FidelityText, PoliciesAreNamedWithoutWhatTheirAdapterResolved)
+{
+    // A policy's identity carries what its adapter resolved (device, file hashes, threads): the
+    // table and the pairwise orders name it by what the protocol said.
+    EXPECT_EQ(policyDisplayName(R"(torch.generic_policy {"package":"models/a","resolved":)"
+                                R"({"device":"cpu","threads":1}})"),
+              R"(torch.generic_policy {"package":"models/a"})");
+    EXPECT_EQ(policyDisplayName("synthetic.policy {\"variant\":\"A\"}"),
+              "synthetic.policy {\"variant\":\"A\"}");
 }
 
 TEST_F(FidelityTest, ProtocolsThatCannotBeComparedAreNamedErrors)
