@@ -552,5 +552,49 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.output.find("6 episodes, 6 from a start state used in training"), std::string::npos)
         << r.output;
+
+    // Elsewhere (a GPU machine without OpenCV): the dataset packed into one file, the world
+    // model trained from it; here its weights are scripted into a package.
+    const auto packed = (dir / "ds.npz").string();
+    r = runProcess({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(), "--pack",
+                    packed, "--out", (dir / "unused").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    r = runProcess({"/usr/bin/python3", trainer, "--dataset", packed, "--only", "world", "--tiny",
+                    "--out", (dir / "elsewhere").string(), "--threads", "2"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("6 episodes, 1 instructions, dataset " + datasetSha.substr(0, 16)),
+              std::string::npos)
+        << "the packed dataset keeps its hash: " << r.output;
+    const fs::path weights = dir / "elsewhere" / "world" / "weights.npz";
+    ASSERT_TRUE(fs::exists(weights));
+    r = runProcess({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(), "--only",
+                    "world", "--world-weights", weights.string(), "--out",
+                    (dir / "here").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto here = nlohmann::json::parse(std::ifstream(dir / "here" / "training-record.json"));
+    EXPECT_EQ(here["models"]["world"]["steps"], 3);
+    EXPECT_EQ(here["models"]["world"]["weights_sha256"], Sha256::fileHex(weights));
+    EXPECT_EQ(here["models"]["world"]["trained_on"]["device"], "cpu");
+    EXPECT_EQ(
+        runProcess({test::cliPath(), "plugins", "--test", "torch.generic_world_model", "--settings",
+                    nlohmann::json({{"package", (dir / "here" / "world").string()}}).dump()})
+            .exitCode,
+        0);
+    // Bad input is named: not weights, not a packed dataset (on stderr).
+    const auto withStderr = [](std::vector<std::string> args) {
+        args.insert(args.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
+        return runProcess(args);
+    };
+    std::ofstream(dir / "bad.npz") << "not a numpy archive";
+    r = withStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(), "--only",
+                    "world", "--world-weights", (dir / "bad.npz").string(), "--out",
+                    (dir / "here").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("bad.npz: not the world model's weights"), std::string::npos)
+        << r.output;
+    r = withStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "bad.npz").string(), "--out",
+                    (dir / "here").string(), "--tiny"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("bad.npz: not a packed dataset"), std::string::npos) << r.output;
 }
 #endif

@@ -14,8 +14,14 @@ hyper-parameters, the losses, the wall time and every package file's SHA-256.
 
   kosmos_train.py --dataset DIR --out models            # the shipped configuration
   kosmos_train.py --dataset DIR --out /tmp/m --tiny     # a few steps of each (CI smoke run)
+  kosmos_train.py --dataset DIR --pack DS.npz           # the dataset in one file (for a GPU)
+  kosmos_train.py --dataset DS.npz --only world --device cuda --out M   # there (no OpenCV)
+  kosmos_train.py --dataset DIR --only world --world-weights M/world/weights.npz --out models
 
-Debian 12: python3-torch (1.13, the same as libtorch-dev), python3-opencv, python3-numpy.
+Debian 12: python3-torch (1.13, the same as libtorch-dev), python3-opencv, python3-numpy. A
+packed dataset (--pack) is read without OpenCV, so the world model can be trained where only torch
+and numpy are (a GPU machine with another torch); its weights (world/weights.npz) are then
+scripted here by --world-weights, so that the shipped module loads in Debian's libtorch 1.13.
 """
 
 import argparse
@@ -26,7 +32,6 @@ import os
 import sys
 import time
 
-import cv2
 import numpy as np
 import torch
 import torch.nn as nn
@@ -48,6 +53,12 @@ def fail(message):
     sys.exit(2)
 
 
+def cv():
+    """OpenCV, imported where it is used: a packed dataset needs none."""
+    import cv2
+    return cv2
+
+
 def sha256_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -61,7 +72,11 @@ def sha256_file(path):
 def load_dataset(directory):
     """Episodes of a kosmos.dataset/1 folder, frames area-resized to WIDTH x HEIGHT (as the C++
     adapters resize), with the dataset's content hash (dataset.json and every episode.json and
-    actions.json; the frames are bound by their SHA-256 in the ledger)."""
+    actions.json; the frames are bound by their SHA-256 in the ledger). A .npz file is a dataset
+    packed by --pack: the same episodes and hash."""
+    if directory.endswith(".npz"):
+        return load_packed(directory)
+    cv2 = cv()
     index_path = os.path.join(directory, "dataset.json")
     if not os.path.isfile(index_path):
         fail(f"{directory}: no dataset.json (make one with kosmos-cli dataset export)")
@@ -114,6 +129,41 @@ def load_dataset(directory):
             "start": json.dumps(meta.get("start_state"), sort_keys=True),
         })
     return episodes, digest.hexdigest()
+
+
+PACKED_FIELDS = ("instruction", "policy", "success", "progress", "start")
+
+
+def pack_dataset(episodes, sha, path):
+    """One compressed file of the loaded (resized) episodes and the dataset's hash."""
+    meta = {"schema": "kosmos.packed_dataset/1", "sha256": sha, "frame_size": [WIDTH, HEIGHT],
+            "episodes": [{k: e[k] for k in PACKED_FIELDS} for e in episodes]}
+    arrays = {"meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+    for i, e in enumerate(episodes):
+        arrays[f"frames_{i}"] = e["frames"]
+        arrays[f"actions_{i}"] = e["actions"]
+        if e["proprio"] is not None:
+            arrays[f"proprio_{i}"] = e["proprio"]
+    np.savez_compressed(path, **arrays)
+
+
+def load_packed(path):
+    try:
+        packed = np.load(path)
+        meta = json.loads(packed["meta"].tobytes().decode())
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"{path}: not a packed dataset ({e})")
+    if meta.get("schema") != "kosmos.packed_dataset/1" or meta.get("frame_size") != [WIDTH, HEIGHT]:
+        fail(f"{path}: schema {meta.get('schema')!r} at {meta.get('frame_size')}, expected "
+             f"kosmos.packed_dataset/1 at {[WIDTH, HEIGHT]}")
+    episodes = []
+    for i, fields in enumerate(meta["episodes"]):
+        episode = dict(fields)
+        episode["frames"] = packed[f"frames_{i}"]
+        episode["actions"] = packed[f"actions_{i}"]
+        episode["proprio"] = packed[f"proprio_{i}"] if f"proprio_{i}" in packed.files else None
+        episodes.append(episode)
+    return episodes, meta["sha256"]
 
 
 def skill_of(episode):
@@ -471,7 +521,11 @@ def world_samples(episodes, stride, span):
     return out
 
 
-def train_world(episodes, spec, seed, steps_cap, out):
+def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0, weights=None):
+    """Trains the world model on `device` (the whole dataset is moved there once and batches are
+    gathered there), or, with `weights` (a weights.npz written by a run elsewhere), only loads
+    them. With `seconds`, the number of steps is spec["steps"] or what fits in that many seconds
+    at the speed of steps 20 to 60, whichever is less (the cosine schedule is set to it)."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     all_actions = np.concatenate([e["actions"] for e in episodes])
@@ -481,30 +535,78 @@ def train_world(episodes, spec, seed, steps_cap, out):
     unroll = spec["unroll"]
     span = CHUNK * unroll
     samples = world_samples(episodes, spec["stride"], span)
-    hands = [commanded_hand(e["actions"]) for e in episodes]
     model = WorldModel()
     model.action_mean.copy_(torch.from_numpy(mean).float())
     model.action_std.copy_(torch.from_numpy(std).float())
+    if weights is not None:
+        result = load_world_weights(model, weights, mean, std)
+        result.setdefault("samples", len(samples))
+    else:
+        result = fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device,
+                           seconds)
+        model = model.cpu()
+    io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
+                     {"name": "actions", "source": "actions", "shape": [1, CHUNK, 7]},
+                     {"name": "hand", "source": "proprio", "shape": [1, CHUNK, PROPRIO]}],
+          "output": [1, CHUNK, 3, HEIGHT, WIDTH],
+          # What a policy reads as proprio in this world: the commanded hand (the physics world's
+          # start, moved by each action and clamped to its workspace) and the gripper command.
+          "proprio": {"start": HAND_START + [0.0, 0.0, 0.0, 1.0],
+                      "integrate": [{"state": i, "action": i, "min": lo, "max": hi}
+                                    for i, (lo, hi) in enumerate(WORKSPACE)],
+                      "copy": [{"state": 6, "action": 6}]}}
+    files = write_package(out, "generic_world_model", model, io,
+                          {"action": action_contract(mean, std), "frame": frame_contract()},
+                          "Action-conditioned video predictor trained on physics rollouts of "
+                          "expert, noisy and failing policies (tools/train); 80x64 frames, "
+                          f"chunks of {CHUNK}. A generated rollout is not evidence of real "
+                          "robot success.")
+    if weights is None:
+        result.update({"samples": len(samples), "hyper_parameters": spec})
+        # The weights alone, loadable by any torch: what --world-weights scripts elsewhere.
+        save_world_weights(model, result, os.path.join(out, "weights.npz"))
+    return {**result, **files}
+
+
+def fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device, seconds):
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        torch.backends.cudnn.benchmark = True  # one input shape throughout
+    model.to(dev)
+    # Every frame, normalized action and commanded hand of the dataset, on the device; an episode
+    # of T actions has T + 1 frames and hands (same offsets) and T actions.
+    frames = torch.from_numpy(np.concatenate([e["frames"] for e in episodes])).to(dev)
+    actions = torch.from_numpy(np.concatenate([(e["actions"] - mean) / std for e in episodes])
+                               .astype(np.float32)).to(dev)
+    hands = torch.from_numpy(np.concatenate([commanded_hand(e["actions"]) for e in episodes])
+                             ).to(dev)
+    frame_base = np.cumsum([0] + [len(e["frames"]) for e in episodes])[:-1]
+    action_base = np.cumsum([0] + [len(e["actions"]) for e in episodes])[:-1]
+    sample_episode = np.asarray([i for i, _ in samples])
+    sample_t = np.asarray([t for _, t in samples])
+    unroll = spec["unroll"]
+    span = CHUNK * unroll
+    offsets = np.arange(span)
+
+    def images(index):
+        return frames[torch.from_numpy(index).to(dev)].float().div(255.0).movedim(-1, -3)
+
     opt = torch.optim.Adam(model.parameters(), lr=spec["lr"])
     budget = steps_cap or spec["steps"]
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, budget)
     losses, step, epoch = [], 0, 0
+    started = time.time()
+    calibrate = 20 if seconds and not steps_cap else 0
     while step < budget:
-        total, count = 0.0, 0
+        total, count = torch.zeros((), device=dev), 0
         for idx in batches(len(samples), spec["batch"], rng):
-            ctx, acts, hand, target = [], [], [], []
-            for k in idx:
-                e = episodes[samples[k][0]]
-                t = samples[k][1]
-                ctx.append(np.stack([e["frames"][max(t - 1, 0)], e["frames"][t]]))
-                acts.append((e["actions"][t:t + span] - mean) / std)
-                hand.append(hands[samples[k][0]][t + 1:t + 1 + span])
-                target.append(e["frames"][t + 1:t + 1 + span])
-            context = to_tensor(np.stack(ctx))
-            acts = torch.from_numpy(np.stack(acts)).float()
-            hand = torch.from_numpy(np.stack(hand))
-            target = to_tensor(np.stack(target))
-            loss = torch.zeros(())
+            fb, ab, t = frame_base[sample_episode[idx]], action_base[sample_episode[idx]], \
+                sample_t[idx]
+            context = images(np.stack([fb + np.maximum(t - 1, 0), fb + t], 1))
+            acts = actions[torch.from_numpy(ab[:, None] + t[:, None] + offsets).to(dev)]
+            hand = hands[torch.from_numpy(fb[:, None] + t[:, None] + 1 + offsets).to(dev)]
+            target = images(fb[:, None] + t[:, None] + 1 + offsets)
+            loss = torch.zeros((), device=dev)
             # Unrolled: the second chunk starts from the model's own last two frames, as in a
             # closed-loop rollout.
             for r in range(unroll):
@@ -530,32 +632,57 @@ def train_world(episodes, spec, seed, steps_cap, out):
             loss.backward()
             opt.step()
             schedule.step()
-            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
+            total, count, step = total + loss.detach() * len(idx), count + len(idx), step + 1
+            if calibrate and step in (calibrate, 3 * calibrate):
+                # The speed between steps 20 and 60: the first ones load and tune kernels.
+                if dev.type == "cuda":
+                    torch.cuda.synchronize(dev)
+                if step == calibrate:
+                    warm = time.time()
+                else:
+                    per_step = (time.time() - warm) / (2 * calibrate)
+                    budget = min(budget, step + max(0, int((seconds - (time.time() - started))
+                                                           / per_step)))
+                    schedule.T_max = budget
+                    print(f"  world: {per_step * 1000:.1f} ms per step, {budget} steps in "
+                          f"{seconds:g} s", flush=True)
             if step % 250 == 0:
-                print(f"  world step {step}: loss {total / count:.5f}", flush=True)
+                print(f"  world step {step}: loss {total.item() / count:.5f}", flush=True)
             if step >= budget:
                 break
-        losses.append(round(total / max(count, 1), 5))
+        losses.append(round(total.item() / max(count, 1), 5))
         print(f"  world epoch {epoch}: loss {losses[-1]}", flush=True)
         epoch += 1
-    io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
-                     {"name": "actions", "source": "actions", "shape": [1, CHUNK, 7]},
-                     {"name": "hand", "source": "proprio", "shape": [1, CHUNK, PROPRIO]}],
-          "output": [1, CHUNK, 3, HEIGHT, WIDTH],
-          # What a policy reads as proprio in this world: the commanded hand (the physics world's
-          # start, moved by each action and clamped to its workspace) and the gripper command.
-          "proprio": {"start": HAND_START + [0.0, 0.0, 0.0, 1.0],
-                      "integrate": [{"state": i, "action": i, "min": lo, "max": hi}
-                                    for i, (lo, hi) in enumerate(WORKSPACE)],
-                      "copy": [{"state": 6, "action": 6}]}}
-    files = write_package(out, "generic_world_model", model, io,
-                          {"action": action_contract(mean, std), "frame": frame_contract()},
-                          "Action-conditioned video predictor trained on physics rollouts of "
-                          "expert, noisy and failing policies (tools/train); 80x64 frames, "
-                          f"chunks of {CHUNK}. A generated rollout is not evidence of real "
-                          "robot success.")
-    return {"samples": len(samples), "epoch_losses": losses, "epochs": epoch, "steps": step,
-            **files}
+    trained_on = {"device": str(dev), "torch": torch.__version__,
+                  "seconds": round(time.time() - started, 1)}
+    if dev.type == "cuda":
+        trained_on["gpu"] = torch.cuda.get_device_name(dev)
+    return {"epoch_losses": losses, "epochs": epoch, "steps": step, "trained_on": trained_on,
+            "wall_s": trained_on["seconds"]}
+
+
+def save_world_weights(model, result, path):
+    arrays = {"state/" + k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+    arrays["result"] = np.frombuffer(json.dumps(result).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+
+
+def load_world_weights(model, path, mean, std):
+    """The weights and training result a run elsewhere saved; its action statistics must be this
+    dataset's (the same data, packed)."""
+    try:
+        saved = np.load(path)
+        state = {k[len("state/"):]: torch.from_numpy(saved[k]) for k in saved.files
+                 if k.startswith("state/")}
+        result = json.loads(saved["result"].tobytes().decode())
+        model.load_state_dict(state)
+    except (OSError, ValueError, KeyError, RuntimeError) as e:
+        fail(f"{path}: not the world model's weights ({e})")
+    if not (np.allclose(model.action_mean.numpy(), mean, atol=1e-6)
+            and np.allclose(model.action_std.numpy(), std, atol=1e-6)):
+        fail(f"{path}: trained on other action statistics than this dataset's")
+    result["weights_sha256"] = sha256_file(path)
+    return result
 
 
 def judge_indices(frame_count):
@@ -624,6 +751,11 @@ def write_golden(out, episodes, instructions):
     reproduce them (tests/torch/tst_trained_models.cpp)."""
     episode = episodes[0]
     frame = episode["frames"][0]
+    try:
+        cv2 = cv()
+    except ImportError:
+        print("golden outputs not written: no OpenCV here", flush=True)
+        return
     cv2.imwrite(os.path.join(out, "golden-input.png"), cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
     image = to_tensor(frame[None])
     proprio = (episode["proprio"][0] if episode["proprio"] is not None
@@ -711,6 +843,11 @@ def check_held_out(record_path, directory):
 
 
 def main(argv):
+    # TorchScript writes a module's constants in set order: without a fixed hash seed the same
+    # weights script to different bytes (and package hashes).
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + argv,
+                  dict(os.environ, PYTHONHASHSEED="0"))
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check-held-out", metavar="DATASET",
@@ -723,6 +860,16 @@ def main(argv):
     parser.add_argument("--only", choices=["policies", "world", "judge"], action="append",
                         help="train only these (default: all)")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
+    parser.add_argument("--pack", metavar="FILE.npz",
+                        help="write the loaded dataset to one file (--dataset reads it) and stop")
+    parser.add_argument("--device", default="cpu", help="where the world model trains (cuda)")
+    parser.add_argument("--world-seconds", type=float, default=0.0,
+                        help="train the world model for at most about this long")
+    parser.add_argument("--world", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one of the world model's hyper-parameters (steps=30000)")
+    parser.add_argument("--world-weights", metavar="FILE",
+                        help="script the world model from these weights (written elsewhere by "
+                             "a training run, world/weights.npz) instead of training it")
     args = parser.parse_args(argv)
     if args.check_held_out:
         sys.exit(check_held_out(os.path.join(args.out, "training-record.json"), args.check_held_out))
@@ -732,10 +879,20 @@ def main(argv):
         torch.set_num_threads(args.threads)
     only = set(args.only or ["policies", "world", "judge"])
     started = time.time()
+    world_spec = dict(WORLD)
+    for item in args.world:
+        key, _, value = item.partition("=")
+        if key not in WORLD or not value:
+            parser.error(f"--world {item}: expected KEY=VALUE with KEY one of {sorted(WORLD)}")
+        world_spec[key] = type(WORLD[key])(value)
     episodes, dataset_sha = load_dataset(args.dataset)
     instructions = sorted({e["instruction"] for e in episodes})
     print(f"{len(episodes)} episodes, {len(instructions)} instructions, dataset {dataset_sha[:16]}",
           flush=True)
+    if args.pack:
+        pack_dataset(episodes, dataset_sha, args.pack)
+        print(f"wrote {args.pack} ({os.path.getsize(args.pack)} bytes)")
+        return
     cap = 3 if args.tiny else 0
     os.makedirs(args.out, exist_ok=True)
     record_path = os.path.join(args.out, "training-record.json")
@@ -775,8 +932,11 @@ def main(argv):
                   f"{result['wall_s']} s", flush=True)
     if "world" in only:
         t0 = time.time()
-        result = train_world(episodes, WORLD, args.seed + 100, cap, os.path.join(args.out, "world"))
-        result.update({"hyper_parameters": WORLD, "wall_s": round(time.time() - t0, 1)})
+        result = train_world(episodes, world_spec, args.seed + 100, cap,
+                             os.path.join(args.out, "world"), args.device, args.world_seconds,
+                             args.world_weights)
+        result.setdefault("hyper_parameters", world_spec)
+        result.setdefault("wall_s", round(time.time() - t0, 1))
         result["dataset_sha256"] = dataset_sha
         record["models"]["world"] = result
         print(f"world model: {result['samples']} samples, {result['wall_s']} s", flush=True)
