@@ -690,9 +690,31 @@ def judge_indices(frame_count):
     return [int(np.floor(i * (frame_count - 1) / 15 + 0.5)) for i in range(16)]
 
 
+def validation_start(episode):
+    """Whether an episode's start is in the judge's validation split: the starts whose SHA-256,
+    read as a number, is 0 mod 5 (about a fifth, the same for every run of the trainer)."""
+    return int(hashlib.sha256(episode["start"].encode()).hexdigest(), 16) % 5 == 0
+
+
+def success_loss(logits, labels):
+    """The verdict's loss: binary cross-entropy of P(progress 5) against success, the mean over
+    successes and the mean over failures averaged (the two classes count alike)."""
+    p = F.softmax(logits, 1)[:, 5].clamp(1e-6, 1 - 1e-6)
+    success = labels == 5
+    parts = []
+    if success.any():
+        parts.append((-p[success].log()).mean())
+    if (~success).any():
+        parts.append((-(1 - p[~success]).log()).mean())
+    return float(sum(parts) / len(parts))
+
+
 def train_judge(episodes, instructions, spec, seed, steps_cap, out):
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
+    held = [spec.get("validation_fifth", False) and validation_start(e) for e in episodes]
+    if all(held):
+        held = [False] * len(episodes)  # a tiny dataset: no validation split
     frames, tasks, labels = [], [], []
     for e in episodes:
         picks = judge_indices(len(e["frames"]))[-JUDGE_FRAMES:]
@@ -702,13 +724,18 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
     frames = to_tensor(np.stack(frames))
     tasks = torch.tensor(tasks)
     labels = torch.tensor(labels)
+    # Early stopping on the validation starts (never trained on): the epoch whose success loss
+    # there is lowest is kept.
+    held = torch.tensor(held, dtype=torch.bool)
+    val_frames, val_tasks, val_labels = frames[held], tasks[held], labels[held]
+    frames, tasks, labels = frames[~held], tasks[~held], labels[~held]
     counts = torch.bincount(labels, minlength=6).float()
     weight = (counts.sum() / (6 * counts.clamp(min=1))).clamp(max=10.0)
     model = Judge(len(instructions))
     model.pixel_mean.copy_(frames.mean((0, 1)).unsqueeze(0))
     model.pixel_std.copy_(frames.std((0, 1)).unsqueeze(0) + 0.02)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    losses, step = [], 0
+    losses, step, validation, best = [], 0, [], None
     for epoch in range(spec["epochs"]):
         total, count = 0.0, 0
         for idx in batches(len(frames), 32, rng):
@@ -730,8 +757,31 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
             if steps_cap and step >= steps_cap:
                 break
         losses.append(round(total / max(count, 1), 5))
+        if len(val_labels):
+            model.eval()
+            with torch.no_grad():
+                logits = torch.cat([model(val_frames[i:i + 256], val_tasks[i:i + 256])
+                                    for i in range(0, len(val_labels), 256)])
+            model.train()
+            score = success_loss(logits, val_labels)
+            validation.append(round(score, 5))
+            if best is None or score < best[0]:
+                said = logits.argmax(1) == 5
+                truth = val_labels == 5
+                best = (score, epoch, {k: v.clone() for k, v in model.state_dict().items()},
+                        {"true_positive": int((said & truth).sum()),
+                         "false_positive": int((said & ~truth).sum()),
+                         "true_negative": int((~said & ~truth).sum()),
+                         "false_negative": int((~said & truth).sum())})
+            print(f"  judge epoch {epoch}: loss {losses[-1]}, validation {validation[-1]}",
+                  flush=True)
         if steps_cap and step >= steps_cap:
             break
+    kept = None
+    if best is not None:
+        model.load_state_dict(best[2])
+        kept = {"epoch": best[1], "success_loss": round(best[0], 5),
+                "episodes": len(val_labels), "argmax_verdicts": best[3]}
     io = {"vocabulary": instructions,
           "inputs": [{"name": "frames", "source": "frames",
                       "shape": [1, JUDGE_FRAMES, 3, HEIGHT, WIDTH]},
@@ -741,8 +791,9 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
                           "Success classifier trained on physics rollouts labelled by the "
                           "simulator's state (tools/train): the last 4 of the judge's 16 frames "
                           "-> progress 0..5.")
-    return {"episodes": len(frames), "label_counts": counts.int().tolist(),
-            "epoch_losses": losses, "steps": step, **files}
+    return {"episodes": len(frames) + len(val_labels), "trained_on_episodes": len(frames),
+            "label_counts": counts.int().tolist(), "epoch_losses": losses,
+            "validation_success_loss": validation, "kept": kept, "steps": step, **files}
 
 
 def write_golden(out, episodes, instructions):
@@ -816,7 +867,7 @@ POLICIES = {
 }
 WORLD = {"steps": 1500, "batch": 16, "lr": 1e-3, "stride": 1, "changed_weight": 19.0,
          "amount_weight": 20.0, "unroll": 2}
-JUDGE = {"epochs": 40, "shift": 3}
+JUDGE = {"epochs": 40, "shift": 3, "validation_fifth": True}
 
 
 def check_held_out(record_path, directory):
