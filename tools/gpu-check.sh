@@ -143,19 +143,16 @@ if [ -n "$protocol" ]; then
     run_devices="$device"
     [ "$device" = cpu ] || run_devices="$device cpu"
     for run_device in $run_devices; do
-        # Every torch component on run_device; the protocol's name says which.
+        # Every torch component on run_device (run --device); the protocol's name says which.
         "$python" - "$protocol" "$rollout/protocol-$run_device.json" "$run_device" << 'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
 p["name"] = "%s-%s" % (p["name"], sys.argv[3])
-for component in p["policies"] + [p["world_model"], p.get("judge") or {}]:
-    if component.get("plugin", "").startswith("torch."):
-        component.setdefault("settings", {})["device"] = sys.argv[3]
 json.dump(p, open(sys.argv[2], "w"), indent=2)
 PY
         started=$(date +%s%N)
         "$cli" run "$rollout/protocol-$run_device.json" --ledger "$ledger" --workers 2 \
-            > "$rollout/run-$run_device.log" 2>&1 || {
+            --device "$run_device" > "$rollout/run-$run_device.log" 2>&1 || {
             tail -20 "$rollout/run-$run_device.log"
             exit 1
         }

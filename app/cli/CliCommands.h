@@ -92,7 +92,8 @@ enum class RunMode
 // retryFailed: every failed run of the protocol gets a new attempt (the failed ones are kept).
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads,
-                bool retryFailed = false, const std::string &shard = {});
+                bool retryFailed = false, const std::string &shard = {},
+                const std::string &device = {});
 // Scale-out (core/scaleout, docs/scale-out.md): merge shard ledgers; submit a protocol as N
 // shards (Slurm job array + merge job, or N local processes); the shards' progress; scancel.
 int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json,

@@ -8,6 +8,7 @@
 #include "judge/JudgePrompt.h"
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
+#include "pipeline/DevicePlacement.h"
 #include "pipeline/Importer.h"
 #include "pipeline/Rejudge.h"
 #include "queries/BatchSummary.h"
@@ -211,7 +212,7 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
 // kept), and a replacement is started while runs are still queued.
 int supervise(const std::string &executableDir, const std::string &protocolPath,
               const Protocol &protocol, const std::string &bundle, int workers, bool retryFailed,
-              const std::optional<ShardSpec> &shard)
+              const std::optional<ShardSpec> &shard, const std::string &device)
 {
     SubmittedBatch batch;
     int requeued = 0;
@@ -253,15 +254,21 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
             ::prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (::getppid() != supervisor)
                 ::_exit(ExitCode::Interrupted);
-            const std::string w = "1";
+            // The same protocol, shard and device as the supervisor's.
             const std::string shardText = shard ? shard->text() : std::string();
-            if (shard)
-                ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
-                        "--workers", w.c_str(), "--worker-process", "--shard", shardText.c_str(),
-                        static_cast<char *>(nullptr));
-            else
-                ::execl(self, self, "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
-                        "--workers", w.c_str(), "--worker-process", static_cast<char *>(nullptr));
+            std::vector<const char *> argv = {
+                self,        "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
+                "--workers", "1",   "--worker-process"};
+            if (shard) {
+                argv.push_back("--shard");
+                argv.push_back(shardText.c_str());
+            }
+            if (!device.empty()) {
+                argv.push_back("--device");
+                argv.push_back(device.c_str());
+            }
+            argv.push_back(nullptr);
+            ::execv(self, const_cast<char *const *>(argv.data()));
             std::perror("kosmos-cli: exec of a worker process failed");
             ::_exit(127);
         }
@@ -537,13 +544,38 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode, bool retryFailed,
-                const std::string &shardText)
+                const std::string &shardText, const std::string &device)
 {
     try {
         const std::optional<ShardSpec> shard =
             shardText.empty() ? std::nullopt
                               : std::optional<ShardSpec>(ShardSpec::parse(shardText, "--shard"));
-        const Protocol protocol = Protocol::fromFile(protocolPath);
+        Protocol protocol = Protocol::fromFile(protocolPath);
+        if (!device.empty()) {
+            // Every component whose plugin can run there (its metadata's runtime), before the
+            // protocol is frozen: the device is part of each component's settings.
+            PluginRegistry registry;
+            scan(registry, executableDir);
+            const DevicePlacement placed =
+                placeOnDevice(protocol.document, device, [&](const std::string &id) {
+                    const PluginInfo *p = registry.find(id);
+                    const nlohmann::json runtime =
+                        p && p->metadata.is_object()
+                            ? p->metadata.value("runtime", nlohmann::json())
+                            : nlohmann::json();
+                    return runtime.is_object() ? std::optional<bool>(runtime.value("cuda", false))
+                                               : std::nullopt;
+                });
+            protocol = Protocol::fromJson(placed.document);
+            if (mode != RunMode::WorkerProcess && !json) {
+                std::cout << "device " << device << ":";
+                for (const auto &c : placed.placed)
+                    std::cout << " " << c << ";";
+                for (const auto &c : placed.left)
+                    std::cout << " not " << c << ";";
+                std::cout << "\n";
+            }
+        }
         {
             Ledger::open(bundle);
         } // a clear error before anything else when the ledger is missing
@@ -551,7 +583,7 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
             return preview(executableDir, protocol, bundle, json, shard);
         if (mode == RunMode::Isolated)
             return supervise(executableDir, protocolPath, protocol, bundle, workers, retryFailed,
-                             shard);
+                             shard, device);
         if (mode == RunMode::WorkerProcess) // the supervisor records how this process ends
             ProcessIdentity::declareSupervisedByParent();
         return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess,

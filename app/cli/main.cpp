@@ -171,8 +171,9 @@ const std::vector<Verb> &verbs()
          "run an evaluation protocol (JSON) into the ledger; running it again resumes\n"
          "(finished runs are skipped); --isolate: worker processes, a plugin crash fails\n"
          "one attempt (recorded with its signal), never the batch; --retry-failed:\n"
-         "failed runs get a new attempt (the failed attempts stay recorded)",
-         {"ledger", "workers", "isolate", "retry-failed", "dry-run", "shard", "json"},
+         "failed runs get a new attempt (the failed attempts stay recorded); --device:\n"
+         "every component whose plugin can use it runs there (torch.* plugins)",
+         {"ledger", "workers", "isolate", "retry-failed", "dry-run", "shard", "device", "json"},
          [](const Call &c) -> R {
              const auto workers = c.intValue("workers", 1, 64);
              if (!c.nArgs(2) || !c.isSet("ledger") || !workers)
@@ -183,7 +184,7 @@ const std::vector<Verb> &verbs()
                                                               : RunMode::Threads;
              return runProtocol(c.exeDir, c.str(1), c.value("ledger").toStdString(), *workers,
                                 c.json, mode, c.isSet("retry-failed"),
-                                c.value("shard").toStdString());
+                                c.value("shard").toStdString(), c.value("device").toStdString());
          }},
         {"merge",
          "merge OUT SHARD...",
@@ -643,6 +644,10 @@ constexpr OptionSpec kOptions[] = {
      "20", false},
     {"world-model", "fidelity prepare: the world model configuration (JSON: plugin, settings).",
      "file", nullptr, false},
+    {"device",
+     "run: cpu, cuda or cuda:N for every component whose plugin can use it (torch.*; its "
+     "settings.device); the others are left as they are.",
+     "device", nullptr, false},
     {"shard",
      "run: only shard I of N of the protocol's runs (I/N, from 0; the ledger is that shard's).",
      "i/n", nullptr, false},

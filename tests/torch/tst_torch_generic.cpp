@@ -598,3 +598,70 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
     EXPECT_NE(r.output.find("bad.npz: not a packed dataset"), std::string::npos) << r.output;
 }
 #endif
+
+#ifdef KOSMOS_TEST_PHYSICS
+// `kosmos-cli run --device`: the device goes into the settings of every component whose plugin
+// can use it, before the protocol is frozen, and worker processes (--isolate) run the same
+// protocol. A CUDA device where nothing can use CUDA is refused with what each component is.
+TEST(TorchGeneric, RunDevicePlacesEveryComponentThatCanUseItAndNamesTheOthers)
+{
+    TempDir dir;
+    const nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "on-a-device"},
+        {"seed", 3},
+        {"horizon", 5},
+        {"episodes_per_task", 1},
+        {"tasks", {{{"id", "red"}, {"instruction", kRed}}}},
+        {"policies",
+         {{{"plugin", "torch.generic_policy"},
+           {"settings",
+            {{"package", std::string(KOSMOS_SOURCE_DIR) + "/models/bc-expert-full"}}}}}},
+        {"world_model",
+         {{"plugin", "physics.tabletop"}, {"settings", {{"width", 160}, {"height", 128}}}}}};
+    std::ofstream(dir / "p.json") << protocol.dump(2);
+    const auto bundle = (dir / "d.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const auto withStderr = [](std::vector<std::string> args) {
+        args.insert(args.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
+        return runProcess(args);
+    };
+    const std::string file = (dir / "p.json").string();
+    auto r = withStderr({test::cliPath(), "run", file, "--ledger", bundle, "--device", "cuda"});
+#if KOSMOS_TORCH_CUDA
+    // A CUDA build places the policy there (the physics world has no device setting); without
+    // a GPU the run then fails for that reason, which is not what this checks.
+    EXPECT_NE(r.output.find("device cuda: policies[0] torch.generic_policy; not world_model "
+                            "physics.tabletop (no device setting);"),
+              std::string::npos)
+        << r.output;
+#else
+    EXPECT_EQ(r.exitCode, 4) << r.output;
+    EXPECT_NE(r.output.find("--device cuda: no component of this protocol can use CUDA "
+                            "(policies[0] torch.generic_policy (its libtorch is CPU-only); "
+                            "world_model physics.tabletop (no device setting))"),
+              std::string::npos)
+        << r.output;
+#endif
+    r = withStderr({test::cliPath(), "run", file, "--ledger", bundle, "--device", "gpu0"});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("--device 'gpu0': expected cpu, cuda or cuda:N"), std::string::npos)
+        << r.output;
+
+    r = withStderr({test::cliPath(), "run", file, "--ledger", bundle, "--device", "cpu",
+                    "--isolate", "--workers", "2"});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("device cpu: policies[0] torch.generic_policy;"), std::string::npos)
+        << r.output;
+    // The frozen protocol is the one with the device; its run ran in a worker process.
+    ASSERT_EQ(
+        runProcess({test::cliPath(), "dataset", "export", bundle, "--to", (dir / "ds").string()})
+            .exitCode,
+        0);
+    const auto episode =
+        nlohmann::json::parse(std::ifstream(dir / "ds" / "episode_00000" / "episode.json"));
+    EXPECT_NE(episode["policy"].get<std::string>().find("\"device\":\"cpu\""), std::string::npos)
+        << episode["policy"];
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+}
+#endif

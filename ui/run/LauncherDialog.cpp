@@ -1,9 +1,11 @@
 #include "run/LauncherDialog.h"
 
+#include "pipeline/DevicePlacement.h"
 #include "pipeline/Protocol.h"
 #include "run/PluginCatalog.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
+#include "util/Error.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -440,22 +442,6 @@ nlohmann::json LauncherDialog::protocol() const
             m_policies->item(i)->data(Qt::UserRole).toString().toStdString(), nullptr, false));
     p["world_model"] = {{"plugin", m_world->currentData().toString().toStdString()},
                         {"settings", m_worldForm->values()}};
-    // A CUDA device chosen: every component whose plugin's runtime has CUDA runs there.
-    const QString device = m_device->currentData().toString();
-    auto onDevice = [&](nlohmann::json &spec) {
-        if (!device.startsWith(QLatin1String("cuda")) || !spec.is_object())
-            return;
-        const PluginEntry *entry =
-            m_catalog.find(QString::fromStdString(spec.value("plugin", std::string())));
-        if (entry && entry->runtime.is_object() && entry->runtime.value("cuda", false)) {
-            if (!spec.contains("settings") || !spec["settings"].is_object())
-                spec["settings"] = nlohmann::json::object();
-            spec["settings"]["device"] = device.toStdString();
-        }
-    };
-    for (auto &policy : p["policies"])
-        onDevice(policy);
-    onDevice(p["world_model"]);
     p.erase("judge");
     if (!m_judge->currentData().toString().isEmpty()) {
         const auto base = m_base.value("judge", nlohmann::json::object());
@@ -466,7 +452,22 @@ nlohmann::json LauncherDialog::protocol() const
         p["judge"] = {{"plugin", m_judge->currentData().toString().toStdString()},
                       {"settings", m_judgeForm->values()},
                       {"quorum", quorum}};
-        onDevice(p["judge"]);
+    }
+    // A CUDA device chosen: every component whose plugin's runtime has CUDA runs there (the
+    // rule of `kosmos-cli run --device`). CPU leaves the settings as loaded (an unchanged
+    // protocol keeps its hash); refresh() offers CUDA only when a chosen plugin can use it.
+    const QString device = m_device->currentData().toString();
+    if (device.startsWith(QLatin1String("cuda"))) {
+        try {
+            p = placeOnDevice(p, device.toStdString(), [this](const std::string &id) {
+                    const PluginEntry *e = m_catalog.find(QString::fromStdString(id));
+                    return e && e->runtime.is_object()
+                               ? std::optional<bool>(e->runtime.value("cuda", false))
+                               : std::nullopt;
+                }).document;
+        } catch (const Error &) {
+            // none of the chosen components can use CUDA: they stay where they run
+        }
     }
     return p;
 }
