@@ -72,8 +72,7 @@ TEST(DevicePlacement, ADeviceNothingCanUseOrThatIsNoDeviceIsANamedError)
     nlohmann::json synthetic = protocol();
     synthetic["policies"] = {{{"plugin", "synthetic.policy"}}, {{"plugin", "torch.cpu_only"}}};
     synthetic["world_model"] = {{"plugin", "physics.tabletop"}};
-    const std::string error =
-        test::errorOf([&] { placeOnDevice(synthetic, "cuda", capability); });
+    const std::string error = test::errorOf([&] { placeOnDevice(synthetic, "cuda", capability); });
     EXPECT_NE(error.find("--device cuda: no component of this protocol can use CUDA"),
               std::string::npos)
         << error;
@@ -83,8 +82,9 @@ TEST(DevicePlacement, ADeviceNothingCanUseOrThatIsNoDeviceIsANamedError)
     EXPECT_NE(error.find("world_model physics.tabletop (no device setting)"), std::string::npos)
         << error;
     for (const std::string bad : {"gpu", "cuda:", "cuda:x", "CUDA", "cpu ", "cuda:123"})
-        EXPECT_NE(test::errorOf([&] { placeOnDevice(protocol(), bad, capability); })
-                      .find("expected cpu, cuda or cuda:N"),
+        EXPECT_NE(test::errorOf([&] {
+                      placeOnDevice(protocol(), bad, capability);
+                  }).find("expected cpu, cuda or cuda:N"),
                   std::string::npos)
             << bad;
 }
