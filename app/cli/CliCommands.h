@@ -2,6 +2,8 @@
 
 #include "media/DatasetExport.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ constexpr int Interrupted = 130; // events --follow stopped by Ctrl-C / SIGTERM
 
 namespace kosmos {
 class Error;
+class PluginRegistry;
 struct JudgeConfig;
 } // namespace kosmos
 // Prints "kosmos-cli: error [code]: message" and returns the documented exit code.
@@ -90,6 +93,12 @@ enum class RunMode
     DryRun // what would run: counts, runs already done, contract misfits; writes nothing
 };
 // retryFailed: every failed run of the protocol gets a new attempt (the failed ones are kept).
+// `run --device` and `submit --device`: the protocol document with the device in the settings of
+// every component whose plugin (metadata read from `registry`) can use it; says which went where
+// on stdout unless `quiet`.
+nlohmann::json placedOnDevice(const kosmos::PluginRegistry &registry,
+                              const nlohmann::json &document, const std::string &device,
+                              bool quiet);
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads,
                 bool retryFailed = false, const std::string &shard = {},
@@ -110,6 +119,7 @@ struct SubmitOptions
     std::string timeLimit;
     std::vector<std::string> sbatchArgs;
     bool dryRun = false;
+    std::string device; // run --device's placement, in the protocol the shards run
     bool json = false;
 };
 int runSubmit(const std::string &executableDir, const SubmitOptions &options);

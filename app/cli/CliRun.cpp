@@ -542,6 +542,29 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
     }
 }
 
+nlohmann::json placedOnDevice(const PluginRegistry &registry, const nlohmann::json &document,
+                              const std::string &device, bool quiet)
+{
+    // What a plugin's metadata says of its runtime (torch.*: {"libtorch", "cuda", "aoti"}).
+    const DevicePlacement placed = placeOnDevice(document, device, [&](const std::string &id) {
+        const PluginInfo *p = registry.find(id);
+        const nlohmann::json runtime = p && p->metadata.is_object()
+                                           ? p->metadata.value("runtime", nlohmann::json())
+                                           : nlohmann::json();
+        return runtime.is_object() ? std::optional<bool>(runtime.value("cuda", false))
+                                   : std::nullopt;
+    });
+    if (!quiet) {
+        std::cout << "device " << device << ":";
+        for (const auto &c : placed.placed)
+            std::cout << " " << c << ";";
+        for (const auto &c : placed.left)
+            std::cout << " not " << c << ";";
+        std::cout << "\n";
+    }
+    return placed.document;
+}
+
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode, bool retryFailed,
                 const std::string &shardText, const std::string &device)
@@ -552,29 +575,11 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
                               : std::optional<ShardSpec>(ShardSpec::parse(shardText, "--shard"));
         Protocol protocol = Protocol::fromFile(protocolPath);
         if (!device.empty()) {
-            // Every component whose plugin can run there (its metadata's runtime), before the
-            // protocol is frozen: the device is part of each component's settings.
+            // Before the protocol is frozen: the device is part of each component's settings.
             PluginRegistry registry;
             scan(registry, executableDir);
-            const DevicePlacement placed =
-                placeOnDevice(protocol.document, device, [&](const std::string &id) {
-                    const PluginInfo *p = registry.find(id);
-                    const nlohmann::json runtime =
-                        p && p->metadata.is_object()
-                            ? p->metadata.value("runtime", nlohmann::json())
-                            : nlohmann::json();
-                    return runtime.is_object() ? std::optional<bool>(runtime.value("cuda", false))
-                                               : std::nullopt;
-                });
-            protocol = Protocol::fromJson(placed.document);
-            if (mode != RunMode::WorkerProcess && !json) {
-                std::cout << "device " << device << ":";
-                for (const auto &c : placed.placed)
-                    std::cout << " " << c << ";";
-                for (const auto &c : placed.left)
-                    std::cout << " not " << c << ";";
-                std::cout << "\n";
-            }
+            protocol = Protocol::fromJson(placedOnDevice(registry, protocol.document, device,
+                                                         mode == RunMode::WorkerProcess || json));
         }
         {
             Ledger::open(bundle);

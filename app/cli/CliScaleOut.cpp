@@ -138,10 +138,14 @@ int runMerge(const std::string &target, const std::vector<std::string> &sources,
 int runSubmit(const std::string &executableDir, const SubmitOptions &o)
 {
     try {
-        const Protocol protocol = Protocol::fromFile(o.protocolPath);
+        Protocol protocol = Protocol::fromFile(o.protocolPath);
         // Every plugin resolves and every setting is accepted before anything is written.
         PluginRegistry registry;
         registry.scan(PluginRegistry::configuredSearchPath(executableDir));
+        // The device placed in the protocol itself: the shards run the file written below.
+        if (!o.device.empty())
+            protocol =
+                Protocol::fromJson(placedOnDevice(registry, protocol.document, o.device, o.json));
         PluginComponentFactory factory(registry);
         RolloutEngine engine(o.bundle, factory);
         std::vector<int> perShard(static_cast<std::size_t>(o.shards), 0);

@@ -202,9 +202,10 @@ const std::vector<Verb> &verbs()
          "submit PROTOCOL --ledger OUT --shards N (--slurm|--local)",
          "run a protocol as N shards: --slurm writes and submits a Slurm job array\n"
          "(one task per shard) and a merge job that runs after it; --local runs N\n"
-         "processes here and merges; --dry-run (with --slurm) writes the scripts only",
+         "processes here and merges; --dry-run (with --slurm) writes the scripts only;\n"
+         "--device: as for run, in the protocol every shard runs",
          {"ledger", "shards", "slurm", "local", "partition", "gres", "time", "sbatch-arg",
-          "workers", "dry-run", "json"},
+          "workers", "dry-run", "device", "json"},
          [](const Call &c) -> R {
              const auto shards = c.intValue("shards", 1, 10000);
              const auto workers = c.intValue("workers", 1, 64);
@@ -223,6 +224,7 @@ const std::vector<Verb> &verbs()
              for (const QString &a : c.values("sbatch-arg"))
                  o.sbatchArgs.push_back(a.toStdString());
              o.dryRun = c.isSet("dry-run");
+             o.device = c.value("device").toStdString();
              o.json = c.json;
              return runSubmit(c.exeDir, o);
          }},
@@ -645,8 +647,8 @@ constexpr OptionSpec kOptions[] = {
     {"world-model", "fidelity prepare: the world model configuration (JSON: plugin, settings).",
      "file", nullptr, false},
     {"device",
-     "run: cpu, cuda or cuda:N for every component whose plugin can use it (torch.*; its "
-     "settings.device); the others are left as they are.",
+     "run, submit: cpu, cuda or cuda:N for every component whose plugin can use it (torch.*; "
+     "its settings.device); the others are left as they are.",
      "device", nullptr, false},
     {"shard",
      "run: only shard I of N of the protocol's runs (I/N, from 0; the ledger is that shard's).",

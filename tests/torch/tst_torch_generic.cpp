@@ -665,5 +665,27 @@ TEST(TorchGeneric, RunDevicePlacesEveryComponentThatCanUseItAndNamesTheOthers)
     EXPECT_NE(episode["policy"].get<std::string>().find("\"device\":\"cpu\""), std::string::npos)
         << episode["policy"];
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
+
+    // submit: the device is placed in the protocol the shards run (two local processes here).
+    const auto sharded = (dir / "s.kosmos").string();
+    r = withStderr({test::cliPath(), "submit", file, "--ledger", sharded, "--shards", "2",
+                    "--local", "--device", "cpu"});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("device cpu: policies[0] torch.generic_policy;"), std::string::npos)
+        << r.output;
+    ASSERT_EQ(
+        runProcess({test::cliPath(), "dataset", "export", sharded, "--to", (dir / "sds").string()})
+            .exitCode,
+        0);
+    EXPECT_EQ(nlohmann::json::parse(
+                  std::ifstream(dir / "sds" / "episode_00000" / "episode.json"))["policy"],
+              episode["policy"])
+        << "the same component, on the same device, as the run above";
+    r = withStderr({test::cliPath(), "submit", file, "--ledger", (dir / "t.kosmos").string(),
+                    "--shards", "2", "--local", "--device", "cuda:x"});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("--device 'cuda:x': expected cpu, cuda or cuda:N"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(dir / "t.kosmos")) << "nothing written for a refused device";
 }
 #endif
