@@ -200,6 +200,18 @@ PairedAudit pairedAudit(Ledger &ledger, const std::string &keyA, const std::stri
     return audit;
 }
 
+std::string gateFigure(const Proportion &p, double minimum)
+{
+    std::string text = intervalText(p);
+    if (p.rate && p.lower && p.upper) {
+        if (*p.rate >= minimum && *p.lower < minimum)
+            text += "; the interval reaches below the bound: a pass on the point value";
+        else if (*p.rate < minimum && *p.upper >= minimum)
+            text += "; the interval reaches the bound: a fail on the point value";
+    }
+    return text;
+}
+
 CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
                             const std::string &labelSource, const CalibrationGate &gate)
 {
@@ -279,11 +291,11 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
     const auto &spec = report.binary.specificity;
     char bound[64];
     std::snprintf(bound, sizeof bound, "sensitivity >= %.2f", gate.minSensitivity);
-    report.gate.push_back(
-        {bound, sens.rate && *sens.rate >= gate.minSensitivity, intervalText(sens)});
+    report.gate.push_back({bound, sens.rate && *sens.rate >= gate.minSensitivity,
+                           gateFigure(sens, gate.minSensitivity)});
     std::snprintf(bound, sizeof bound, "specificity >= %.2f", gate.minSpecificity);
-    report.gate.push_back(
-        {bound, spec.rate && *spec.rate >= gate.minSpecificity, intervalText(spec)});
+    report.gate.push_back({bound, spec.rate && *spec.rate >= gate.minSpecificity,
+                           gateFigure(spec, gate.minSpecificity)});
     std::snprintf(bound, sizeof bound, "|leniency offset| <= %.2f", gate.maxLeniency);
     char figure[64] = "n = 0";
     if (report.binary.leniencyOffset)

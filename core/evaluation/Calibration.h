@@ -117,6 +117,12 @@ struct CalibrationReport
     std::string emptyReason; // set when there is too little to say anything
 };
 
+// A gate line's figure for a rate that must be at least `minimum`: its intervalText, and where
+// the 95% interval reaches across the bound, that the verdict is the point value's ("; the
+// interval reaches below the bound: a pass on the point value", or "... a fail ..."). The gate
+// reads point values, as the original system's did; the figure keeps that visible.
+std::string gateFigure(const Proportion &p, double minimum);
+
 // The judge configuration `judgeKey` against the latest label of `labelSource` per run.
 // Labels "met" / "not_met" are success / failure; anything else is indecisive.
 CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
