@@ -20,6 +20,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 namespace kosmos::ui {
 
 namespace {
@@ -57,6 +59,8 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setWordWrap(false);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     m_scatter->setMinimumHeight(200);
@@ -170,6 +174,9 @@ void FidelityPanel::update()
                 new QTableWidgetItem(QStringLiteral("%1 / %2").arg(p.lenient).arg(p.harsh)));
         }
         m_table->resizeColumnsToContents();
+        // The rates are what the table is for: a long policy name is elided in the middle (its
+        // tooltip has it whole) rather than pushing them out of sight.
+        m_table->setColumnWidth(1, std::min(m_table->columnWidth(1), 280));
         EvaluationPlots::fidelity(m_scatter, r);
         m_summary->setText(
             tr("<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 "
