@@ -16,10 +16,10 @@ TEST(CalibrationGate, AFigureSaysWhenTheVerdictIsOnlyThePointValues)
               std::string::npos)
         << marginalPass;
     // 15/15: Wilson's lower bound is 0.796, under 0.8 by a hair.
-    EXPECT_NE(gateFigure(wilson(15, 15), 0.8).find("a pass on the point value"),
-              std::string::npos);
-    EXPECT_NE(gateFigure(wilson(11, 15), 0.8).find("the interval reaches the bound: a fail on the "
-                                                   "point value"),
+    EXPECT_NE(gateFigure(wilson(15, 15), 0.8).find("a pass on the point value"), std::string::npos);
+    EXPECT_NE(gateFigure(wilson(11, 15), 0.8)
+                  .find("the interval reaches the bound: a fail on the "
+                        "point value"),
               std::string::npos);
     // Clear either way: the interval text alone.
     EXPECT_EQ(gateFigure(wilson(443, 472), 0.8), intervalText(wilson(443, 472)));
