@@ -70,7 +70,8 @@ awk '$2 == "=>" && $3 ~ /^\// { print $3 }' <<< "$resolved" | sort -u |
 # their own dependencies drop out: OpenCV's GDAL and DICOM codecs, its dnn and calib3d modules
 # (reached through the video module), FFmpeg's external codecs and network protocols. What the
 # check does use stays real: Qt, OpenCV's core, imgproc and codecs (OpenEXR too: the codec
-# registry constructs its decoder on first use), FFmpeg's own libraries, SQLite, OpenSSL. KOSMOS_BUNDLE_PRUNE=0 keeps everything (about 90 MB compressed).
+# registry constructs its decoder on first use), FFmpeg's own libraries, SQLite, OpenSSL.
+# KOSMOS_BUNDLE_PRUNE=0 keeps everything (about 90 MB compressed).
 if [ "${KOSMOS_BUNDLE_PRUNE:-1}" != 0 ]; then
     prune='^lib(gdal|gdcm[A-Za-z]*|opencv_dnn|codec2|x26[45]|SvtAv1Enc|aom|rav1e|dav1d|vpx|jxl|jxl_threads|rsvg-2|zvbi|openmpt|gme|bluray|chromaprint|rabbitmq|rist|srt-gnutls|ssh-gcrypt|zmq|mfx|mp3lame|shine|speex|theoraenc|theoradec|twolame|vorbis|vorbisenc|xvidcore|gsm|opus|snappy|va|va-drm|va-x11|vdpau|OpenCL|opencv_calib3d|cairo|gnutls|xml2)\.so'
     for library in "$stage/runtime"/*; do

@@ -548,11 +548,9 @@ nlohmann::json placedOnDevice(const PluginRegistry &registry, const nlohmann::js
     // What a plugin's metadata says of its runtime (torch.*: {"libtorch", "cuda", "aoti"}).
     const DevicePlacement placed = placeOnDevice(document, device, [&](const std::string &id) {
         const PluginInfo *p = registry.find(id);
-        const nlohmann::json runtime = p && p->metadata.is_object()
-                                           ? p->metadata.value("runtime", nlohmann::json())
-                                           : nlohmann::json();
-        return runtime.is_object() ? std::optional<bool>(runtime.value("cuda", false))
-                                   : std::nullopt;
+        return p && p->metadata.is_object()
+                   ? cudaCapabilityOf(p->metadata.value("runtime", nlohmann::json()))
+                   : std::nullopt;
     });
     if (!quiet) {
         std::cout << "device " << device << ":";

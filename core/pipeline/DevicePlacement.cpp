@@ -6,6 +6,14 @@
 
 namespace kosmos {
 
+std::optional<bool> cudaCapabilityOf(const nlohmann::json &runtime)
+{
+    if (!runtime.is_object())
+        return std::nullopt;
+    const auto cuda = runtime.find("cuda");
+    return cuda != runtime.end() && cuda->is_boolean() && cuda->get<bool>();
+}
+
 DevicePlacement placeOnDevice(const nlohmann::json &protocol, const std::string &device,
                               const CudaCapability &capability)
 {

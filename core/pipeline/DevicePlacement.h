@@ -24,6 +24,10 @@ struct DevicePlacement
 // setting), false for a CPU-only runtime, true when it can use CUDA.
 using CudaCapability = std::function<std::optional<bool>(const std::string &pluginId)>;
 
+// The same read from a plugin's metadata "runtime" member (`kosmos-cli plugins --json`'s
+// "runtime"): nullopt when it is not an object, else its "cuda" (false when absent).
+std::optional<bool> cudaCapabilityOf(const nlohmann::json &runtime);
+
 // device: "cpu", "cuda" or "cuda:N". Throws Error(InvalidInput) for any other device text, and
 // for a CUDA device when no component of the protocol can use CUDA (each named, with why).
 // Components with a CPU-only runtime stay on the CPU under a CUDA device (listed in `left`).

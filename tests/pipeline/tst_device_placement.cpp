@@ -88,3 +88,12 @@ TEST(DevicePlacement, ADeviceNothingCanUseOrThatIsNoDeviceIsANamedError)
                   std::string::npos)
             << bad;
 }
+
+TEST(DevicePlacement, APluginsRuntimeSaysWhetherItCanUseCuda)
+{
+    EXPECT_EQ(cudaCapabilityOf(nlohmann::json()), std::nullopt) << "no runtime: no device setting";
+    EXPECT_EQ(cudaCapabilityOf({{"libtorch", "2.15.0"}, {"cuda", true}}), std::optional(true));
+    EXPECT_EQ(cudaCapabilityOf({{"libtorch", "1.13.0"}, {"cuda", false}}), std::optional(false));
+    EXPECT_EQ(cudaCapabilityOf({{"libtorch", "1.13.0"}}), std::optional(false));
+    EXPECT_EQ(cudaCapabilityOf({{"cuda", "yes"}}), std::optional(false)) << "only a boolean counts";
+}

@@ -143,6 +143,7 @@ namespace {
 std::vector<char *> argv(const std::vector<std::string> &args)
 {
     std::vector<char *> out;
+    out.reserve(args.size() + 1);
     for (const auto &a : args)
         out.push_back(const_cast<char *>(a.c_str()));
     out.push_back(nullptr);
@@ -151,13 +152,15 @@ std::vector<char *> argv(const std::vector<std::string> &args)
 } // namespace
 
 pid_t startProcess(const std::vector<std::string> &args,
-                   const std::optional<std::filesystem::path> &stdoutFile)
+                   const std::optional<std::filesystem::path> &stdoutFile, bool mergeStderr)
 {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     const std::string out = stdoutFile ? stdoutFile->string() : std::string("/dev/null");
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (mergeStderr)
+        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     pid_t pid = 0;
     auto av = argv(args);
     const int rc = posix_spawn(&pid, av[0], &actions, nullptr, av.data(), environ);
@@ -187,6 +190,15 @@ ProcessResult runProcess(const std::vector<std::string> &args)
     TempDir dir;
     const auto out = dir / "stdout";
     ProcessResult r = waitProcess(startProcess(args, out));
+    r.output = readFile(out);
+    return r;
+}
+
+ProcessResult runProcessWithStderr(const std::vector<std::string> &args)
+{
+    TempDir dir;
+    const auto out = dir / "output";
+    ProcessResult r = waitProcess(startProcess(args, out, true));
     r.output = readFile(out);
     return r;
 }

@@ -56,9 +56,13 @@ struct ProcessResult
 
 // Runs a program to completion and captures its stdout.
 ProcessResult runProcess(const std::vector<std::string> &args);
-// Starts a program with stdout to the given file (or /dev/null); returns its pid.
+// The same with stderr into `output` too (where a program names what was wrong).
+ProcessResult runProcessWithStderr(const std::vector<std::string> &args);
+// Starts a program with stdout (and, with mergeStderr, stderr) to the given file (or /dev/null);
+// returns its pid.
 pid_t startProcess(const std::vector<std::string> &args,
-                   const std::optional<std::filesystem::path> &stdoutFile = std::nullopt);
+                   const std::optional<std::filesystem::path> &stdoutFile = std::nullopt,
+                   bool mergeStderr = false);
 ProcessResult waitProcess(pid_t pid);
 
 std::string readFile(const std::filesystem::path &path);

@@ -23,6 +23,7 @@ using namespace kosmos;
 using namespace kosmos::torchadapters;
 using kosmos::test::errorOf;
 using kosmos::test::runProcess;
+using kosmos::test::runProcessWithStderr;
 using kosmos::test::TempDir;
 namespace fs = std::filesystem;
 
@@ -581,19 +582,15 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
             .exitCode,
         0);
     // Bad input is named: not weights, not a packed dataset (on stderr).
-    const auto withStderr = [](std::vector<std::string> args) {
-        args.insert(args.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
-        return runProcess(args);
-    };
     std::ofstream(dir / "bad.npz") << "not a numpy archive";
-    r = withStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(), "--only",
-                    "world", "--world-weights", (dir / "bad.npz").string(), "--out",
-                    (dir / "here").string()});
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(),
+                              "--only", "world", "--world-weights", (dir / "bad.npz").string(),
+                              "--out", (dir / "here").string()});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("bad.npz: not the world model's weights"), std::string::npos)
         << r.output;
-    r = withStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "bad.npz").string(), "--out",
-                    (dir / "here").string(), "--tiny"});
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "bad.npz").string(),
+                              "--out", (dir / "here").string(), "--tiny"});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("bad.npz: not a packed dataset"), std::string::npos) << r.output;
 }
@@ -622,13 +619,9 @@ TEST(TorchGeneric, RunDevicePlacesEveryComponentThatCanUseItAndNamesTheOthers)
     std::ofstream(dir / "p.json") << protocol.dump(2);
     const auto bundle = (dir / "d.kosmos").string();
     ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
-    const auto withStderr = [](std::vector<std::string> args) {
-        args.insert(args.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
-        return runProcess(args);
-    };
     const std::string file = (dir / "p.json").string();
     // --dry-run: nothing written, whatever the build.
-    auto r = withStderr(
+    auto r = runProcessWithStderr(
         {test::cliPath(), "run", file, "--ledger", bundle, "--device", "cuda", "--dry-run"});
 #if KOSMOS_TORCH_CUDA
     // A CUDA build places the policy there (the physics world has no device setting); without
@@ -645,44 +638,42 @@ TEST(TorchGeneric, RunDevicePlacesEveryComponentThatCanUseItAndNamesTheOthers)
               std::string::npos)
         << r.output;
 #endif
-    r = withStderr({test::cliPath(), "run", file, "--ledger", bundle, "--device", "gpu0"});
+    r = runProcessWithStderr(
+        {test::cliPath(), "run", file, "--ledger", bundle, "--device", "gpu0"});
     EXPECT_EQ(r.exitCode, 4);
     EXPECT_NE(r.output.find("--device 'gpu0': expected cpu, cuda or cuda:N"), std::string::npos)
         << r.output;
 
-    r = withStderr({test::cliPath(), "run", file, "--ledger", bundle, "--device", "cpu",
-                    "--isolate", "--workers", "2"});
+    r = runProcessWithStderr({test::cliPath(), "run", file, "--ledger", bundle, "--device", "cpu",
+                              "--isolate", "--workers", "2"});
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("device cpu: policies[0] torch.generic_policy;"), std::string::npos)
         << r.output;
     // The frozen protocol is the one with the device; its run ran in a worker process.
-    ASSERT_EQ(
-        runProcess({test::cliPath(), "dataset", "export", bundle, "--to", (dir / "ds").string()})
-            .exitCode,
-        0);
-    const auto episode =
-        nlohmann::json::parse(std::ifstream(dir / "ds" / "episode_00000" / "episode.json"));
-    EXPECT_NE(episode["policy"].get<std::string>().find("\"device\":\"cpu\""), std::string::npos)
-        << episode["policy"];
+    const auto firstPolicy = [&](const std::string &ledger, const std::string &folder) {
+        EXPECT_EQ(runProcess({test::cliPath(), "dataset", "export", ledger, "--to",
+                              (dir / folder).string()})
+                      .exitCode,
+                  0);
+        return nlohmann::json::parse(
+            std::ifstream(dir / folder / "episode_00000" / "episode.json"))["policy"];
+    };
+    const nlohmann::json policy = firstPolicy(bundle, "ds");
+    EXPECT_NE(policy.get<std::string>().find("\"device\":\"cpu\""), std::string::npos) << policy;
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
 
     // submit: the device is placed in the protocol the shards run (two local processes here).
     const auto sharded = (dir / "s.kosmos").string();
-    r = withStderr({test::cliPath(), "submit", file, "--ledger", sharded, "--shards", "2",
-                    "--local", "--device", "cpu"});
+    r = runProcessWithStderr({test::cliPath(), "submit", file, "--ledger", sharded, "--shards", "2",
+                              "--local", "--device", "cpu"});
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("device cpu: policies[0] torch.generic_policy;"), std::string::npos)
         << r.output;
-    ASSERT_EQ(
-        runProcess({test::cliPath(), "dataset", "export", sharded, "--to", (dir / "sds").string()})
-            .exitCode,
-        0);
-    EXPECT_EQ(nlohmann::json::parse(
-                  std::ifstream(dir / "sds" / "episode_00000" / "episode.json"))["policy"],
-              episode["policy"])
+    EXPECT_EQ(firstPolicy(sharded, "sds"), policy)
         << "the same component, on the same device, as the run above";
-    r = withStderr({test::cliPath(), "submit", file, "--ledger", (dir / "t.kosmos").string(),
-                    "--shards", "2", "--local", "--device", "cuda:x"});
+    r = runProcessWithStderr({test::cliPath(), "submit", file, "--ledger",
+                              (dir / "t.kosmos").string(), "--shards", "2", "--local", "--device",
+                              "cuda:x"});
     EXPECT_EQ(r.exitCode, 4);
     EXPECT_NE(r.output.find("--device 'cuda:x': expected cpu, cuda or cuda:N"), std::string::npos)
         << r.output;

@@ -35,9 +35,10 @@ DeviceChoice deviceChoice(const PluginCatalog &catalog, const GpuSnapshot &gpus)
     QString cpuOnly;
     bool cuda = false;
     for (const PluginEntry &p : catalog.plugins()) {
-        if (!p.runtime.is_object())
+        const std::optional<bool> canUseCuda = cudaCapabilityOf(p.runtime);
+        if (!canUseCuda)
             continue;
-        if (p.runtime.value("cuda", false))
+        if (*canUseCuda)
             cuda = true;
         else
             cpuOnly = QString::fromStdString(p.runtime.value("libtorch", std::string("?")));
@@ -461,9 +462,7 @@ nlohmann::json LauncherDialog::protocol() const
         try {
             p = placeOnDevice(p, device.toStdString(), [this](const std::string &id) {
                     const PluginEntry *e = m_catalog.find(QString::fromStdString(id));
-                    return e && e->runtime.is_object()
-                               ? std::optional<bool>(e->runtime.value("cuda", false))
-                               : std::nullopt;
+                    return e ? cudaCapabilityOf(e->runtime) : std::nullopt;
                 }).document;
         } catch (const Error &) {
             // none of the chosen components can use CUDA: they stay where they run
@@ -520,7 +519,7 @@ void LauncherDialog::refresh()
         bool cuda = false;
         for (const QString &id : chosen)
             if (const PluginEntry *e = m_catalog.find(id))
-                cuda = cuda || (e->runtime.is_object() && e->runtime.value("cuda", false));
+                cuda = cuda || cudaCapabilityOf(e->runtime).value_or(false);
         if (!cuda)
             m_device->setCurrentIndex(0);
         m_device->setEnabled(cuda);
