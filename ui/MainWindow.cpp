@@ -623,7 +623,7 @@ bool MainWindow::openLedger(const QString &path)
     try {
         auto ledger =
             std::make_unique<Ledger>(Ledger::open(path.toStdString(), {OpenMode::ReadOnly}));
-        if (!m_runsModel->open(QString::fromStdString(ledger->databasePath().string())))
+        if (!m_runsModel->open(QString::fromStdString(ledger->readerUri())))
             throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
         releaseLedgerUsers(); // before the ledger they read is replaced
         resetViews();         // nothing of the previous ledger stays on screen

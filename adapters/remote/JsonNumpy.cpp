@@ -8,6 +8,8 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
+
 namespace kosmos::remote {
 
 namespace {
@@ -118,7 +120,14 @@ ActionChunk parseActReply(const std::string &body)
                 }
                 chunk.push_back(a);
             } else {
-                throw Error(ErrorCode::InvalidInput, at + ": not an action");
+                const bool flat = std::all_of(
+                    j.begin(), j.end(), [](const nlohmann::json &v) { return v.is_number(); });
+                throw Error(ErrorCode::InvalidInput,
+                            "OpenVLA reply: " +
+                                (flat ? "a flat list of " + std::to_string(j.size()) + " numbers"
+                                      : at + " is " + std::string(j[i].type_name())) +
+                                "; expected a json_numpy array (one action, or [N, D]) or a list "
+                                "of actions, each a list of numbers or a json_numpy array");
             }
         }
         return chunk;

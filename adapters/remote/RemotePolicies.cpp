@@ -1,5 +1,6 @@
 #include "RemotePolicies.h"
 
+#include "HttpPost.h"
 #include "JsonNumpy.h"
 #include "OpenPiClient.h"
 #include "util/Error.h"
@@ -219,11 +220,16 @@ public:
         if (a.shape.empty() || a.shape.size() > 2)
             throw Error(ErrorCode::InvalidInput,
                         "openpi reply.actions: expected shape (horizon, D)");
-        if (cols < m_settings.actionDim)
-            throw Error(ErrorCode::InvalidInput, "openpi reply.actions: " + std::to_string(cols) +
-                                                     " values per action, "
-                                                     "settings.action_dim is " +
-                                                     std::to_string(m_settings.actionDim));
+        // Exactly the declared width: extra values are never cut silently (a DROID server's 8
+        // would run as 7), and fewer cannot be executed. The contract conversion between the
+        // policy and the world model is where dimensions are chosen, in the record.
+        if (cols != m_settings.actionDim)
+            throw Error(ErrorCode::InvalidInput,
+                        "openpi reply.actions: " + std::to_string(cols) +
+                            " values per action, but settings.action_dim is " +
+                            std::to_string(m_settings.actionDim) +
+                            " (set action_dim to the server's action width, " +
+                            std::to_string(cols) + "; nothing is cut or padded)");
         if (rows < m_settings.execute)
             throw Error(ErrorCode::InvalidInput, "openpi reply.actions: a chunk of " +
                                                      std::to_string(rows) +
@@ -305,45 +311,24 @@ public:
         QUrl url = m_settings.base;
         url.setPath(url.path().endsWith(QLatin1Char('/')) ? url.path() + QStringLiteral("act")
                                                           : url.path() + QStringLiteral("/act"));
-        QNetworkAccessManager manager;
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
         const auto t = std::chrono::steady_clock::now();
         const std::string payload = body.dump();
-        QNetworkReply *reply = manager.post(request, QByteArray::fromStdString(payload));
-        QEventLoop loop;
-        QTimer poll;
-        bool timedOut = false, cancelled = false;
-        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-        QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-            if (msSince(t) > m_settings.timeoutMs)
-                timedOut = true;
-            else if (observation.cancelled && observation.cancelled())
-                cancelled = true;
-            if (timedOut || cancelled)
-                reply->abort();
-        });
-        poll.start(50);
-        loop.exec();
-        poll.stop();
-        const QByteArray data = reply->readAll();
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const auto error = reply->error();
-        const std::string errorText = reply->errorString().toStdString();
-        reply->deleteLater();
+        // Sent once, never again (remote/HttpPost.h): a server that dies with the request is a
+        // remote_disconnected attempt, not a second inference or a refused second connection.
+        HttpReply reply;
+        try {
+            reply = postOnce(url, QByteArray::fromStdString(payload), "application/json",
+                             m_settings.timeoutMs, observation.cancelled, "OpenVLA server");
+        } catch (const Error &) {
+            m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
+                       {"request_bytes", payload.size()}};
+            throw;
+        }
+        const QByteArray &data = reply.body;
+        const int status = reply.status;
         m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
                    {"request_bytes", payload.size()},
                    {"reply_bytes", data.size()}};
-        if (timedOut)
-            throw Error(ErrorCode::RemoteTimeout, "OpenVLA server: no reply within " +
-                                                      std::to_string(m_settings.timeoutMs) +
-                                                      " ms (settings.timeout_s)");
-        if (cancelled)
-            throw Error(ErrorCode::InvalidInput, "OpenVLA server: cancelled during the request");
-        if (error != QNetworkReply::NoError && status == 0)
-            throw Error(ErrorCode::RemoteUnreachable,
-                        "OpenVLA server unreachable: " + url.toString().toStdString() + ": " +
-                            errorText);
         if (status != 200)
             throw Error(ErrorCode::RemoteError, "OpenVLA server: HTTP " + std::to_string(status) +
                                                     " from " + url.toString().toStdString() + ": " +

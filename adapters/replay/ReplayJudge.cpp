@@ -1,11 +1,11 @@
 #include "replay/ReplayJudge.h"
 
 #include "artifacts/PixelDigest.h"
+#include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
 #include "util/Sha256.h"
-
-#include <fstream>
+#include "util/TextRules.h"
 
 namespace kosmos::replay {
 
@@ -25,14 +25,17 @@ std::string judgeInputDigest(const JudgeRequest &request)
 
 ReplayJudge::ReplayJudge(const std::string &file) : m_file(file)
 {
-    std::ifstream in(file);
-    if (!in)
-        throw Error(ErrorCode::InvalidInput, "cannot read replay file " + file);
+    json::Limits limits; // a saved judge's answers: text, numbers, a few levels
+    limits.maxBytes = 256u << 20;
+    limits.maxDepth = 16;
+    limits.rejectDuplicateKeys = true;
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception &e) {
-        throw Error(ErrorCode::InvalidInput, file + ": not valid JSON (" + e.what() + ")");
+        doc = json::parseFile(file, limits);
+    } catch (const Error &e) {
+        throw Error(ErrorCode::InvalidInput,
+                    std::string("replay file ") + validUtf8(e.what()) +
+                        " (a replay file is {\"answers\": [...]} of saved raw judge samples)");
     }
     const auto &answers = json::requireArray(doc, "answers", file);
     for (std::size_t i = 0; i < answers.size(); ++i) {

@@ -56,6 +56,35 @@ int runGpus(bool json)
     return 0;
 }
 
+int runGc(const std::string &bundle, int minAgeSeconds, bool json)
+{
+    try {
+        Ledger ledger = Ledger::open(bundle);
+        const StrayRemoval r = removeStrayObjects(ledger, minAgeSeconds);
+        if (json) {
+            std::cout << nlohmann::json({{"bundle", ledger.bundle().string()},
+                                         {"removed", r.removed},
+                                         {"failed", r.failed},
+                                         {"kept_younger_than_min_age", r.keptYoung}})
+                             .dump(2)
+                      << "\n";
+        } else {
+            for (const auto &sha : r.failed)
+                std::cout << "could not remove " << ledger.artifacts().objectPath(sha).string()
+                          << "\n";
+            std::cout << "removed " << r.removed.size()
+                      << " object file(s) that no artifact row names";
+            if (r.keptYoung > 0)
+                std::cout << "; kept " << r.keptYoung << " younger than " << minAgeSeconds
+                          << " s (a writer may be about to record them)";
+            std::cout << " in " << ledger.bundle().string() << "\n";
+        }
+        return r.failed.empty() ? ExitCode::Ok : ExitCode::Failed;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
 int runVerify(const std::string &bundle, bool json)
 {
     try {

@@ -28,6 +28,10 @@ struct JudgeConfig;
 } // namespace kosmos
 // Prints "kosmos-cli: error [code]: message" and returns the documented exit code.
 int reportError(const kosmos::Error &e);
+// Flushes standard output once a verb is done and checks that everything reached it: a full disk
+// or a closed descriptor is an error (printed, exit 4 where the verb would have exited 0), never
+// a success that wrote nothing. Returns the exit code to use.
+int finishOutput(int code);
 // A judge configuration named on the command line: its number in `kosmos-cli audit BUNDLE`'s
 // listing (1-based) or its full key. Throws Error(InvalidInput) naming the text.
 std::string resolveJudgeConfig(const std::vector<kosmos::JudgeConfig> &configs,
@@ -75,6 +79,8 @@ int runFidelity(const FidelityOptionsCli &options);
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);
+// `gc`: removes object files no artifact row names (verify's note) older than minAgeSeconds.
+int runGc(const std::string &bundle, int minAgeSeconds, bool json);
 int runPlugins(const std::string &executableDir, bool json);
 // NVML's view of the GPUs (util/GpuMonitor): always exit 0; no driver is an answer.
 int runGpus(bool json);

@@ -9,6 +9,7 @@
 #include "queries/RolloutQuery.h"
 #include "util/BoundedJson.h"
 #include "util/Error.h"
+#include "util/FileWrite.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -90,9 +91,8 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
             std::replace(file.begin(), file.end(), '#', '_');
             const fs::path png = dir / "starts" / (file + ".png");
             const auto bytes = ledger.artifacts().read(start.first);
-            std::ofstream(png, std::ios::binary)
-                .write(reinterpret_cast<const char *>(bytes.data()),
-                       static_cast<std::streamsize>(bytes.size()));
+            writeFileAtomically(
+                png, std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()));
             tasks.push_back(
                 {{"id", lineage},
                  {"instruction", start.second},
@@ -109,7 +109,7 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
         imagined["episodes_per_task"] = 1;
         imagined["world_model"] = world;
         imagined["judge"] = judge;
-        std::ofstream(dir / "imagined.json") << imagined.dump(2) << "\n";
+        writeFileAtomically(dir / "imagined.json", imagined.dump(2) + "\n");
         std::cout << starts.size() << " starts of " << name << " written to "
                   << (dir / "starts").string() << "; protocol " << (dir / "imagined.json").string()
                   << " (" << starts.size() << " tasks x " << imagined["policies"].size()

@@ -8,6 +8,7 @@
 #include "openai/ChatReply.h"
 #include "util/BoundedJson.h"
 #include "util/Error.h"
+#include "util/FileWrite.h"
 
 #include <QByteArray>
 #include <QEventLoop>
@@ -122,11 +123,7 @@ int runJudgeRequest(const JudgeRequestOptions &options)
         const std::string storedUrl = doc["wire"].value("url", "");
 
         if (!options.outPath.empty()) {
-            std::ofstream out(options.outPath, std::ios::binary | std::ios::trunc);
-            out.write(body.data(), static_cast<std::streamsize>(body.size()));
-            out.close();
-            if (!out)
-                throw Error(ErrorCode::Io, "cannot write " + options.outPath);
+            writeFileAtomically(options.outPath, body);
         }
         if (options.sendUrl.empty()) {
             if (options.json) {

@@ -9,9 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -55,6 +57,20 @@ std::string humanBytes(std::int64_t bytes)
 
 } // namespace
 
+int finishOutput(int code)
+{
+    errno = 0;
+    std::cout.flush();
+    const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (!failed)
+        return code;
+    std::cerr << "kosmos-cli: error [io]: could not write to standard output"
+              << (errno ? std::string(": ") + std::strerror(errno)
+                        : std::string(" (a full disk, or a closed descriptor)"))
+              << "\n";
+    return code == ExitCode::Ok ? ExitCode::Failed : code;
+}
+
 int reportError(const Error &e)
 {
     std::cerr << "kosmos-cli: error [" << errorCodeName(e.code()) << "]: " << e.what() << "\n";
@@ -64,6 +80,8 @@ int reportError(const Error &e)
     case ErrorCode::NewerSchema:
     case ErrorCode::MigrationFailed:
         return ExitCode::CannotOpen; // only the ledger itself: an unknown plugin, run or key is 4
+    case ErrorCode::Busy:
+        return ExitCode::Unfinished; // held by another live process: the same command again
 
     default:
         return ExitCode::Failed;

@@ -166,10 +166,15 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
         std::cout << ", finished by another process " << result.finishedElsewhere;
     if (result.unfinished() > 0)
         std::cout << ", NOT FINISHED " << result.unfinished() << " (" << result.busy
-                  << " held by another live process, " << result.leaseLost << " lost their lease)";
+                  << " held by another live process, " << result.leaseLost << " lost their lease, "
+                  << result.interrupted << " interrupted)";
     std::cout << "\n\n";
     printSummary(bundle, batch.protocolSha256);
-    if (result.unfinished() > 0 && !g_stop)
+    if (g_stop)
+        std::cerr << "kosmos-cli: interrupted; " << result.interrupted
+                  << " run(s) in flight went back to the queue (their attempts are kept as "
+                     "'interrupted'); run the same command again to finish the batch\n";
+    else if (result.unfinished() > 0)
         std::cerr << "kosmos-cli: " << result.unfinished()
                   << " run(s) of this protocol are not finished; run the same command again "
                      "when their holder has ended (exit "
@@ -619,7 +624,15 @@ int runImport(const std::string &directory, const std::string &bundle)
 {
     try {
         Ledger ledger = Ledger::open(bundle);
-        const ImportResult r = importDirectory(ledger, directory);
+        std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onInterrupt);
+        const ImportResult r = importDirectory(ledger, directory, &g_stop);
+        if (r.state == "interrupted") {
+            std::cerr << "kosmos-cli: import of " << directory << " interrupted; run " << r.runId
+                      << " is back in the queue (its attempt is kept as 'interrupted'): run the "
+                         "same import again to finish it\n";
+            return ExitCode::Interrupted;
+        }
         if (r.state == "already_finished") {
             std::cout << "already imported as run " << r.runId << " (nothing changed)\n";
             return ExitCode::Ok;

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 {
     std::vector<std::string_view> args(argv + 1, argv + argc);
     if (const auto code = answerHere(args))
-        return *code;
+        return finishOutput(*code);
 
 #ifdef KOSMOS_CLI_LINKED
     return kosmos_cli_main(argc, argv); // KOSMOS_CLI_SPLIT=OFF: linked in (app/cli/CMakeLists.txt)

@@ -4,6 +4,9 @@
 // completion (`kosmos-cli completion bash`) are all generated from it.
 #include "CliCommands.h"
 
+#include "util/Error.h"
+#include "util/TextRules.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -16,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -35,7 +39,9 @@ const char *const kExitCodes =
     "  5    run/demo/import/judge: runs failed (each is recorded in the ledger)\n"
     "  6    run/judge: runs left unfinished (held by another live process, or the\n"
     "       lease was lost); the same command again finishes them\n"
-    "  130  interrupted (events --follow, run, demo: Ctrl-C cancels cleanly)\n"
+    "  130  interrupted (events --follow, run, demo, import: Ctrl-C or SIGTERM stops\n"
+    "       cleanly; the runs in flight go back to the queue: the same command again\n"
+    "       finishes them)\n"
     "\n"
     "Plugins are searched in <bin>/../" KOSMOS_PKGLIBDIR "/plugins, then in KOSMOS_PLUGIN_PATH\n"
     "(folders separated by ':'), then in the folders saved in the workstation's settings\n"
@@ -66,11 +72,18 @@ struct Call
         return parser.values(*options.at(QString::fromLatin1(name)));
     }
     std::string str(qsizetype i) const { return args[i].toStdString(); }
+    // The option's value in [min, max]; otherwise says which option and what was wrong (before
+    // the verb's usage line) and returns nullopt.
     std::optional<int> intValue(const char *name, int min, int max) const
     {
         bool ok = false;
         const int v = value(name).toInt(&ok);
-        return ok && v >= min && v <= max ? std::optional<int>(v) : std::nullopt;
+        if (ok && v >= min && v <= max)
+            return v;
+        if (!value(name).isEmpty()) // a missing option is named by the usage line
+            std::cerr << "kosmos-cli: --" << name << " must be a whole number from " << min
+                      << " to " << max << ", not '" << value(name).toStdString() << "'\n";
+        return std::nullopt;
     }
     std::vector<std::string> from(qsizetype first) const
     {
@@ -130,6 +143,18 @@ const std::vector<Verb> &verbs()
                  return std::nullopt;
              return runVerify(c.str(1), c.json);
          }},
+        {"gc",
+         "gc BUNDLE",
+         "remove object files that no artifact row names (left by a writer killed\n"
+         "between storing and recording them; verify notes them); an object named by a\n"
+         "row is never removed, nor one younger than --min-age seconds (default 600)",
+         {"min-age", "json"},
+         [](const Call &c) -> R {
+             const auto minAge = c.intValue("min-age", 0, 100000000);
+             if (!c.nArgs(2) || !minAge)
+                 return std::nullopt;
+             return runGc(c.str(1), *minAge, c.json);
+         }},
         {"events",
          "events BUNDLE RUN",
          "print a run's events (RUN: run id or run-key prefix);\n"
@@ -169,7 +194,8 @@ const std::vector<Verb> &verbs()
         {"run",
          "run PROTOCOL --ledger BUNDLE",
          "run an evaluation protocol (JSON) into the ledger; running it again resumes\n"
-         "(finished runs are skipped); --isolate: worker processes, a plugin crash fails\n"
+         "(finished runs are skipped; runs interrupted by Ctrl-C or SIGTERM went back to\n"
+         "the queue and run again); --isolate: worker processes, a plugin crash fails\n"
          "one attempt (recorded with its signal), never the batch; --retry-failed:\n"
          "failed runs get a new attempt (the failed attempts stay recorded); --device:\n"
          "every component whose plugin can use it runs there (torch.* plugins)",
@@ -571,6 +597,8 @@ constexpr OptionSpec kOptions[] = {
     {"json", "Machine-readable JSON output.", nullptr, nullptr, false},
     {"follow", "events: keep following until the run finishes.", nullptr, nullptr, false},
     {"interval-ms", "events --follow: poll interval (default 100).", "ms", "100", false},
+    {"min-age", "gc: remove only stray objects older than this (seconds, default 600).", "seconds",
+     "600", false},
     {"ledger", "run, demo: the ledger bundle to write; submit: the ledger the shards merge into.",
      "bundle", nullptr, false},
     {"workers", "run, demo: worker threads (default 1); submit: worker threads of each shard.", "n",
@@ -701,6 +729,17 @@ extern "C" __attribute__((visibility("default"))) int kosmos_cli_main(int argc, 
     } else {
         application = std::make_unique<QCoreApplication>(argc, argv);
     }
+    // Qt reads the command line as text: a byte that is not UTF-8 (a folder named in another
+    // encoding) would reach the verb as U+FFFD and name a path that does not exist.
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (const std::string text = kosmos::validUtf8(arg); text != arg) {
+            std::cerr << "kosmos-cli: argument " << i << " ('" << text
+                      << "') holds bytes that are not UTF-8; a file or folder name with such "
+                         "bytes cannot be passed on here: rename it\n";
+            return ExitCode::Usage;
+        }
+    }
     QCoreApplication::setApplicationName(QStringLiteral("kosmos-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KOSMOS_VERSION));
 
@@ -753,8 +792,18 @@ extern "C" __attribute__((visibility("default"))) int kosmos_cli_main(int argc, 
     }
     const Call call{parser, args, options, parser.isSet(QStringLiteral("json")),
                     QCoreApplication::applicationDirPath().toStdString()};
-    if (const auto code = verb->handler(call))
-        return *code;
+    std::optional<int> code;
+    try {
+        code = verb->handler(call);
+    } catch (const kosmos::Error &e) { // a handler that let one through: still its documented exit
+        return reportError(e);
+    } catch (const std::exception &e) { // never `terminate called`: say what and exit 4
+        std::cerr << "kosmos-cli: error [internal]: " << args.first().toStdString() << ": "
+                  << e.what() << "\n";
+        return ExitCode::Failed;
+    }
+    if (code)
+        return finishOutput(*code);
     std::cerr << "kosmos-cli: usage: kosmos-cli " << verb->synopsis << "\n(kosmos-cli "
               << verb->name << " --help lists its options)\n";
     return ExitCode::Usage;

@@ -270,7 +270,10 @@ StoredObject ArtifactStore::commitTemporary(int tmpFdRaw, const std::string &tmp
     };
     if (::fstatat(sub.get(), rest.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISREG(existing.st_mode) && existing.st_size == size) {
-        // Identical content is stored once. (A same-size corrupt copy is found by verify.)
+        // Identical content is stored once. (A same-size corrupt copy is found by verify.) Its
+        // time is renewed: an object not yet named by a row is a stray only when it is old
+        // (kosmos-cli gc), and this one is about to be named again.
+        ::utimensat(sub.get(), rest.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
         discard();
         object.alreadyPresent = true;
         return object;
@@ -416,6 +419,33 @@ ObjectCheck ArtifactStore::check(std::string_view sha256, std::int64_t expectedS
         }
     }
     return {};
+}
+
+std::vector<ArtifactStore::StoredFile> ArtifactStore::storedFiles() const
+{
+    std::vector<StoredFile> out;
+    std::error_code ec;
+    for (const auto &sub : std::filesystem::directory_iterator(m_dir, ec)) {
+        const std::string prefix = sub.path().filename().string();
+        if (prefix.size() != 2 || !sub.is_directory(ec) || sub.is_symlink(ec))
+            continue;
+        for (const auto &entry : std::filesystem::directory_iterator(sub.path(), ec)) {
+            const std::string sha = prefix + entry.path().filename().string();
+            struct stat st
+            {
+            };
+            if (!Sha256::isValidHex(sha) || ::lstat(entry.path().c_str(), &st) != 0 ||
+                !S_ISREG(st.st_mode))
+                continue;
+            out.push_back({sha, static_cast<std::int64_t>(st.st_mtime)});
+        }
+    }
+    return out;
+}
+
+bool ArtifactStore::removeObject(std::string_view sha256) const
+{
+    return ::unlink(objectPath(sha256).c_str()) == 0;
 }
 
 std::vector<std::filesystem::path> ArtifactStore::temporaries() const

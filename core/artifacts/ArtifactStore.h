@@ -93,6 +93,18 @@ public:
     void setDeferredSync(bool deferred) { m_deferredSync = deferred; }
     void syncFilesystem() const;
 
+    // Every object file in the store (objects/ab/cdef... named by a valid hash), with its
+    // modification time (seconds since the epoch): what verify compares with the artifact rows.
+    struct StoredFile
+    {
+        std::string sha256;
+        std::int64_t modifiedAt = 0;
+    };
+    std::vector<StoredFile> storedFiles() const;
+    // Removes one object file (for `kosmos-cli gc`, which removes only files no row names);
+    // false when it could not.
+    bool removeObject(std::string_view sha256) const;
+
     // Temporary files left by writers that died before renaming (harmless; never visible as
     // artifacts).
     std::vector<std::filesystem::path> temporaries() const;

@@ -5,6 +5,7 @@
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
+#include "util/FileWrite.h"
 #include "util/Sha256.h"
 
 #include <nlohmann/json.hpp>
@@ -96,6 +97,7 @@ void writeFile(const fs::path &path, const std::string &text)
 {
     std::ofstream out(path, std::ios::binary);
     out << text;
+    out.close(); // a write error (a full disk) may show only when the buffer is flushed
     if (!out)
         throw Error(ErrorCode::Io, "cannot write " + path.string());
 }
@@ -134,7 +136,10 @@ PacketExport exportAnnotationPacket(Ledger &ledger, const std::vector<std::int64
     std::vector<std::int64_t> order = runIds;
     std::mt19937_64 rng(seed);
     std::shuffle(order.begin(), order.end(), rng); // clip order says nothing about run order
-    fs::create_directories(directory);
+    // Written into a staging folder beside the target and moved into place when complete, the
+    // key last: a failure (a full disk) leaves neither a partial packet nor a key without one.
+    StagingFolder stagingFolder(directory.parent_path(), "packet");
+    const fs::path &staging = stagingFolder.path();
     nlohmann::json packet = {
         {"kosmos_annotation_packet", 1},
         {"instructions",
@@ -156,13 +161,13 @@ PacketExport exportAnnotationPacket(Ledger &ledger, const std::vector<std::int64
                         "run " + std::to_string(runId) + " has no frames to label");
         char clip[16];
         std::snprintf(clip, sizeof clip, "clip_%03d", ++index);
-        fs::create_directories(directory / clip);
+        fs::create_directories(staging / clip);
         nlohmann::json frames = nlohmann::json::array();
         for (std::size_t f = 0; f < rollout.frames.size(); ++f) {
             const auto bytes = ledger.artifacts().read(rollout.frames[f].sha256); // hash-checked
             char name[32];
             std::snprintf(name, sizeof name, "frame_%04zu.png", f);
-            writeFile(directory / clip / name, std::string(bytes.begin(), bytes.end()));
+            writeFile(staging / clip / name, std::string(bytes.begin(), bytes.end()));
             frames.push_back(
                 {{"file", std::string(clip) + "/" + name}, {"sha256", rollout.frames[f].sha256}});
         }
@@ -177,17 +182,24 @@ PacketExport exportAnnotationPacket(Ledger &ledger, const std::vector<std::int64
                                       {"completion_evidence", nullptr}});
     }
     const std::string packetText = packet.dump(2);
-    writeFile(directory / "packet.json", packetText);
+    writeFile(staging / "packet.json", packetText);
     PacketExport out;
     out.directory = directory;
     out.packetSha256 = Sha256::hex(packetText);
     out.clips = index;
     answers["packet_sha256"] = out.packetSha256;
-    writeFile(directory / "answers.json", answers.dump(2));
+    writeFile(staging / "answers.json", answers.dump(2));
     key["packet_sha256"] = out.packetSha256;
     key["binding"] = keyBinding(ledger.bundle(), key);
     out.keyFile = fs::path(directory.string() + ".key.json");
-    writeFile(out.keyFile, key.dump(2));
+    writeFileAtomically(out.keyFile, key.dump(2));
+    try {
+        stagingFolder.publish(directory);
+    } catch (const Error &) {
+        std::error_code ignored;
+        fs::remove(out.keyFile, ignored);
+        throw;
+    }
     return out;
 }
 
@@ -304,16 +316,21 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
                                                      "' is not in this ledger (run key " +
                                                      a.runKey.substr(0, 16) + "...)");
         a.label.runId = run->runId;
-        for (const auto &existing : ledger.labels(a.label.runId))
-            if (existing.annotatorId == a.label.annotatorId && existing.notes == a.label.notes)
-                throw Error(ErrorCode::InvalidInput,
-                            where + ": " + result.annotator +
-                                "'s answers to this packet were already imported (clip '" + a.clip +
-                                "' is label " + std::to_string(existing.labelId) +
-                                "); nothing was written");
+    }
+    std::vector<HumanLabelRecord> labels;
+    for (const auto &a : answered)
+        labels.push_back(a.label);
+    try {
+        ledger.addHumanLabelsOnce(labels); // checked and written in one transaction
+    } catch (const Error &e) {
+        if (e.code() != ErrorCode::InvalidInput)
+            throw;
+        throw Error(ErrorCode::InvalidInput, where + ": " + result.annotator +
+                                                 "'s answers to this packet were already "
+                                                 "imported: " +
+                                                 e.what());
     }
     for (const auto &a : answered) {
-        ledger.addHumanLabel(a.label);
         ++result.labels;
         result.heldOut += a.label.split == "held_out";
     }

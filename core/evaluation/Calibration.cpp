@@ -1,5 +1,7 @@
 #include "evaluation/Calibration.h"
 
+#include "queries/CountingRules.h"
+
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
 #include "queries/JudgmentQuery.h"
@@ -44,11 +46,13 @@ void forEachJudgedRun(Ledger &ledger, Visit &&visit)
         std::vector<std::int64_t> page;
         {
             // Rollout runs only: a re-judging run's judgments are found through its source run.
-            sqlite::Statement runs(ledger.database(),
-                                   "SELECT DISTINCT a.run_id FROM judgments j JOIN attempts a "
-                                   "USING (attempt_id) JOIN runs r ON r.run_id = a.run_id WHERE "
-                                   "a.run_id > ?1 AND json_extract(r.key_json, "
-                                   "'$.seeds.rejudge_of') IS NULL ORDER BY 1 LIMIT ?2");
+            sqlite::Statement runs(ledger.database(), R"sql(
+                SELECT DISTINCT a.run_id FROM judgments j JOIN attempts a USING (attempt_id)
+                  JOIN runs r ON r.run_id = a.run_id
+                 WHERE a.run_id > ?1
+                   AND)sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                   AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+                 ORDER BY 1 LIMIT ?2)sql");
             runs.bind(1, after).bind(2, static_cast<std::int64_t>(pageSize));
             while (runs.step())
                 page.push_back(runs.int64(0));
@@ -324,8 +328,11 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
         SELECT r.run_id, r.task, r.episode_index,
                c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '{}'),
                (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
-               (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = ?2
+                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY j.judgment_id DESC LIMIT 1),
+               (SELECT h.completion FROM human_labels h
+                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+                 AND h.source = ?2
                  ORDER BY h.label_id DESC LIMIT 1)
           FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
           LEFT JOIN components c ON c.component_id = r.policy_id
@@ -498,7 +505,8 @@ std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256
              WHERE p.protocol_sha256 = ?1
                AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
                AND EXISTS (SELECT 1 FROM judgments j JOIN attempts a USING (attempt_id)
-                            WHERE a.run_id = r.run_id)
+                            WHERE a.run_id = r.run_id
+                              AND)sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql()
              ORDER BY r.run_id)sql");
         runs.bind(1, protocolSha256);
         while (runs.step())

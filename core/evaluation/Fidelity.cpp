@@ -1,5 +1,7 @@
 #include "evaluation/Fidelity.h"
 
+#include "queries/CountingRules.h"
+
 #include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
 #include "queries/RolloutQuery.h"
@@ -48,11 +50,15 @@ std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
         SELECT r.run_id, r.task, r.episode_index,
                c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '{}'),
                (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
-               (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = ?2
+                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY j.judgment_id DESC LIMIT 1),
+               (SELECT h.completion FROM human_labels h
+                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+                 AND h.source = ?2
                  ORDER BY h.label_id DESC LIMIT 1),
                (SELECT v.verdict FROM validation_results v JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id ORDER BY v.validation_id DESC LIMIT 1)
+                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY v.validation_id DESC LIMIT 1)
           FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
           LEFT JOIN components c ON c.component_id = r.policy_id
          WHERE p.protocol_sha256 = ?1

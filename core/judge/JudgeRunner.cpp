@@ -48,12 +48,16 @@ JudgmentRecord runJudge(Judge &judge, const std::vector<cv::Mat> &frames, const 
                 answer.rawText.reset();
                 answer.error = std::string("the judge adapter threw: ") + e.what();
             }
-            parsed = parseJudgeAnswer(answer.rawText);
+            const ScreenedAnswer screened = screenJudgeAnswer(answer.rawText);
+            parsed = parseJudgeAnswer(screened.rawText);
             JudgeSampleRecord sample;
             sample.sampleIndex = s;
             sample.tryIndex = tryIndex;
             sample.seed = answer.seedUsed ? *answer.seedUsed : request.seed;
-            sample.rawText = answer.rawText;
+            sample.rawText = screened.rawText;
+            if (screened.changed)
+                record.screenedSamples.push_back("sample " + std::to_string(s) + " try " +
+                                                 std::to_string(tryIndex));
             sample.formatClass = formatClassName(parsed.format);
             sample.answerForm = answerFormName(parsed.form);
             if (answer.finishReason && *answer.finishReason == "length" && !parsed.schemaValid())

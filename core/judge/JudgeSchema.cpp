@@ -3,6 +3,7 @@
 #include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
+#include "util/TextRules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -205,6 +206,15 @@ ParsedAnswer classify(const std::string &json, FormatClass format)
 
 } // namespace
 
+ScreenedAnswer screenJudgeAnswer(const std::optional<std::string> &raw)
+{
+    if (!raw)
+        return {};
+    std::string text = ledgerText(*raw);
+    const bool changed = text != *raw;
+    return {std::move(text), changed};
+}
+
 ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw, int rule)
 {
     if (!raw) {
@@ -356,7 +366,9 @@ QuorumOutcome computeQuorum(const std::vector<ParsedAnswer> &answers,
         }
     }
     out.outcome = "unknown";
-    if (parsed == 0)
+    if (static_cast<int>(answers.size()) != settings.samples)
+        out.unknownReason = "judge_sample_count_mismatch"; // not the frozen number of samples
+    else if (parsed == 0)
         out.unknownReason = refusals > 0 ? "judge_refusal" : "judge_sample_failure";
     else if (out.decisiveVotes == 0)
         out.unknownReason = "judge_uncertain";

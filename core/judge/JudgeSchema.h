@@ -57,6 +57,17 @@ struct ParsedAnswer
 // request failed. `rule`: kAnswerRule, or 1 for answers stored before schema version 3.
 ParsedAnswer parseJudgeAnswer(const std::optional<std::string> &raw, int rule = kAnswerRule);
 
+// A judge's raw answer as the ledger stores it, screened *before* it is parsed: the ledger's one
+// text filter (util/TextRules.h ledgerText: credentials redacted, bytes that are not UTF-8
+// replaced), so that the stored text, its parse, the quorum and `kosmos-cli verify` all read the
+// same text. `changed`: something was replaced (recorded with the judgment).
+struct ScreenedAnswer
+{
+    std::optional<std::string> rawText;
+    bool changed = false;
+};
+ScreenedAnswer screenJudgeAnswer(const std::optional<std::string> &raw);
+
 // Every rule of the judgment schema, including the cross-field ones; empty when valid.
 std::vector<std::string> judgmentSchemaErrors(const nlohmann::json &judgment);
 

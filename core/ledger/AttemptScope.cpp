@@ -44,13 +44,22 @@ AttemptScope::~AttemptScope()
         return;
     // Left without an end: record it, keeping what was written. Never throws.
     const bool unwinding = std::uncaught_exceptions() > m_uncaughtAtStart;
+    const std::string why = "run " + std::to_string(m_lease.runId) +
+                            (unwinding ? ": its holder stopped with an exception before ending "
+                                         "the attempt"
+                                       : ": its holder returned without ending the attempt");
     try {
-        end(AttemptOutcome::failed("internal",
-                                   "run " + std::to_string(m_lease.runId) +
-                                       (unwinding ? ": its holder stopped with an exception "
-                                                    "before ending the attempt"
-                                                  : ": its holder returned without ending the "
-                                                    "attempt")),
+        end(AttemptOutcome::failed("internal", why), AttemptResult::Failed);
+        return;
+    } catch (...) {
+    }
+    // What was buffered could not be written (an event the ledger refuses): end without it.
+    const std::size_t dropped = m_events.size() + m_groundTruth.size();
+    m_events.clear();
+    m_groundTruth.clear();
+    try {
+        end(AttemptOutcome::failed("internal", why + "; " + std::to_string(dropped) +
+                                                   " buffered record(s) could not be written"),
             AttemptResult::Failed);
     } catch (...) { // the ledger is unusable (disk gone): the lease expires and the run is taken
     }               // over by the next claim
@@ -99,10 +108,13 @@ AttemptResult AttemptScope::end(const AttemptOutcome &outcome, AttemptResult res
     m_keeper->stop();
     try {
         flush();
-        m_ledger.finishAttempt(m_lease, outcome);
+        m_ledger.finishAttempt(m_lease, outcome, m_groundTruth);
     } catch (const Error &e) {
         if (e.code() == ErrorCode::LeaseLost)
             return AttemptResult::LeaseLost;
+        // Not ended: the destructor records the attempt as failed (internal) with what could be
+        // kept, so that an end that could not be written never leaves the run `running`.
+        m_ended = false;
         throw;
     }
     return result;

@@ -58,6 +58,9 @@ public:
     // Buffered until flush() or the end.
     void bufferEvent(std::string type, nlohmann::json payload = nlohmann::json::object());
     std::size_t bufferedEvents() const { return m_events.size(); }
+    // Ground truth the attempt's world reported about its run: written with the attempt's end
+    // (Ledger::finishAttempt), never by an attempt that does not end (killed, abandoned).
+    void bufferGroundTruth(HumanLabelRecord label) { m_groundTruth.push_back(std::move(label)); }
     void flush();
 
     // Between calls. throwIfLost: Error(LeaseLost) once the lease is gone. cancelRequested: a
@@ -81,6 +84,7 @@ private:
     Lease m_lease;
     std::unique_ptr<LeaseKeeper> m_keeper;
     std::vector<std::pair<std::string, nlohmann::json>> m_events;
+    std::vector<HumanLabelRecord> m_groundTruth;
     bool m_ended = false;
     int m_uncaughtAtStart = 0;
 };

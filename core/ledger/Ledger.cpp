@@ -7,14 +7,17 @@
 #include "util/ProcessIdentity.h"
 #include "util/Secrets.h"
 #include "util/Sha256.h"
+#include "util/TextRules.h"
 
 #include <openssl/rand.h>
 #include <sqlite3.h>
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,6 +49,47 @@ void fsyncDirectory(const fs::path &dir)
         ::fsync(fd);
         ::close(fd);
     }
+}
+
+// An SQLite URI that opens `path` immutable (no locks, no write-ahead log, no journal).
+std::string immutableUri(const fs::path &path)
+{
+    std::string uri = "file:";
+    for (const char c : fs::absolute(path).string()) {
+        if (c == '%' || c == '?' || c == '#') {
+            char escaped[4];
+            std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+            uri += escaped;
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+// Why a database that cannot be read normally must not be read immutable either, or nullopt:
+// immutable skips the write-ahead log (commits waiting there would be missed) and any rollback
+// journal (which, beside a database that is not in WAL mode, may hold a real transaction).
+std::optional<std::string> immutableReadRefusal(const fs::path &dbPath)
+{
+    std::error_code ec;
+    const fs::path wal = dbPath.string() + "-wal";
+    if (fs::exists(wal, ec) && fs::file_size(wal, ec) > 0)
+        return wal.filename().string() +
+               " holds commits that are not yet in the database, and they cannot be read from "
+               "here (no write access to create its shared-memory file): open it once where it "
+               "can be written, or copy the bundle to a writable folder";
+    const fs::path journal = dbPath.string() + "-journal";
+    if (fs::exists(journal, ec) && fs::file_size(journal, ec) > 0) {
+        std::ifstream in(dbPath, std::ios::binary);
+        char header[20] = {};
+        in.read(header, sizeof header);
+        if (!in || header[18] != 2 || header[19] != 2) // not in WAL mode: the journal may be real
+            return journal.filename().string() +
+                   " may hold an interrupted transaction; open the ledger once where it can be "
+                   "written to roll it back";
+    }
+    return std::nullopt;
 }
 
 void configureConnection(sqlite::Database &db)
@@ -108,6 +152,19 @@ void requireNonEmpty(std::string_view value, std::string_view what)
 {
     if (value.empty())
         throw Error(ErrorCode::InvalidInput, std::string(what) + " is empty");
+}
+
+// Every free text that enters the ledger (messages, names, notes) passes one filter
+// (util/TextRules.h): credentials redacted, and valid UTF-8, which canonical JSON and the seals
+// need (a parser's message may quote the bytes of a bad file).
+std::string storedText(std::string_view text)
+{
+    return ledgerText(text);
+}
+
+std::optional<std::string> storedTextOpt(const std::optional<std::string> &text)
+{
+    return text ? std::optional<std::string>(ledgerText(*text)) : std::nullopt;
 }
 
 template<typename T>
@@ -344,17 +401,44 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
                     "no ledger at " + bundle.string() + " (missing " + dbPath.string() +
                         "; create one with `kosmos-cli init " + bundle.string() + "`)");
     const bool readOnly = options.mode == OpenMode::ReadOnly;
+    std::error_code sizeError;
+    if (fs::file_size(dbPath, sizeError) == 0 && !sizeError)
+        throw Error(ErrorCode::NotALedger,
+                    dbPath.string() + " is an empty file (0 bytes), not a Kosmos ledger (a copy "
+                                      "that was cut short, or a file created by hand)");
     sqlite::Database db(dbPath.string(), readOnly, false);
 
     std::int64_t appId = 0;
     std::int64_t version = 0;
-    try {
+    bool immutable = false;
+    auto readHeader = [&] {
         appId = db.pragmaInt("application_id");
         version = db.pragmaInt("user_version");
+    };
+    try {
+        readHeader();
     } catch (const Error &e) {
-        throw Error(ErrorCode::NotALedger,
-                    dbPath.string() + " is not a Kosmos ledger (not a readable SQLite database: " +
-                        e.what() + ")");
+        // A reader of read-only media (a read-only mount, a folder it may not write) cannot
+        // create the shared-memory file a WAL database needs, and a stray rollback journal
+        // beside a WAL database makes SQLite ask for a write: both read the database as it is,
+        // immutable, when nothing waits in its write-ahead log.
+        std::optional<std::string> why = readOnly ? immutableReadRefusal(dbPath) : std::nullopt;
+        if (!readOnly || why)
+            throw Error(ErrorCode::NotALedger, dbPath.string() +
+                                                   " is not a Kosmos ledger (not a readable SQLite "
+                                                   "database: " +
+                                                   e.what() + ")" +
+                                                   (why ? "; " + *why : std::string()));
+        try {
+            db = sqlite::Database(immutableUri(dbPath), true, false);
+            readHeader();
+            immutable = true;
+        } catch (const Error &again) {
+            throw Error(ErrorCode::NotALedger, dbPath.string() +
+                                                   " is not a Kosmos ledger (not a readable SQLite "
+                                                   "database: " +
+                                                   again.what() + ")");
+        }
     }
     if (appId != kLedgerApplicationId)
         throw Error(ErrorCode::NotALedger, dbPath.string() +
@@ -410,7 +494,14 @@ Ledger Ledger::open(const fs::path &path, const OpenOptions &options)
                             ". The ledger is unchanged; a backup copy is at " + backup->string());
         }
     }
-    return Ledger(bundle, std::move(db), schema.version, std::move(backup));
+    Ledger ledger(bundle, std::move(db), schema.version, std::move(backup));
+    ledger.m_immutable = immutable;
+    return ledger;
+}
+
+std::string Ledger::readerUri() const
+{
+    return m_immutable ? immutableUri(databasePath()) : databasePath().string();
 }
 
 // ---- protocols and components ---------------------------------------------------------------
@@ -867,7 +958,7 @@ std::int64_t Ledger::insertEvents(std::int64_t runId, std::optional<std::int64_t
             .bind(2, attemptId)
             .bind(3, ++seq)
             .bind(4, type)
-            .bind(5, redactSecrets(canonicalJson(payload)))
+            .bind(5, redactSecrets(canonicalJson(withValidUtf8(payload))))
             .bind(6, now)
             .run();
     }
@@ -1150,15 +1241,17 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
         JudgeSampleRecord js = judgment.samples[i];
         js.requestSha256 =
             requests[i] ? std::optional<std::string>(requests[i]->sha256) : std::nullopt;
-        if (js.serverModel)
-            js.serverModel = redactSecrets(*js.serverModel);
-        if (js.systemFingerprint)
-            js.systemFingerprint = redactSecrets(*js.systemFingerprint);
-        // A server that echoes a key in an error body must not get it stored.
-        if (js.rawText)
-            js.rawText = redactSecrets(*js.rawText);
-        if (js.parseError)
-            js.parseError = redactSecrets(*js.parseError);
+        js.serverModel = storedTextOpt(js.serverModel);
+        js.systemFingerprint = storedTextOpt(js.systemFingerprint);
+        js.parseError = storedTextOpt(js.parseError);
+        // The raw text was screened before it was parsed (screenJudgeAnswer): a text the filter
+        // would still change has a parse that no longer follows from what would be stored.
+        if (js.rawText && storedText(*js.rawText) != *js.rawText)
+            throw Error(ErrorCode::InvalidInput,
+                        "judge sample " + std::to_string(js.sampleIndex) + " try " +
+                            std::to_string(js.tryIndex) +
+                            ": its raw text holds a credential or bytes that are not UTF-8 and was "
+                            "not screened before it was parsed (screenJudgeAnswer)");
         sample.reset();
         sample.bind(1, judgmentId)
             .bind(2, js.sampleIndex)
@@ -1182,6 +1275,13 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
             .bind(17, js.systemFingerprint)
             .run();
     }
+    if (!judgment.screenedSamples.empty())
+        insertEvent(lease.runId, lease.attemptId, "judge_text_screened",
+                    {{"judgment_id", judgmentId},
+                     {"samples", judgment.screenedSamples},
+                     {"why", "credentials redacted or bytes that are not UTF-8 replaced before "
+                             "the answer was parsed"}},
+                    now);
     tx.commit();
     return judgmentId;
 }
@@ -1190,8 +1290,8 @@ void Ledger::closeAttempt(std::int64_t attemptId, std::int64_t runId, std::strin
                           const AttemptOutcome &given, std::string_view runStatus, std::int64_t now)
 {
     AttemptOutcome outcome = given;
-    if (outcome.errorMessage)
-        outcome.errorMessage = redactSecrets(*outcome.errorMessage);
+    outcome.errorMessage = storedTextOpt(outcome.errorMessage);
+    outcome.errorCode = storedTextOpt(outcome.errorCode);
     nlohmann::json payload = {{"state", state}};
     if (outcome.errorCode)
         payload["error_code"] = *outcome.errorCode;
@@ -1235,10 +1335,21 @@ void Ledger::closeAttempt(std::int64_t attemptId, std::int64_t runId, std::strin
     runUpdate.bind(3, runId).run();
 }
 
-void Ledger::finishAttempt(const Lease &lease, const AttemptOutcome &outcome)
+void Ledger::finishAttempt(const Lease &lease, const AttemptOutcome &outcome,
+                           const std::vector<HumanLabelRecord> &groundTruth)
 {
+    for (const HumanLabelRecord &label : groundTruth) {
+        checkLabel(label);
+        if (label.runId != lease.runId || label.source == "human")
+            throw Error(ErrorCode::InvalidInput,
+                        "an attempt of run " + std::to_string(lease.runId) +
+                            " may record only its own world's ground truth, not a " + label.source +
+                            " label of run " + std::to_string(label.runId));
+    }
     Transaction tx(m_db);
     checkLease(lease);
+    for (const HumanLabelRecord &label : groundTruth)
+        insertLabel(label);
     const std::string state = attemptStateName(outcome.end);
     closeAttempt(lease.attemptId, lease.runId, state, outcome, state, nowMs());
     tx.commit();
@@ -1314,6 +1425,48 @@ void Ledger::setMetaOnce(std::string_view key, std::string_view value)
 
 std::int64_t Ledger::addHumanLabel(const HumanLabelRecord &label)
 {
+    checkLabel(label);
+    Transaction tx(m_db);
+    if (!run(label.runId))
+        throw Error(ErrorCode::NotFound, "run " + std::to_string(label.runId) + " does not exist");
+    const std::int64_t id = insertLabel(label);
+    tx.commit();
+    return id;
+}
+
+std::vector<std::int64_t> Ledger::addHumanLabelsOnce(const std::vector<HumanLabelRecord> &labels)
+{
+    for (const HumanLabelRecord &label : labels)
+        checkLabel(label);
+    Transaction tx(m_db); // BEGIN IMMEDIATE: a second importer waits, then finds these labels
+    Statement existing(m_db, "SELECT label_id FROM human_labels WHERE run_id = ? AND source = ? "
+                             "AND annotator_id = ? AND notes IS ? LIMIT 1");
+    for (const HumanLabelRecord &label : labels) {
+        if (!run(label.runId))
+            throw Error(ErrorCode::NotFound,
+                        "run " + std::to_string(label.runId) + " does not exist");
+        existing.reset();
+        existing.bind(1, label.runId)
+            .bind(2, label.source)
+            .bind(3, storedText(label.annotatorId))
+            .bind(4, storedTextOpt(label.notes));
+        if (existing.step())
+            throw Error(ErrorCode::InvalidInput,
+                        "run " + std::to_string(label.runId) + " already holds label " +
+                            std::to_string(existing.int64(0)) + " by " +
+                            storedText(label.annotatorId) +
+                            (label.notes ? " (" + storedText(*label.notes) + ")" : std::string()) +
+                            "; nothing was written");
+    }
+    std::vector<std::int64_t> ids;
+    for (const HumanLabelRecord &label : labels)
+        ids.push_back(insertLabel(label));
+    tx.commit();
+    return ids;
+}
+
+void Ledger::checkLabel(const HumanLabelRecord &label)
+{
     requireNonEmpty(label.annotatorId, "annotator id");
     if (label.progress && (*label.progress < 0 || *label.progress > 5))
         throw Error(ErrorCode::InvalidInput,
@@ -1323,27 +1476,26 @@ std::int64_t Ledger::addHumanLabel(const HumanLabelRecord &label)
     if (label.completion == "not_met" && label.progress && *label.progress == 5)
         throw Error(ErrorCode::InvalidInput,
                     "a label with completion 'not_met' needs progress 0-4");
-    Transaction tx(m_db);
-    if (!run(label.runId))
-        throw Error(ErrorCode::NotFound, "run " + std::to_string(label.runId) + " does not exist");
+}
+
+std::int64_t Ledger::insertLabel(const HumanLabelRecord &label)
+{
     Statement s(m_db, "INSERT INTO human_labels (run_id, annotator_id, source, split, integrity, "
                       "collision, progress, completion, notes, labeled_at_ms, supersedes_label_id) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.bind(1, label.runId)
-        .bind(2, label.annotatorId)
+        .bind(2, storedText(label.annotatorId))
         .bind(3, label.source)
         .bind(4, label.split)
         .bind(5, label.integrity)
         .bind(6, label.collision)
         .bind(7, label.progress)
         .bind(8, label.completion)
-        .bind(9, label.notes)
+        .bind(9, storedTextOpt(label.notes))
         .bind(10, nowMs())
         .bind(11, label.supersedesLabelId)
         .run();
-    const std::int64_t id = m_db.lastInsertRowId();
-    tx.commit();
-    return id;
+    return m_db.lastInsertRowId();
 }
 
 std::int64_t Ledger::addBookmark(std::int64_t runId, std::optional<std::int64_t> frameIndex,
@@ -1353,11 +1505,11 @@ std::int64_t Ledger::addBookmark(std::int64_t runId, std::optional<std::int64_t>
     Transaction tx(m_db);
     Statement s(m_db, "INSERT INTO annotations (run_id, frame_index, kind, text, author, "
                       "created_at_ms, updated_at_ms) VALUES (?, ?, 'bookmark', ?, ?, ?, ?)");
-    s.bind(1, runId).bind(2, frameIndex).bind(3, text);
+    s.bind(1, runId).bind(2, frameIndex).bind(3, storedText(text));
     if (author.empty())
         s.bindNull(4);
     else
-        s.bind(4, author);
+        s.bind(4, storedText(author));
     s.bind(5, now).bind(6, now).run();
     const std::int64_t id = m_db.lastInsertRowId();
     tx.commit();

@@ -38,7 +38,9 @@ public:
     // Creates a new bundle; fails if a ledger already exists there.
     static Ledger create(const std::filesystem::path &bundle, const OpenOptions &options = {});
     // Opens a bundle directory or its ledger.sqlite. Migrates an older schema (after a
-    // backup copy); refuses a newer one.
+    // backup copy); refuses a newer one. ReadOnly also opens a ledger on read-only media (or
+    // beside a stray rollback journal) by reading it immutable, when its write-ahead log holds
+    // nothing; an empty file is named as one.
     static Ledger open(const std::filesystem::path &path, const OpenOptions &options = {});
     // Resolves NAME.kosmos/ or NAME.kosmos/ledger.sqlite to the bundle directory.
     static std::filesystem::path bundleDirectory(const std::filesystem::path &path);
@@ -50,6 +52,10 @@ public:
     const std::filesystem::path &bundle() const { return m_bundle; }
     std::filesystem::path databasePath() const { return m_bundle / "ledger.sqlite"; }
     bool isReadOnly() const { return m_db.isReadOnly(); }
+    // The database for another read-only connection (a ui read-model through Qt Sql, with its
+    // URI option): the path, or an SQLite URI that opens it immutable where this ledger had to be
+    // opened so (read-only media, a stray journal; see open()).
+    std::string readerUri() const;
     int schemaVersion() const { return m_schemaVersion; }
     // The backup copy taken before a migration during open(), if one happened.
     const std::optional<std::filesystem::path> &migrationBackup() const { return m_backup; }
@@ -156,8 +162,11 @@ public:
                        const nlohmann::json &details = nullptr);
     std::int64_t recordValidation(const Lease &lease, const ValidationRecord &validation);
     std::int64_t recordJudgment(const Lease &lease, const JudgmentRecord &judgment);
-    // Ends the attempt (and the run), sealing everything it recorded.
-    void finishAttempt(const Lease &lease, const AttemptOutcome &outcome);
+    // Ends the attempt (and the run), sealing everything it recorded. groundTruth: the labels
+    // the attempt's world reported about its own run (physics, synthetic_reference), written in
+    // the same transaction, so that an attempt that never ends (killed, abandoned) leaves none.
+    void finishAttempt(const Lease &lease, const AttemptOutcome &outcome,
+                       const std::vector<HumanLabelRecord> &groundTruth = {});
     // For a supervisor whose worker process died (a crash in native plugin code, a signal):
     // ends every attempt still running under a worker id that starts with workerIdPrefix
     // (e.g. "kosmos-cli-4242-") as failed with `outcome`, keeping and sealing everything it
@@ -167,6 +176,10 @@ public:
 
     // ---- labels and annotations --------------------------------------------------------
     std::int64_t addHumanLabel(const HumanLabelRecord &label);
+    // Several labels in one transaction, once: refused with Error(InvalidInput), nothing written,
+    // when any run already holds a label of the same source, annotator and notes (an answers file
+    // imported twice, also by two processes at the same moment). Returns the new label ids.
+    std::vector<std::int64_t> addHumanLabelsOnce(const std::vector<HumanLabelRecord> &labels);
     // Every label of a run (human and reference sources), oldest first.
     std::vector<HumanLabelRecord> labels(std::int64_t runId);
     std::int64_t addBookmark(std::int64_t runId, std::optional<std::int64_t> frameIndex,
@@ -210,12 +223,17 @@ private:
                       const AttemptOutcome &outcome, std::string_view runStatus,
                       std::int64_t nowMs);
     std::int64_t insertArtifactRow(const StoredObject &object, std::int64_t nowMs);
+    // A label's own rules (annotator, progress 0-5, completion against progress).
+    static void checkLabel(const HumanLabelRecord &label);
+    // Inside the caller's transaction.
+    std::int64_t insertLabel(const HumanLabelRecord &label);
 
     std::filesystem::path m_bundle;
     sqlite::Database m_db;
     ArtifactStore m_store;
     int m_schemaVersion = 0;
     std::optional<std::filesystem::path> m_backup;
+    bool m_immutable = false;
 };
 
 } // namespace kosmos

@@ -187,6 +187,11 @@ struct JudgmentRecord
     // The PNG bytes of the frames the judge was shown, which the samples' request documents
     // name by hash; stored as artifacts (role judge_frame) with the judgment. Empty: none kept.
     std::vector<std::vector<std::uint8_t>> framePngs;
+    // Samples whose raw text was screened before parsing (judge/JudgeSchema.h
+    // screenJudgeAnswer): "sample S try T". Recorded as a judge_text_screened event with the
+    // judgment, so that a reader of the ledger knows the stored text is not byte for byte what the
+    // judge sent.
+    std::vector<std::string> screenedSamples;
 };
 
 struct HumanLabelRecord

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -56,6 +58,10 @@ ActionTable readCsv(const std::filesystem::path &path, std::string_view bytes)
                 if (c.find_first_not_of(" \t", used) != std::string::npos)
                     numeric = false;
                 row.push_back(v);
+            } catch (const std::out_of_range &) {
+                // A number outside a double's range: 1e400 reads as infinite (refused below with
+                // its row and column), 1e-400 as the nearest double.
+                row.push_back(std::strtod(c.c_str(), nullptr));
             } catch (const std::exception &) {
                 numeric = false;
             }
@@ -229,6 +235,31 @@ ActionTable readNpy(const std::filesystem::path &path, std::string_view bytes)
     return table;
 }
 
+// The rules every format keeps (docs/import.md): 1 to kMaxActionDimension values per action, at
+// most kMaxActionRows actions, and only finite numbers. A non-finite action is refused here with
+// its row and column, so that nothing downstream (the ledger's canonical JSON, every export) has
+// to carry it.
+ActionTable checked(const std::filesystem::path &path, ActionTable table)
+{
+    if (table.rows.size() > kMaxActionRows)
+        bad(path, std::to_string(table.rows.size()) + " rows, more than the " +
+                      std::to_string(kMaxActionRows) + " allowed");
+    const std::size_t d = table.rows.empty() ? 0 : table.rows[0].size();
+    if (d == 0 || d > kMaxActionDimension)
+        bad(path, std::to_string(d) + " values per action; an action needs 1 to " +
+                      std::to_string(kMaxActionDimension));
+    for (std::size_t r = 0; r < table.rows.size(); ++r)
+        for (std::size_t c = 0; c < table.rows[r].size(); ++c)
+            if (!std::isfinite(table.rows[r][c]))
+                bad(path, "row " + std::to_string(r) +
+                              " (counted from 0, without a header), column " + std::to_string(c) +
+                              (c < table.columnNames.size() ? " (" + table.columnNames[c] + ")"
+                                                            : std::string()) +
+                              " is " + (std::isnan(table.rows[r][c]) ? "NaN" : "infinite") +
+                              ": actions must be finite numbers");
+    return table;
+}
+
 } // namespace
 
 ActionTable parseActions(std::string_view bytes, const std::string &extension,
@@ -238,11 +269,11 @@ ActionTable parseActions(std::string_view bytes, const std::string &extension,
         bad(path, std::to_string(bytes.size()) + " bytes, more than the " +
                       std::to_string(kMaxActionFileBytes) + " allowed");
     if (extension == ".csv")
-        return readCsv(path, bytes);
+        return checked(path, readCsv(path, bytes));
     if (extension == ".json")
-        return readJson(path, bytes);
+        return checked(path, readJson(path, bytes));
     if (extension == ".npy")
-        return readNpy(path, bytes);
+        return checked(path, readNpy(path, bytes));
     bad(path, "unknown format '" + extension + "' (use .csv, .json or .npy)");
 }
 

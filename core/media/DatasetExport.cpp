@@ -1,14 +1,15 @@
 #include "media/DatasetExport.h"
 
 #include "ledger/Ledger.h"
+#include "queries/CountingRules.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
+#include "util/FileWrite.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 
 namespace kosmos {
 namespace fs = std::filesystem;
@@ -86,10 +87,12 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
 
     // The reference label: the simulator's or the synthetic world's own truth before a person's.
     sqlite::Statement label(ledger.database(), R"sql(
-        SELECT completion, progress, source, notes FROM human_labels
-         WHERE run_id = ? AND source IN ('physics', 'synthetic_reference', 'human')
-         ORDER BY CASE source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1 ELSE 2 END,
-                  label_id DESC
+        SELECT h.completion, h.progress, h.source, h.notes FROM human_labels h
+          JOIN runs r ON r.run_id = h.run_id
+         WHERE h.run_id = ? AND h.source IN ('physics', 'synthetic_reference', 'human')
+           AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+         ORDER BY CASE h.source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1 ELSE 2 END,
+                  h.label_id DESC
          LIMIT 1)sql");
     sqlite::Statement artifact(ledger.database(), R"sql(
         SELECT a.sha256 FROM attempt_artifacts aa JOIN artifacts a USING (artifact_id)
@@ -100,23 +103,10 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
         return artifact.step() ? std::optional<std::string>(artifact.text(0)) : std::nullopt;
     };
 
-    const fs::path parent =
-        directory.parent_path().empty() ? fs::path(".") : directory.parent_path();
-    fs::create_directories(parent, ec);
-    const fs::path staging = parent / (".kosmos-dataset-partial-" + std::to_string(::getpid()));
-    struct Cleanup
-    {
-        fs::path path;
-        ~Cleanup()
-        {
-            std::error_code ignored;
-            fs::remove_all(path, ignored);
-        }
-    } cleanup{staging};
-    fs::remove_all(staging, ec);
-    fs::create_directories(staging, ec);
-    if (ec)
-        throw Error(ErrorCode::Io, "cannot create " + staging.string() + ": " + ec.message());
+    fs::create_directories(
+        directory.parent_path().empty() ? fs::path(".") : directory.parent_path(), ec);
+    StagingFolder stagingFolder(directory.parent_path(), "dataset");
+    const fs::path &staging = stagingFolder.path();
 
     DatasetExportResult result;
     nlohmann::json episodes = nlohmann::json::array();
@@ -207,12 +197,7 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
                   "synthetic_reference: the procedural world's own truth; human: a "
                   "person). A simulated or generated rollout is not evidence of real "
                   "robot-task success."}});
-    fs::remove(directory, ec); // an empty folder given as the target
-    fs::rename(staging, directory, ec);
-    if (ec)
-        throw Error(ErrorCode::Io, "cannot move " + staging.string() + " to " + directory.string() +
-                                       ": " + ec.message());
-    cleanup.path.clear();
+    stagingFolder.publish(directory); // an empty folder given as the target is replaced
     result.directory = directory;
     return result;
 }

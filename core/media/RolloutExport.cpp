@@ -5,6 +5,7 @@
 #include "queries/JudgmentQuery.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
+#include "util/FileWrite.h"
 #include "util/NumberText.h"
 
 #include <opencv2/imgcodecs.hpp>
@@ -17,7 +18,6 @@
 #include <fstream>
 #include <functional>
 #include <thread>
-#include <unistd.h>
 
 namespace kosmos {
 
@@ -72,22 +72,9 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     std::filesystem::create_directories(directory, ec);
     if (ec)
         throw Error(ErrorCode::Io, "cannot create " + directory.string() + ": " + ec.message());
-    const std::filesystem::path staging =
-        directory / (".kosmos-export-partial-" + std::to_string(::getpid()));
-    struct Cleanup
-    {
-        std::filesystem::path path;
-        ~Cleanup()
-        {
-            std::error_code ignored;
-            std::filesystem::remove_all(path, ignored);
-        }
-    } cleanup{staging};
-    std::filesystem::remove_all(staging, ec);
+    StagingFolder stagingFolder(directory, "export");
+    const std::filesystem::path &staging = stagingFolder.path();
     ExportResult result;
-    std::filesystem::create_directories(staging, ec);
-    if (ec)
-        throw Error(ErrorCode::Io, "cannot create " + staging.string() + ": " + ec.message());
     if (options.frames) {
         result.framesDir = staging / "frames";
         std::filesystem::create_directories(result.framesDir, ec);
@@ -129,6 +116,7 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
             std::ofstream out(result.framesDir / name, std::ios::binary);
             out.write(reinterpret_cast<const char *>(bytes.data()),
                       static_cast<std::streamsize>(bytes.size()));
+            out.close(); // a write error (a full disk) may show only when the buffer is flushed
             if (!out)
                 throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
         }
@@ -200,15 +188,8 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
         result.frames = 0; // read for the video only
     // Complete: move each piece into place (replacing an earlier export's pieces).
     auto publish = [&](std::filesystem::path &piece) {
-        if (piece.empty())
-            return;
-        const std::filesystem::path target = directory / piece.filename();
-        std::filesystem::remove_all(target, ec);
-        std::filesystem::rename(piece, target, ec);
-        if (ec)
-            throw Error(ErrorCode::Io, "cannot move " + piece.string() + " to " + target.string() +
-                                           ": " + ec.message());
-        piece = target;
+        if (!piece.empty())
+            piece = stagingFolder.publishInto(piece, directory);
     };
     publish(result.framesDir);
     publish(result.csv);

@@ -7,10 +7,12 @@
 #include "ledger/Ledger.h"
 #include "media/ActionFiles.h"
 #include "media/VideoDecoder.h"
+#include "pipeline/Protocol.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
 #include "util/JsonFields.h"
+#include "util/Secrets.h"
 #include "util/Sha256.h"
 #include "validation/RolloutValidator.h"
 
@@ -88,34 +90,81 @@ struct Inputs
     std::optional<fs::path> judgeSamples;
 };
 
+// Whether `path` is a file to read, following symbolic links (the folder is the user's: a link to
+// a recording elsewhere is read as that recording). A link that cannot be followed (dangling, a
+// loop) or a path that cannot be examined is named, never an exception of the file system.
+bool isInputFile(const fs::path &path)
+{
+    std::error_code ec;
+    const fs::file_status linkStatus = fs::symlink_status(path, ec);
+    if (ec || !fs::exists(linkStatus))
+        return false;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec)
+        throw Error(ErrorCode::InvalidInput,
+                    path.string() + ": cannot be followed (" + ec.message() +
+                        (fs::is_symlink(linkStatus) ? "; a symbolic link that is dangling or "
+                                                      "points back at itself)"
+                                                    : ")"));
+    return fs::is_regular_file(status);
+}
+
+// The file a (possibly linked) input names, for reading and hashing.
+fs::path inputTarget(const fs::path &path)
+{
+    std::error_code ec;
+    fs::path target = fs::canonical(path, ec);
+    if (ec)
+        throw Error(ErrorCode::InvalidInput,
+                    path.string() + ": cannot be followed (" + ec.message() + ")");
+    return target;
+}
+
+// Frames per second an import may declare: far above any camera's, far below what would make
+// every timestamp the same number.
+constexpr double kMaxImportFps = 1000;
+
 Inputs locate(const fs::path &dir)
 {
     Inputs in;
     const fs::path manifestPath = dir / "import.json";
-    if (!fs::is_regular_file(manifestPath))
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dir, ec)) && !fs::is_directory(fs::status(dir, ec)))
+        throw Error(ErrorCode::InvalidInput, "import " + dir.string() + ": not a folder" +
+                                                 (ec ? " (" + ec.message() + ")" : std::string()));
+    if (!isInputFile(manifestPath))
         throw Error(ErrorCode::InvalidInput,
                     "import " + dir.string() + ": missing import.json (see docs/import.md)");
-    try {
-        std::ifstream f(manifestPath);
-        in.manifest = nlohmann::json::parse(f);
-    } catch (const nlohmann::json::exception &e) {
-        throw Error(ErrorCode::InvalidInput,
-                    manifestPath.string() + ": not valid JSON (" + e.what() + ")");
-    }
+    // The manifest is frozen into the import's protocol: the limits of a protocol, and never a
+    // secret (its records are immutable).
+    json::Limits limits;
+    limits.maxDepth = kMaxProtocolDepth;
+    limits.maxBytes = kMaxProtocolBytes;
+    limits.rejectDuplicateKeys = true;
+    in.manifest = json::parseFile(manifestPath, limits);
+    if (!in.manifest.is_object())
+        json::fail(manifestPath.string(), "expected a JSON object");
+    refuseSecrets(in.manifest, "import.json");
     json::requireString(in.manifest, "task", "import.json");
     json::requireString(in.manifest, "instruction", "import.json");
-    if (json::requireNumber(in.manifest, "fps", "import.json") <= 0)
-        json::fail("import.json.fps", "must be positive");
-    if (fs::is_directory(dir / "frames")) {
-        for (const auto &e : fs::directory_iterator(dir / "frames")) {
+    const double fps = json::requireNumber(in.manifest, "fps", "import.json");
+    if (!(fps > 0 && fps <= kMaxImportFps))
+        json::fail("import.json.fps", "must be above 0 and at most " +
+                                          std::to_string(static_cast<int>(kMaxImportFps)) +
+                                          " frames per second, not " + in.manifest["fps"].dump());
+    if (fs::is_directory(dir / "frames", ec)) {
+        for (const auto &e : fs::directory_iterator(dir / "frames", ec)) {
             const std::string type = mediaTypeOf(e.path());
-            if (e.is_regular_file() && (type == "image/png" || type == "image/jpeg"))
+            if ((type == "image/png" || type == "image/jpeg") && isInputFile(e.path()))
                 in.frameFiles.push_back(e.path());
         }
+        if (ec)
+            throw Error(ErrorCode::InvalidInput,
+                        (dir / "frames").string() + ": cannot be read (" + ec.message() + ")");
         std::sort(in.frameFiles.begin(), in.frameFiles.end());
     }
     for (const char *name : {"video.mp4", "video.mkv", "video.webm", "video.avi", "video.mov"}) {
-        if (fs::is_regular_file(dir / name)) {
+        if (isInputFile(dir / name)) {
             if (in.video)
                 throw Error(ErrorCode::InvalidInput,
                             "import " + dir.string() + ": more than one video.* file");
@@ -124,7 +173,7 @@ Inputs locate(const fs::path &dir)
     }
     for (const char *name :
          {"reference.mp4", "reference.mkv", "reference.webm", "reference.avi", "reference.mov"}) {
-        if (fs::is_regular_file(dir / name)) {
+        if (isInputFile(dir / name)) {
             if (in.reference)
                 throw Error(ErrorCode::InvalidInput,
                             "import " + dir.string() + ": more than one reference.* file");
@@ -140,7 +189,7 @@ Inputs locate(const fs::path &dir)
                     "import " + dir.string() + ": both frames/ and a video; keep one");
     int found = 0;
     for (const char *name : {"actions.csv", "actions.json", "actions.npy"}) {
-        if (fs::is_regular_file(dir / name)) {
+        if (isInputFile(dir / name)) {
             in.actions = dir / name;
             ++found;
         }
@@ -151,7 +200,7 @@ Inputs locate(const fs::path &dir)
     if (found > 1)
         throw Error(ErrorCode::InvalidInput,
                     "import " + dir.string() + ": more than one actions.* file");
-    if (fs::is_regular_file(dir / "judge_samples.json"))
+    if (isInputFile(dir / "judge_samples.json"))
         in.judgeSamples = dir / "judge_samples.json";
     return in;
 }
@@ -194,8 +243,13 @@ JudgmentRecord importedJudgment(const fs::path &path, int frameCount)
         sample.tryIndex =
             static_cast<int>(json::optInt(s, "try_index", where + ".samples", 0, 1).value_or(0));
         sample.seed = json::optInt(s, "seed", where + ".samples", INT64_MIN, INT64_MAX);
-        if (s.contains("raw_text") && s["raw_text"].is_string())
-            sample.rawText = s["raw_text"].get<std::string>();
+        if (s.contains("raw_text") && s["raw_text"].is_string()) {
+            const ScreenedAnswer screened = screenJudgeAnswer(s["raw_text"].get<std::string>());
+            sample.rawText = screened.rawText;
+            if (screened.changed)
+                record.screenedSamples.push_back("sample " + std::to_string(sample.sampleIndex) +
+                                                 " try " + std::to_string(sample.tryIndex));
+        }
         const ParsedAnswer parsed = parseJudgeAnswer(sample.rawText);
         sample.formatClass = formatClassName(parsed.format);
         sample.answerForm = answerFormName(parsed.form);
@@ -233,16 +287,24 @@ JudgmentRecord importedJudgment(const fs::path &path, int frameCount)
     return record;
 }
 
+// Ctrl-C or SIGTERM during an import.
+struct ImportInterrupted
+{
+};
+
 // What an import writes while it holds the run's lease.
 struct ImportWriter
 {
     Ledger &ledger;
     const Lease &lease;
+    const std::atomic<bool> *stop = nullptr;
     std::int64_t manifestId = 0;
 
     std::int64_t put(std::string_view kind, const std::string &name,
                      std::span<const std::uint8_t> bytes, std::string_view mediaType) const
     {
+        if (stop && *stop) // between files: what was stored so far stays with the attempt
+            throw ImportInterrupted{};
         return ledger.putArtifact(lease, kind, name, bytes, mediaType);
     }
     std::int64_t putText(std::string_view kind, const std::string &name,
@@ -393,7 +455,7 @@ RunSpec importSpec(Ledger &ledger, const fs::path &dir, const Inputs &in, nlohma
     if (in.judgeSamples)
         all.push_back(*in.judgeSamples);
     for (const auto &p : all)
-        files[fs::relative(p, dir).string()] = Sha256::fileHex(p);
+        files[fs::relative(p, dir).string()] = Sha256::fileHex(inputTarget(p));
     const nlohmann::json protocol = {{"kosmos_import", 1},
                                      {"name", "import:" + dir.filename().string()},
                                      {"manifest", m},
@@ -457,7 +519,8 @@ void importAttempt(const ImportWriter &w, const fs::path &dir, const Inputs &in,
 
 } // namespace
 
-ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
+ImportResult importDirectory(Ledger &ledger, const fs::path &directory,
+                             const std::atomic<bool> *stop)
 {
     const fs::path dir = fs::absolute(directory).lexically_normal();
     const Inputs in = locate(dir);
@@ -478,15 +541,25 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory)
     const auto scope = AttemptScope::claim(
         ledger, {"kosmos-import", kImportLeaseMs, kImportLeaseMs / 6}, submitted.runId);
     if (!scope)
-        throw Error(ErrorCode::InvalidInput, "run " + std::to_string(submitted.runId) +
-                                                 " is being imported by another process right now");
+        throw Error(ErrorCode::Busy, "run " + std::to_string(submitted.runId) +
+                                         " is being imported by another live process right now; "
+                                         "run the same import again when it has ended");
     const std::string where = "run " + std::to_string(result.runId) + ", import " + dir.string();
     try {
-        ImportWriter writer{ledger, scope->lease()};
+        ImportWriter writer{ledger, scope->lease(), stop};
         writer.manifestId = ledger.putArtifact(scope->lease(), "import_manifest", "import.json",
                                                readBytes(dir / "import.json"), "application/json");
         importAttempt(writer, dir, in, files, result);
         result.state = attemptResultName(scope->complete());
+    } catch (const ImportInterrupted &) {
+        const AttemptResult end = scope->fail(
+            "interrupted", where + ": the import was stopped (Ctrl-C or SIGTERM); the run is back "
+                                   "in the queue and the same import again finishes it");
+        if (end == AttemptResult::Failed)
+            ledger.retryRun(result.runId);
+        result.state = end == AttemptResult::Failed ? "interrupted" : attemptResultName(end);
+        result.errorCode = "interrupted";
+        result.error = "stopped by a signal";
     } catch (const ImportFailure &f) {
         result.state = attemptResultName(scope->fail(f.code, where + ": " + f.message));
         result.errorCode = f.code;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -12,7 +13,7 @@ struct ImportResult
 {
     std::int64_t runId = 0;
     bool created = false;
-    std::string state; // completed | failed | already_finished
+    std::string state; // completed | failed | already_finished | interrupted
     std::string errorCode;
     std::string error;
     int frames = 0;
@@ -26,7 +27,11 @@ struct ImportResult
 // recomputed judgment. A directory whose inputs disagree (10 frames, 12 actions) still becomes
 // a run: its attempt fails with the reason code and keeps what was imported.
 // Throws Error(InvalidInput) naming the file and field when the directory cannot become a run
-// at all (no import.json, no frames, no actions); nothing is written then.
-ImportResult importDirectory(Ledger &ledger, const std::filesystem::path &directory);
+// at all (no import.json, no frames, no actions; a secret in import.json; a manifest nested too
+// deep); nothing is written then. Error(Busy) when another live process is importing the same
+// folder. `stop` (Ctrl-C, SIGTERM) ends the attempt as interrupted between files and puts the run
+// back in the queue, so the same import again finishes it.
+ImportResult importDirectory(Ledger &ledger, const std::filesystem::path &directory,
+                             const std::atomic<bool> *stop = nullptr);
 
 } // namespace kosmos

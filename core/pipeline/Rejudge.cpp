@@ -8,6 +8,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <chrono>
+#include <thread>
+
 namespace kosmos {
 
 namespace {
@@ -68,6 +71,9 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
 {
     const ComponentIdentity judgeIdentity =
         makeJudgeIdentity(factory.version(judgeSpec.plugin), judgeSpec, quorum);
+    // Made once, before any run is submitted: a judge that cannot be made (a replay file that is
+    // not JSON, a missing package) is refused here with nothing written, never N failed runs.
+    const std::unique_ptr<Judge> judge = factory.createJudge(judgeSpec);
     std::vector<RejudgeOutcome> out;
     for (const std::int64_t sourceId : runIds) {
         if (stop)
@@ -77,23 +83,39 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
         const auto source = ledger.run(sourceId);
         if (!source)
             throw Error(ErrorCode::NotFound, "run " + std::to_string(sourceId) + " does not exist");
-        sqlite::Statement attempt(
-            ledger.database(),
-            "SELECT attempt_id FROM attempts WHERE run_id = ? AND state = 'completed' "
-            "ORDER BY attempt_no DESC LIMIT 1");
-        attempt.bind(1, sourceId);
-        if (source->status != "completed" || !attempt.step()) {
+        // Every read below is finished (its statement reset) before the next write: a statement
+        // left open keeps a read snapshot, and a write transaction begun on a stale snapshot
+        // fails with "database is locked" at once, whatever the busy timeout, when another
+        // process (a second `judge --all`) has committed meanwhile.
+        std::optional<std::int64_t> sourceAttemptId;
+        {
+            sqlite::Statement attempt(
+                ledger.database(),
+                "SELECT attempt_id FROM attempts WHERE run_id = ? AND state = 'completed' "
+                "ORDER BY attempt_no DESC LIMIT 1");
+            attempt.bind(1, sourceId);
+            if (attempt.step())
+                sourceAttemptId = attempt.int64(0);
+        }
+        if (source->status != "completed" || !sourceAttemptId) {
             o.state = "skipped";
             o.detail = "run " + std::to_string(sourceId) + " is " + source->status +
                        "; only completed rollouts are judged";
             out.push_back(o);
             continue;
         }
-        const std::int64_t sourceAttempt = attempt.int64(0);
-        sqlite::Statement ids(ledger.database(),
-                              "SELECT policy_id, world_model_id FROM runs WHERE run_id = ?");
-        ids.bind(1, sourceId);
-        ids.step();
+        const std::int64_t sourceAttempt = *sourceAttemptId;
+        std::optional<std::int64_t> policyId;
+        std::optional<std::int64_t> worldModelId;
+        {
+            sqlite::Statement ids(ledger.database(),
+                                  "SELECT policy_id, world_model_id FROM runs WHERE run_id = ?");
+            ids.bind(1, sourceId);
+            if (ids.step()) {
+                policyId = ids.optInt64(0);
+                worldModelId = ids.optInt64(1);
+            }
+        }
         const auto key = nlohmann::json::parse(source->keyJson);
         if (key.contains("seeds") && key["seeds"].contains("rejudge_of")) {
             o.state = "skipped";
@@ -105,8 +127,8 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
         RunSpec spec;
         spec.protocolSha256 = source->protocolSha256;
         spec.episodeIndex = source->episodeIndex;
-        spec.policy = identityOf(ledger, ids.optInt64(0));
-        spec.worldModel = identityOf(ledger, ids.optInt64(1));
+        spec.policy = identityOf(ledger, policyId);
+        spec.worldModel = identityOf(ledger, worldModelId);
         spec.judge = judgeIdentity;
         spec.seeds = key.value("seeds", nlohmann::json::object());
         spec.seeds["rejudge_of"] = source->runKey;
@@ -121,12 +143,28 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             out.push_back(o);
             continue;
         }
-        const auto scope = AttemptScope::claim(
-            ledger, {"kosmos-judge", kJudgeLeaseMs, kJudgeLeaseMs / 6}, submitted.runId);
+        // Held by another live process (a second `judge --all`): wait for it to end there, as
+        // the engine waits for held runs; a dead holder's lease is taken over by the claim.
+        std::unique_ptr<AttemptScope> scope;
+        bool finishedElsewhere = false;
+        for (;;) {
+            scope = AttemptScope::claim(ledger, {"kosmos-judge", kJudgeLeaseMs, kJudgeLeaseMs / 6},
+                                        submitted.runId);
+            if (scope || stop)
+                break;
+            if (ledger.run(submitted.runId)->finishedAtMs) {
+                finishedElsewhere = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
         if (!scope) {
-            o.state = "busy";
-            o.detail = "another live process is judging it (run " + std::to_string(o.runId) +
-                       "); not judged by this call";
+            o.state = finishedElsewhere ? "skipped" : "busy";
+            o.detail =
+                finishedElsewhere
+                    ? "judged meanwhile by another process (run " + std::to_string(o.runId) + ")"
+                    : "another live process is judging it (run " + std::to_string(o.runId) +
+                          "); not judged by this call";
             out.push_back(o);
             continue;
         }
@@ -135,21 +173,23 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             scope->bufferEvent("rejudge_of", {{"source_run_id", sourceId},
                                               {"source_attempt_id", sourceAttempt},
                                               {"source_run_key", source->runKey}});
-            sqlite::Statement frames(
-                ledger.database(),
-                "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM attempt_artifacts aa "
-                "JOIN artifacts x USING (artifact_id) WHERE aa.attempt_id = ? AND aa.role = "
-                "'frame' "
-                "ORDER BY aa.name");
-            frames.bind(1, sourceAttempt);
-            std::vector<cv::Mat> decoded;
-            while (frames.step()) {
-                StoredObject object{frames.text(1), frames.int64(2), frames.text(3), std::nullopt,
-                                    true};
-                ledger.attachArtifact(lease, "frame", frames.text(0), object);
-                decoded.push_back(ledger.artifacts().readRgb(object.sha256)); // hash-checked
+            std::vector<Ledger::Attachment> frames;
+            {
+                sqlite::Statement s(ledger.database(),
+                                    "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM "
+                                    "attempt_artifacts aa JOIN artifacts x USING (artifact_id) "
+                                    "WHERE aa.attempt_id = ? AND aa.role = 'frame' ORDER BY "
+                                    "aa.name");
+                s.bind(1, sourceAttempt);
+                while (s.step())
+                    frames.push_back(
+                        {"frame", s.text(0),
+                         StoredObject{s.text(1), s.int64(2), s.text(3), std::nullopt, true}});
             }
-            std::unique_ptr<Judge> judge = factory.createJudge(judgeSpec);
+            std::vector<cv::Mat> decoded;
+            for (const auto &frame : frames) // hash-checked
+                decoded.push_back(ledger.artifacts().readRgb(frame.object.sha256));
+            ledger.attachArtifacts(lease, frames);
             std::vector<std::string> forbidden;
             for (const auto &component : {spec.policy, spec.worldModel}) {
                 if (component)
@@ -175,6 +215,10 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             o.state = attemptResultName(
                 scope->fail(std::string(errorCodeName(e.code())),
                             "run " + std::to_string(o.runId) + ", stage judge: " + e.what()));
+            o.detail = e.what();
+        } catch (const std::exception &e) { // a failing judge fails the attempt, never strands it
+            o.state = attemptResultName(scope->fail("exception", "run " + std::to_string(o.runId) +
+                                                                     ", stage judge: " + e.what()));
             o.detail = e.what();
         }
         if (o.state == "lease_lost")

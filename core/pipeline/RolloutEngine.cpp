@@ -71,8 +71,9 @@ class Cancelled
 {
 };
 
-// The batch was stopped where stopping must not end runs for good (a shard: scancel, a time
-// limit, preemption): the attempt fails as 'interrupted' and the run goes back to the queue.
+// The batch was stopped (Ctrl-C, SIGTERM; a shard's scancel, a time limit, preemption): stopping
+// never ends a run for good. The attempt fails as 'interrupted' (what it recorded is kept) and the
+// run goes back to the queue, so the same command again finishes it.
 class Interrupted
 {
 };
@@ -378,11 +379,10 @@ class RunExecutor
 public:
     RunExecutor(AttemptScope &scope, const Protocol &protocol, const RunPlan &plan,
                 ComponentFactory &factory, const std::atomic<bool> &stop,
-                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity,
-                bool requeueOnStop)
+                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity)
         : m_scope(scope), m_ledger(scope.ledger()), m_lease(scope.lease()), m_protocol(protocol),
           m_plan(plan), m_factory(factory), m_stop(stop), m_progress(progress),
-          m_judgeIdentity(judgeIdentity), m_requeueOnStop(requeueOnStop),
+          m_judgeIdentity(judgeIdentity),
           m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
     {
     }
@@ -403,13 +403,14 @@ public:
                 "interrupted", "run " + std::to_string(m_lease.runId) + ", stage " + m_stage +
                                    ": the process was stopped (a signal: scancel, a time limit, "
                                    "preemption); the run is back in the queue");
-            if (end == AttemptResult::Failed)
+            if (end == AttemptResult::Failed) {
                 m_ledger.retryRun(m_lease.runId);
+                m_interrupted = true;
+            }
             return end;
         } catch (const Cancelled &) {
             recordTimings(start);
-            return m_scope.cancel(m_stop ? "the batch was stopped (interrupt)"
-                                         : "cancel requested");
+            return m_scope.cancel("cancel requested");
         } catch (const StageFailure &f) {
             return fail(f, start);
         } catch (const Error &e) {
@@ -449,12 +450,8 @@ private:
         m_scope.throwIfLost();
         if (m_scope.cancelRequested())
             throw Cancelled{};
-        if (m_stop) {
-            if (m_requeueOnStop)
-                throw Interrupted{};
-            m_ledger.requestCancel(m_lease.runId, "the batch was stopped (interrupt)");
-            throw Cancelled{};
-        }
+        if (m_stop)
+            throw Interrupted{};
     }
 
     // A policy's act(); when it fails because the run was cancelled meanwhile (a remote policy
@@ -471,7 +468,7 @@ private:
         } catch (...) {
             m_policyMs += msSince(t);
             if (obs.cancelled && obs.cancelled()) {
-                if (m_stop && m_requeueOnStop)
+                if (m_stop)
                     throw Interrupted{};
                 throw Cancelled{};
             }
@@ -868,7 +865,7 @@ private:
         label.completion = truth->success ? "met" : "not_met";
         label.integrity = "intact";
         label.notes = truth->details.dump();
-        m_ledger.addHumanLabel(label);
+        m_scope.bufferGroundTruth(std::move(label));
     }
 
     void judge(const std::vector<cv::Mat> &frames)
@@ -979,7 +976,7 @@ private:
     const std::atomic<bool> &m_stop;
     const ProgressFn &m_progress;
     const std::optional<ComponentIdentity> &m_judgeIdentity;
-    bool m_requeueOnStop = false;
+    bool m_interrupted = false;
     const TaskSpec &m_task;
     std::string m_stage = "setup";
     std::optional<std::int64_t> m_lastFrameArtifact;
@@ -996,6 +993,8 @@ private:
 public:
     // "code: message" of a failed attempt, empty otherwise.
     const std::string &failure() const { return m_failure; }
+    // Stopped by the batch's stop flag: the run is back in the queue, not finished.
+    bool interrupted() const { return m_interrupted; }
 };
 
 } // namespace
@@ -1070,28 +1069,33 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                 continue;
             }
             report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
-            RunExecutor executor(*scope, protocol, batch.plans[i], m_factory, stop, report, judge,
-                                 m_options.shard.has_value());
+            RunExecutor executor(*scope, protocol, batch.plans[i], m_factory, stop, report, judge);
             const AttemptResult end = executor.execute();
             {
                 std::lock_guard lock(mutex);
-                switch (end) {
-                case AttemptResult::Completed:
-                    ++result.completed;
-                    break;
-                case AttemptResult::Failed:
-                    ++result.failed;
-                    break;
-                case AttemptResult::Cancelled:
-                    ++result.cancelled;
-                    break;
-                case AttemptResult::LeaseLost:
-                    ++result.leaseLost;
-                    break;
+                if (executor.interrupted()) {
+                    ++result.interrupted;
+                } else {
+                    switch (end) {
+                    case AttemptResult::Completed:
+                        ++result.completed;
+                        break;
+                    case AttemptResult::Failed:
+                        ++result.failed;
+                        break;
+                    case AttemptResult::Cancelled:
+                        ++result.cancelled;
+                        break;
+                    case AttemptResult::LeaseLost:
+                        ++result.leaseLost;
+                        break;
+                    }
                 }
             }
             report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
-                    std::string(attemptResultName(end)), executor.failure()});
+                    executor.interrupted() ? std::string("interrupted")
+                                           : std::string(attemptResultName(end)),
+                    executor.failure()});
         }
     };
     // An error a worker cannot record in the ledger (it cannot open it, the disk is gone) stops

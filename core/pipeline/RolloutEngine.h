@@ -44,9 +44,8 @@ struct EngineOptions
     // them as busy (unfinished).
     bool waitForHeldRuns = true;
     // Only this shard's runs (docs/scale-out.md); the ledger records the shard and refuses
-    // any other afterwards. A shard's batch stopped by `stop` (scancel, a time limit) does not
-    // cancel its run for good: the attempt fails as 'interrupted' and the run is queued again,
-    // so the shard's next job runs it.
+    // any other afterwards. A batch stopped by `stop` never cancels its runs for good (see
+    // RolloutEngine::run), so a shard's next job runs what its last one did not finish.
     std::optional<ShardSpec> shard = std::nullopt;
 };
 
@@ -63,7 +62,8 @@ struct EngineProgress
     std::int64_t runId = 0;
     int step = 0;
     int horizon = 0;
-    std::string state;  // RunFinished: completed | failed | cancelled | lease_lost;
+    std::string state;  // RunFinished: completed | failed | cancelled | lease_lost |
+                        // interrupted (back in the queue);
                         // RunSkipped: the run's status, or busy (held by another worker)
     std::string detail; // failure reason
 };
@@ -106,8 +106,9 @@ struct BatchResult
     int finishedElsewhere = 0; // held by another worker when this call came to it, finished there
     int busy = 0;              // held by another live worker: not finished by this call
     int leaseLost = 0;         // the lease was taken over mid-run: not finished by this call
+    int interrupted = 0; // stopped by `stop` (Ctrl-C, SIGTERM): back in the queue, not finished
     // Runs of the batch this call did not bring to an end (a caller must not report success).
-    int unfinished() const { return busy + leaseLost; }
+    int unfinished() const { return busy + leaseLost + interrupted; }
 };
 
 // A judge's identity: plugin id and version, its settings, the frozen quorum settings and the
@@ -141,7 +142,9 @@ public:
     // attempt stays recorded as it was). Returns how many were requeued.
     int retryFailed(const SubmittedBatch &batch);
     // Runs every run of the batch that is not finished, with the configured workers. `stop`
-    // (e.g. Ctrl-C) cancels cleanly between steps.
+    // (Ctrl-C, SIGTERM) interrupts cleanly between steps: the attempt in flight fails as
+    // 'interrupted' (what it recorded is kept) and its run goes back to the queue, so that the same
+    // call again finishes the batch.
     BatchResult run(const Protocol &protocol, const SubmittedBatch &batch,
                     const std::atomic<bool> &stop, const ProgressFn &progress = {});
 

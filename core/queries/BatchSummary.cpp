@@ -1,5 +1,7 @@
 #include "queries/BatchSummary.h"
 
+#include "queries/CountingRules.h"
+
 #include "ledger/Ledger.h"
 
 #include <map>
@@ -9,18 +11,23 @@ namespace kosmos {
 std::vector<PolicySummary> summarizeProtocol(Ledger &ledger, const std::string &protocolSha256)
 {
     // Latest attempt per run; its validation and judgment; the run's latest reference label.
-    sqlite::Statement s(ledger.database(), R"sql(
+    sqlite::Statement s(ledger.database(),
+                        R"sql(
         SELECT c.adapter_id || ' ' || json_extract(c.identity_json, '$.config') AS policy,
                r.status,
                (SELECT v.verdict FROM validation_results v JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, v.validation_id DESC LIMIT 1),
+                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY v.validation_id DESC LIMIT 1),
                (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1),
+                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY j.judgment_id DESC LIMIT 1),
                (SELECT h.completion FROM human_labels h
-                 WHERE h.run_id = r.run_id AND h.source IN ('synthetic_reference', 'physics')
+                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+                   AND h.source IN ('synthetic_reference', 'physics')
                  ORDER BY h.label_id DESC LIMIT 1),
                (SELECT h.source FROM human_labels h
-                 WHERE h.run_id = r.run_id AND h.source IN ('synthetic_reference', 'physics')
+                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+                   AND h.source IN ('synthetic_reference', 'physics')
                  ORDER BY h.label_id DESC LIMIT 1)
           FROM runs r
           JOIN protocols p ON p.protocol_id = r.protocol_id

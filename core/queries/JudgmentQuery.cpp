@@ -1,5 +1,7 @@
 #include "queries/JudgmentQuery.h"
 
+#include "queries/CountingRules.h"
+
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
 
@@ -21,7 +23,10 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
           JOIN attempts a ON a.attempt_id = j.attempt_id
           JOIN runs r ON r.run_id = a.run_id
           LEFT JOIN components c ON c.component_id = j.judge_id
-         WHERE r.run_id = ?1 OR json_extract(r.key_json, '$.seeds.rejudge_of') = ?2
+         WHERE (r.run_id = ?1 OR json_extract(r.key_json, '$.seeds.rejudge_of') = ?2)
+           -- only the run's latest attempt: a killed or taken-over attempt's judgment judged
+           -- another rollout and never counts
+           AND)sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
          ORDER BY j.judgment_id)sql");
     s.bind(1, runId).bind(2, run->runKey);
     sqlite::Statement samples(

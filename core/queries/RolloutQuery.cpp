@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace kosmos {
@@ -120,10 +121,17 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     view.objectTracks = objectTracksOf(readJson(statesSha));
     const nlohmann::json actions = readJson(actionsSha);
     if (actions.is_object()) {
-        for (const auto &row : actions.value("policy_actions", nlohmann::json::array()))
-            view.actions.push_back(row.get<std::vector<double>>());
+        // A value that is not a number is shown as NaN: imports before non-finite actions were
+        // refused stored NaN and infinity as null (kosmos-cli verify reports such runs).
+        for (const auto &row : actions.value("policy_actions", nlohmann::json::array())) {
+            std::vector<double> action;
+            for (const auto &v : row)
+                action.push_back(v.is_number() ? v.get<double>()
+                                               : std::numeric_limits<double>::quiet_NaN());
+            view.actions.push_back(std::move(action));
+        }
         for (const auto &name : actions.value("dimension_names", nlohmann::json::array()))
-            view.dimensionNames.push_back(name.get<std::string>());
+            view.dimensionNames.push_back(name.is_string() ? name.get<std::string>() : name.dump());
         view.controlRateHz = actions.value("control_rate_hz", 5.0);
     }
     const nlohmann::json contracts = readJson(contractsSha);

@@ -1,5 +1,7 @@
 #include "queries/SameStart.h"
 
+#include "queries/CountingRules.h"
+
 #include "ledger/Ledger.h"
 
 #include <nlohmann/json.hpp>
@@ -27,12 +29,14 @@ struct RunStart
 // state, else the protocol task's own start_state when it names the blocks.
 std::vector<RunStart> runsOfTheSameInstruction(Ledger &ledger, std::int64_t runId)
 {
-    sqlite::Statement s(ledger.database(), R"sql(
+    sqlite::Statement s(ledger.database(),
+                        R"sql(
         SELECT r.run_id, COALESCE(r.instruction, ''), COALESCE(r.world_model_id, 0),
                COALESCE(c.adapter_id || ' ' || json_extract(c.identity_json, '$.config'), ''),
                json_extract(r.key_json, '$.seeds.episode'), p.protocol_sha256, r.task,
                (SELECT json_extract(h.notes, '$.start_state') FROM human_labels h
-                 WHERE h.run_id = r.run_id AND h.source = 'physics' AND json_valid(h.notes)
+                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+                   AND h.source = 'physics' AND json_valid(h.notes)
                  ORDER BY h.label_id DESC LIMIT 1),
                COALESCE(r.policy_id, 0),
                COALESCE(pc.adapter_id || ' ' || json_extract(pc.identity_json, '$.config'), ''),

@@ -95,13 +95,15 @@ void requireSameLength(std::size_t a, std::size_t b, const char *what)
 
 Proportion clopperPearson(int successes, int n, double alpha)
 {
+    checkCounts("clopperPearson", successes, n);
+    if (!(alpha > 0 && alpha < 1))
+        throw Error(ErrorCode::InvalidInput,
+                    "clopperPearson: alpha must lie strictly between 0 and 1");
     Proportion p;
     p.successes = successes;
     p.n = n;
-    if (n <= 0)
+    if (n == 0)
         return p;
-    if (successes < 0 || successes > n)
-        throw Error(ErrorCode::InvalidInput, "clopperPearson: successes must be within 0..n");
     p.rate = static_cast<double>(successes) / n;
     p.lower = successes == 0 ? 0.0 : betaQuantile(alpha / 2, successes, n - successes + 1);
     p.upper = successes == n ? 1.0 : betaQuantile(1 - alpha / 2, successes + 1, n - successes);

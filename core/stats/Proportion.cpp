@@ -1,17 +1,32 @@
 #include "stats/Proportion.h"
 
+#include "util/Error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace kosmos {
 
+void checkCounts(const char *what, int successes, int n)
+{
+    if (n < 0 || successes < 0 || successes > n)
+        throw Error(ErrorCode::InvalidInput,
+                    std::string(what) +
+                        ": successes must lie within 0..n and n must not be "
+                        "negative, not " +
+                        std::to_string(successes) + " of " + std::to_string(n));
+}
+
 Proportion wilson(int successes, int n, double z)
 {
+    checkCounts("wilson", successes, n);
+    if (!(z > 0) || !std::isfinite(z))
+        throw Error(ErrorCode::InvalidInput, "wilson: z must be a positive number");
     Proportion p;
     p.successes = successes;
     p.n = n;
-    if (n <= 0)
+    if (n == 0)
         return p;
     const double nn = n;
     const double phat = successes / nn;

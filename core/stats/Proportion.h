@@ -15,7 +15,12 @@ struct Proportion
     std::optional<double> upper;
 };
 
-// Wilson score interval for successes out of n at the given z (1.96: 95 %).
+// Throws Error(InvalidInput) naming `what` and the counts unless 0 <= successes <= n: every
+// interval function checks its counts (a rate of 5/3 has no interval).
+void checkCounts(const char *what, int successes, int n);
+
+// Wilson score interval for successes out of n at the given z (1.96: 95 %). Throws
+// Error(InvalidInput) for counts outside 0 <= successes <= n or a z that is not positive.
 Proportion wilson(int successes, int n, double z = 1.959963984540054);
 
 // "k/n = r% [95% CI l-u%]", or "n = 0 (no rate)": how every rate is written in text.

@@ -26,6 +26,8 @@ BootstrapInterval bootstrapRateDifference(const std::vector<EpisodeOutcome> &epi
 {
     if (replicates < 1)
         throw Error(ErrorCode::InvalidInput, "bootstrap: replicates must be 1 or more");
+    if (!(alpha > 0 && alpha < 1))
+        throw Error(ErrorCode::InvalidInput, "bootstrap: alpha must lie strictly between 0 and 1");
     // task -> lineage -> (A tally, B tally)
     std::map<std::string, std::map<std::string, std::pair<Tally, Tally>>> byTask;
     for (const auto &e : episodes) {

@@ -37,6 +37,8 @@ std::string_view errorCodeName(ErrorCode code)
         return "remote_disconnected";
     case ErrorCode::RemoteUnreachable:
         return "remote_unreachable";
+    case ErrorCode::Busy:
+        return "busy";
     }
     return "unknown";
 }

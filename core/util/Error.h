@@ -26,6 +26,7 @@ enum class ErrorCode
     RemoteTimeout,      // a served model did not answer in time
     RemoteDisconnected, // the connection to a served model closed before it answered
     RemoteUnreachable,  // a served model could not be reached at all
+    Busy,               // another live process holds what was asked for (a run, an import)
 };
 
 std::string_view errorCodeName(ErrorCode code);

@@ -11,6 +11,8 @@
 #include "util/Error.h"
 #include "util/Sha256.h"
 
+#include <algorithm>
+#include <ctime>
 #include <map>
 #include <set>
 
@@ -69,6 +71,13 @@ private:
                     " other ledger(s) (docs/scale-out.md): their seals and judge-sample hashes "
                     "were checked with the ids of the ledger that wrote them");
         }
+        checkDuplicateLabels();
+        if (const auto strays = strayObjects(m_ledger); !strays.empty())
+            m_report.notes.push_back(
+                std::to_string(strays.size()) +
+                " object file(s) in objects/ that no artifact row names (stored by a writer that "
+                "was killed before it recorded them; never visible as artifacts): `kosmos-cli gc " +
+                m_ledger.bundle().string() + "` removes them");
         const auto temporaries = m_ledger.artifacts().temporaries();
         if (!temporaries.empty())
             m_report.notes.push_back(std::to_string(temporaries.size()) +
@@ -387,6 +396,20 @@ private:
         }
     }
 
+    // An answers file is imported once (Ledger::addHumanLabelsOnce): the same annotator's
+    // labels of one packet twice on a run were written by two importers racing, before the
+    // check and the write shared one transaction.
+    void checkDuplicateLabels()
+    {
+        Statement s(m_db, "SELECT run_id, annotator_id, notes, COUNT(*) FROM human_labels "
+                          "WHERE source = 'human' AND notes LIKE 'packet %' "
+                          "GROUP BY run_id, annotator_id, notes HAVING COUNT(*) > 1 ORDER BY 1");
+        while (s.step())
+            problem("duplicate_labels", "run " + std::to_string(s.int64(0)),
+                    std::to_string(s.int64(3)) + " labels by " + s.text(1) + " from " +
+                        s.optText(2).value_or("") + ": the same answers were imported twice");
+    }
+
     void checkArtifacts()
     {
         const std::int64_t total = count("SELECT COUNT(*) FROM artifacts");
@@ -430,6 +453,54 @@ private:
 VerifyReport verifyLedger(Ledger &ledger, const VerifyProgress &progress)
 {
     return Verifier(ledger, progress).run();
+}
+
+std::vector<std::string> strayObjects(Ledger &ledger)
+{
+    std::set<std::string> named;
+    {
+        Statement s(ledger.database(), "SELECT sha256 FROM artifacts");
+        while (s.step())
+            named.insert(s.text(0));
+    }
+    std::vector<std::string> out;
+    for (const auto &file : ledger.artifacts().storedFiles())
+        if (!named.count(file.sha256))
+            out.push_back(file.sha256);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+StrayRemoval removeStrayObjects(Ledger &ledger, std::int64_t minAgeSeconds)
+{
+    if (ledger.isReadOnly())
+        throw Error(ErrorCode::ReadOnly, "gc needs the ledger writable");
+    StrayRemoval out;
+    const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+    std::map<std::string, std::int64_t> age;
+    for (const auto &file : ledger.artifacts().storedFiles())
+        age[file.sha256] = now - file.modifiedAt;
+    // Under the write lock: no writer records a row meanwhile. A writer stores an object before
+    // it records its row (and renews the time of one it finds stored), so a young object may be
+    // about to be named: only those older than minAgeSeconds are removed.
+    sqlite::Transaction tx(ledger.database());
+    Statement named(ledger.database(), "SELECT 1 FROM artifacts WHERE sha256 = ?");
+    for (const auto &[sha, seconds] : age) {
+        named.reset();
+        named.bind(1, sha);
+        if (named.step())
+            continue;
+        if (seconds < minAgeSeconds) {
+            ++out.keptYoung;
+            continue;
+        }
+        if (ledger.artifacts().removeObject(sha))
+            out.removed.push_back(sha);
+        else
+            out.failed.push_back(sha);
+    }
+    tx.commit();
+    return out;
 }
 
 } // namespace kosmos

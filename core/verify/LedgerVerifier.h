@@ -40,4 +40,19 @@ using VerifyProgress =
 // state agrees with its events and its run's status. Read-only.
 VerifyReport verifyLedger(Ledger &ledger, const VerifyProgress &progress = {});
 
+// Object files in objects/ that no artifact row names (a writer killed between storing an object
+// and recording it), by hash. Harmless: never visible as artifacts.
+std::vector<std::string> strayObjects(Ledger &ledger);
+
+// `kosmos-cli gc`: removes stray objects older than minAgeSeconds (a younger one may belong to a
+// writer that is about to record it), checked under the ledger's write lock. Never removes an
+// object an artifact row names.
+struct StrayRemoval
+{
+    std::vector<std::string> removed;
+    std::vector<std::string> failed;
+    int keptYoung = 0;
+};
+StrayRemoval removeStrayObjects(Ledger &ledger, std::int64_t minAgeSeconds = 600);
+
 } // namespace kosmos

@@ -483,7 +483,7 @@ TEST(Cli, TwoProcessesRunningOneProtocolShareTheWorkThroughLeases)
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
 }
 
-TEST(Cli, InterruptCancelsTheRunningRunCleanlyAndRunResumes)
+TEST(Cli, InterruptPutsTheRunningRunBackInTheQueueAndRunFinishesTheBatch)
 {
     TempDir dir;
     const auto bundle = (dir / "int.kosmos").string();
@@ -503,12 +503,22 @@ TEST(Cli, InterruptCancelsTheRunningRunCleanlyAndRunResumes)
     Ledger ledger = Ledger::open(bundle);
     const auto info = ledger.info();
     EXPECT_EQ(info.runsByStatus[1].second, 0) << "nothing is left running";
-    EXPECT_GE(info.runsByStatus[4].second, 1) << "the interrupted run is cancelled";
+    EXPECT_EQ(info.runsByStatus[4].second, 0) << "stopping never cancels a run for good";
+    EXPECT_GE(info.runsByStatus[0].second, 1) << "the interrupted run is back in the queue";
+    EXPECT_NE(test::readFile(dir / "out").find("interrupted)"), std::string::npos)
+        << "the summary counts it as not finished: " << test::readFile(dir / "out");
+    {
+        sqlite::Statement s(ledger.database(),
+                            "SELECT COUNT(*) FROM attempts WHERE error_code = 'interrupted'");
+        s.step();
+        EXPECT_GE(s.int64(0), 1) << "its attempt is kept, as interrupted";
+    }
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
-    // Cancelled runs are final; the queued ones still run.
+    // The same command again finishes the batch, the interrupted run included.
     const auto again = runProcess(args);
     EXPECT_EQ(again.exitCode, 0) << again.output;
-    EXPECT_EQ(Ledger::open(bundle).info().runsByStatus[0].second, 0) << "no run left queued";
+    EXPECT_EQ(Ledger::open(bundle).info().runsByStatus[2].second, 6) << again.output;
+    EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
 }
 
 TEST(Cli, JudgeRejudgesBesideTheOldJudgmentAndJudgmentsShowsBoth)

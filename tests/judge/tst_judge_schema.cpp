@@ -112,6 +112,15 @@ TEST(JudgeQuorum, UnknownReasonsInTheOriginalOrder)
     EXPECT_EQ(computeQuorum({met, met, uncertain, uncertain, invalid}, s).unknownReason,
               "judge_insufficient_quorum");
     EXPECT_EQ(computeQuorum({met, met, met}, s).outcome, "unknown") << "fewer samples than frozen";
+    // All successful, but not the frozen number of samples: the reason says so (it said
+    // judge_insufficient_quorum with S4/F0).
+    for (const auto &answers : {std::vector<ParsedAnswer>{met, met, met, met},
+                                std::vector<ParsedAnswer>{met, met, met, met, met, met}}) {
+        const QuorumOutcome q = computeQuorum(answers, s);
+        EXPECT_EQ(q.outcome, "unknown");
+        EXPECT_EQ(q.unknownReason, "judge_sample_count_mismatch") << answers.size();
+        EXPECT_EQ(q.successVotes, static_cast<int>(answers.size()));
+    }
 }
 
 TEST(JudgeQuorum, SettingsAreValidated)

@@ -402,7 +402,7 @@ TEST(Engine, AWorldCannotRecordItsGroundTruthAsAHumanLabel)
     EXPECT_TRUE(ledger.labels(batch.runIds[0]).empty()) << "no label forged";
 }
 
-TEST(Engine, CancellationMidRunKeepsWhatWasProducedAndResumeFinishesTheRest)
+TEST(Engine, AnInterruptMidRunKeepsWhatWasProducedAndResumeFinishesTheRest)
 {
     Fixture f;
     const Protocol protocol = Protocol::fromJson(protocolJson("expert", 3));
@@ -414,22 +414,26 @@ TEST(Engine, CancellationMidRunKeepsWhatWasProducedAndResumeFinishesTheRest)
             stop = true; // Ctrl-C in the middle of the second run
     });
     EXPECT_EQ(first.completed, 1);
-    EXPECT_EQ(first.cancelled, 1);
+    EXPECT_EQ(first.cancelled, 0) << "stopping never cancels a run for good";
+    EXPECT_EQ(first.interrupted, 1);
+    EXPECT_EQ(first.unfinished(), 1) << "an interrupted run is not finished";
     Ledger ledger = Ledger::open(f.bundle);
-    EXPECT_EQ(ledger.run(batch.runIds[1])->status, "cancelled");
-    EXPECT_EQ(ledger.attempts(batch.runIds[1]).at(0).state, "cancelled");
+    EXPECT_EQ(ledger.run(batch.runIds[1])->status, "queued") << "back in the queue";
+    EXPECT_EQ(ledger.attempts(batch.runIds[1]).at(0).state, "failed");
+    EXPECT_EQ(ledger.attempts(batch.runIds[1]).at(0).errorCode, "interrupted");
     EXPECT_GE(artifactHashes(ledger, batch.runIds[1], "frame").size(), 10u)
-        << "the cancelled attempt keeps its frames";
+        << "the interrupted attempt keeps its frames";
     EXPECT_EQ(ledger.run(batch.runIds[2])->status, "queued");
 
-    // Running again resumes: finished runs are skipped, the queued one runs.
+    // Running again resumes: the finished run is skipped, the interrupted and the queued one run.
     stop = false;
     const auto again = engine.submit(protocol);
     EXPECT_EQ(again.created, 0);
     EXPECT_EQ(again.runIds, batch.runIds);
     const auto second = engine.run(protocol, again, stop);
-    EXPECT_EQ(second.skipped, 2);
-    EXPECT_EQ(second.completed, 1);
+    EXPECT_EQ(second.skipped, 1);
+    EXPECT_EQ(second.completed, 2);
+    EXPECT_EQ(ledger.attempts(batch.runIds[1]).size(), 2u) << "the interrupted attempt is kept";
     expectClean(f.bundle);
 }
 

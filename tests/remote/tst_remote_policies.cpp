@@ -68,6 +68,7 @@ enum class PiBehaviour
     StrKeys,      // actions as a map with str keys
     HealthzFails, // GET /healthz answers 503
     Dies,         // the next request: the connection drops with no CLOSE frame (a killed server)
+    EightValues,  // actions of 8 values (a DROID server) for a client set to 7
 };
 
 // Serves on a std::thread of its own running a QEventLoop, joined when the server goes. Not a
@@ -216,11 +217,12 @@ private:
                           QStringLiteral("Internal server error"));
             return;
         }
+        const int width = b == PiBehaviour::EightValues ? 8 : 7;
         std::vector<float> actions;
         for (int r = 0; r < 10; ++r)
-            for (int c = 0; c < 7; ++c)
+            for (int c = 0; c < width; ++c)
                 actions.push_back(c == 6 ? 1.0f : 0.001f * static_cast<float>(r + 1));
-        MsgValue array = MsgValue::ndarray(NdArray::float32({10, 7}, actions));
+        MsgValue array = MsgValue::ndarray(NdArray::float32({10, width}, actions));
         std::string bytes;
         if (b == PiBehaviour::WrongDtype) {
             array.array.dtype = "<c8";
@@ -276,7 +278,9 @@ public:
         Ok,
         Error, // HTTP 200 with the JSON string "error"
         Slow,
-        Oft, // a list of chunk actions
+        Oft,      // a list of chunk actions
+        FlatList, // a plain JSON list of 7 numbers
+        Dies,     // reads the request and closes the connection without an answer
     };
     RestServer()
     {
@@ -336,10 +340,17 @@ private:
             }
             ++requests;
             lastBody = headerEnd == std::string::npos ? "" : request.substr(headerEnd + 4);
+            if (mode == Mode::Dies) { // as a server killed while it computes: nothing answers
+                ::close(fd);          // (and a request sent again is counted, then dropped too)
+                continue;
+            }
             std::string body;
             switch (mode.load()) {
             case Mode::Error:
                 body = "\"error\"";
+                break;
+            case Mode::FlatList:
+                body = "[0.01, 0, 0, 0, 0, 0, 1]";
                 break;
             case Mode::Oft:
                 body = "[[0.001,0,0,0,0,0,1],[0.002,0,0,0,0,0,1],[0.003,0,0,0,0,0,1],[0.004,0,0,0,"
@@ -573,6 +584,16 @@ TEST(OpenPi, ServerErrorsTimeoutsAndBadRepliesAreNamed)
     EXPECT_NE(errorOf([&] { policy->act(grey()); }).find("truncated?"), std::string::npos);
     server.behaviour = PiBehaviour::StrKeys;
     EXPECT_NE(errorOf([&] { policy->act(grey()); }).find("str keys"), std::string::npos);
+    // 8 values per action for a client set to 7 (a DROID server with default settings): refused
+    // with both numbers, never cut to the first 7.
+    server.behaviour = PiBehaviour::EightValues;
+    EXPECT_NE(errorOf([&] {
+                  policy->act(grey());
+              }).find("8 values per action, but settings.action_dim is 7"),
+              std::string::npos)
+        << errorOf([&] { policy->act(grey()); });
+    auto eight = createOpenPiPolicy({{"url", server.url()}, {"action_dim", 8}});
+    EXPECT_EQ(eight->act(grey())[0].size(), 8u);
     // Availability: healthz, then the metadata frame.
     server.behaviour = PiBehaviour::Ok;
     EXPECT_TRUE(openPiAvailability({{"url", server.url()}}).available);
@@ -739,6 +760,36 @@ TEST(OpenVlaRest, ActRepliesErrorsAndOftChunks)
     EXPECT_NE(openVlaRestAvailability({{"url", "http://127.0.0.1:1"}}).reason.find("unreachable"),
               std::string::npos);
     EXPECT_TRUE(openVlaRestAvailability({{"url", server.url()}}).available);
+    // A plain list of 7 numbers: what came and what was expected.
+    server.mode = RestServer::Mode::FlatList;
+    EXPECT_NE(errorOf([&] { single->act(grey()); })
+                  .find("a flat list of 7 numbers; expected a json_numpy array (one action, or "
+                        "[N, D]) or a list of actions"),
+              std::string::npos)
+        << errorOf([&] { single->act(grey()); });
+    EXPECT_NE(errorOf([&] {
+                  createOpenVlaRestPolicy({{"url", "http://127.0.0.1:1"}})->act(grey());
+              }).find("OpenVLA server unreachable"),
+              std::string::npos);
+}
+
+// A server that dies with the request was recorded as remote_unreachable (Connection refused):
+// the POST had been sent again on a second connection. It is sent once, and the death is a
+// disconnection.
+TEST(OpenVlaRest, AServerThatDiesWithTheRequestIsADisconnectionAndTheRequestIsNotSentAgain)
+{
+    RestServer server;
+    auto policy = createOpenVlaRestPolicy({{"url", server.url()}, {"timeout_s", 5}});
+    server.mode = RestServer::Mode::Dies;
+    try {
+        policy->act(grey());
+        FAIL() << "no error";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), ErrorCode::RemoteDisconnected) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the request was not sent again"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(server.requests.load(), 1);
 }
 
 TEST(OpenVlaRest, AProtocolRunsEndToEndThroughKosmosCli)

@@ -5,6 +5,8 @@
 #include "stats/Ranking.h"
 #include "util/Error.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,6 +24,15 @@ TEST(Stats, WilsonInterval)
     EXPECT_NEAR(*half.lower, 0.236593, 1e-6);
     EXPECT_NEAR(*half.upper, 0.763407, 1e-6);
     EXPECT_FALSE(wilson(0, 0).rate) << "no rate over n = 0";
+    // Counts outside 0 <= successes <= n have no interval (wilson(5, 3) printed "5/3 = 167%
+    // [95% CI 0-100%]"); every interval function refuses them alike.
+    for (const auto &[k, n] : std::vector<std::pair<int, int>>{{5, 3}, {-1, 3}, {0, -1}, {1, 0}}) {
+        EXPECT_THROW(wilson(k, n), Error) << k << "/" << n;
+        EXPECT_THROW(clopperPearson(k, n), Error) << k << "/" << n;
+    }
+    EXPECT_NE(test::errorOf([] { wilson(5, 3); }).find("not 5 of 3"), std::string::npos);
+    EXPECT_THROW(wilson(1, 2, 0.0), Error);
+    EXPECT_THROW(clopperPearson(1, 2, 1.5), Error);
 }
 
 TEST(Stats, ClopperPearsonMatchesTheClosedFormsAndRsBinomTest)

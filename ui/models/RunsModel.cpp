@@ -1,5 +1,7 @@
 #include "models/RunsModel.h"
 
+#include "queries/CountingRules.h"
+
 #include <QColor>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -17,12 +19,18 @@ const char *const kSelect = R"sql(
            wc.adapter_id AS world_model,
            (SELECT j.outcome || COALESCE(' (' || j.unknown_reason || ')', '') FROM judgments j
               JOIN attempts a ON a.attempt_id = j.attempt_id
-             WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, j.judgment_id DESC LIMIT 1) AS judge,
+             WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY j.judgment_id DESC LIMIT 1) AS judge,
            (SELECT v.verdict FROM validation_results v JOIN attempts a ON a.attempt_id = v.attempt_id
-             WHERE a.run_id = r.run_id ORDER BY a.attempt_no DESC, v.validation_id DESC LIMIT 1) AS validation,
-           (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source <> 'human'
+             WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
+                 ORDER BY v.validation_id DESC LIMIT 1) AS validation,
+           (SELECT h.completion FROM human_labels h
+             WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+             AND h.source <> 'human'
              ORDER BY h.label_id DESC LIMIT 1) AS reference,
-           (SELECT h.completion FROM human_labels h WHERE h.run_id = r.run_id AND h.source = 'human'
+           (SELECT h.completion FROM human_labels h
+             WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
+             AND h.source = 'human'
              ORDER BY h.label_id DESC LIMIT 1) AS human,
            r.status,
            CASE WHEN r.finished_at_ms IS NOT NULL THEN
@@ -56,7 +64,8 @@ bool RunsModel::open(const QString &databasePath)
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
         db.setDatabaseName(databasePath);
-        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"));
+        db.setConnectOptions(
+            QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_OPEN_URI;QSQLITE_BUSY_TIMEOUT=5000"));
         if (!db.open()) {
             m_error = db.lastError().text();
             return false;

@@ -3,13 +3,13 @@
 #include "evaluation/EvaluationRecord.h"
 #include "plots/EvaluationPlots.h"
 #include "util/Error.h"
+#include "util/FileWrite.h"
 
 #include <QBuffer>
 #include <QDateTime>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QTextDocument>
 #include <QUrl>
 #include <qcustomplot.h>
@@ -427,6 +427,20 @@ QString reportHtml(const EvaluationRecord &r,
     return h;
 }
 
+namespace {
+
+// Through a temporary name, every write and the close checked (util/FileWrite.h).
+void saveReport(const QString &path, const QByteArray &bytes)
+{
+    try {
+        writeFileAtomically(path.toStdString(), std::string_view(bytes.data(), bytes.size()));
+    } catch (const Error &e) {
+        throw Error(e.code(), std::string("cannot write the report: ") + e.what());
+    }
+}
+
+} // namespace
+
 void writeEvaluationReport(const EvaluationRecord &record, const QString &htmlPath,
                            const QString &pdfPath, const QString &pngPath)
 {
@@ -436,10 +450,7 @@ void writeEvaluationReport(const EvaluationRecord &record, const QString &htmlPa
             return QStringLiteral("data:image/png;base64,") +
                    QString::fromLatin1(plots.value(name).toBase64());
         });
-        QSaveFile file(htmlPath);
-        if (!file.open(QIODevice::WriteOnly) || file.write(html.toUtf8()) < 0 || !file.commit())
-            throw Error(ErrorCode::Io, "cannot write the report " + htmlPath.toStdString() + ": " +
-                                           file.errorString().toStdString());
+        saveReport(htmlPath, html.toUtf8());
     }
     QTextDocument document;
     if (!pdfPath.isEmpty() || !pngPath.isEmpty()) {
@@ -460,15 +471,18 @@ void writeEvaluationReport(const EvaluationRecord &record, const QString &htmlPa
             QPainter painter(&page);
             document.drawContents(&painter, QRectF(0, 0, 900, 1300));
         }
-        if (!page.save(pngPath, "PNG"))
-            throw Error(ErrorCode::Io, "cannot write the report " + pngPath.toStdString());
+        QByteArray png;
+        QBuffer buffer(&png);
+        if (!buffer.open(QIODevice::WriteOnly) || !page.save(&buffer, "PNG"))
+            throw Error(ErrorCode::Io, "cannot encode the report " + pngPath.toStdString());
+        saveReport(pngPath, png);
         document.setTextWidth(-1);
     }
     if (!pdfPath.isEmpty()) {
-        QSaveFile file(pdfPath);
+        QByteArray pdf;
+        QBuffer file(&pdf);
         if (!file.open(QIODevice::WriteOnly))
-            throw Error(ErrorCode::Io, "cannot write the report " + pdfPath.toStdString() + ": " +
-                                           file.errorString().toStdString());
+            throw Error(ErrorCode::Io, "cannot render the report " + pdfPath.toStdString());
         {
             QPdfWriter writer(&file);
             writer.setPageSize(QPageSize(QPageSize::A4));
@@ -479,9 +493,8 @@ void writeEvaluationReport(const EvaluationRecord &record, const QString &htmlPa
                               QString::fromStdString(record.kosmosVersion));
             document.print(&writer);
         }
-        if (!file.commit())
-            throw Error(ErrorCode::Io, "cannot write the report " + pdfPath.toStdString() + ": " +
-                                           file.errorString().toStdString());
+        file.close();
+        saveReport(pdfPath, pdf);
     }
 }
 

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QByteArray>
+#include <QUrl>
+
+#include <functional>
+#include <string>
+
+namespace kosmos::remote {
+
+struct HttpReply
+{
+    int status = 0;
+    QByteArray body;
+};
+
+// One HTTP/1.1 POST over its own connection (TCP, or TLS for https://), sent exactly once: a
+// request that may have reached the server is never sent again (QNetworkAccessManager resends a
+// request whose connection closed before an answer, so a server that crashed on the first copy
+// met a second one, or a refused connection that hid the crash). `who` names the server in
+// errors. Throws Error with
+//   RemoteUnreachable   no connection could be made (nothing was sent);
+//   RemoteDisconnected  the connection closed after the request was sent, before a whole answer;
+//   RemoteTimeout       no whole answer within timeoutMs (the connection is closed);
+//   RemoteError         an answer that is not HTTP/1.x, or larger than maxReplyBytes;
+//   InvalidInput        `cancelled` returned true (checked every 50 ms).
+HttpReply postOnce(const QUrl &url, const QByteArray &body, const QByteArray &contentType,
+                   int timeoutMs, const std::function<bool()> &cancelled, const std::string &who,
+                   qint64 maxReplyBytes = qint64{256} << 20);
+
+} // namespace kosmos::remote
