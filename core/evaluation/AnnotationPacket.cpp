@@ -318,6 +318,7 @@ PacketImport importAnnotationAnswers(Ledger &ledger, const fs::path &answersPath
         a.label.runId = run->runId;
     }
     std::vector<HumanLabelRecord> labels;
+    labels.reserve(answered.size());
     for (const auto &a : answered)
         labels.push_back(a.label);
     try {

@@ -1459,6 +1459,7 @@ std::vector<std::int64_t> Ledger::addHumanLabelsOnce(const std::vector<HumanLabe
                             "; nothing was written");
     }
     std::vector<std::int64_t> ids;
+    ids.reserve(labels.size());
     for (const HumanLabelRecord &label : labels)
         ids.push_back(insertLabel(label));
     tx.commit();

@@ -187,6 +187,7 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
                          StoredObject{s.text(1), s.int64(2), s.text(3), std::nullopt, true}});
             }
             std::vector<cv::Mat> decoded;
+            decoded.reserve(frames.size());
             for (const auto &frame : frames) // hash-checked
                 decoded.push_back(ledger.artifacts().readRgb(frame.object.sha256));
             ledger.attachArtifacts(lease, frames);

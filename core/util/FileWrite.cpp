@@ -120,7 +120,7 @@ void StagingFolder::publish(const fs::path &target)
 
 fs::path StagingFolder::publishInto(const fs::path &piece, const fs::path &folder)
 {
-    const fs::path target = folder / piece.filename();
+    fs::path target = folder / piece.filename();
     std::error_code ec;
     fs::remove_all(target, ec);
     ec.clear();
