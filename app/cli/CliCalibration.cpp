@@ -98,7 +98,7 @@ int runAudit(const std::string &bundle, const std::vector<std::string> &configsG
 }
 
 int runCalibrate(const std::string &bundle, const std::string &config, const std::string &labels,
-                 int minLabels, bool json)
+                 int minLabels, int minPerClass, bool json)
 {
     try {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
@@ -109,6 +109,7 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
             config.empty() ? configs.front().key : resolveJudgeConfig(configs, config);
         CalibrationGate gate;
         gate.minLabels = minLabels;
+        gate.minSuccesses = gate.minFailures = minPerClass;
         const std::string source = labels == "reference" ? "synthetic_reference" : labels;
         const CalibrationReport r = calibrate(ledger, key, source, gate);
         const auto &b = r.binary;
@@ -140,10 +141,11 @@ int runCalibrate(const std::string &bundle, const std::string &config, const std
         for (const auto &bin : r.reliability)
             std::printf("  [%.1f, %.1f%s  %s\n", bin.from, bin.to, bin.to >= 1.0 ? "]" : ")",
                         intervalText(bin.labelSuccess).c_str());
-        std::cout << "calibration gate: " << (r.gatePassed ? "PASS" : "FAIL") << "\n";
+        std::cout << "calibration gate: " << gateVerdictTitle(r.gateVerdict) << "\n";
         for (const auto &line : r.gate)
-            std::cout << "  " << (line.pass ? "pass  " : "FAIL  ") << line.name << ": "
-                      << line.figure << "\n";
+            std::cout << "  " << gateVerdictName(line.verdict) << "  " << gateLineText(line)
+                      << "\n";
+        std::cout << "  (" << pointValuesText(r) << ")\n";
         return ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);
@@ -218,23 +220,24 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
             out["protocol_sha256"] = sha;
             out["source"] = src;
             out["missing"] = outcomes.missing;
+            out["header"] = rankingHeader(ranking);
             if (reference)
                 out["reference"] = toJson(*reference);
             std::cout << out.dump(2) << "\n";
             return ExitCode::Ok;
         }
         std::cout << "protocol " << sha.substr(0, 16) << "..., success by " << src << "; "
-                  << outcomes.missing << " episode(s) without a decisive outcome\n";
+                  << outcomes.missing << " episode(s) without a decisive outcome\n"
+                  << rankingHeader(ranking) << "\n";
         for (const auto &[name, p] : ranking.rates)
             std::cout << "  " << intervalText(p) << "  " << name << "\n";
         for (const auto &pair : ranking.pairs) {
             const char *verdict = pair.verdict == PairOrder::Verdict::ABetter   ? "first better"
                                   : pair.verdict == PairOrder::Verdict::BBetter ? "second better"
                                                                                 : "indeterminate";
-            std::printf("  %s: difference %.3f [%.3f, %.3f], exact bounds %s\n    %s\n    %s\n",
-                        verdict, pair.difference.observed, pair.difference.lower,
-                        pair.difference.upper, pair.exactSeparated ? "separate" : "overlap",
-                        pair.a.c_str(), pair.b.c_str());
+            std::printf("  %s: difference %.3f [%.3f, %.3f]; %s\n    %s\n    %s\n", verdict,
+                        pair.difference.observed, pair.difference.lower, pair.difference.upper,
+                        pairTestText(pair).c_str(), pair.a.c_str(), pair.b.c_str());
         }
         if (reference)
             std::cout << "against " << referenceCsv << " (" << reference->matched.size()

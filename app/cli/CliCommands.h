@@ -141,7 +141,7 @@ int runJudge(const std::string &executableDir, const std::string &bundle, const 
 int runAudit(const std::string &bundle, const std::vector<std::string> &configs, bool json);
 // A judge configuration's calibration against human or reference labels, with the gate.
 int runCalibrate(const std::string &bundle, const std::string &config, const std::string &labels,
-                 int minLabels, bool json);
+                 int minLabels, int minPerClass, bool json);
 // Blind annotation packets: export runs' frames for someone without the ledger; import their
 // answers as human labels (hash-checked against the packet, through the exporter's key file).
 int runPacketExport(const std::string &bundle, const std::vector<std::string> &runs, bool all,
@@ -167,6 +167,7 @@ struct ReportRequest
     std::vector<std::string> audit; // two judge configurations, or none
     std::string referenceCsv;
     int minLabels = 20;
+    int minPerClass = 20; // labelled successes and failures each (CalibrationGate)
     std::string htmlPath;
     std::string pdfPath;
     std::string pngPath; // the document's start as an image

@@ -22,6 +22,7 @@ int runReport(const ReportRequest &request)
         options.outcomeSource =
             request.source == "reference" ? "synthetic_reference" : request.source;
         options.gate.minLabels = request.minLabels;
+        options.gate.minSuccesses = options.gate.minFailures = request.minPerClass;
         const auto configs = judgeConfigs(ledger);
         if (!request.judgeConfig.empty())
             options.judgeKey = resolveJudgeConfig(configs, request.judgeConfig);

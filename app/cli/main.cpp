@@ -323,15 +323,16 @@ const std::vector<Verb> &verbs()
          "calibrate BUNDLE [CONFIG]",
          "a judge configuration against labels: confusion, kappa,\n"
          "sensitivity/specificity with intervals, gate",
-         {"labels", "min-labels", "json"},
+         {"labels", "min-labels", "min-per-class", "json"},
          [](const Call &c) -> R {
              const QString labels = c.value("labels");
              const auto minLabels = c.intValue("min-labels", 1, 1000000);
-             if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels ||
+             const auto perClass = c.intValue("min-per-class", 0, 1000000);
+             if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels || !perClass ||
                  !oneOf(labels, {"human", "reference", "physics"}))
                  return std::nullopt;
              return runCalibrate(c.str(1), c.nArgs(3) ? c.str(2) : "", labels.toStdString(),
-                                 *minLabels, c.json);
+                                 *minLabels, *perClass, c.json);
          }},
         {"packet",
          "packet export BUNDLE RUN...|--all --to DIR\n  packet import BUNDLE ANSWERS --key K",
@@ -388,17 +389,20 @@ const std::vector<Verb> &verbs()
          "the evaluation record: protocol hash, components, rates with n and\n"
          "intervals, missing-outcome bounds, calibration and gate, audit, reference\n"
          "rates, what it does and does not support; text, --json, --html, --pdf, --png",
-         {"source", "config", "audit", "reference-csv", "min-labels", "json", "html", "pdf", "png"},
+         {"source", "config", "audit", "reference-csv", "min-labels", "min-per-class", "json",
+          "html", "pdf", "png"},
          [](const Call &c) -> R {
              const QString source = c.value("source");
              const auto minLabels = c.intValue("min-labels", 1, 1000000);
+             const auto perClass = c.intValue("min-per-class", 0, 1000000);
              const QStringList audit = c.value("audit").split(QLatin1Char(','), Qt::SkipEmptyParts);
-             if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels ||
+             if (!(c.nArgs(2) || c.nArgs(3)) || !minLabels || !perClass ||
                  (c.isSet("audit") && audit.size() != 2) ||
                  !oneOf(source, {"judge", "reference", "human"}))
                  return std::nullopt;
              ReportRequest request;
              request.minLabels = *minLabels;
+             request.minPerClass = *perClass;
              request.bundle = c.str(1);
              request.protocol = c.nArgs(3) ? c.str(2) : "";
              request.source = source.toStdString();
@@ -627,6 +631,10 @@ constexpr OptionSpec kOptions[] = {
      "calibrate: human (default), reference (synthetic ground truth) or physics (a simulator's "
      "state).",
      "source", "human", false},
+    {"min-per-class",
+     "calibrate, report: labelled successes and labelled failures the gate needs each; below "
+     "either it is INCONCLUSIVE (default 20).",
+     "n", "20", false},
     {"min-labels", "calibrate: decisive labelled clips the gate needs (default 20).", "n", "20",
      false},
     {"dry-run",

@@ -1,9 +1,8 @@
 #include "evaluation/Calibration.h"
 
-#include "queries/CountingRules.h"
-
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
+#include "queries/CountingRules.h"
 #include "queries/JudgmentQuery.h"
 #include "util/Error.h"
 #include "util/NumberText.h"
@@ -216,6 +215,245 @@ std::string gateFigure(const Proportion &p, double minimum)
     return text;
 }
 
+nlohmann::json CalibrationGate::toJson() const
+{
+    return {{"min_decisive_labels", minLabels},
+            {"min_labelled_successes", minSuccesses},
+            {"min_labelled_failures", minFailures},
+            {"min_sensitivity", minSensitivity},
+            {"min_specificity", minSpecificity},
+            {"max_leniency_offset", maxLeniency},
+            {"rule", "a bound passes when the Wilson 95% interval clears it, fails when the "
+                     "interval lies wholly on the wrong side, and is inconclusive otherwise"}};
+}
+
+std::string_view gateVerdictName(GateVerdict verdict)
+{
+    switch (verdict) {
+    case GateVerdict::Pass:
+        return "pass";
+    case GateVerdict::Fail:
+        return "fail";
+    case GateVerdict::Inconclusive:
+        return "inconclusive";
+    }
+    return "inconclusive";
+}
+
+GateVerdict overallVerdict(const std::vector<GateVerdict> &lines)
+{
+    if (std::find(lines.begin(), lines.end(), GateVerdict::Fail) != lines.end())
+        return GateVerdict::Fail;
+    if (!lines.empty() && std::all_of(lines.begin(), lines.end(),
+                                      [](GateVerdict v) { return v == GateVerdict::Pass; }))
+        return GateVerdict::Pass;
+    return GateVerdict::Inconclusive;
+}
+
+std::string gateVerdictTitle(GateVerdict verdict)
+{
+    switch (verdict) {
+    case GateVerdict::Pass:
+        return "PASS";
+    case GateVerdict::Fail:
+        return "FAIL";
+    case GateVerdict::Inconclusive:
+        return "INCONCLUSIVE";
+    }
+    return "INCONCLUSIVE";
+}
+
+std::string gateLineText(const GateLine &line)
+{
+    return line.name + ": " + line.figure + (line.needed.empty() ? "" : "; needs " + line.needed);
+}
+
+std::string pointValuesText(const CalibrationReport &report)
+{
+    return std::string("point values only (the original system's reading; not the verdict): ") +
+           (report.pointValuesPass ? "PASS" : "FAIL");
+}
+
+namespace {
+
+constexpr int kMostClips = 1000000; // beyond this the helper says "more than a million"
+
+std::string percent(double rate)
+{
+    char text[16];
+    std::snprintf(text, sizeof text, "%.0f%%", rate * 100);
+    return text;
+}
+
+// The fewest clips n' >= n at which an interval made by `interval(n')` (the observed rates kept)
+// settles `settled`; nullopt beyond kMostClips. Grows geometrically, then bisects: settling is
+// monotone in n for a fixed rate off the bound.
+template<typename Interval, typename Settled>
+std::optional<int> clipsToSettle(int n, const Interval &interval, const Settled &settled)
+{
+    int lo = std::max(n, 1);
+    if (settled(interval(lo)))
+        return lo;
+    int hi = lo;
+    while (!settled(interval(hi))) {
+        if (hi >= kMostClips)
+            return std::nullopt;
+        lo = hi;
+        hi = std::min(kMostClips, hi * 2);
+    }
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (settled(interval(mid)) ? hi : lo) = mid;
+    }
+    return hi;
+}
+
+std::string moreText(std::optional<int> total, int now, const std::string &what,
+                     const std::string &at)
+{
+    if (!total)
+        return "more than a million " + what + " " + at;
+    return "about " + std::to_string(*total - now) + " more " + what + " " + at;
+}
+
+} // namespace
+
+GateLine rateGateLine(const std::string &name, const Proportion &p, double minimum,
+                      const std::string &what)
+{
+    GateLine line;
+    line.name = name;
+    line.figure = gateFigure(p, minimum);
+    if (!p.rate) {
+        line.needed = what + " to measure it";
+        return line;
+    }
+    line.pointPass = *p.rate >= minimum;
+    if (*p.lower >= minimum) {
+        line.verdict = GateVerdict::Pass;
+    } else if (*p.upper < minimum) {
+        line.verdict = GateVerdict::Fail;
+    } else if (*p.rate == minimum) {
+        line.needed = "the observed rate lies on the bound: no number of " + what + " settles it";
+    } else {
+        const double rate = *p.rate;
+        const bool above = rate > minimum;
+        const auto total = clipsToSettle(
+            p.n, [&](int n) { return wilson(static_cast<int>(std::lround(rate * n)), n); },
+            [&](const Proportion &q) { return above ? *q.lower >= minimum : *q.upper < minimum; });
+        line.needed = moreText(total, p.n, what,
+                               "(at the observed " + percent(rate) + ") for the interval to " +
+                                   (above ? "clear" : "fall below") + " the bound");
+    }
+    return line;
+}
+
+GateLine countGateLine(const std::string &name, int count, int minimum, const std::string &what)
+{
+    GateLine line;
+    line.name = name;
+    line.figure = std::to_string(count);
+    line.pointPass = count >= minimum;
+    line.verdict = count >= minimum ? GateVerdict::Pass : GateVerdict::Inconclusive;
+    if (count < minimum)
+        line.needed = std::to_string(minimum - count) + " more " + what;
+    return line;
+}
+
+GateLine leniencyGateLine(const std::string &name, int falsePositive, int falseNegative, int pairs,
+                          double maxOffset)
+{
+    GateLine line;
+    line.name = name;
+    if (pairs <= 0) {
+        line.figure = "n = 0";
+        line.needed = "decisive labelled clips to measure it";
+        return line;
+    }
+    // Given d discordant pairs, FP ~ Binomial(d, pi) and the offset (FP - FN) / n is
+    // (2 pi - 1) d / n: its interval from the Wilson interval of pi (d / n held fixed).
+    auto interval = [&](int n) {
+        const double scale = static_cast<double>(n) / pairs;
+        const int fp = static_cast<int>(std::lround(falsePositive * scale));
+        const int fn = static_cast<int>(std::lround(falseNegative * scale));
+        const int d = fp + fn;
+        if (d == 0)
+            return std::pair<double, double>{0.0, 0.0};
+        const Proportion share = wilson(fp, d);
+        return std::pair<double, double>{(2 * *share.lower - 1) * d / n,
+                                         (2 * *share.upper - 1) * d / n};
+    };
+    const double offset = static_cast<double>(falsePositive - falseNegative) / pairs;
+    const auto [lower, upper] = interval(pairs);
+    char figure[128];
+    std::snprintf(figure, sizeof figure, "%+.3f [95%% CI %+.3f, %+.3f] over %d pairs", offset,
+                  lower, upper, pairs);
+    line.figure = figure;
+    line.pointPass = std::abs(offset) <= maxOffset;
+    if (lower >= -maxOffset && upper <= maxOffset) {
+        line.verdict = GateVerdict::Pass;
+    } else if (lower > maxOffset || upper < -maxOffset) {
+        line.verdict = GateVerdict::Fail;
+    } else if (std::abs(offset) == maxOffset) {
+        line.needed = "the observed offset lies on the bound: no number of clips settles it";
+    } else {
+        const bool inside = std::abs(offset) < maxOffset;
+        const auto total = clipsToSettle(pairs, interval, [&](const std::pair<double, double> &i) {
+            return inside ? (i.first >= -maxOffset && i.second <= maxOffset)
+                          : (i.first > maxOffset || i.second < -maxOffset);
+        });
+        line.needed = moreText(total, pairs, "decisive labelled clips",
+                               "(at the observed offset) for the interval to " +
+                                   std::string(inside ? "clear" : "fall outside") + " the bound");
+    }
+    return line;
+}
+
+GateResult evaluateGate(const BinaryAgreement &b, const CalibrationGate &gate)
+{
+    GateResult out;
+    GateLine decisive =
+        countGateLine("decisive labelled clips >= " + std::to_string(gate.minLabels), b.pairs,
+                      gate.minLabels, "decisive labelled clips");
+    decisive.figure += " (" + std::to_string(b.indecisive) + " indecisive)";
+    out.lines.push_back(decisive);
+    const int successes = b.truePositive + b.falseNegative;
+    const int failures = b.trueNegative + b.falsePositive;
+    out.lines.push_back(countGateLine("labelled successes >= " + std::to_string(gate.minSuccesses),
+                                      successes, gate.minSuccesses, "labelled successes"));
+    out.lines.push_back(countGateLine("labelled failures >= " + std::to_string(gate.minFailures),
+                                      failures, gate.minFailures, "labelled failures"));
+    char bound[64];
+    std::snprintf(bound, sizeof bound, "sensitivity >= %.2f", gate.minSensitivity);
+    out.lines.push_back(
+        rateGateLine(bound, b.sensitivity, gate.minSensitivity, "labelled successes"));
+    std::snprintf(bound, sizeof bound, "specificity >= %.2f", gate.minSpecificity);
+    out.lines.push_back(
+        rateGateLine(bound, b.specificity, gate.minSpecificity, "labelled failures"));
+    std::snprintf(bound, sizeof bound, "|leniency offset| <= %.2f", gate.maxLeniency);
+    out.lines.push_back(
+        leniencyGateLine(bound, b.falsePositive, b.falseNegative, b.pairs, gate.maxLeniency));
+    // A rate over a class with less than the minimum evidence says nothing either way.
+    auto belowMinimum = [](GateLine &rate, int count, int minimum, const std::string &what) {
+        if (count >= minimum)
+            return;
+        rate.verdict = GateVerdict::Inconclusive;
+        rate.needed = std::to_string(minimum - count) + " more " + what +
+                      " (fewer than the gate's " + std::to_string(minimum) + " " + what + ")";
+    };
+    belowMinimum(out.lines[3], successes, gate.minSuccesses, "labelled successes");
+    belowMinimum(out.lines[4], failures, gate.minFailures, "labelled failures");
+    std::vector<GateVerdict> verdicts;
+    verdicts.reserve(out.lines.size());
+    for (const GateLine &line : out.lines)
+        verdicts.push_back(line.verdict);
+    out.verdict = overallVerdict(verdicts);
+    // The original system's reading: the total count and the three point values.
+    out.pointValuesPass = b.pairs >= gate.minLabels && out.lines[3].pointPass &&
+                          out.lines[4].pointPass && out.lines[5].pointPass;
+    return out;
+}
+
 CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
                             const std::string &labelSource, const CalibrationGate &gate)
 {
@@ -284,33 +522,15 @@ CalibrationReport calibrate(Ledger &ledger, const std::string &judgeKey,
         r.labelSuccess = wilson(successes, r.n);
         report.reliability.push_back(r);
     }
-    if (report.binary.pairs < gate.minLabels)
-        report.emptyReason = "not enough labels: " + std::to_string(report.binary.pairs) +
-                             " decisive of the " + std::to_string(gate.minLabels) + " needed";
-    report.gate.push_back({"decisive labelled clips >= " + std::to_string(gate.minLabels),
-                           report.binary.pairs >= gate.minLabels,
-                           std::to_string(report.binary.pairs) + " (" +
-                               std::to_string(report.binary.indecisive) + " indecisive)"});
-    const auto &sens = report.binary.sensitivity;
-    const auto &spec = report.binary.specificity;
-    char bound[64];
-    std::snprintf(bound, sizeof bound, "sensitivity >= %.2f", gate.minSensitivity);
-    report.gate.push_back({bound, sens.rate && *sens.rate >= gate.minSensitivity,
-                           gateFigure(sens, gate.minSensitivity)});
-    std::snprintf(bound, sizeof bound, "specificity >= %.2f", gate.minSpecificity);
-    report.gate.push_back({bound, spec.rate && *spec.rate >= gate.minSpecificity,
-                           gateFigure(spec, gate.minSpecificity)});
-    std::snprintf(bound, sizeof bound, "|leniency offset| <= %.2f", gate.maxLeniency);
-    char figure[64] = "n = 0";
-    if (report.binary.leniencyOffset)
-        std::snprintf(figure, sizeof figure, "%+.3f over %d pairs", *report.binary.leniencyOffset,
-                      report.binary.pairs);
-    report.gate.push_back({bound,
-                           report.binary.leniencyOffset &&
-                               std::abs(*report.binary.leniencyOffset) <= gate.maxLeniency,
-                           figure});
-    report.gatePassed = std::all_of(report.gate.begin(), report.gate.end(),
-                                    [](const GateLine &l) { return l.pass; });
+    const auto &b = report.binary;
+    if (b.pairs < gate.minLabels)
+        report.emptyReason = "not enough labels: " + std::to_string(b.pairs) + " decisive of the " +
+                             std::to_string(gate.minLabels) + " needed";
+    report.gateSettings = gate;
+    GateResult result = evaluateGate(b, gate);
+    report.gate = std::move(result.lines);
+    report.gateVerdict = result.verdict;
+    report.pointValuesPass = result.pointValuesPass;
     return report;
 }
 

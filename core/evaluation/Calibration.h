@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kosmos {
@@ -82,13 +83,35 @@ std::vector<AuditRow> auditRows(const PairedAudit &audit);
 
 // ---- calibration against labels ---------------------------------------------------------------
 
+// The gate a judge must pass before its verdicts are trusted (docs/statistics.md, "The calibration
+// gate"). Recorded with every report that applies it.
 struct CalibrationGate
 {
     int minLabels = 20;
+    // Minimum evidence per class: labelled successes and labelled failures among the decisive
+    // pairs. Below either the gate cannot say anything (INCONCLUSIVE), whatever the rates.
+    int minSuccesses = 20;
+    int minFailures = 20;
     double minSensitivity = 0.8;
     double minSpecificity = 0.8;
     double maxLeniency = 0.1; // |judge rate - label rate|
+    nlohmann::json toJson() const;
 };
+
+// A gate line's (and the gate's) verdict: passed only when the 95% interval clears the bound,
+// failed only when it lies wholly on the wrong side, inconclusive otherwise (or with too little
+// evidence).
+enum class GateVerdict
+{
+    Pass,
+    Fail,
+    Inconclusive
+};
+std::string_view gateVerdictName(GateVerdict verdict); // pass | fail | inconclusive
+
+// PASS when every line passes, FAIL when any fails, INCONCLUSIVE otherwise.
+GateVerdict overallVerdict(const std::vector<GateVerdict> &lines);
+std::string gateVerdictTitle(GateVerdict verdict); // PASS | FAIL | INCONCLUSIVE
 
 struct ReliabilityBin
 {
@@ -100,9 +123,29 @@ struct ReliabilityBin
 struct GateLine
 {
     std::string name;
-    bool pass = false;
-    std::string figure; // the value behind the line, with its n
+    GateVerdict verdict = GateVerdict::Inconclusive;
+    std::string figure; // the value behind the line, with its n and interval
+    // What would settle an inconclusive line: "about 37 more labelled successes (at the observed
+    // 80%) for the interval to clear the bound", "14 more labelled failures". Empty otherwise.
+    std::string needed;
+    // The point value against the bound (the original system's reading): never the verdict.
+    bool pointPass = false;
 };
+
+// How every view writes a line after its verdict: "name: figure", and for an inconclusive line
+// "; needs about 37 more labelled successes ...".
+std::string gateLineText(const GateLine &line);
+
+// A line for a rate that must be at least `minimum`, by its Wilson 95% interval; `what` names the
+// clips it counts (e.g. "labelled successes") for `needed`.
+GateLine rateGateLine(const std::string &name, const Proportion &p, double minimum,
+                      const std::string &what);
+// A line for a count that must reach `minimum` (never failed: more clips can be labelled).
+GateLine countGateLine(const std::string &name, int count, int minimum, const std::string &what);
+// The leniency line: offset (FP - FN) / pairs, |offset| <= maxOffset, with the interval of the
+// offset given the discordant pairs (Wilson on FP of FP + FN, docs/statistics.md).
+GateLine leniencyGateLine(const std::string &name, int falsePositive, int falseNegative, int pairs,
+                          double maxOffset);
 
 struct CalibrationReport
 {
@@ -112,15 +155,35 @@ struct CalibrationReport
     BinaryAgreement binary;
     KappaResult progressKappa; // quadratic-weighted, 0-5, where both gave a progress
     std::vector<ReliabilityBin> reliability;
+    CalibrationGate gateSettings; // the gate these lines apply
     std::vector<GateLine> gate;
-    bool gatePassed = false;
+    GateVerdict gateVerdict = GateVerdict::Inconclusive;
+    // Every line's point value against its bound, as the original system read its gate: shown as
+    // a labelled secondary line, never as the verdict.
+    bool pointValuesPass = false;
     std::string emptyReason; // set when there is too little to say anything
 };
 
+// The gate applied to a judge's agreement with labels: its lines (decisive clips, labelled
+// successes, labelled failures, sensitivity, specificity, leniency), the verdict, and the
+// point-value reading. A rate line of a class below the gate's minimum is inconclusive whatever
+// its interval, and so is the gate.
+struct GateResult
+{
+    std::vector<GateLine> lines;
+    GateVerdict verdict = GateVerdict::Inconclusive;
+    bool pointValuesPass = false;
+};
+GateResult evaluateGate(const BinaryAgreement &agreement, const CalibrationGate &gate);
+
+// The secondary line every view shows under the gate: "point values only (the original system's
+// reading; not the verdict): PASS".
+std::string pointValuesText(const CalibrationReport &report);
+
 // A gate line's figure for a rate that must be at least `minimum`: its intervalText, and where
-// the 95% interval reaches across the bound, that the verdict is the point value's ("; the
-// interval reaches below the bound: a pass on the point value", or "... a fail ..."). The gate
-// reads point values, as the original system's did; the figure keeps that visible.
+// the 95% interval reaches across the bound, what the point value alone would say ("; the
+// interval reaches below the bound: a pass on the point value", or "... a fail ..."): such a line
+// is inconclusive.
 std::string gateFigure(const Proportion &p, double minimum);
 
 // The judge configuration `judgeKey` against the latest label of `labelSource` per run.

@@ -127,10 +127,14 @@ void writeStatement(EvaluationRecord &r)
             r.doesNotSupport.push_back(
                 "Reading the judge's verdicts as human judgments: the judge has no human labels "
                 "to be calibrated against in this ledger.");
-        } else if (!r.humanCalibration->gatePassed) {
+        } else if (r.humanCalibration->gateVerdict != GateVerdict::Pass) {
             r.doesNotSupport.push_back(
                 "Reading the judge's verdicts as human judgments: the calibration gate against "
-                "human labels failed" +
+                "human labels " +
+                std::string(r.humanCalibration->gateVerdict == GateVerdict::Fail
+                                ? "failed"
+                                : "is inconclusive (its intervals do not clear the bounds, or "
+                                  "there are too few labelled clips of a class)") +
                 (r.humanCalibration->emptyReason.empty()
                      ? std::string()
                      : " (" + r.humanCalibration->emptyReason + ")") +
@@ -238,7 +242,12 @@ nlohmann::json toJson(const CalibrationReport &r)
             {{"from", bin.from}, {"to", bin.to}, {"label_success", toJson(bin.labelSuccess)}});
     nlohmann::json gate = nlohmann::json::array();
     for (const auto &line : r.gate)
-        gate.push_back({{"check", line.name}, {"pass", line.pass}, {"figure", line.figure}});
+        gate.push_back({{"check", line.name},
+                        {"verdict", gateVerdictName(line.verdict)},
+                        {"pass", line.verdict == GateVerdict::Pass},
+                        {"point_value_pass", line.pointPass},
+                        {"figure", line.figure},
+                        {"needed", line.needed}});
     return {{"judge", r.judgeKey},
             {"labels", r.labelSource},
             {"labelled_clips", r.labeledClips},
@@ -258,7 +267,10 @@ nlohmann::json toJson(const CalibrationReport &r)
             {"leniency_offset", optional(b.leniencyOffset)},
             {"reliability", bins},
             {"gate", gate},
-            {"gate_passed", r.gatePassed},
+            {"gate_settings", r.gateSettings.toJson()},
+            {"gate_verdict", gateVerdictName(r.gateVerdict)},
+            {"gate_passed", r.gateVerdict == GateVerdict::Pass}, // record version 1's field
+            {"point_values_pass", r.pointValuesPass},
             {"empty_reason", r.emptyReason}};
 }
 
@@ -343,6 +355,10 @@ nlohmann::json toJson(const EvaluationRecord &r)
     for (const auto &a : r.annotatorAgreements)
         agreements.push_back(toJson(a));
     nlohmann::json out = {
+        // 2: the gate's three-way verdict (gate_verdict, per line `verdict` and `needed`), the
+        // gate's settings, pairwise orders by a paired test with Holm's adjustment, the header
+        // count of separated pairs. Version 1's fields are kept (gate_passed: true only on PASS).
+        {"record_version", 2},
         {"kosmos_version", r.kosmosVersion},
         {"generated_at_ms", r.generatedAtMs},
         {"ledger", r.ledgerPath},
@@ -384,8 +400,17 @@ nlohmann::json toJson(const PolicyRanking &ranking)
                                                                        : "indeterminate"},
              {"bootstrap_difference",
               {pair.difference.observed, pair.difference.lower, pair.difference.upper}},
-             {"exact_separated", pair.exactSeparated}});
-    return {{"rates", rates}, {"pairs", pairs}};
+             {"exact_separated", pair.exactSeparated},
+             {"test", pair.test},
+             {"shared_starts", pair.sharedStarts},
+             {"a_only", pair.aOnly},
+             {"b_only", pair.bOnly},
+             {"p", pair.pValue},
+             {"p_holm", pair.adjustedP}});
+    return {{"rates", rates},
+            {"pairs", pairs},
+            {"pairs_separated", ranking.separatedPairs()},
+            {"rule", kPairOrderRule}};
 }
 
 nlohmann::json toJson(const ReferenceComparison &c)
@@ -410,8 +435,8 @@ std::string toText(const EvaluationRecord &r)
       << r.outcomes.missing << " without a decisive outcome\n";
     for (const auto &[name, p] : r.ranking.rates)
         o << "  " << intervalText(p) << "  " << name << "\n";
-    o << "Pairwise (lineage bootstrap, " << r.replicates << " replicates, seed " << r.seed
-      << "; an order needs the bootstrap and the exact bounds to separate):\n";
+    o << "Pairwise: " << rankingHeader(r.ranking) << "; difference by the lineage bootstrap ("
+      << r.replicates << " replicates, seed " << r.seed << "):\n";
     for (const auto &pair : r.ranking.pairs) {
         char diff[96];
         std::snprintf(diff, sizeof diff, "%.3f [%.3f, %.3f]", pair.difference.observed,
@@ -420,7 +445,8 @@ std::string toText(const EvaluationRecord &r)
           << (pair.verdict == PairOrder::Verdict::ABetter   ? "first better "
               : pair.verdict == PairOrder::Verdict::BBetter ? "second better"
                                                             : "indeterminate")
-          << "  " << diff << "  " << pair.a << "  vs  " << pair.b << "\n";
+          << "  " << diff << "  " << pair.a << "  vs  " << pair.b << "\n    " << pairTestText(pair)
+          << "\n";
     }
     o << "Per policy and task (worst/best case counts the missing outcomes as failures/"
          "successes):\n";
@@ -446,10 +472,11 @@ std::string toText(const EvaluationRecord &r)
           << numberText(b.kappa.kappa) << " (n = " << b.pairs << "), progress weighted kappa "
           << numberText(cal->progressKappa.kappa) << " (n = " << cal->progressKappa.n
           << "), leniency offset " << numberText(b.leniencyOffset, "%+.3f") << "\n  gate "
-          << (cal->gatePassed ? "PASS" : "FAIL") << "\n";
+          << gateVerdictTitle(cal->gateVerdict) << "\n";
         for (const auto &line : cal->gate)
-            o << "    " << (line.pass ? "pass  " : "FAIL  ") << line.name << ": " << line.figure
+            o << "    " << std::string(gateVerdictName(line.verdict)) << "  " << gateLineText(line)
               << "\n";
+        o << "    (" << pointValuesText(*cal) << ")\n";
     };
     o << "\nJudge: " << (r.judgeKey.empty() ? std::string("(none)") : r.judgeKey) << "\n";
     calibration("Calibration against human labels", r.humanCalibration);

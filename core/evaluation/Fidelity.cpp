@@ -1,9 +1,8 @@
 #include "evaluation/Fidelity.h"
 
-#include "queries/CountingRules.h"
-
 #include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
+#include "queries/CountingRules.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
 
@@ -309,6 +308,30 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                                     orderName(v));
     }
 
+    // The spread physics gives the policies, and what would separate what it does not.
+    report.physicsSpread = rateSpread(physicsRanking);
+    std::map<std::string, double> physicsRate;
+    for (const auto &[policy, rate] : physicsRanking.rates)
+        physicsRate[policy] = rate.rate.value_or(0);
+    for (const PairOrder &p : physicsRanking.pairs)
+        if (p.verdict == PairOrder::Verdict::Indeterminate)
+            report.physicsNeeds.push_back(
+                {p.a, p.b, episodesToSeparate(physicsRate[p.a], physicsRate[p.b])});
+    std::set<std::string> starts;
+    for (const auto &p : report.pairs)
+        starts.insert(p.lineage);
+    report.starts = static_cast<int>(starts.size());
+    if (report.pearson.value && report.pearson.lower &&
+        *report.pearson.value > report.pearsonTarget &&
+        *report.pearson.lower<report.pearsonTarget && * report.pearson.value> *
+            report.pearson.lower) {
+        const double scale = (*report.pearson.value - *report.pearson.lower) /
+                             (*report.pearson.value - report.pearsonTarget);
+        report.startsForPearsonTarget = static_cast<int>(std::ceil(report.starts * scale * scale));
+    } else if (report.pearson.lower && *report.pearson.lower >= report.pearsonTarget) {
+        report.startsForPearsonTarget = report.starts; // already there
+    }
+
     // Per-episode agreement.
     const int agree = report.confusion[0][0] + report.confusion[1][1];
     const int n = agree + report.confusion[0][1] + report.confusion[1][0];
@@ -496,6 +519,22 @@ std::string policyDisplayName(const std::string &policy)
     return cut == std::string::npos ? policy : policy.substr(0, cut) + "}";
 }
 
+namespace {
+
+nlohmann::json needsJson(const std::vector<FidelityReport::SeparationNeed> &needs)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto &n : needs)
+        out.push_back(
+            {{"a", policyDisplayName(n.a)},
+             {"b", policyDisplayName(n.b)},
+             {"episodes_per_policy",
+              n.episodesPerPolicy ? nlohmann::json(*n.episodesPerPolicy) : nlohmann::json()}});
+    return out;
+}
+
+} // namespace
+
 nlohmann::json toJson(const FidelityReport &r)
 {
     nlohmann::json policies = nlohmann::json::array();
@@ -516,9 +555,26 @@ nlohmann::json toJson(const FidelityReport &r)
             {"unpaired_imagined", r.unpairedImagined},
             {"policies", policies},
             {"policies_with_both_rates", r.policiesWithBothRates},
+            {"spread",
+             {{"distinguishable_levels", r.physicsSpread.levels},
+              {"level_policies", r.physicsSpread.levelPolicies},
+              {"tied_at_zero", r.physicsSpread.atZero},
+              {"tied_at_hundred", r.physicsSpread.atHundred},
+              {"physics_orders_stated", r.physicsSpread.orderedPairs},
+              {"pairs", r.physicsSpread.pairs}}},
+            {"correlations_informative", r.correlationsInformative()},
+            {"not_informative_because", r.physicsSpread.whyNotInformative()},
             {"pearson", statJson(r.pearson)},
             {"spearman", statJson(r.spearman)},
             {"mmrv", statJson(r.mmrv)},
+            {"mmrv_rests_on_orders", r.physicsSpread.orderedPairs},
+            {"plan",
+             {{"separate", needsJson(r.physicsNeeds)},
+              {"starts", r.starts},
+              {"pearson_lower_target", r.pearsonTarget},
+              {"starts_for_pearson_lower_target", r.startsForPearsonTarget
+                                                      ? nlohmann::json(*r.startsForPearsonTarget)
+                                                      : nlohmann::json()}}},
             {"bootstrap", {{"replicates", r.replicates}, {"seed", r.seed}, {"unit", "start"}}},
             {"pairwise_orders",
              {{"same", r.pairsSameOrder},
@@ -569,13 +625,47 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
               << " of them invalid rollouts)";
         o << "  lenient " << p.lenient << ", harsh " << p.harsh << "\n";
     }
+    const RateSpread &spread = r.physicsSpread;
+    o << "\nSpread in physics (read before any correlation): " << spread.levels
+      << " distinguishable level(s) of " << spread.policies
+      << " policies (Wilson 95% intervals pairwise disjoint), " << spread.atZero << " at 0%, "
+      << spread.atHundred << " at 100%; physics states " << spread.orderedPairs << " of "
+      << spread.pairs << " pairwise orders\n";
+    if (!r.correlationsInformative())
+        o << "NOT INFORMATIVE: the correlations and MMRV below say nothing about this world "
+             "model's fidelity: "
+          << spread.whyNotInformative() << ". They are printed with their intervals only so "
+          << "that nothing is hidden.\n";
     o << "\nAcross the " << r.policiesWithBothRates
       << " policies with a rate in both worlds (world-model rate vs physics rate; 95% bootstrap "
          "over starts, "
       << r.replicates << " replicates, seed " << r.seed << "):\n"
       << "  Pearson " << statText(r.pearson) << "\n  Spearman " << statText(r.spearman)
-      << "\n  MMRV " << statText(r.mmrv) << " (lower is better)\n"
-      << "  anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119\n\n";
+      << "\n  MMRV " << statText(r.mmrv) << " (lower is better; rests on the "
+      << spread.orderedPairs << " pairwise order(s) physics states)"
+      << (r.correlationsInformative() ? "" : "  [not informative]") << "\n"
+      << "  anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119 (their policies span "
+         "wide success ranges by design; SimplerEnv's maintainers advise at least 75 trials per "
+         "policy)\n\n";
+    o << "How much more data (at the observed rates):\n";
+    for (const auto &n : r.physicsNeeds)
+        o << "  " << policyDisplayName(n.a) << " vs " << policyDisplayName(n.b) << ": "
+          << (n.episodesPerPolicy
+                  ? "about " + std::to_string(*n.episodesPerPolicy) +
+                        " physics episodes per policy would tell them apart"
+                  : std::string("never at these rates (equal, or beyond a million episodes)"))
+          << "\n";
+    if (r.physicsNeeds.empty())
+        o << "  physics orders every pair\n";
+    o << "  Pearson's lower bound >= " << r.pearsonTarget << ": "
+      << (r.startsForPearsonTarget
+              ? "about " + std::to_string(*r.startsForPearsonTarget) + " starts (now " +
+                    std::to_string(r.starts) +
+                    "; the interval's half-width taken to shrink as "
+                    "1/sqrt(starts))"
+              : std::string("not reachable by more starts at the observed r (at or below the "
+                            "target, or no interval)"))
+      << "\n\n";
     o << "Pairwise orders: " << r.pairsSameOrder << " the same, " << r.pairsOppositeOrder
       << " opposite, " << r.pairsIndeterminate << " indeterminate in a world\n";
     for (const auto &line : r.orderLines)

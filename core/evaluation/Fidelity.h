@@ -92,6 +92,27 @@ struct FidelityReport
     int unpairedImagined = 0; // imagined runs whose start is not a physics episode
     int replicates = 0;
     std::uint64_t seed = 0;
+
+    // Before any correlation is read: how far apart physics puts the policies (RateSpread). The
+    // correlations and MMRV are informative only when physics forms 3 levels or more and states
+    // at least half of the pairwise orders; otherwise they are still given, under a sentence
+    // saying why they mean nothing here.
+    RateSpread physicsSpread;
+    bool correlationsInformative() const { return physicsSpread.informative(); }
+    // How much more data would make them mean something (docs/statistics.md, "Planning"): per pair
+    // physics leaves indeterminate, the episodes per policy at which its observed rates would be
+    // told apart; and the starts at which the Pearson interval's lower bound would reach
+    // pearsonTarget (the interval's half-width shrinking as 1/sqrt(starts)).
+    struct SeparationNeed
+    {
+        std::string a;
+        std::string b;
+        std::optional<int> episodesPerPolicy; // nullopt: equal rates, or beyond a million
+    };
+    std::vector<SeparationNeed> physicsNeeds;
+    int starts = 0; // start lineages of the physics protocol that were paired
+    double pearsonTarget = 0.5;
+    std::optional<int> startsForPearsonTarget; // nullopt: r at or below the target, or no interval
 };
 
 FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options);

@@ -1,8 +1,7 @@
 #include "queries/BatchSummary.h"
 
-#include "queries/CountingRules.h"
-
 #include "ledger/Ledger.h"
+#include "queries/CountingRules.h"
 
 #include <map>
 

@@ -1,9 +1,8 @@
 #include "queries/JudgmentQuery.h"
 
-#include "queries/CountingRules.h"
-
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
+#include "queries/CountingRules.h"
 
 namespace kosmos {
 

@@ -1,8 +1,7 @@
 #include "queries/SameStart.h"
 
-#include "queries/CountingRules.h"
-
 #include "ledger/Ledger.h"
+#include "queries/CountingRules.h"
 
 #include <nlohmann/json.hpp>
 

@@ -129,6 +129,52 @@ McNemarResult mcnemarExact(int b, int c)
     return r;
 }
 
+double fisherExactTwoSided(int a, int b, int c, int d)
+{
+    if (a < 0 || b < 0 || c < 0 || d < 0)
+        throw Error(ErrorCode::InvalidInput, "fisherExactTwoSided: counts must not be negative");
+    const int row1 = a + b;
+    const int col1 = a + c;
+    const int n = a + b + c + d;
+    if (n == 0)
+        return 1.0;
+    auto logChoose = [](int k, int r) {
+        return std::lgamma(k + 1.0) - std::lgamma(r + 1.0) - std::lgamma(k - r + 1.0);
+    };
+    // P(X = x) for the top-left cell, X hypergeometric with the margins fixed.
+    auto probability = [&](int x) {
+        return std::exp(logChoose(col1, x) + logChoose(n - col1, row1 - x) - logChoose(n, row1));
+    };
+    const double observed = probability(a);
+    double p = 0;
+    for (int x = std::max(0, row1 + col1 - n); x <= std::min(row1, col1); ++x) {
+        const double px = probability(x);
+        if (px <= observed * (1 + 1e-7))
+            p += px;
+    }
+    return std::min(1.0, p);
+}
+
+std::vector<double> holmAdjusted(const std::vector<double> &pValues)
+{
+    const std::size_t m = pValues.size();
+    std::vector<std::size_t> order(m);
+    for (std::size_t i = 0; i < m; ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return pValues[x] < pValues[y]; });
+    std::vector<double> adjusted(m);
+    double running = 0;
+    for (std::size_t rank = 0; rank < m; ++rank) {
+        const double p = pValues[order[rank]];
+        if (!(p >= 0 && p <= 1))
+            throw Error(ErrorCode::InvalidInput, "holmAdjusted: a p-value outside 0..1");
+        running = std::max(running, std::min(1.0, static_cast<double>(m - rank) * p));
+        adjusted[order[rank]] = running;
+    }
+    return adjusted;
+}
+
 KappaResult cohensKappa(const std::vector<std::string> &a, const std::vector<std::string> &b)
 {
     requireSameLength(a.size(), b.size(), "cohensKappa");

@@ -26,6 +26,15 @@ struct McNemarResult
 };
 McNemarResult mcnemarExact(int b, int c);
 
+// Fisher's exact test of a 2x2 table [[a, b], [c, d]], two-sided: the sum of the probabilities
+// (hypergeometric, margins fixed) of every table no more probable than the observed one (with
+// scipy.stats.fisher_exact's relative tolerance of 1e-7).
+double fisherExactTwoSided(int a, int b, int c, int d);
+
+// Holm's step-down adjustment of p-values (the family-wise error rate): the i-th smallest p times
+// (m - i + 1), made monotone, at most 1; in the input's order.
+std::vector<double> holmAdjusted(const std::vector<double> &pValues);
+
 // Cohen's kappa between two raters over the same items, categories as strings. nullopt when
 // there is no item or the expected agreement is 1 (both raters constant and equal).
 struct KappaResult

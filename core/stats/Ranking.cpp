@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -99,9 +100,12 @@ PolicyRanking rankPolicies(const std::vector<EpisodeOutcome> &episodes, int repl
                            std::uint64_t seed)
 {
     std::map<std::string, Tally> tallies;
+    // policy -> (task, lineage) -> success, for the paired test
+    std::map<std::string, std::map<std::pair<std::string, std::string>, bool>> byStart;
     for (const auto &e : episodes) {
         tallies[e.policy].successes += e.success;
         ++tallies[e.policy].n;
+        byStart[e.policy][{e.task, e.lineage}] = e.success;
     }
     PolicyRanking ranking;
     for (const auto &[policy, t] : tallies)
@@ -117,14 +121,146 @@ PolicyRanking rankPolicies(const std::vector<EpisodeOutcome> &episodes, int repl
             const Proportion ea = clopperPearson(i->second.successes, i->second.n);
             const Proportion eb = clopperPearson(j->second.successes, j->second.n);
             pair.exactSeparated = *ea.lower > *eb.upper || *eb.lower > *ea.upper;
-            if (pair.exactSeparated && pair.difference.lower > 0)
-                pair.verdict = PairOrder::Verdict::ABetter;
-            else if (pair.exactSeparated && pair.difference.upper < 0)
-                pair.verdict = PairOrder::Verdict::BBetter;
+            const auto &startsA = byStart[pair.a];
+            const auto &startsB = byStart[pair.b];
+            for (const auto &[start, successA] : startsA) {
+                const auto other = startsB.find(start);
+                if (other == startsB.end())
+                    continue;
+                ++pair.sharedStarts;
+                pair.aOnly += successA && !other->second;
+                pair.bOnly += !successA && other->second;
+            }
+            if (pair.sharedStarts > 0) {
+                pair.test = "exact McNemar";
+                pair.pValue = mcnemarExact(pair.aOnly, pair.bOnly).pValue;
+            } else {
+                pair.test = "Fisher exact";
+                pair.pValue =
+                    fisherExactTwoSided(i->second.successes, i->second.n - i->second.successes,
+                                        j->second.successes, j->second.n - j->second.successes);
+            }
             ranking.pairs.push_back(pair);
         }
     }
+    std::vector<double> p;
+    p.reserve(ranking.pairs.size());
+    for (const PairOrder &pair : ranking.pairs)
+        p.push_back(pair.pValue);
+    const std::vector<double> adjusted = holmAdjusted(p);
+    for (std::size_t k = 0; k < ranking.pairs.size(); ++k) {
+        PairOrder &pair = ranking.pairs[k];
+        pair.adjustedP = adjusted[k];
+        if (pair.adjustedP >= ranking.alpha)
+            continue;
+        const double rateA = *wilson(tallies[pair.a].successes, tallies[pair.a].n).rate;
+        const double rateB = *wilson(tallies[pair.b].successes, tallies[pair.b].n).rate;
+        if (rateA != rateB)
+            pair.verdict =
+                rateA > rateB ? PairOrder::Verdict::ABetter : PairOrder::Verdict::BBetter;
+    }
     return ranking;
+}
+
+const char *const kPairOrderRule =
+    "An order is stated only when a test of the pair (exact McNemar over the starts both policies "
+    "ran; Fisher's exact test where they share none) gives a p-value below 0.05 after Holm's "
+    "adjustment over every pair of the ranking; the lineage bootstrap interval of the difference "
+    "is its effect size.";
+
+std::string rankingHeader(const PolicyRanking &ranking)
+{
+    return std::to_string(ranking.separatedPairs()) + " of " +
+           std::to_string(ranking.pairs.size()) +
+           " pairwise orders stated (exact McNemar on the starts both ran, Fisher's exact test "
+           "without shared starts; Holm-adjusted p < 0.05)";
+}
+
+std::string pairTestText(const PairOrder &pair)
+{
+    char p[64];
+    std::snprintf(p, sizeof p, "p %.3g, Holm %.3g", pair.pValue, pair.adjustedP);
+    if (pair.sharedStarts > 0)
+        return pair.test + " on " + std::to_string(pair.sharedStarts) + " shared starts (" +
+               std::to_string(pair.aOnly) + " vs " + std::to_string(pair.bOnly) + "): " + p;
+    return pair.test + ": " + p;
+}
+
+int PolicyRanking::separatedPairs() const
+{
+    return static_cast<int>(std::count_if(pairs.begin(), pairs.end(), [](const PairOrder &p) {
+        return p.verdict != PairOrder::Verdict::Indeterminate;
+    }));
+}
+
+RateSpread rateSpread(const PolicyRanking &ranking)
+{
+    RateSpread s;
+    s.policies = static_cast<int>(ranking.rates.size());
+    std::vector<std::pair<std::string, Proportion>> byUpper;
+    for (const auto &[policy, rate] : ranking.rates) {
+        if (!rate.rate)
+            continue;
+        s.atZero += rate.successes == 0;
+        s.atHundred += rate.successes == rate.n;
+        byUpper.emplace_back(policy, rate);
+    }
+    std::stable_sort(byUpper.begin(), byUpper.end(), [](const auto &x, const auto &y) {
+        return *x.second.upper < *y.second.upper;
+    });
+    std::optional<double> last;
+    for (const auto &[policy, rate] : byUpper) {
+        if (last && *rate.lower <= *last)
+            continue;
+        s.levelPolicies.push_back(policy);
+        last = *rate.upper;
+    }
+    s.levels = static_cast<int>(s.levelPolicies.size());
+    s.pairs = static_cast<int>(ranking.pairs.size());
+    s.orderedPairs = ranking.separatedPairs();
+    return s;
+}
+
+std::string RateSpread::whyNotInformative() const
+{
+    if (informative())
+        return {};
+    std::string why = "the rates form " + std::to_string(levels) +
+                      " distinguishable level(s) (policies whose 95% intervals are pairwise "
+                      "disjoint; 3 are needed)";
+    if (atZero > 1)
+        why += ", " + std::to_string(atZero) + " policies are tied at 0%";
+    if (atHundred > 1)
+        why += ", " + std::to_string(atHundred) + " are tied at 100%";
+    why += ", and " + std::to_string(orderedPairs) + " of " + std::to_string(pairs) +
+           " pairwise orders are stated (half are needed)";
+    return why;
+}
+
+std::optional<int> episodesToSeparate(double rateA, double rateB)
+{
+    if (rateA == rateB)
+        return std::nullopt;
+    const double hi = std::max(rateA, rateB);
+    const double lo = std::min(rateA, rateB);
+    auto apart = [&](int n) {
+        const Proportion a = wilson(static_cast<int>(std::lround(hi * n)), n);
+        const Proportion b = wilson(static_cast<int>(std::lround(lo * n)), n);
+        return *a.lower > *b.upper;
+    };
+    int lower = 1;
+    int upper = 1;
+    while (!apart(upper)) {
+        if (upper >= 1000000)
+            return std::nullopt;
+        lower = upper;
+        upper = std::min(1000000, upper * 2);
+    }
+    while (upper - lower > 1) {
+        const int mid = lower + (upper - lower) / 2;
+        (apart(mid) ? upper : lower) = mid;
+    }
+    return upper;
 }
 
 std::vector<CellRate> cellRates(const std::vector<EpisodeOutcome> &episodes,

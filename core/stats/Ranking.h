@@ -37,8 +37,11 @@ BootstrapInterval bootstrapRateDifference(const std::vector<EpisodeOutcome> &epi
                                           int replicates = 10000, std::uint64_t seed = 20261202,
                                           double alpha = 0.05);
 
-// The order of two policies, stated only when the bootstrap interval of the difference excludes
-// 0 *and* their exact (Clopper-Pearson) intervals do not overlap; otherwise indeterminate.
+// The order of two policies (docs/statistics.md, "Ranking"): one test per pair, paired where the
+// design pairs them (exact McNemar over the starts both ran: episodes of the same task and start
+// lineage), Fisher's exact test where they share no start; Holm's adjustment over every pair of
+// the ranking; an order is stated only when the adjusted p is below 0.05. The bootstrap interval
+// of the difference is the effect size shown beside it.
 struct PairOrder
 {
     std::string a;
@@ -50,13 +53,54 @@ struct PairOrder
         Indeterminate
     } verdict = Verdict::Indeterminate;
     BootstrapInterval difference;
-    bool exactSeparated = false;
+    bool exactSeparated = false; // Clopper-Pearson intervals disjoint (shown; not the rule)
+    std::string test;            // "exact McNemar" | "Fisher exact"
+    int sharedStarts = 0;        // starts both policies ran (the paired test's n)
+    int aOnly = 0;               // shared starts where only A succeeded (McNemar's b)
+    int bOnly = 0;               // ... only B (c)
+    double pValue = 1.0;         // two-sided, unadjusted
+    double adjustedP = 1.0;      // Holm over the ranking's pairs
 };
 struct PolicyRanking
 {
     std::vector<std::pair<std::string, Proportion>> rates; // Wilson, by rate descending
     std::vector<PairOrder> pairs;                          // every pair, in policy order
+    double alpha = 0.05;
+    // Pairs whose order is stated (the header every view shows: "2 of 10 pairs separated").
+    int separatedPairs() const;
 };
+
+// The header every ranking view shows: "2 of 10 pairwise orders stated (exact McNemar on the
+// starts both ran, Fisher's exact test without shared starts; Holm-adjusted p < 0.05)".
+std::string rankingHeader(const PolicyRanking &ranking);
+// A pair's test, for its row: "exact McNemar on 40 shared starts (7 vs 1): p 0.070, Holm 0.210".
+std::string pairTestText(const PairOrder &pair);
+// The rule as one sentence (docs/statistics.md), for views that explain it.
+extern const char *const kPairOrderRule;
+
+// How far apart the rates are, before any correlation with them is read (issue [honest-gate]):
+// the number of distinguishable levels (the largest set of policies whose Wilson intervals are
+// pairwise disjoint: a greedy pass over the intervals sorted by upper bound), the policies tied at
+// 0% and at 100%, and how many pairwise orders the ranking states. With fewer than three levels,
+// or fewer than half of the pairs ordered, a correlation over these rates is not informative.
+struct RateSpread
+{
+    int policies = 0;
+    int levels = 0;
+    std::vector<std::string> levelPolicies; // one per level, lowest first
+    int atZero = 0;
+    int atHundred = 0;
+    int pairs = 0;
+    int orderedPairs = 0;
+    bool informative() const { return levels >= 3 && 2 * orderedPairs >= pairs; }
+    // The plain sentence: why not (empty when informative).
+    std::string whyNotInformative() const;
+};
+RateSpread rateSpread(const PolicyRanking &ranking);
+
+// Episodes per policy at which two observed rates would be told apart at 95% (their Wilson
+// intervals disjoint, the rates kept): nullopt for equal rates or beyond 1,000,000.
+std::optional<int> episodesToSeparate(double rateA, double rateB);
 // Callers pass the episodes of one frozen protocol only: rates are never pooled across
 // protocols.
 PolicyRanking rankPolicies(const std::vector<EpisodeOutcome> &episodes, int replicates = 10000,

@@ -838,8 +838,13 @@ TEST(Cli, TwoAnnotatorsAgreementAndTheEvaluationRecord)
     EXPECT_EQ(record["components"].size(), 3u) << "policy, world model, judge";
     const std::string statement = record["statement"].dump();
     EXPECT_NE(statement.find("real robot-task success"), std::string::npos) << statement;
-    EXPECT_NE(statement.find("calibration gate against human labels failed"), std::string::npos)
+    // 6 decisive labels: too few to say anything either way (it read "failed" before).
+    EXPECT_NE(statement.find("calibration gate against human labels is inconclusive"),
+              std::string::npos)
         << statement;
+    EXPECT_EQ(record["record_version"], 2);
+    EXPECT_EQ(record["calibration_human"]["gate_verdict"], "inconclusive");
+    EXPECT_EQ(record["calibration_human"]["gate_settings"]["min_labelled_successes"], 20);
     r = runProcess({test::cliPath(), "report", bundle});
     EXPECT_NE(r.output.find("What they do not support"), std::string::npos) << r.output;
 

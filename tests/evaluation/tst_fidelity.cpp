@@ -112,6 +112,54 @@ TEST_F(FidelityTest, ProtocolsThatCannotBeComparedAreNamedErrors)
         std::string::npos);
 }
 
+// Physics gives five policies 4, 1, 0, 0, 0 successes of 20 (a third seed's held-out starts, at
+// a fifth of the size): the correlations read as excellent before (Pearson 0.829, MMRV 0.006);
+// now the report says they are not informative, why, and how much more data would change that.
+TEST(FidelityHonesty, CorrelationsOverRatesPhysicsCannotTellApartAreNotInformative)
+{
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "flat.kosmos");
+    auto successes = [](int k, int n, int offset = 0) {
+        std::vector<int> v(static_cast<std::size_t>(n), 0);
+        for (int i = 0; i < k; ++i)
+            v[static_cast<std::size_t>((i + offset) % n)] = 1;
+        return v;
+    };
+    test::writeFidelityFixture(ledger,
+                               {{"P1", successes(4, 20)},
+                                {"P2", successes(1, 20)},
+                                {"P3", successes(0, 20)},
+                                {"P4", successes(0, 20)},
+                                {"P5", successes(0, 20)}},
+                               {{"P1", successes(5, 20)},
+                                {"P2", successes(2, 20, 3)},
+                                {"P3", successes(1, 20, 7)},
+                                {"P4", successes(1, 20, 9)},
+                                {"P5", successes(0, 20)}});
+    FidelityOptions options;
+    options.physicsProtocol = "phys";
+    options.imaginedProtocol = "imag";
+    options.replicates = 300;
+    const FidelityReport r = fidelityReport(ledger, options);
+    EXPECT_EQ(r.physicsSpread.levels, 1);
+    EXPECT_EQ(r.physicsSpread.atZero, 3);
+    EXPECT_EQ(r.physicsSpread.orderedPairs, 0);
+    EXPECT_FALSE(r.correlationsInformative());
+    ASSERT_TRUE(r.pearson.value.has_value()) << "still computed and shown";
+    const std::string text = toText(r, nullptr);
+    EXPECT_NE(text.find("NOT INFORMATIVE: the correlations and MMRV below say nothing"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("rests on the 0 pairwise order(s) physics states"), std::string::npos);
+    EXPECT_NE(text.find("physics episodes per policy would tell them apart"), std::string::npos);
+    const auto json = toJson(r);
+    EXPECT_FALSE(json["correlations_informative"].get<bool>());
+    EXPECT_EQ(json["spread"]["distinguishable_levels"], 1);
+    EXPECT_EQ(json["mmrv_rests_on_orders"], 0);
+    EXPECT_EQ(json["plan"]["separate"].size(), 10u) << "every pair is indeterminate in physics";
+    EXPECT_EQ(json["plan"]["starts"], 20);
+}
+
 TEST(FrameFidelity, PsnrAndSsimOfKnownImages)
 {
     const cv::Mat grey(32, 32, CV_8UC3, cv::Scalar::all(100));

@@ -172,7 +172,7 @@ TEST(Stats, BootstrapIsSeededAndSeparatesOnlyWhatItShould)
     EXPECT_THROW(bootstrapRateDifference(same, "A", "C", 10, 1), Error);
 }
 
-TEST(Stats, RankingNeedsBothTheBootstrapAndTheExactBounds)
+TEST(Stats, RankingStatesOnlyTheOrdersItsTestsSeparate)
 {
     auto all = episodes(20, 20, 2); // A 40/40, B 4/40: separated both ways
     for (auto &e : episodes(20, 12, 12))
@@ -195,6 +195,114 @@ TEST(Stats, RankingNeedsBothTheBootstrapAndTheExactBounds)
     // Close rates: indeterminate.
     const PolicyRanking close = rankPolicies(episodes(10, 6, 5), 2000, 11);
     EXPECT_EQ(close.pairs[0].verdict, PairOrder::Verdict::Indeterminate);
+}
+
+// Expected values from scipy 1.17.1 (scipy.stats.fisher_exact) and statsmodels 0.15.0
+// (multipletests(method="holm"), mcnemar(exact=True)).
+TEST(Stats, FisherExactAndHolmMatchScipyAndStatsmodels)
+{
+    EXPECT_NEAR(fisherExactTwoSided(8, 2, 1, 5), 0.034965034965034975, 1e-12);
+    EXPECT_NEAR(fisherExactTwoSided(3, 97, 0, 100), 0.24623115577889448, 1e-12);
+    EXPECT_NEAR(fisherExactTwoSided(12, 88, 3, 97), 0.028671314973177094, 1e-12);
+    EXPECT_DOUBLE_EQ(fisherExactTwoSided(0, 5, 0, 5), 1.0);
+    EXPECT_NEAR(fisherExactTwoSided(10, 0, 0, 10), 1.082508822446903e-05, 1e-15);
+    EXPECT_THROW(fisherExactTwoSided(-1, 0, 0, 0), Error);
+    const auto holm = holmAdjusted({0.01, 0.04, 0.03, 0.005, 0.5});
+    const std::vector<double> expected = {0.04, 0.09, 0.09, 0.025, 0.5};
+    ASSERT_EQ(holm.size(), expected.size());
+    for (std::size_t i = 0; i < holm.size(); ++i)
+        EXPECT_NEAR(holm[i], expected[i], 1e-12) << i;
+    EXPECT_NEAR(mcnemarExact(7, 1).pValue, 0.0703125, 1e-12);
+}
+
+namespace {
+
+// Policies over shared starts "s0".."s<starts-1>" of one task: `successes` of them succeed, the
+// first ones.
+void addPolicy(std::vector<EpisodeOutcome> &out, const std::string &policy, int starts,
+               int successes, const std::string &prefix = "s")
+{
+    for (int s = 0; s < starts; ++s)
+        out.push_back({policy, "t", prefix + std::to_string(s), s < successes});
+}
+
+} // namespace
+
+TEST(Stats, OrdersComeFromAPairedTestAfterHolmsAdjustment)
+{
+    // Two policies on 10 shared starts, 6 vs 0: exact McNemar b = 6, c = 0, p = 2 / 64.
+    std::vector<EpisodeOutcome> two;
+    addPolicy(two, "A", 10, 6);
+    addPolicy(two, "B", 10, 0);
+    const PolicyRanking r2 = rankPolicies(two, 500, 3);
+    ASSERT_EQ(r2.pairs.size(), 1u);
+    EXPECT_EQ(r2.pairs[0].test, "exact McNemar");
+    EXPECT_EQ(r2.pairs[0].sharedStarts, 10);
+    EXPECT_EQ(r2.pairs[0].aOnly, 6);
+    EXPECT_NEAR(r2.pairs[0].pValue, 0.03125, 1e-12);
+    EXPECT_EQ(r2.pairs[0].verdict, PairOrder::Verdict::ABetter);
+    EXPECT_EQ(r2.separatedPairs(), 1);
+    // A third policy like B: three pairs, and Holm takes A's two orders back (0.03125 x 2).
+    std::vector<EpisodeOutcome> three = two;
+    addPolicy(three, "C", 10, 0);
+    const PolicyRanking r3 = rankPolicies(three, 500, 3);
+    EXPECT_EQ(r3.separatedPairs(), 0);
+    for (const PairOrder &p : r3.pairs)
+        EXPECT_EQ(p.verdict, PairOrder::Verdict::Indeterminate) << p.a << " " << p.b;
+    EXPECT_EQ(rankingHeader(r3).rfind("0 of 3 pairwise orders stated", 0), 0u);
+    // No shared start: Fisher's exact test on the two rates.
+    std::vector<EpisodeOutcome> apart;
+    addPolicy(apart, "A", 10, 8, "a");
+    addPolicy(apart, "B", 6, 1, "b");
+    const PolicyRanking rf = rankPolicies(apart, 500, 3);
+    EXPECT_EQ(rf.pairs[0].test, "Fisher exact");
+    EXPECT_NEAR(rf.pairs[0].pValue, fisherExactTwoSided(8, 2, 1, 5), 1e-15);
+    EXPECT_EQ(pairTestText(rf.pairs[0]).rfind("Fisher exact: p 0.035", 0), 0u)
+        << pairTestText(rf.pairs[0]);
+}
+
+TEST(Stats, TheSpreadSaysHowManyLevelsTheRatesForm)
+{
+    // A third seed's physics rates: 4%, 1%, 0%, 0%, 0% of 100 each: one level, three tied at 0.
+    std::vector<EpisodeOutcome> flat;
+    const std::vector<std::pair<std::string, int>> rates = {
+        {"P1", 4}, {"P2", 1}, {"P3", 0}, {"P4", 0}, {"P5", 0}};
+    for (const auto &[policy, k] : rates)
+        addPolicy(flat, policy, 100, k);
+    const RateSpread s = rateSpread(rankPolicies(flat, 200, 3));
+    EXPECT_EQ(s.policies, 5);
+    EXPECT_EQ(s.levels, 1);
+    EXPECT_EQ(s.atZero, 3);
+    EXPECT_EQ(s.pairs, 10);
+    EXPECT_FALSE(s.informative());
+    EXPECT_NE(s.whyNotInformative().find("1 distinguishable level(s)"), std::string::npos)
+        << s.whyNotInformative();
+    EXPECT_NE(s.whyNotInformative().find("3 policies are tied at 0%"), std::string::npos);
+    // Rates far apart: three levels, every order stated.
+    std::vector<EpisodeOutcome> wide;
+    addPolicy(wide, "H", 100, 90);
+    addPolicy(wide, "M", 100, 50);
+    addPolicy(wide, "L", 100, 10);
+    const RateSpread w = rateSpread(rankPolicies(wide, 200, 3));
+    EXPECT_EQ(w.levels, 3);
+    EXPECT_EQ(w.orderedPairs, 3);
+    EXPECT_TRUE(w.informative());
+    EXPECT_TRUE(w.whyNotInformative().empty());
+}
+
+TEST(Stats, EpisodesToSeparateTwoRates)
+{
+    const auto n = episodesToSeparate(0.04, 0.01);
+    ASSERT_TRUE(n.has_value());
+    auto apart = [](int k) {
+        return *wilson(static_cast<int>(std::lround(0.04 * k)), k).lower >
+               *wilson(static_cast<int>(std::lround(0.01 * k)), k).upper;
+    };
+    EXPECT_TRUE(apart(*n)) << *n;
+    EXPECT_FALSE(apart(*n - 1)) << *n;
+    EXPECT_GT(*n, 100) << "far more than the 100 episodes that left them tied";
+    EXPECT_FALSE(episodesToSeparate(0.3, 0.3).has_value());
+    EXPECT_EQ(episodesToSeparate(0.9, 0.1).value_or(0) < 20, true);
 }
 
 TEST(Stats, BradleyTerry)

@@ -231,14 +231,17 @@ std::string errorOf(const std::function<void()> &f)
     return "(no error)";
 }
 
-std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
+namespace {
+
+struct FidelityWriter
 {
-    const std::string physics =
-        ledger.freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}});
-    const std::string imagined =
-        ledger.freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}});
-    auto add = [&](const std::string &protocol, const std::string &policy, const std::string &task,
-                   int episode) {
+    Ledger &ledger;
+    std::string physics;
+    std::string imagined;
+
+    std::pair<std::int64_t, Lease> add(const std::string &protocol, const std::string &policy,
+                                       const std::string &task, int episode)
+    {
         RunSpec spec = testRunSpec(protocol, episode);
         spec.policy = testPolicy(policy);
         spec.task = task;
@@ -248,20 +251,21 @@ std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
         if (!lease)
             throw std::runtime_error("fidelity fixture: cannot claim its run");
         return std::pair{submitted.runId, *lease};
-    };
-    auto physicsRun = [&](const std::string &policy, int episode, bool success) {
+    }
+    void physicsRun(const std::string &policy, int episode, bool success)
+    {
         const auto [run, lease] = add(physics, policy, "t", episode);
-        ledger.finishAttempt(lease, AttemptOutcome::completed());
         HumanLabelRecord label;
         label.runId = run;
         label.annotatorId = "physics.tabletop";
         label.source = "physics";
         label.progress = success ? 5 : 2;
         label.completion = success ? "met" : "not_met";
-        ledger.addHumanLabel(label);
-    };
-    auto imaginedRun = [&](const std::string &policy, const std::string &start,
-                           std::optional<bool> success) {
+        ledger.finishAttempt(lease, AttemptOutcome::completed(), {label});
+    }
+    void imaginedRun(const std::string &policy, const std::string &start,
+                     std::optional<bool> success)
+    {
         const auto [run, lease] = add(imagined, policy, start, 0);
         if (!success) { // a frozen rollout: validation fails, the judge never sees it
             ledger.recordValidation(
@@ -270,32 +274,42 @@ std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
             return;
         }
         JudgmentRecord j = testJudgment();
-        j.outcome = !success ? "unknown" : *success ? "success" : "failure";
-        j.progress = !success ? std::nullopt : std::optional<int>(*success ? 5 : 1);
-        if (!success) {
-            j.unknownReason = "judge_disagreement";
-            j.decisiveVotes = 2;
-        }
+        j.outcome = *success ? "success" : "failure";
+        j.progress = *success ? 5 : 1;
         ledger.recordJudgment(lease, j);
         ledger.finishAttempt(lease, AttemptOutcome::completed());
-    };
+    }
+};
+
+} // namespace
+
+std::pair<std::string, std::string>
+writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
+                     const std::map<std::string, std::vector<int>> &imagined)
+{
+    FidelityWriter w{ledger,
+                     ledger.freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}}),
+                     ledger.freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}})};
+    for (const auto &[policy, outcomes] : physics)
+        for (std::size_t e = 0; e < outcomes.size(); ++e)
+            w.physicsRun(policy, static_cast<int>(e), outcomes[e] == 1);
+    for (const auto &[policy, outcomes] : imagined)
+        for (std::size_t e = 0; e < outcomes.size(); ++e)
+            w.imaginedRun(policy, "t#" + std::to_string(e),
+                          outcomes[e] < 0 ? std::nullopt : std::optional<bool>(outcomes[e] == 1));
+    return {w.physics, w.imagined};
+}
+
+std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
+{
     // physics: A 1 1 1 0, B 1 0 1 0, C 0 0 0 0; imagined: A 1 1 0 0, B 1 1 1 0, C 0 0 1 ?
-    const std::map<std::string, std::vector<int>> physicsOutcomes = {
-        {"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}};
-    const std::map<std::string, std::vector<int>> imaginedOutcomes = {
-        {"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, -1}}};
-    for (const auto &[policy, outcomes] : physicsOutcomes)
-        for (int e = 0; e < 4; ++e)
-            physicsRun(policy, e, outcomes[static_cast<std::size_t>(e)] == 1);
-    physicsRun("A", 4, true); // no imagined run from this start
-    for (const auto &[policy, outcomes] : imaginedOutcomes)
-        for (int e = 0; e < 4; ++e) {
-            const int o = outcomes[static_cast<std::size_t>(e)];
-            imaginedRun(policy, "t#" + std::to_string(e),
-                        o < 0 ? std::nullopt : std::optional<bool>(o == 1));
-        }
-    imaginedRun("A", "t#9", true); // a start physics never had
-    return {physics, imagined};
+    const auto shas = writeFidelityFixture(
+        ledger, {{"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}},
+        {{"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, -1}}});
+    FidelityWriter w{ledger, shas.first, shas.second};
+    w.physicsRun("A", 4, true);      // no imagined run from this start
+    w.imaginedRun("A", "t#9", true); // a start physics never had
+    return shas;
 }
 
 } // namespace kosmos::test

@@ -46,6 +46,11 @@ JudgmentRecord testJudgment();
 // policies A, B, C from four starts (C's fourth imagined rollout failed validation and has no
 // verdict), plus one unpaired run on each side. Returns the two SHAs.
 std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger);
+// The same with given outcomes per policy: physics 1/0 per start, imagined 1/0 (judged) or -1 (a
+// rollout that failed validation), start k of every policy paired as "t#k".
+std::pair<std::string, std::string>
+writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
+                     const std::map<std::string, std::vector<int>> &imagined);
 
 struct ProcessResult
 {

@@ -1,13 +1,12 @@
 #include "models/RunsModel.h"
 
-#include "queries/CountingRules.h"
-
 #include <QColor>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QUuid>
 
 #include "queries/ComponentLabels.h"
+#include "queries/CountingRules.h"
 
 namespace kosmos::ui {
 

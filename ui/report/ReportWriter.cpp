@@ -93,13 +93,19 @@ QString calibrationSection(const CalibrationReport &r, const QString &title, con
     h += row({QStringLiteral("leniency offset (judge rate - label rate)"),
               QStringLiteral("%1 (n = %2)").arg(num(b.leniencyOffset)).arg(b.pairs)});
     h += QStringLiteral("</table>\n<p><b>Calibration gate: %1</b></p>\n<table>")
-             .arg(r.gatePassed ? QStringLiteral("PASS") : QStringLiteral("FAIL"));
-    h += row({QStringLiteral("check"), QStringLiteral("result"), QStringLiteral("figure")}, true);
-    for (const GateLine &line : r.gate)
-        h +=
-            row({esc(line.name), line.pass ? QStringLiteral("pass") : QStringLiteral("<b>FAIL</b>"),
-                 esc(line.figure)});
-    h += QStringLiteral("</table>\n");
+             .arg(QString::fromStdString(gateVerdictTitle(r.gateVerdict)));
+    h += row({QStringLiteral("check"), QStringLiteral("result"), QStringLiteral("figure"),
+              QStringLiteral("what would settle it")},
+             true);
+    for (const GateLine &line : r.gate) {
+        const QString verdict = QString::fromUtf8(gateVerdictName(line.verdict).data(),
+                                                  gateVerdictName(line.verdict).size());
+        h += row(
+            {esc(line.name),
+             line.verdict == GateVerdict::Pass ? verdict : QStringLiteral("<b>%1</b>").arg(verdict),
+             esc(line.figure), esc(line.needed)});
+    }
+    h += QStringLiteral("</table>\n<p><i>%1</i></p>\n").arg(esc(pointValuesText(r)));
     h += image(source, plot,
                QStringLiteral("Reliability: label success rate (Wilson 95%) per bin of the judge's "
                               "success-vote share; dashed: perfect calibration."));
@@ -167,13 +173,11 @@ QString ratesSection(const EvaluationRecord &r,
         h += image(
             source, QStringLiteral("rates"),
             QStringLiteral("Success rate per policy (numbered as in the table), Wilson 95%."));
-    h += QStringLiteral("<h3>Pairwise orders</h3>\n<p>An order is stated only when the lineage "
-                        "bootstrap interval of the difference excludes 0 and the exact "
-                        "(Clopper-Pearson) intervals do not overlap.</p>\n<table>");
-    h +=
-        row({QStringLiteral("first"), QStringLiteral("second"), QStringLiteral("order"),
-             QStringLiteral("difference [95% bootstrap]"), QStringLiteral("exact bounds separate")},
-            true);
+    h += QStringLiteral("<h3>Pairwise orders</h3>\n<p><b>%1</b>. %2</p>\n<table>")
+             .arg(esc(rankingHeader(r.ranking)), esc(kPairOrderRule));
+    h += row({QStringLiteral("first"), QStringLiteral("second"), QStringLiteral("order"),
+              QStringLiteral("difference [95% bootstrap]"), QStringLiteral("test")},
+             true);
     for (const PairOrder &p : r.ranking.pairs)
         h += row({esc(p.a), esc(p.b),
                   p.verdict == PairOrder::Verdict::ABetter   ? QStringLiteral("first better")
@@ -183,7 +187,7 @@ QString ratesSection(const EvaluationRecord &r,
                       .arg(p.difference.observed, 0, 'f', 3)
                       .arg(p.difference.lower, 0, 'f', 3)
                       .arg(p.difference.upper, 0, 'f', 3),
-                  p.exactSeparated ? QStringLiteral("yes") : QStringLiteral("no")});
+                  esc(pairTestText(p))});
     h += QStringLiteral("</table>\n<h3>Per policy and task, with missing outcomes</h3>\n<p>Worst "
                         "and best case (Horowitz-Manski) count every missing outcome as a "
                         "failure or a success; they hold whatever the reason it is "

@@ -30,6 +30,21 @@ namespace kosmos::ui {
 
 namespace {
 
+QString verdictColour(GateVerdict verdict)
+{
+    return verdict == GateVerdict::Pass   ? QStringLiteral("#1a7f37")
+           : verdict == GateVerdict::Fail ? QStringLiteral("#b00020")
+                                          : QStringLiteral("#9a6700");
+}
+
+QString verdictWord(GateVerdict verdict)
+{
+    return verdict == GateVerdict::Pass ? QCoreApplication::translate("EvaluationView", "pass")
+           : verdict == GateVerdict::Fail
+               ? QCoreApplication::translate("EvaluationView", "FAIL")
+               : QCoreApplication::translate("EvaluationView", "inconclusive");
+}
+
 QString interval(const Proportion &p)
 {
     if (!p.rate)
@@ -82,8 +97,8 @@ EvaluationView::EvaluationView(QWidget *parent)
       m_auditPlot(new QCustomPlot(this)), m_protocol(new QComboBox(this)),
       m_outcomeSource(new QComboBox(this)),
       m_rates(makeTable(this, {tr("Policy"), tr("Success (Wilson 95%)"), tr("n")})),
-      m_pairs(makeTable(this, {tr("Pair"), tr("Order"), tr("Bootstrap difference"),
-                               tr("Exact bounds separate")})),
+      m_pairs(makeTable(
+          this, {tr("Pair"), tr("Order"), tr("Bootstrap difference"), tr("Test (Holm-adjusted)")})),
       m_rankingText(new QLabel(this)), m_ratesPlot(new QCustomPlot(this)),
       m_cells(makeTable(this, {tr("Policy"), tr("Task"), tr("Decisive (Wilson 95%)"), tr("Missing"),
                                tr("Worst / best case")})),
@@ -385,13 +400,14 @@ void EvaluationView::updateCalibration()
                 .arg(optional(r.progressKappa.kappa))
                 .arg(r.progressKappa.n)
                 .arg(optional(b.leniencyOffset));
-    text += tr("<p><b>Calibration gate: %1</b><br>").arg(r.gatePassed ? tr("PASS") : tr("FAIL"));
+    text += tr("<p><b>Calibration gate: %1</b><br>")
+                .arg(QString::fromStdString(gateVerdictTitle(r.gateVerdict)));
     for (const GateLine &line : r.gate)
-        text += QStringLiteral("<span style='color:%1'>%2</span> %3: %4<br>")
-                    .arg(line.pass ? QStringLiteral("#1a7f37") : QStringLiteral("#b00020"),
-                         line.pass ? tr("pass") : tr("FAIL"),
-                         QString::fromStdString(line.name).toHtmlEscaped(),
-                         QString::fromStdString(line.figure).toHtmlEscaped());
+        text += QStringLiteral("<span style='color:%1'>%2</span> %3<br>")
+                    .arg(verdictColour(line.verdict), verdictWord(line.verdict),
+                         QString::fromStdString(gateLineText(line)).toHtmlEscaped());
+    text +=
+        QStringLiteral("<i>%1</i>").arg(QString::fromStdString(pointValuesText(r)).toHtmlEscaped());
     m_calibrationText->setText(text + QStringLiteral("</p>"));
 
     EvaluationPlots::reliability(m_reliability, r);
@@ -487,7 +503,7 @@ void EvaluationView::updateRanking()
                     .arg(pair.difference.observed, 0, 'f', 3)
                     .arg(pair.difference.lower, 0, 'f', 3)
                     .arg(pair.difference.upper, 0, 'f', 3),
-                pair.exactSeparated ? tr("yes") : tr("no")});
+                QString::fromStdString(pairTestText(pair))});
     }
     // Per policy and task, with the episodes that have no decisive outcome kept in view.
     const auto cells = cellRates(outcomes.episodes, outcomes.missingEpisodes);
@@ -503,13 +519,14 @@ void EvaluationView::updateRanking()
     m_cells->resizeColumnsToContents();
     EvaluationPlots::policyRates(m_ratesPlot, ranking);
     m_rankingText->setText(
-        tr("%1 episodes with a decisive outcome, %2 without (left out of the rates and counted "
-           "here; the worst / best case per cell counts them as failures / successes). An order "
-           "is stated only when the task-stratified lineage bootstrap (2,000 replicates, "
-           "seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts "
-           "in a generated or synthetic world, not evidence of real robot-task success.")
+        tr("<b>%3</b><br>%1 episodes with a decisive outcome, %2 without (left out of the rates "
+           "and counted here; the worst / best case per cell counts them as failures / "
+           "successes). %4 These are rollouts in a generated or synthetic world, not evidence of "
+           "real robot-task success.")
             .arg(outcomes.episodes.size())
-            .arg(outcomes.missing));
+            .arg(outcomes.missing)
+            .arg(QString::fromStdString(rankingHeader(ranking)).toHtmlEscaped(),
+                 QString::fromUtf8(kPairOrderRule)));
     if (m_referenceRates.empty()) {
         m_referencePlot->hide();
         return;

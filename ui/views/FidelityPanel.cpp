@@ -178,11 +178,30 @@ void FidelityPanel::update()
         // tooltip has it whole) rather than pushing them out of sight.
         m_table->setColumnWidth(1, std::min(m_table->columnWidth(1), 280));
         EvaluationPlots::fidelity(m_scatter, r);
+        const RateSpread &spread = r.physicsSpread;
+        QString spreadText =
+            tr("Spread in physics: %1 distinguishable level(s) of %2 policies, %3 at 0%, %4 at "
+               "100%; physics states %5 of %6 pairwise orders.")
+                .arg(spread.levels)
+                .arg(spread.policies)
+                .arg(spread.atZero)
+                .arg(spread.atHundred)
+                .arg(spread.orderedPairs)
+                .arg(spread.pairs);
+        if (!r.correlationsInformative())
+            spreadText += QStringLiteral("<br><b style='color:#b00020'>%1</b> %2")
+                              .arg(tr("NOT INFORMATIVE:"),
+                                   tr("the correlations and MMRV below say nothing about this "
+                                      "world model's fidelity: %1.")
+                                       .arg(QString::fromStdString(spread.whyNotInformative())
+                                                .toHtmlEscaped()));
         m_summary->setText(
+            spreadText + QStringLiteral("<br>") +
             tr("<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 "
                "imagined.<br>Across the policies with a rate in both worlds, 95% bootstrap over "
                "starts (%4 replicates): "
-               "<b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (lower is better). Anchors: "
+               "<b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (lower is better; it rests on the "
+               "pairwise orders physics states). Anchors: "
                "WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.<br>Pairwise orders: %8 "
                "the same, %9 opposite, %10 indeterminate in a world.<br>Per episode: agreement "
                "%11 (n = %12), world-model success when physics failed %13, failure when physics "
