@@ -376,16 +376,7 @@ TEST(Cli, RunWritesALedgerThatVerifiesAndResumes)
 namespace {
 nlohmann::json smallProtocol(int episodes, int horizon)
 {
-    return {{"kosmos_protocol", 1},
-            {"name", "cli-multi"},
-            {"seed", 5},
-            {"horizon", horizon},
-            {"episodes_per_task", episodes},
-            {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
-            {"policies",
-             {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "noisy"}}}}}},
-            {"world_model", {{"plugin", "synthetic.tabletop"}}},
-            {"judge", {{"plugin", "synthetic.frame_judge"}}}};
+    return test::smallSyntheticProtocol("cli-multi", episodes, horizon);
 }
 } // namespace
 

@@ -32,16 +32,7 @@ namespace {
 
 nlohmann::json smallProtocol(int episodes, int horizon)
 {
-    return {{"kosmos_protocol", 1},
-            {"name", "mends"},
-            {"seed", 5},
-            {"horizon", horizon},
-            {"episodes_per_task", episodes},
-            {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
-            {"policies",
-             {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "noisy"}}}}}},
-            {"world_model", {{"plugin", "synthetic.tabletop"}}},
-            {"judge", {{"plugin", "synthetic.frame_judge"}}}};
+    return test::smallSyntheticProtocol("mends", episodes, horizon);
 }
 
 // A ledger with `episodes` finished runs of smallProtocol.

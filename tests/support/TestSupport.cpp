@@ -231,6 +231,20 @@ std::string errorOf(const std::function<void()> &f)
     return "(no error)";
 }
 
+nlohmann::json smallSyntheticProtocol(const std::string &name, int episodes, int horizon)
+{
+    return {{"kosmos_protocol", 1},
+            {"name", name},
+            {"seed", 5},
+            {"horizon", horizon},
+            {"episodes_per_task", episodes},
+            {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
+            {"policies",
+             {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "noisy"}}}}}},
+            {"world_model", {{"plugin", "synthetic.tabletop"}}},
+            {"judge", {{"plugin", "synthetic.frame_judge"}}}};
+}
+
 namespace {
 
 struct FidelityWriter

@@ -38,6 +38,9 @@ ComponentIdentity testPolicy(const std::string &variant = "a");
 ComponentIdentity testWorldModel();
 ComponentIdentity testJudge();
 nlohmann::json testProtocol();
+// A protocol of the synthetic backends: the noisy scripted policy, one task, the tabletop, the
+// frame judge; `episodes` per task of `horizon` steps.
+nlohmann::json smallSyntheticProtocol(const std::string &name, int episodes, int horizon);
 RunSpec testRunSpec(const std::string &protocolSha256, std::int64_t episode);
 // A judgment with five well-formed samples.
 JudgmentRecord testJudgment();
