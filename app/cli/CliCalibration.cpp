@@ -238,6 +238,8 @@ int runRank(const std::string &bundle, const std::string &protocol, const std::s
             std::printf("  %s: difference %.3f [%.3f, %.3f]; %s\n    %s\n    %s\n", verdict,
                         pair.difference.observed, pair.difference.lower, pair.difference.upper,
                         pairTestText(pair).c_str(), pair.a.c_str(), pair.b.c_str());
+            if (const std::string more = separationText(ranking, pair); !more.empty())
+                std::printf("    to separate: %s\n", more.c_str());
         }
         if (reference)
             std::cout << "against " << referenceCsv << " (" << reference->matched.size()

@@ -406,7 +406,8 @@ nlohmann::json toJson(const PolicyRanking &ranking)
              {"a_only", pair.aOnly},
              {"b_only", pair.bOnly},
              {"p", pair.pValue},
-             {"p_holm", pair.adjustedP}});
+             {"p_holm", pair.adjustedP},
+             {"to_separate", separationText(ranking, pair)}});
     return {{"rates", rates},
             {"pairs", pairs},
             {"pairs_separated", ranking.separatedPairs()},

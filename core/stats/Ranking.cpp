@@ -186,6 +186,22 @@ std::string pairTestText(const PairOrder &pair)
     return pair.test + ": " + p;
 }
 
+std::string separationText(const PolicyRanking &ranking, const PairOrder &pair)
+{
+    if (pair.verdict != PairOrder::Verdict::Indeterminate)
+        return {};
+    auto rateOf = [&](const std::string &policy) {
+        for (const auto &[name, p] : ranking.rates)
+            if (name == policy)
+                return p.rate.value_or(0);
+        return 0.0;
+    };
+    const auto n = episodesToSeparate(rateOf(pair.a), rateOf(pair.b));
+    return n ? "about " + std::to_string(*n) +
+                   " episodes per policy would tell them apart (at the observed rates)"
+             : std::string("not at these rates (equal, or beyond a million episodes)");
+}
+
 int PolicyRanking::separatedPairs() const
 {
     return static_cast<int>(std::count_if(pairs.begin(), pairs.end(), [](const PairOrder &p) {

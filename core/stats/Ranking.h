@@ -75,6 +75,9 @@ struct PolicyRanking
 std::string rankingHeader(const PolicyRanking &ranking);
 // A pair's test, for its row: "exact McNemar on 40 shared starts (7 vs 1): p 0.070, Holm 0.210".
 std::string pairTestText(const PairOrder &pair);
+// For an indeterminate pair, what more data would do: "about 130 episodes per policy would tell
+// them apart (at the observed rates)", or "not at these rates (equal)". Empty for a stated order.
+std::string separationText(const PolicyRanking &ranking, const PairOrder &pair);
 // The rule as one sentence (docs/statistics.md), for views that explain it.
 extern const char *const kPairOrderRule;
 

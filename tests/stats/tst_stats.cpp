@@ -250,6 +250,15 @@ TEST(Stats, OrdersComeFromAPairedTestAfterHolmsAdjustment)
     for (const PairOrder &p : r3.pairs)
         EXPECT_EQ(p.verdict, PairOrder::Verdict::Indeterminate) << p.a << " " << p.b;
     EXPECT_EQ(rankingHeader(r3).rfind("0 of 3 pairwise orders stated", 0), 0u);
+    for (const PairOrder &p : r3.pairs) {
+        const std::string more = separationText(r3, p);
+        if (p.a == "B" && p.b == "C")
+            EXPECT_EQ(more, "not at these rates (equal, or beyond a million episodes)");
+        else
+            EXPECT_NE(more.find("episodes per policy would tell them apart"), std::string::npos)
+                << more;
+    }
+    EXPECT_TRUE(separationText(r2, r2.pairs[0]).empty()) << "a stated order needs nothing more";
     // No shared start: Fisher's exact test on the two rates.
     std::vector<EpisodeOutcome> apart;
     addPolicy(apart, "A", 10, 8, "a");

@@ -97,8 +97,8 @@ EvaluationView::EvaluationView(QWidget *parent)
       m_auditPlot(new QCustomPlot(this)), m_protocol(new QComboBox(this)),
       m_outcomeSource(new QComboBox(this)),
       m_rates(makeTable(this, {tr("Policy"), tr("Success (Wilson 95%)"), tr("n")})),
-      m_pairs(makeTable(
-          this, {tr("Pair"), tr("Order"), tr("Bootstrap difference"), tr("Test (Holm-adjusted)")})),
+      m_pairs(makeTable(this, {tr("Pair"), tr("Order"), tr("Bootstrap difference"),
+                               tr("Test (Holm-adjusted)"), tr("What would separate them")})),
       m_rankingText(new QLabel(this)), m_ratesPlot(new QCustomPlot(this)),
       m_cells(makeTable(this, {tr("Policy"), tr("Task"), tr("Decisive (Wilson 95%)"), tr("Missing"),
                                tr("Worst / best case")})),
@@ -503,7 +503,8 @@ void EvaluationView::updateRanking()
                     .arg(pair.difference.observed, 0, 'f', 3)
                     .arg(pair.difference.lower, 0, 'f', 3)
                     .arg(pair.difference.upper, 0, 'f', 3),
-                QString::fromStdString(pairTestText(pair))});
+                QString::fromStdString(pairTestText(pair)),
+                QString::fromStdString(separationText(ranking, pair))});
     }
     // Per policy and task, with the episodes that have no decisive outcome kept in view.
     const auto cells = cellRates(outcomes.episodes, outcomes.missingEpisodes);
