@@ -10,11 +10,8 @@
 
 namespace kosmos::remote {
 
-namespace {
-
-// A whole HTTP/1.x response in `data`: its status and body, or false when more is needed.
-// `closed`: the server closed the connection (ends a body without a length).
-bool parseResponse(const QByteArray &data, bool closed, HttpReply &reply, const std::string &who)
+bool parseHttpResponse(const QByteArray &data, bool closed, HttpReply &reply,
+                       const std::string &who)
 {
     const qsizetype headerEnd = data.indexOf("\r\n\r\n");
     if (headerEnd < 0)
@@ -36,9 +33,13 @@ bool parseResponse(const QByteArray &data, bool closed, HttpReply &reply, const 
             continue;
         const QByteArray name = line.left(colon).trimmed().toLower();
         const QByteArray value = line.mid(colon + 1).trimmed();
-        if (name == "content-length")
+        if (name == "content-length") {
             length = value.toLongLong(&ok);
-        else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
+            if (!ok || length < 0)
+                throw Error(ErrorCode::RemoteError,
+                            who + " sent a Content-Length that is not a size: " +
+                                value.left(40).toStdString());
+        } else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
             chunked = true;
     }
     const QByteArray rest = data.mid(headerEnd + 4);
@@ -49,17 +50,20 @@ bool parseResponse(const QByteArray &data, bool closed, HttpReply &reply, const 
             const qsizetype lineEnd = rest.indexOf("\r\n", at);
             if (lineEnd < 0)
                 return false;
-            const qint64 size = rest.mid(at, lineEnd - at).split(';').value(0).toLongLong(&ok, 16);
+            const qint64 size =
+                rest.mid(at, lineEnd - at).split(';').value(0).trimmed().toLongLong(&ok, 16);
             if (!ok || size < 0)
                 throw Error(ErrorCode::RemoteError, who + " sent a malformed chunked answer");
             if (size == 0) {
                 reply.body = out;
                 return true; // trailers, if any, are not needed
             }
-            if (rest.size() < lineEnd + 2 + size + 2)
+            const qsizetype dataStart = lineEnd + 2;
+            // Compared before anything is added: a declared size near 2^63 must not overflow.
+            if (size > rest.size() - dataStart || rest.size() - dataStart - size < 2)
                 return false;
-            out += rest.mid(lineEnd + 2, size);
-            at = lineEnd + 2 + size + 2;
+            out += rest.mid(dataStart, static_cast<qsizetype>(size));
+            at = dataStart + static_cast<qsizetype>(size) + 2;
         }
     }
     if (length >= 0) {
@@ -77,8 +81,6 @@ bool parseResponse(const QByteArray &data, bool closed, HttpReply &reply, const 
     reply.body = rest;
     return true;
 }
-
-} // namespace
 
 HttpReply postOnce(const QUrl &url, const QByteArray &body, const QByteArray &contentType,
                    int timeoutMs, const std::function<bool()> &cancelled, const std::string &who,
@@ -158,7 +160,7 @@ HttpReply postOnce(const QUrl &url, const QByteArray &body, const QByteArray &co
                                                     std::to_string(maxReplyBytes) + " bytes");
         }
         const bool closed = socket->state() == QAbstractSocket::UnconnectedState;
-        if (parseResponse(data, closed, reply, who)) {
+        if (parseHttpResponse(data, closed, reply, who)) {
             socket->abort();
             return reply;
         }

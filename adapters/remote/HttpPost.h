@@ -14,6 +14,14 @@ struct HttpReply
     QByteArray body;
 };
 
+// Whether `data` holds a whole HTTP/1.x response (status line, headers, a body by Content-Length,
+// chunked transfer coding, or up to the close); fills `reply` when it does. `closed`: the server
+// has closed the connection. Throws Error(RemoteError) for a response that is not HTTP/1.x, a
+// Content-Length that is not a size, or a malformed chunk. Sizes are checked before they are
+// added, never trusted.
+bool parseHttpResponse(const QByteArray &data, bool closed, HttpReply &reply,
+                       const std::string &who);
+
 // One HTTP/1.1 POST over its own connection (TCP, or TLS for https://), sent exactly once: a
 // request that may have reached the server is never sent again (QNetworkAccessManager resends a
 // request whose connection closed before an answer, so a server that crashed on the first copy

@@ -2,6 +2,7 @@
 // protocols: openpi's websocket server (metadata frame first, one binary request / one binary
 // reply, text traceback + close 1011 on a policy error, pings, GET /healthz on the same port) and
 // OpenVLA's REST /act (json_numpy in, json_numpy out, the JSON string "error" on a model failure).
+#include "HttpPost.h"
 #include "NumpyMsgpack.h"
 #include "OpenPiClient.h"
 #include "RemotePolicies.h"
@@ -770,6 +771,40 @@ TEST(OpenVlaRest, ActRepliesErrorsAndOftChunks)
     EXPECT_NE(errorOf([&] {
                   createOpenVlaRestPolicy({{"url", "http://127.0.0.1:1"}})->act(grey());
               }).find("OpenVLA server unreachable"),
+              std::string::npos);
+}
+
+TEST(HttpPost, ResponsesAreParsedWithTheirSizesCheckedNeverTrusted)
+{
+    HttpReply r;
+    EXPECT_TRUE(parseHttpResponse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false, r, "s"));
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, "ok");
+    EXPECT_FALSE(
+        parseHttpResponse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nok", false, r, "s"));
+    EXPECT_TRUE(parseHttpResponse(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n1\r\nc\r\n0\r\n\r\n",
+        false, r, "s"));
+    EXPECT_EQ(r.body, "abc");
+    EXPECT_FALSE(parseHttpResponse("HTTP/1.1 200 OK\r\n\r\npartial", false, r, "s"));
+    EXPECT_TRUE(parseHttpResponse("HTTP/1.1 200 OK\r\n\r\nall of it", true, r, "s"));
+    EXPECT_EQ(r.body, "all of it");
+    // A chunk that declares nearly 2^63 bytes: waits for more, never overflows.
+    EXPECT_FALSE(parseHttpResponse(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7ffffffffffffffe\r\nab\r\n", false, r,
+        "s"));
+    EXPECT_NE(errorOf([&] {
+                  parseHttpResponse("HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n", false, r, "s");
+              }).find("not a size"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] {
+                  parseHttpResponse("SSH-2.0-OpenSSH\r\n\r\n", false, r, "s");
+              }).find("not HTTP/1.x"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] {
+                  parseHttpResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                                    false, r, "s");
+              }).find("malformed chunked"),
               std::string::npos);
 }
 
