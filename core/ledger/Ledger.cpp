@@ -167,6 +167,17 @@ std::optional<std::string> storedTextOpt(const std::optional<std::string> &text)
     return text ? std::optional<std::string>(ledgerText(*text)) : std::nullopt;
 }
 
+// An event payload as stored: canonical JSON, with bytes that are not UTF-8 replaced only when
+// there are any (a payload is walked and copied again only then, off the hot path of step events).
+std::string eventText(const nlohmann::json &payload)
+{
+    try {
+        return canonicalJson(payload);
+    } catch (const Error &) {
+        return canonicalJson(withValidUtf8(payload)); // a non-finite number still throws
+    }
+}
+
 template<typename T>
 nlohmann::json optJson(const std::optional<T> &value)
 {
@@ -958,7 +969,7 @@ std::int64_t Ledger::insertEvents(std::int64_t runId, std::optional<std::int64_t
             .bind(2, attemptId)
             .bind(3, ++seq)
             .bind(4, type)
-            .bind(5, redactSecrets(canonicalJson(withValidUtf8(payload))))
+            .bind(5, redactSecrets(eventText(payload)))
             .bind(6, now)
             .run();
     }
