@@ -401,8 +401,8 @@ public:
             m_failure = "interrupted: the process was stopped; the run is back in the queue";
             const AttemptResult end = m_scope.fail(
                 "interrupted", "run " + std::to_string(m_lease.runId) + ", stage " + m_stage +
-                                   ": the process was stopped (a signal: scancel, a time limit, "
-                                   "preemption); the run is back in the queue");
+                                   ": the process was stopped (Ctrl-C, SIGTERM, scancel, a time "
+                                   "limit, preemption); the run is back in the queue");
             if (end == AttemptResult::Failed) {
                 m_ledger.retryRun(m_lease.runId);
                 m_interrupted = true;
