@@ -68,6 +68,8 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
         r.stage = runs.optText(9).value_or("");
         if (r.status == "completed")
             r.stepsDone = horizon; // the last step events may be batched with the finish
+        else if (r.status == "queued")
+            r.stepsDone = 0; // back in the queue (interrupted): its next attempt starts over
         if (r.status == "queued")
             ++p.queued;
         else if (r.status == "running")
@@ -78,14 +80,16 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
             ++p.failed;
         else if (r.status == "cancelled")
             ++p.cancelled;
-        const bool finished = r.status != "queued" && r.status != "running";
-        p.stepsDone += finished ? horizon : r.stepsDone;
+        // A run that ended without completing (cancelled, failed) did the steps it did: they are
+        // done, and the rest of its horizon will never be, so neither counts toward the bar.
+        const bool endedShort = r.status == "cancelled" || r.status == "failed";
+        p.stepsDone += r.stepsDone;
+        p.stepsTotal += endedShort ? r.stepsDone : horizon;
         if (r.startedAtMs && (!p.startedAtMs || *r.startedAtMs < *p.startedAtMs))
             p.startedAtMs = r.startedAtMs;
         p.runs.push_back(std::move(r));
     }
     p.total = static_cast<int>(p.runs.size());
-    p.stepsTotal = static_cast<std::int64_t>(p.total) * horizon;
     if (p.startedAtMs) {
         std::int64_t end = nowMs;
         if (!p.active()) {
@@ -110,6 +114,17 @@ std::vector<std::string> activeProtocols(Ledger &ledger)
     while (s.step())
         out.push_back(s.text(0));
     return out;
+}
+
+std::string BatchProgress::summary() const
+{
+    std::string text =
+        std::to_string(completed) + " of " + std::to_string(total) + " runs completed";
+    if (failed > 0)
+        text += ", " + std::to_string(failed) + " failed";
+    if (cancelled > 0)
+        text += ", " + std::to_string(cancelled) + " cancelled";
+    return text;
 }
 
 } // namespace kosmos

@@ -51,8 +51,11 @@ struct BatchProgress
     int completed = 0;
     int failed = 0;
     int cancelled = 0;
-    std::int64_t stepsDone = 0;              // over every run
-    std::int64_t stepsTotal = 0;             // runs x horizon
+    // Steps over every run: a completed run counts its horizon, a running one its steps so far, a
+    // cancelled or failed one only the steps it did (in both: it will do no more); a queued one
+    // counts toward the total only.
+    std::int64_t stepsDone = 0;
+    std::int64_t stepsTotal = 0;
     std::optional<std::int64_t> startedAtMs; // the first attempt's start
     std::int64_t elapsedMs = 0;
     // Remaining time at the step rate seen so far (nullopt before the first step or when done).
@@ -62,6 +65,9 @@ struct BatchProgress
     std::string mergeState;
 
     int finished() const { return completed + failed + cancelled; }
+    // "36 of 40 runs completed, 4 cancelled": a cancelled or failed run is never counted as
+    // finished work (what every progress view shows).
+    std::string summary() const;
     bool active() const { return queued + running > 0; }
 };
 

@@ -313,7 +313,11 @@ TEST(Engine, BatchProgressIsReadFromTheLedgerAlone)
     EXPECT_EQ(p.completed, 2);
     EXPECT_EQ(p.cancelled, 1);
     EXPECT_FALSE(p.active());
+    // The cancelled run did 10 of its 30 steps: they count as done, its other 20 not at all
+    // (it read "3 of 3 runs finished (100% of steps)" with the run cancelled at 10).
+    EXPECT_EQ(p.stepsDone, 2 * 30 + 10);
     EXPECT_EQ(p.stepsDone, p.stepsTotal);
+    EXPECT_EQ(p.summary(), "2 of 3 runs completed, 1 cancelled");
     EXPECT_TRUE(activeProtocols(ledger).empty());
     EXPECT_TRUE(batchProgress(ledger, std::string(64, 'a'), 0).runs.empty());
 }

@@ -132,8 +132,7 @@ void ProgressPanel::show(const BatchProgress &p)
                               QString::fromStdString(p.protocolSha256.substr(0, 12))));
     m_overall->setRange(0, static_cast<int>(std::max<std::int64_t>(1, p.stepsTotal)));
     m_overall->setValue(static_cast<int>(p.stepsDone));
-    m_overall->setFormat(
-        tr("%1 of %2 runs finished (%p% of steps)").arg(p.finished()).arg(p.total));
+    m_overall->setFormat(tr("%1 (%p% of steps)").arg(QString::fromStdString(p.summary())));
     m_status->setText(
         tr("%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7")
             .arg(p.completed)
