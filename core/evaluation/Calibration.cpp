@@ -589,6 +589,20 @@ std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger
     return out;
 }
 
+std::vector<std::pair<std::string, std::string>> physicsProtocols(Ledger &ledger)
+{
+    sqlite::Statement s(ledger.database(), R"sql(
+        SELECT name, protocol_sha256 FROM protocols p
+         WHERE EXISTS (SELECT 1 FROM runs r JOIN human_labels h ON h.run_id = r.run_id
+                        WHERE r.protocol_id = p.protocol_id AND h.source = 'physics'
+                          AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL)
+         ORDER BY protocol_id)sql");
+    std::vector<std::pair<std::string, std::string>> out;
+    while (s.step())
+        out.emplace_back(s.text(0), s.text(1));
+    return out;
+}
+
 namespace {
 
 // Each annotator's latest human label per run: annotator -> run -> label.

@@ -210,6 +210,9 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
 
 // Frozen protocols with rollout runs (not only re-judgments), oldest first: (name, SHA-256).
 std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger);
+// Of those, the protocols whose runs carry physics labels (a simulator's state): the only ones a
+// fidelity report may take as its ground truth.
+std::vector<std::pair<std::string, std::string>> physicsProtocols(Ledger &ledger);
 // The protocol a user names (its name or a SHA-256 prefix; empty: any), the newest match:
 // (name, SHA-256). Throws Error(InvalidInput) when none has rollouts or none matches.
 std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const std::string &text);

@@ -162,9 +162,23 @@ private slots:
         QVERIFY2(summary.contains(QStringLiteral("Pearson 0.564 [")), qPrintable(summary));
         QVERIFY(summary.contains(QStringLiteral("MMRV 0.167")));
         QVERIFY(summary.contains(QStringLiteral("not evidence of real robot-task success")));
+        // Only a protocol with physics labels is offered as the ground truth (#35: the demo
+        // ledger's synthetic protocol was called "physics protocol (ground truth)").
+        QCOMPARE(panel->physicsProtocol()->count(), 1);
+        QCOMPARE(panel->imaginedProtocol()->count(), 2);
         // The same protocol twice: said, not computed.
         panel->imaginedProtocol()->setCurrentIndex(0);
-        QVERIFY(panel->summary()->text().contains(QStringLiteral("Cannot compare")));
+        QVERIFY(panel->summary()->text().contains(QStringLiteral("Choose two different")));
+        QCOMPARE(panel->table()->rowCount(), 0);
+        // A ledger without physics labels: said so, and nothing of the previous ledger stays.
+        Ledger plain = Ledger::create(dir / "plain.kosmos");
+        const std::string sha = plain.freezeProtocol("tabletop-demo", test::testProtocol());
+        plain.submitRun(test::testRunSpec(sha, 0));
+        view.setLedger(&plain);
+        QCOMPARE(panel->physicsProtocol()->count(), 0);
+        QVERIFY2(panel->summary()->text().contains(
+                     QStringLiteral("No protocol of this ledger has physics labels")),
+                 qPrintable(panel->summary()->text()));
         QCOMPARE(panel->table()->rowCount(), 0);
     }
 

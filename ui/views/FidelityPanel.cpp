@@ -100,6 +100,11 @@ FidelityPanel::FidelityPanel(QWidget *parent)
 void FidelityPanel::setLedger(Ledger *ledger)
 {
     m_ledger = ledger;
+    // Nothing of the previous ledger stays: its frame comparison belongs to its protocols.
+    m_frames->clearGraphs();
+    m_frames->clearItems();
+    m_frames->replot();
+    m_framesText->clear();
     refresh();
 }
 
@@ -111,11 +116,16 @@ void FidelityPanel::refresh()
         m_imagined->clear();
         if (m_ledger) {
             try {
+                auto labelOf = [](const std::string &name, const std::string &sha) {
+                    return QStringLiteral("%1  (%2)")
+                        .arg(QString::fromStdString(name),
+                             QString::fromStdString(sha.substr(0, 12)));
+                };
+                // The ground truth side offers only protocols with physics labels.
+                for (const auto &[name, sha] : physicsProtocols(*m_ledger))
+                    m_physics->addItem(labelOf(name, sha), QString::fromStdString(sha));
                 for (const auto &[name, sha] : rolloutProtocols(*m_ledger)) {
-                    const QString label = QStringLiteral("%1  (%2)")
-                                              .arg(QString::fromStdString(name),
-                                                   QString::fromStdString(sha.substr(0, 12)));
-                    m_physics->addItem(label, QString::fromStdString(sha));
+                    const QString label = labelOf(name, sha);
                     m_imagined->addItem(label, QString::fromStdString(sha));
                     if (name.ends_with("-imagined")) {
                         m_imagined->setCurrentIndex(m_imagined->count() - 1);
@@ -142,11 +152,20 @@ void FidelityPanel::update()
     m_scatter->clearItems();
     m_scatter->replot();
     m_framesButton->setEnabled(false);
-    if (!m_ledger || m_physics->count() < 2) {
+    if (!m_ledger || m_physics->count() == 0 || m_imagined->count() < 2) {
         m_summary->setText(
+            (m_ledger && m_physics->count() == 0
+                 ? tr("<b>No protocol of this ledger has physics labels</b>, so there is no "
+                      "ground truth to compare a world model against. ")
+                 : QString()) +
             tr("Fidelity compares two protocols of this ledger: policies in the "
                "physics world and the same policies from the same starts in a "
                "learned world model (kosmos-cli fidelity prepare; docs/fidelity.md)."));
+        return;
+    }
+    if (m_physics->currentData() == m_imagined->currentData()) {
+        m_summary->setText(tr("Choose two different protocols: the physics one (ground truth) and "
+                              "the imagined one (world model, judged)."));
         return;
     }
     FidelityOptions options;
