@@ -253,8 +253,16 @@ void MainWindow::buildWorkspaces()
         a->setToolTip(tips[i]);
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
         m_workspaces->addAction(a);
-        connect(a, &QAction::triggered, this,
-                [this, i] { setWorkspace(static_cast<Workspace>(i)); });
+        connect(a, &QAction::triggered, this, [this, i] {
+            // Compare opened with a run chosen in Review shows that run (#35: it stayed empty,
+            // "Choose a run in Review", with one chosen); a comparison already on screen stays.
+            if (static_cast<Workspace>(i) == Workspace::Compare && m_compare->runA() == 0 &&
+                (m_currentRun > 0 || !selectedRuns().isEmpty())) {
+                compareSelected();
+                return;
+            }
+            setWorkspace(static_cast<Workspace>(i));
+        });
     }
 }
 

@@ -43,6 +43,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolBar>
 #include <QTreeWidget>
 #include <QWheelEvent>
 #include <qcustomplot.h>
@@ -461,6 +462,18 @@ private slots:
     // multi-selection too, with traces overlaid on shared axes.
     void compareOffersTheSameStartAndOverlaysTraces()
     {
+        {
+            // Compare (Ctrl+2, the workspace button) with a run chosen in Review shows it (#35:
+            // it stayed empty, "Choose a run in Review").
+            ui::MainWindow fresh;
+            QVERIFY(fresh.openLedger(m_demo));
+            fresh.selectRun(1);
+            auto *bar = fresh.findChild<QToolBar *>(QStringLiteral("workspaceBar"));
+            QVERIFY(bar);
+            bar->actions().at(1)->trigger();
+            QCOMPARE(fresh.workspace(), ui::MainWindow::Workspace::Compare);
+            QCOMPARE(fresh.compareView()->runA(), 1);
+        }
         ui::MainWindow window;
         QVERIFY(window.openLedger(m_demo));
         window.selectRun(1);
