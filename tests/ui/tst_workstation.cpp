@@ -456,6 +456,11 @@ private slots:
         traces->setGrouped(false);
         traces->setChannelVisible(0, true);
         QCOMPARE(traces->trackCount(), dims + static_cast<int>(rollout.objectTracks.size()));
+        // Another run starts with the cursor at its first frame (#35: the cursor stayed at the
+        // old run's frame until the next step).
+        QCOMPARE(traces->cursor(), 20);
+        window.selectRun(2);
+        QCOMPARE(traces->cursor(), 0);
     }
 
     // 4. Compare: a picker of runs from the same start (other policies first), from a

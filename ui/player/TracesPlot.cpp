@@ -211,6 +211,7 @@ void TracesPlot::setRollout(const RolloutView &rollout)
     m_failures.clear();
     m_from = 0;
     m_to = lastFrame();
+    m_cursor = 0; // a new rollout starts at its first frame, never at the last one's position
     m_readOut->clear();
     // The channel picker: one checkable entry per channel, then grouping.
     m_channelMenu->clear();

@@ -66,6 +66,7 @@ public:
 
 public slots:
     void setCursor(int frame);
+    int cursor() const { return m_cursor; }
 
 signals:
     void seekRequested(int frame);
