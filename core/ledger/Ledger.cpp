@@ -154,14 +154,9 @@ void requireNonEmpty(std::string_view value, std::string_view what)
         throw Error(ErrorCode::InvalidInput, std::string(what) + " is empty");
 }
 
-// Every free text that enters the ledger (messages, names, notes) passes one filter
-// (util/TextRules.h): credentials redacted, and valid UTF-8, which canonical JSON and the seals
-// need (a parser's message may quote the bytes of a bad file).
-std::string storedText(std::string_view text)
-{
-    return ledgerText(text);
-}
-
+// Every free text that enters the ledger (messages, names, notes) passes one filter,
+// util/TextRules.h's ledgerText: credentials redacted, and valid UTF-8, which canonical JSON and
+// the seals need (a parser's message may quote the bytes of a bad file).
 std::optional<std::string> storedTextOpt(const std::optional<std::string> &text)
 {
     return text ? std::optional<std::string>(ledgerText(*text)) : std::nullopt;
@@ -1257,7 +1252,7 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
         js.parseError = storedTextOpt(js.parseError);
         // The raw text was screened before it was parsed (screenJudgeAnswer): a text the filter
         // would still change has a parse that no longer follows from what would be stored.
-        if (js.rawText && storedText(*js.rawText) != *js.rawText)
+        if (js.rawText && ledgerText(*js.rawText) != *js.rawText)
             throw Error(ErrorCode::InvalidInput,
                         "judge sample " + std::to_string(js.sampleIndex) + " try " +
                             std::to_string(js.tryIndex) +
@@ -1459,14 +1454,14 @@ std::vector<std::int64_t> Ledger::addHumanLabelsOnce(const std::vector<HumanLabe
         existing.reset();
         existing.bind(1, label.runId)
             .bind(2, label.source)
-            .bind(3, storedText(label.annotatorId))
+            .bind(3, ledgerText(label.annotatorId))
             .bind(4, storedTextOpt(label.notes));
         if (existing.step())
             throw Error(ErrorCode::InvalidInput,
                         "run " + std::to_string(label.runId) + " already holds label " +
                             std::to_string(existing.int64(0)) + " by " +
-                            storedText(label.annotatorId) +
-                            (label.notes ? " (" + storedText(*label.notes) + ")" : std::string()) +
+                            ledgerText(label.annotatorId) +
+                            (label.notes ? " (" + ledgerText(*label.notes) + ")" : std::string()) +
                             "; nothing was written");
     }
     std::vector<std::int64_t> ids;
@@ -1496,7 +1491,7 @@ std::int64_t Ledger::insertLabel(const HumanLabelRecord &label)
                       "collision, progress, completion, notes, labeled_at_ms, supersedes_label_id) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.bind(1, label.runId)
-        .bind(2, storedText(label.annotatorId))
+        .bind(2, ledgerText(label.annotatorId))
         .bind(3, label.source)
         .bind(4, label.split)
         .bind(5, label.integrity)
@@ -1517,11 +1512,11 @@ std::int64_t Ledger::addBookmark(std::int64_t runId, std::optional<std::int64_t>
     Transaction tx(m_db);
     Statement s(m_db, "INSERT INTO annotations (run_id, frame_index, kind, text, author, "
                       "created_at_ms, updated_at_ms) VALUES (?, ?, 'bookmark', ?, ?, ?, ?)");
-    s.bind(1, runId).bind(2, frameIndex).bind(3, storedText(text));
+    s.bind(1, runId).bind(2, frameIndex).bind(3, ledgerText(text));
     if (author.empty())
         s.bindNull(4);
     else
-        s.bind(4, storedText(author));
+        s.bind(4, ledgerText(author));
     s.bind(5, now).bind(6, now).run();
     const std::int64_t id = m_db.lastInsertRowId();
     tx.commit();

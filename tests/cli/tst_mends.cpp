@@ -407,7 +407,7 @@ TEST(Mends, LabelsAndJudgmentsOfAttemptsThatDidNotEndNeverCount)
     const auto run = ledger.submitRun(test::testRunSpec(sha, 0));
     {
         // The killed attempt: judged success, and (as older builds wrote it at once) labelled.
-        auto lease = ledger.claim("killed", 1, run.runId);
+        auto lease = ledger.claim("killed", 1000, run.runId); // it writes well within a second
         ASSERT_TRUE(lease);
         ledger.recordJudgment(*lease, test::testJudgment());
         HumanLabelRecord label;
@@ -418,7 +418,7 @@ TEST(Mends, LabelsAndJudgmentsOfAttemptsThatDidNotEndNeverCount)
         label.completion = "met";
         ledger.addHumanLabel(label);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // its lease expires
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200)); // then its lease expires
     auto lease = ledger.claim("second", 30000, run.runId);
     ASSERT_TRUE(lease);
     EXPECT_EQ(lease->attemptNo, 2);
