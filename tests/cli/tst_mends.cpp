@@ -304,6 +304,22 @@ TEST(Mends, AWriteThatFailsIsAnErrorNeverASuccess)
     EXPECT_EQ(test::readFile(dir / "kept.txt"), "new");
     for (const auto &entry : fs::directory_iterator(dir.path()))
         EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos);
+    // A full disk (a 64 KiB tmpfs, where this test may mount one: root with mount namespaces):
+    // packet export and report --png fail with exit 4 and leave nothing behind (they left a
+    // partial folder and a 0-byte PNG).
+    if (::geteuid() == 0 && runProcess({"/usr/bin/unshare", "-m", "true"}).exitCode == 0) {
+        fs::create_directories(dir / "full");
+        const std::string full = (dir / "full").string();
+        const std::string script =
+            "mount -t tmpfs -o size=64k tmpfs " + full + " && (" + test::cliPath() +
+            " packet export " + bundle + " --all --to " + full + "/packet; echo packet=$?; " +
+            test::cliPath() + " report " + bundle + " --png " + full +
+            "/r.png; echo png=$?; ls -A " + full + " | wc -l | sed 's/^/left=/')";
+        r = runProcessWithStderr({"/usr/bin/unshare", "-m", "/bin/sh", "-c", script});
+        EXPECT_NE(r.output.find("packet=4"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("png=4"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("left=0"), std::string::npos) << r.output;
+    }
 }
 
 // 8. A clean ledger on read-only media, or with a stray rollback journal beside it, was "not a
