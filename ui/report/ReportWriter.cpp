@@ -98,8 +98,7 @@ QString calibrationSection(const CalibrationReport &r, const QString &title, con
               QStringLiteral("what would settle it")},
              true);
     for (const GateLine &line : r.gate) {
-        const QString verdict = QString::fromUtf8(gateVerdictName(line.verdict).data(),
-                                                  gateVerdictName(line.verdict).size());
+        const QString verdict = esc(std::string(gateVerdictName(line.verdict)));
         h += row(
             {esc(line.name),
              line.verdict == GateVerdict::Pass ? verdict : QStringLiteral("<b>%1</b>").arg(verdict),
