@@ -83,6 +83,16 @@ std::int64_t count(const std::string &bundle, const std::string &sql)
     return s.int64(0);
 }
 
+// Whether this test may mount file systems of its own (root with mount namespaces, and mounts
+// allowed in them): a probe mounts a tmpfs on `dir` in a namespace of its own.
+bool canMount(const fs::path &dir)
+{
+    fs::create_directories(dir);
+    return ::geteuid() == 0 && runProcess({"/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                                           "mount -t tmpfs tmpfs " + dir.string()})
+                                       .exitCode == 0;
+}
+
 test::ProcessResult import(const fs::path &folder, const std::string &bundle)
 {
     return runProcessWithStderr({test::cliPath(), "import", folder.string(), "--ledger", bundle});
@@ -307,7 +317,7 @@ TEST(Mends, AWriteThatFailsIsAnErrorNeverASuccess)
     // A full disk (a 64 KiB tmpfs, where this test may mount one: root with mount namespaces):
     // packet export and report --png fail with exit 4 and leave nothing behind (they left a
     // partial folder and a 0-byte PNG).
-    if (::geteuid() == 0 && runProcess({"/usr/bin/unshare", "-m", "true"}).exitCode == 0) {
+    if (canMount(dir / "probe")) {
         fs::create_directories(dir / "full");
         const std::string full = (dir / "full").string();
         const std::string script =
@@ -347,7 +357,7 @@ TEST(Mends, ReadersOpenALedgerTheyCannotWrite)
     fs::remove(db.string() + "-journal");
     // Read-only media: a read-only bind mount where this test may make one (root, with mount
     // namespaces); the stray journal above takes the same path through the ledger otherwise.
-    if (::geteuid() == 0 && runProcess({"/usr/bin/unshare", "-m", "true"}).exitCode == 0) {
+    if (canMount(dir / "probe")) {
         fs::create_directories(dir / "ro");
         const std::string script = "mount --bind " + dir.path().string() + " " +
                                    (dir / "ro").string() + " && mount -o remount,ro,bind " +
