@@ -15,6 +15,8 @@ std::string_view attemptResultName(AttemptResult result)
         return "failed";
     case AttemptResult::Cancelled:
         return "cancelled";
+    case AttemptResult::Interrupted:
+        return "interrupted";
     case AttemptResult::LeaseLost:
         return "lease_lost";
     }
@@ -97,6 +99,15 @@ AttemptResult AttemptScope::fail(const std::string &code, const std::string &mes
                                  std::optional<int> exitSignal)
 {
     return end(AttemptOutcome::failed(code, message, exitSignal), AttemptResult::Failed);
+}
+
+AttemptResult AttemptScope::interrupt(const std::string &message)
+{
+    if (end(AttemptOutcome::failed("interrupted", message), AttemptResult::Failed) ==
+        AttemptResult::LeaseLost)
+        return AttemptResult::LeaseLost;
+    m_ledger.retryRun(m_lease.runId);
+    return AttemptResult::Interrupted;
 }
 
 AttemptResult AttemptScope::end(const AttemptOutcome &outcome, AttemptResult result)

@@ -21,7 +21,8 @@ enum class AttemptResult
     Completed,
     Failed,
     Cancelled,
-    LeaseLost // the lease was lost (expired and taken over): nothing more was written
+    Interrupted, // stopped by its process (a signal): failed as 'interrupted', run requeued
+    LeaseLost    // the lease was lost (expired and taken over): nothing more was written
 };
 std::string_view attemptResultName(AttemptResult result);
 
@@ -74,6 +75,11 @@ public:
     AttemptResult cancel(const std::string &reason);
     AttemptResult fail(const std::string &code, const std::string &message,
                        std::optional<int> exitSignal = std::nullopt);
+    // The holder's process was stopped (Ctrl-C, SIGTERM, a scheduler's cancel): stopping never
+    // ends a run for good. The attempt fails as 'interrupted', keeping what it recorded, and the
+    // run goes back to the queue, so the same command again finishes it. Returns Interrupted (or
+    // LeaseLost).
+    AttemptResult interrupt(const std::string &message);
     bool ended() const { return m_ended; }
 
 private:

@@ -552,12 +552,9 @@ ImportResult importDirectory(Ledger &ledger, const fs::path &directory,
         importAttempt(writer, dir, in, files, result);
         result.state = attemptResultName(scope->complete());
     } catch (const ImportInterrupted &) {
-        const AttemptResult end = scope->fail(
-            "interrupted", where + ": the import was stopped (Ctrl-C or SIGTERM); the run is back "
-                                   "in the queue and the same import again finishes it");
-        if (end == AttemptResult::Failed)
-            ledger.retryRun(result.runId);
-        result.state = end == AttemptResult::Failed ? "interrupted" : attemptResultName(end);
+        result.state = attemptResultName(
+            scope->interrupt(where + ": the import was stopped (Ctrl-C or SIGTERM); the run is "
+                                     "back in the queue and the same import again finishes it"));
         result.errorCode = "interrupted";
         result.error = "stopped by a signal";
     } catch (const ImportFailure &f) {

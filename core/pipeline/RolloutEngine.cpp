@@ -399,15 +399,9 @@ public:
         } catch (const Interrupted &) {
             recordTimings(start);
             m_failure = "interrupted: the process was stopped; the run is back in the queue";
-            const AttemptResult end = m_scope.fail(
-                "interrupted", "run " + std::to_string(m_lease.runId) + ", stage " + m_stage +
-                                   ": the process was stopped (Ctrl-C, SIGTERM, scancel, a time "
-                                   "limit, preemption); the run is back in the queue");
-            if (end == AttemptResult::Failed) {
-                m_ledger.retryRun(m_lease.runId);
-                m_interrupted = true;
-            }
-            return end;
+            return m_scope.interrupt("run " + std::to_string(m_lease.runId) + ", stage " + m_stage +
+                                     ": the process was stopped (Ctrl-C, SIGTERM, scancel, a time "
+                                     "limit, preemption); the run is back in the queue");
         } catch (const Cancelled &) {
             recordTimings(start);
             return m_scope.cancel("cancel requested");
@@ -976,7 +970,6 @@ private:
     const std::atomic<bool> &m_stop;
     const ProgressFn &m_progress;
     const std::optional<ComponentIdentity> &m_judgeIdentity;
-    bool m_interrupted = false;
     const TaskSpec &m_task;
     std::string m_stage = "setup";
     std::optional<std::int64_t> m_lastFrameArtifact;
@@ -993,8 +986,6 @@ private:
 public:
     // "code: message" of a failed attempt, empty otherwise.
     const std::string &failure() const { return m_failure; }
-    // Stopped by the batch's stop flag: the run is back in the queue, not finished.
-    bool interrupted() const { return m_interrupted; }
 };
 
 } // namespace
@@ -1073,29 +1064,26 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             const AttemptResult end = executor.execute();
             {
                 std::lock_guard lock(mutex);
-                if (executor.interrupted()) {
+                switch (end) {
+                case AttemptResult::Completed:
+                    ++result.completed;
+                    break;
+                case AttemptResult::Failed:
+                    ++result.failed;
+                    break;
+                case AttemptResult::Cancelled:
+                    ++result.cancelled;
+                    break;
+                case AttemptResult::Interrupted:
                     ++result.interrupted;
-                } else {
-                    switch (end) {
-                    case AttemptResult::Completed:
-                        ++result.completed;
-                        break;
-                    case AttemptResult::Failed:
-                        ++result.failed;
-                        break;
-                    case AttemptResult::Cancelled:
-                        ++result.cancelled;
-                        break;
-                    case AttemptResult::LeaseLost:
-                        ++result.leaseLost;
-                        break;
-                    }
+                    break;
+                case AttemptResult::LeaseLost:
+                    ++result.leaseLost;
+                    break;
                 }
             }
             report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
-                    executor.interrupted() ? std::string("interrupted")
-                                           : std::string(attemptResultName(end)),
-                    executor.failure()});
+                    std::string(attemptResultName(end)), executor.failure()});
         }
     };
     // An error a worker cannot record in the ledger (it cannot open it, the disk is gone) stops

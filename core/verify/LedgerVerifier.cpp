@@ -477,20 +477,17 @@ StrayRemoval removeStrayObjects(Ledger &ledger, std::int64_t minAgeSeconds)
         throw Error(ErrorCode::ReadOnly, "gc needs the ledger writable");
     StrayRemoval out;
     const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-    std::map<std::string, std::int64_t> age;
-    for (const auto &file : ledger.artifacts().storedFiles())
-        age[file.sha256] = now - file.modifiedAt;
     // Under the write lock: no writer records a row meanwhile. A writer stores an object before
     // it records its row (and renews the time of one it finds stored), so a young object may be
     // about to be named: only those older than minAgeSeconds are removed.
     sqlite::Transaction tx(ledger.database());
     Statement named(ledger.database(), "SELECT 1 FROM artifacts WHERE sha256 = ?");
-    for (const auto &[sha, seconds] : age) {
+    for (const auto &[sha, modifiedAt] : ledger.artifacts().storedFiles()) {
         named.reset();
         named.bind(1, sha);
         if (named.step())
             continue;
-        if (seconds < minAgeSeconds) {
+        if (now - modifiedAt < minAgeSeconds) {
             ++out.keptYoung;
             continue;
         }
