@@ -906,7 +906,11 @@ void MainWindow::setCliPath(const QString &cliPath)
             return;
         }
         LauncherDialog dialog(*pluginCatalog(), *m_controller, this);
-        if (dialog.exec() == QDialog::Accepted)
+        const QString ledger = QString::fromStdString(m_ledger->bundle().string());
+        dialog.restoreForm(ledger);
+        const int result = dialog.exec();
+        dialog.saveForm(ledger); // launched or not: the next New batch starts from it
+        if (result == QDialog::Accepted)
             setWorkspace(Workspace::Run);
     };
     auto plugins = [this] {

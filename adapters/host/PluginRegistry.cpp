@@ -213,6 +213,16 @@ QObject *PluginRegistry::instance(const std::string &id, const std::string &fami
     return object;
 }
 
+std::string PluginRegistry::loadProblem(const std::string &id)
+{
+    try {
+        instance(id, "");
+        return {};
+    } catch (const Error &e) {
+        return e.what();
+    }
+}
+
 Availability PluginRegistry::availability(const std::string &id, const nlohmann::json &settings)
 {
     try {

@@ -55,6 +55,9 @@ public:
     // The usable plugin with this id (the first found wins; later duplicates are listed as such).
     const PluginInfo *find(const std::string &id) const;
 
+    // Loads the plugin (once): empty when it loads, the loader's reason otherwise. A plugin that
+    // loads can be chosen; whether it can run then depends on its settings (availability()).
+    std::string loadProblem(const std::string &id);
     // Loads the plugin (once) and asks it; a load failure is reported as unavailable.
     Availability availability(const std::string &id, const nlohmann::json &settings);
 

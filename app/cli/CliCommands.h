@@ -86,8 +86,16 @@ int runPlugins(const std::string &executableDir, bool json);
 int runGpus(bool json);
 // One step of one configured adapter on a placeholder input (a grey frame, zero actions, 16
 // grey frames for a judge): its timing and memory. A smoke test, not evidence of anything.
+// PluginProbe::Availability stops after the availability check with these settings (what the
+// launcher asks while the settings are typed).
+enum class PluginProbe
+{
+    OneStep,
+    Availability
+};
 int runPluginTest(const std::string &executableDir, const std::string &id,
-                  const std::string &settingsJson, bool json);
+                  const std::string &settingsJson, bool json,
+                  PluginProbe probe = PluginProbe::OneStep);
 // How `run` executes: worker threads in this process; worker processes under this one as a
 // supervisor (a crash in plugin code fails one attempt, with its signal, not the batch); or one
 // such worker process (started by a supervisor).

@@ -357,8 +357,10 @@ int runPlugins(const std::string &executableDir, bool json)
     registry.scan(folders);
     nlohmann::json out = nlohmann::json::array();
     for (const auto &p : registry.plugins()) {
-        const Availability a = p.usable ? registry.availability(p.id, nlohmann::json::object())
-                                        : Availability::no(p.problem);
+        const std::string loadProblem = p.usable ? registry.loadProblem(p.id) : p.problem;
+        const Availability a = loadProblem.empty()
+                                   ? registry.availability(p.id, nlohmann::json::object())
+                                   : Availability::no(loadProblem);
         if (json) {
             out.push_back(
                 {{"path", p.path.string()},
@@ -379,8 +381,15 @@ int runPlugins(const std::string &executableDir, bool json)
                  {"description", p.metadata.is_object()
                                      ? p.metadata.value("description", std::string())
                                      : std::string()},
+                 // The library loads and speaks this API: it can be chosen, and whether it can
+                 // run then depends on its settings ("available" is with no settings at all).
+                 {"loads", loadProblem.empty()},
                  {"available", a.available},
-                 {"reason", a.reason}});
+                 {"reason", a.reason},
+                 // Worlds that know their tasks list them (the launcher offers them).
+                 {"tasks", p.metadata.is_object()
+                               ? p.metadata.value("tasks", nlohmann::json::array())
+                               : nlohmann::json::array()}});
             continue;
         }
         std::cout << (a.available ? "available    " : "UNAVAILABLE  ")
@@ -413,7 +422,7 @@ double peakRssMiB()
 } // namespace
 
 int runPluginTest(const std::string &executableDir, const std::string &id,
-                  const std::string &settingsJson, bool json)
+                  const std::string &settingsJson, bool json, PluginProbe probe)
 {
     nlohmann::json out = {{"id", id},
                           {"note", "an adapter smoke test: one step on a placeholder input; not "
@@ -454,10 +463,17 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
     }
     out["family"] = plugin->family;
     const Availability available = registry.availability(id, settings);
+    out["available"] = available.available;
     if (!available.available) {
         out["ok"] = false;
         out["error"] = "unavailable: " + available.reason;
+        out["reason"] = available.reason;
         return finish(ExitCode::Failed);
+    }
+    if (probe == PluginProbe::Availability) {
+        out["ok"] = true;
+        out["note"] = "available with these settings (nothing was run)";
+        return finish(ExitCode::Ok);
     }
     try {
         using Clock = std::chrono::steady_clock;

@@ -167,17 +167,20 @@ const std::vector<Verb> &verbs()
              return runEvents(c.str(1), c.str(2), c.isSet("follow"), c.json, *interval);
          }},
         {"plugins",
-         "plugins [--test ID [--settings JSON]]",
+         "plugins [--test ID | --check ID] [--settings JSON]",
          "every plugin found: id, family, version, API version, available or\n"
          "unavailable with the reason; --test ID: one step of that adapter with its\n"
-         "timing and memory (a smoke test only, not evidence)",
-         {"test", "settings", "json"},
+         "timing and memory (a smoke test only, not evidence); --check ID: only\n"
+         "whether it can run here with these settings, and why not",
+         {"test", "check", "settings", "json"},
          [](const Call &c) -> R {
-             if (!c.nArgs(1))
+             if (!c.nArgs(1) || (c.isSet("test") && c.isSet("check")))
                  return std::nullopt;
-             if (c.isSet("test"))
-                 return runPluginTest(c.exeDir, c.value("test").toStdString(),
-                                      c.value("settings").toStdString(), c.json);
+             if (c.isSet("test") || c.isSet("check"))
+                 return runPluginTest(
+                     c.exeDir, c.value(c.isSet("test") ? "test" : "check").toStdString(),
+                     c.value("settings").toStdString(), c.json,
+                     c.isSet("check") ? PluginProbe::Availability : PluginProbe::OneStep);
              return runPlugins(c.exeDir, c.json);
          }},
         {"gpus",
@@ -620,7 +623,10 @@ constexpr OptionSpec kOptions[] = {
      "plugins: run one step of this adapter on a placeholder input and report its timing and "
      "memory (a smoke test, not evidence).",
      "id", nullptr, false},
-    {"settings", "plugins --test: the adapter's settings (JSON).", "json", "{}", false},
+    {"check",
+     "plugins: whether this adapter can run here with --settings, and why not (nothing is run).",
+     "id", nullptr, false},
+    {"settings", "plugins --test, --check: the adapter's settings (JSON).", "json", "{}", false},
     {"source", "rank: success by judge (default), reference (synthetic), physics or human labels.",
      "source", "judge", false},
     {"reference-csv", "rank: reference success rates, lines \"policy,rate\".", "file", nullptr,

@@ -256,6 +256,37 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     EXPECT_EQ(unavailable, 8 + KOSMOS_TORCH_PLUGINS)
         << "wrong API, no metadata, garbage, unloadable, needs weights, HTTP judge, replay "
            "judge and replay policy unconfigured; each torch family without a package";
+    // What cannot be loaded at all is apart from what only needs its settings.
+    int unloadable = 0;
+    for (const auto &p : list) {
+        if (!p["loads"].get<bool>())
+            ++unloadable;
+        if (p["id"] == "synthetic.tabletop") { // a world lists its own tasks
+            EXPECT_EQ(p["tasks"][1]["instruction"], "put the blue block in the purple square");
+        }
+    }
+    EXPECT_EQ(unloadable, 4) << "wrong API, no metadata, garbage, unloadable";
+}
+
+TEST(Cli, PluginCheckSaysWhetherTheseSettingsCanRunWithoutRunningThem)
+{
+    auto r = runProcess({test::cliPath(), "plugins", "--check", "synthetic.frame_judge",
+                         "--settings", R"({"format_noise": 0.2})", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto out = nlohmann::json::parse(r.output);
+    EXPECT_TRUE(out["available"].get<bool>());
+    EXPECT_FALSE(out.contains("step_ms")) << "nothing was run";
+    r = runProcess({test::cliPath(), "plugins", "--check", "replay.saved_samples", "--settings",
+                    R"({"file": "/nonexistent/replay.jsonl"})", "--json"});
+    EXPECT_EQ(r.exitCode, 4);
+    out = nlohmann::json::parse(r.output);
+    EXPECT_FALSE(out["available"].get<bool>());
+    EXPECT_NE(out["reason"].get<std::string>().find("/nonexistent/replay.jsonl"), std::string::npos)
+        << r.output;
+    EXPECT_EQ(runProcess({test::cliPath(), "plugins", "--check", "synthetic.tabletop", "--test",
+                          "synthetic.tabletop"})
+                  .exitCode,
+              2);
 }
 
 TEST(Cli, PluginTestRunsOneStepAndReportsTimingMemoryOrTheReason)

@@ -3,7 +3,10 @@
 // controller and half cancelled, a batch left running across windows, and a plugin that
 // crashes mid-rollout while the GUI process carries on.
 #include "MainWindow.h"
+#include "dialogs/ExportDialog.h"
 #include "dialogs/LabelingDialog.h"
+#include "dialogs/ScreenFit.h"
+#include "dialogs/SettingsDialog.h"
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
 #include "player/FramePlayer.h"
@@ -25,6 +28,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
@@ -35,6 +39,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -207,6 +212,12 @@ private slots:
         dialog.addPolicy();
         QCOMPARE(dialog.policies()->count(), 2);
         QVERIFY(dialog.protocol()["policies"][1]["settings"]["skill"] == "noisy");
+        // A policy added with its default settings is stored with them, not as {}.
+        skill->setCurrentIndex(skill->findText(QStringLiteral("expert")));
+        dialog.addPolicy();
+        QVERIFY(dialog.protocol()["policies"][2]["settings"] ==
+                nlohmann::json({{"skill", "expert"}}));
+        delete dialog.policies()->item(2);
 
         // A judge needs 16 frames: a horizon of 10 is refused, naming the field.
         dialog.horizon()->setValue(10);
@@ -237,6 +248,157 @@ private slots:
         QCOMPARE(report.value("runs", 0), 2);
         QCOMPARE(report.value("finished", -1), 0);
         QVERIFY(dialog.summary()->text().contains(QStringLiteral("2 runs")));
+
+        // New batch remembers the form per ledger, launched or not.
+        const QString ledger = QString::fromStdString((m_dir / "launch.kosmos").string());
+        dialog.horizon()->setValue(23);
+        dialog.saveForm(ledger);
+        ui::LauncherDialog again(catalog, controller);
+        QVERIFY(again.restoreForm(ledger));
+        QVERIFY(again.protocol() == dialog.protocol());
+        QCOMPARE(again.horizon()->value(), 23);
+        ui::LauncherDialog other(catalog, controller);
+        QVERIFY(!other.restoreForm(ledger + QStringLiteral("-another")));
+        QVERIFY(other.protocol()["policies"].empty());
+    }
+
+    void launcherRunsAShippedModelInTheWorldItChoosesWithoutTyping()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("first-use.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        if (!catalog.find(QStringLiteral("torch.generic_policy")))
+            QSKIP("no libtorch plugins in this build");
+        ui::LauncherDialog dialog(catalog, controller);
+
+        // The world offers its own tasks: a first batch needs no typing.
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("physics.tabletop")));
+        QCOMPARE(dialog.tasks()->rowCount(), 2);
+        QCOMPARE(dialog.tasks()->item(1, 1)->text(),
+                 QStringLiteral("push the blue block into the purple square"));
+        QVERIFY2(!dialog.problems().join('\n').contains(QStringLiteral("needs at least one task")),
+                 qPrintable(dialog.problems().join('\n')));
+        // Another world's tasks replace them while the table is untouched...
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("synthetic.tabletop")));
+        QCOMPARE(dialog.tasks()->item(1, 0)->text(), QStringLiteral("blue_to_purple"));
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("physics.tabletop")));
+        QCOMPARE(dialog.tasks()->item(1, 0)->text(), QStringLiteral("push_blue_to_purple"));
+        // ... and never once the user edited it.
+        dialog.tasks()->item(0, 1)->setText(
+            QStringLiteral("put the red block in the purple square"));
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("synthetic.tabletop")));
+        QCOMPARE(dialog.tasks()->item(0, 1)->text(),
+                 QStringLiteral("put the red block in the purple square"));
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("physics.tabletop")));
+        dialog.tasks()->item(0, 1)->setText(
+            QStringLiteral("put the red block in the green square"));
+
+        // A plugin that needs settings can be chosen: what it lacks is said, then what it can do.
+        const int generic = dialog.policyPlugin()->findData(QStringLiteral("torch.generic_policy"));
+        QVERIFY(generic >= 0);
+        auto *items = qobject_cast<QStandardItemModel *>(dialog.policyPlugin()->model());
+        QVERIFY(items && items->item(generic)->isEnabled());
+        QVERIFY(!dialog.policyPlugin()->itemText(generic).contains(QStringLiteral("unavailable")));
+        dialog.policyPlugin()->setCurrentIndex(generic);
+        QVERIFY2(dialog.policyForm()->problems().join('\n').contains(QStringLiteral("package")),
+                 qPrintable(dialog.policyForm()->problems().join('\n')));
+        // The shipped packages made for this plugin are offered by name.
+        auto *package =
+            qobject_cast<QComboBox *>(dialog.policyForm()->editor(QStringLiteral("package")));
+        QVERIFY(package);
+        const int expert = package->findText(QStringLiteral("bc-expert-full"));
+        QVERIFY2(expert > 0, "the shipped bc-expert-full package is offered");
+        QCOMPARE(package->findText(QStringLiteral("judge")), -1); // a judge package is not
+        QSignalSpy known(&catalog, &ui::PluginCatalog::availabilityKnown);
+        package->setCurrentIndex(expert);
+        QVERIFY(dialog.policyForm()->problems().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            dialog.policyStatus()->text().contains(QStringLiteral("can run with these settings")),
+            30000);
+        dialog.addPolicy();
+        const auto policy = dialog.protocol()["policies"][0];
+        QVERIFY(QString::fromStdString(policy["settings"]["package"].get<std::string>())
+                    .endsWith(QStringLiteral("models/bc-expert-full")));
+        // Stored with its defaults filled in: the runs say what ran.
+        QCOMPARE(policy["settings"].value("warmup", -1), 1);
+        QVERIFY(!policy["settings"].contains("device")); // no default: the package decides
+
+        // The dry run makes the policy and the world: the contracts fit, nothing is refused.
+        QTRY_VERIFY2_WITH_TIMEOUT(dialog.problems().isEmpty(),
+                                  qPrintable(dialog.problems().join(QLatin1Char(10))), 30000);
+        const auto report = dialog.check();
+        QVERIFY2(report.value("problems", nlohmann::json::array()).empty(),
+                 qPrintable(QString::fromStdString(report.dump())));
+        QCOMPARE(report.value("runs", 0), 2 * dialog.protocol().value("episodes_per_task", 0));
+
+        // A package that is not one: said live, with the plugin's own reason, and Start is off.
+        auto protocol = dialog.protocol();
+        protocol["policies"][0]["settings"]["package"] = "/nonexistent/package";
+        dialog.setProtocol(protocol);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            dialog.problems().join('\n').contains(
+                QStringLiteral("policy 1 (torch.generic_policy) cannot run with these settings")),
+            30000);
+        QVERIFY(!dialog.startButton()->isEnabled());
+
+        // The judge box names a model judge plainly once it has its package.
+        protocol["policies"][0]["settings"]["package"] = policy["settings"]["package"];
+        protocol["judge"] = {{"plugin", "torch.generic_judge"},
+                             {"settings", {{"package", KOSMOS_SOURCE_DIR "/models/judge"}}},
+                             {"quorum", {{"samples", 1}, {"quorum", 1}}}};
+        dialog.setProtocol(protocol);
+        QVERIFY2(!dialog.judgePlugin()->currentText().contains(QStringLiteral("unavailable")),
+                 qPrintable(dialog.judgePlugin()->currentText()));
+        QTRY_VERIFY_WITH_TIMEOUT(!known.isEmpty() && dialog.problems().isEmpty(), 30000);
+    }
+
+    void everyDialogFitsA1280x720Screen()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("fit.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY(catalog.reload());
+        // Room on a 1280x720 screen less a window frame and a panel.
+        const QSize room(1280 - 40, 720 - 80);
+        auto fits = [&](QWidget &w, const char *name) {
+            w.ensurePolished();
+            const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+            QVERIFY2(min.width() <= room.width() && min.height() <= room.height(),
+                     qPrintable(QStringLiteral("%1 needs at least %2x%3")
+                                    .arg(QString::fromLatin1(name))
+                                    .arg(min.width())
+                                    .arg(min.height())));
+            // It opens within the screen it is on (the real-window check has a 1280x720 one).
+            const QSize screen = ui::screenRoom(&w);
+            QVERIFY2(w.width() <= screen.width() && w.height() <= screen.height(),
+                     qPrintable(QStringLiteral("%1 opens at %2x%3")
+                                    .arg(QString::fromLatin1(name))
+                                    .arg(w.width())
+                                    .arg(w.height())));
+        };
+        ui::LauncherDialog launcher(catalog, controller);
+        std::ifstream example(KOSMOS_EXAMPLES_DIR "/tabletop-demo.json");
+        launcher.setProtocol(nlohmann::json::parse(example));
+        // The largest settings form: a torch world model's (eight fields).
+        const int cosmos = launcher.worldPlugin()->findData(QStringLiteral("torch.cosmos"));
+        if (cosmos >= 0)
+            launcher.worldPlugin()->setCurrentIndex(cosmos);
+        const int openai = launcher.judgePlugin()->findData(QStringLiteral("openai.chat_judge"));
+        if (openai >= 0)
+            launcher.judgePlugin()->setCurrentIndex(openai);
+        fits(launcher, "New batch");
+        ui::PluginManagerDialog plugins(catalog);
+        fits(plugins, "Plugins");
+        ui::ExportDialog exportDialog(12, QDir::tempPath());
+        fits(exportDialog, "Export");
+        ui::SettingsDialog settings;
+        fits(settings, "Settings");
     }
 
     void pluginManagerListsEveryPluginWithItsReasonAndTestsOnce()
@@ -262,6 +424,8 @@ private slots:
             table->item(unavailable, 6)->text().contains(QStringLiteral("weights path not set")));
         const int good = row(QStringLiteral("synthetic.tabletop"));
         QCOMPARE(table->item(good, 5)->text(), QStringLiteral("available"));
+        // A plugin that loads but needs settings is not called unavailable.
+        QCOMPARE(table->item(unavailable, 5)->text(), QStringLiteral("needs settings"));
 
         dialog.selectPlugin(QStringLiteral("synthetic.tabletop"));
         QSignalSpy done(&catalog, &ui::PluginCatalog::testFinished);

@@ -1,5 +1,6 @@
 #include "dialogs/LabelingDialog.h"
 
+#include "dialogs/ScreenFit.h"
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
 #include "player/FramePlayer.h"
@@ -42,7 +43,7 @@ LabelingDialog::LabelingDialog(Ledger &reader, Ledger &writer, std::vector<std::
     // navigation keys are passed on to the player.
     m_player->setFocusPolicy(Qt::NoFocus);
     setFocusPolicy(Qt::StrongFocus);
-    resize(900, 700);
+    fitToScreen(this, {900, 700});
     showClip();
 }
 

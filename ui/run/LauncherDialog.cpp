@@ -1,13 +1,16 @@
 #include "run/LauncherDialog.h"
 
+#include "dialogs/ScreenFit.h"
 #include "pipeline/DevicePlacement.h"
 #include "pipeline/Protocol.h"
 #include "run/PluginCatalog.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
 #include "util/Error.h"
+#include "util/SettingsSchema.h"
 
 #include <QComboBox>
+#include <QCryptographicHash>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
@@ -19,6 +22,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -85,16 +90,27 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
       m_start(new QPushButton(tr("Start"), this))
 {
     setWindowTitle(tr("New batch"));
+    m_policyStatus = new QLabel(this);
+    m_policyStatus->setWordWrap(true);
+    connect(&m_catalog, &PluginCatalog::availabilityKnown, this, &LauncherDialog::refresh);
     auto *buttons = new QDialogButtonBox(this);
-    auto *columns = new QHBoxLayout;
+    // The form scrolls; the summary, the problems and the buttons stay in view, so the dialog
+    // is usable on a 1280x720 screen whatever the plugins' settings forms take.
+    auto *content = new QWidget;
+    auto *columns = new QHBoxLayout(content);
     columns->addWidget(buildProtocolBox(), 3);
     auto *right = new QVBoxLayout;
     right->addWidget(buildPolicyBox());
     right->addWidget(buildWorldBox());
     right->addWidget(buildTargetBox());
+    right->addStretch(1);
     columns->addLayout(right, 2);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(columns, 1);
+    layout->addWidget(scroll, 1);
     m_summary->setWordWrap(true);
     m_problems->setWordWrap(true);
     m_problems->setStyleSheet(QStringLiteral("color: #b00020"));
@@ -102,6 +118,7 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
     layout->addWidget(m_problems);
     layout->addWidget(buttons);
     addButtons(buttons);
+    fitToScreen(this, content->sizeHint() + QSize(40, 160));
 
     for (QSpinBox *spin : {m_seed, m_horizon, m_episodes, m_samples, m_quorum})
         connect(spin, &QSpinBox::valueChanged, this, &LauncherDialog::refresh);
@@ -169,6 +186,7 @@ QWidget *LauncherDialog::buildPolicyBox()
     auto *policyLayout = new QFormLayout(policyBox);
     policyLayout->addRow(tr("Plugin"), m_policy);
     policyLayout->addRow(m_policyForm);
+    policyLayout->addRow(m_policyStatus);
     auto *policyButtons = new QHBoxLayout;
     auto *add = new QPushButton(tr("Add policy"), this);
     auto *remove = new QPushButton(tr("Remove policy"), this);
@@ -179,9 +197,12 @@ QWidget *LauncherDialog::buildPolicyBox()
     policyLayout->addRow(m_policies);
 
     fillPlugins(m_policy, QStringLiteral("policy"), false);
-    m_policyForm->setSchema(schemaOf(m_policy));
-    connect(m_policy, &QComboBox::currentIndexChanged, this,
-            [this] { m_policyForm->setSchema(schemaOf(m_policy)); });
+    showSettings(m_policy, m_policyForm);
+    connect(m_policy, &QComboBox::currentIndexChanged, this, [this] {
+        showSettings(m_policy, m_policyForm);
+        refresh();
+    });
+    connect(m_policyForm, &SettingsForm::changed, this, &LauncherDialog::refresh);
     connect(add, &QPushButton::clicked, this, &LauncherDialog::addPolicy);
     connect(remove, &QPushButton::clicked, this, [this] {
         delete m_policies->currentItem();
@@ -223,14 +244,15 @@ QWidget *LauncherDialog::buildWorldBox()
     m_device->setToolTip(m_deviceChoice.reason);
     m_device->setEnabled(m_deviceChoice.devices.size() > 0);
     connect(m_device, &QComboBox::currentIndexChanged, this, &LauncherDialog::refresh);
-    m_worldForm->setSchema(schemaOf(m_world));
-    m_judgeForm->setSchema(schemaOf(m_judge));
+    showSettings(m_world, m_worldForm);
+    showSettings(m_judge, m_judgeForm);
     connect(m_world, &QComboBox::currentIndexChanged, this, [this] {
-        m_worldForm->setSchema(schemaOf(m_world));
+        showSettings(m_world, m_worldForm);
+        offerWorldTasks();
         refresh();
     });
     connect(m_judge, &QComboBox::currentIndexChanged, this, [this] {
-        m_judgeForm->setSchema(schemaOf(m_judge));
+        showSettings(m_judge, m_judgeForm);
         refresh();
     });
     for (SettingsForm *form : {m_worldForm, m_judgeForm})
@@ -325,22 +347,69 @@ void LauncherDialog::fillPlugins(QComboBox *box, const QString &family, bool opt
     if (optional)
         box->addItem(tr("(none)"), QString());
     for (const PluginEntry &p : m_catalog.ofFamily(family, false)) {
-        box->addItem(p.available ? QStringLiteral("%1 %2").arg(p.id, p.version)
-                                 : tr("%1 (unavailable: %2)").arg(p.id, p.reason),
+        // A plugin that loads can be chosen: what its settings still lack is said under its
+        // form, live (availability with the settings typed, not with none). One that does not
+        // load stays listed with its reason, but cannot be chosen.
+        box->addItem(p.loads ? QStringLiteral("%1 %2").arg(p.id, p.version)
+                             : tr("%1 (cannot load: %2)").arg(p.id, p.reason),
                      p.id);
-        // An unavailable plugin stays listed with its reason, but cannot be chosen.
-        if (!p.available)
+        box->setItemData(box->count() - 1, p.description, Qt::ToolTipRole);
+        if (!p.loads)
             if (auto *model = qobject_cast<QStandardItemModel *>(box->model()))
                 model->item(box->count() - 1)->setEnabled(false);
     }
-    // The default is an available plugin (the first listed may not be).
-    if (auto *model = qobject_cast<QStandardItemModel *>(box->model());
-        model && box->currentIndex() >= 0 && !model->item(box->currentIndex())->isEnabled())
-        for (int i = 0; i < box->count(); ++i)
-            if (model->item(i)->isEnabled()) {
-                box->setCurrentIndex(i);
-                break;
-            }
+    // The default is a plugin that runs with no settings at all (the first listed may need
+    // some, or not load).
+    int preferred = -1;
+    for (int i = 0; i < box->count() && preferred < 0; ++i) {
+        const PluginEntry *p = m_catalog.find(box->itemData(i).toString());
+        if (p ? p->available : (optional && i == 0))
+            preferred = i;
+    }
+    if (preferred >= 0)
+        box->setCurrentIndex(preferred);
+}
+
+void LauncherDialog::showSettings(QComboBox *box, SettingsForm *form, const nlohmann::json &values)
+{
+    const QString id = box->currentData().toString();
+    form->setSchema(schemaOf(box), values, m_catalog.settingChoices(id));
+}
+
+void LauncherDialog::offerWorldTasks()
+{
+    // The table is the user's once they changed it: offered tasks are replaced only while the
+    // table is empty or still holds what the previous world offered.
+    const nlohmann::json current = protocol()["tasks"];
+    if (!current.empty() && current != m_offeredTasks)
+        return;
+    nlohmann::json offered = nlohmann::json::array();
+    if (const PluginEntry *world = m_catalog.find(m_world->currentData().toString()))
+        for (const auto &task : world->tasks)
+            if (task.is_object() && task.contains("id") && task.contains("instruction"))
+                offered.push_back(
+                    {{"id", task["id"]},
+                     {"instruction", task["instruction"]},
+                     {"start_state", task.value("start_state", nlohmann::json::object())}});
+    {
+        const QSignalBlocker block(m_tasks);
+        m_tasks->setRowCount(0);
+        for (const auto &t : offered)
+            appendTask(t);
+    }
+    m_offeredTasks = offered;
+}
+
+void LauncherDialog::appendTask(const nlohmann::json &t)
+{
+    const int row = m_tasks->rowCount();
+    m_tasks->insertRow(row);
+    m_tasks->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(t.value("id", ""))));
+    m_tasks->setItem(row, 1,
+                     new QTableWidgetItem(QString::fromStdString(t.value("instruction", ""))));
+    m_tasks->setItem(row, 2,
+                     new QTableWidgetItem(QString::fromStdString(
+                         t.value("start_state", nlohmann::json::object()).dump())));
 }
 
 void LauncherDialog::addPolicy()
@@ -348,8 +417,9 @@ void LauncherDialog::addPolicy()
     const QString id = m_policy->currentData().toString();
     if (id.isEmpty())
         return;
+    // The effective settings (defaults filled in): the runs say what ran.
     const nlohmann::json spec = {{"plugin", id.toStdString()},
-                                 {"settings", m_policyForm->values()}};
+                                 {"settings", m_policyForm->effectiveValues()}};
     auto *item = new QListWidgetItem(
         QString::fromStdString(spec["plugin"].get<std::string>() + " " + spec["settings"].dump()),
         m_policies);
@@ -373,16 +443,10 @@ void LauncherDialog::setProtocol(const nlohmann::json &p)
     m_feedback->setCurrentIndex(std::max(0, m_feedback->findData(QString::fromStdString(p.value(
                                                 "feedback_mode", std::string("closed_loop"))))));
     m_tasks->setRowCount(0);
-    for (const auto &t : p.value("tasks", nlohmann::json::array())) {
-        const int row = m_tasks->rowCount();
-        m_tasks->insertRow(row);
-        m_tasks->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(t.value("id", ""))));
-        m_tasks->setItem(row, 1,
-                         new QTableWidgetItem(QString::fromStdString(t.value("instruction", ""))));
-        m_tasks->setItem(row, 2,
-                         new QTableWidgetItem(QString::fromStdString(
-                             t.value("start_state", nlohmann::json::object()).dump())));
-    }
+    m_offeredTasks = nlohmann::json::array();
+    for (const auto &t : p.value("tasks", nlohmann::json::array()))
+        if (t.is_object())
+            appendTask(t);
     m_policies->clear();
     for (const auto &policy : p.value("policies", nlohmann::json::array())) {
         auto *item = new QListWidgetItem(
@@ -391,20 +455,21 @@ void LauncherDialog::setProtocol(const nlohmann::json &p)
             m_policies);
         item->setData(Qt::UserRole, QString::fromStdString(policy.dump()));
     }
-    auto select = [](QComboBox *box, SettingsForm *form, const nlohmann::json &spec,
-                     const PluginCatalog &catalog) {
+    auto select = [this](QComboBox *box, SettingsForm *form, const nlohmann::json &spec) {
         if (!spec.is_object())
             return;
         const int index = box->findData(QString::fromStdString(spec.value("plugin", "")));
-        if (index >= 0)
+        if (index >= 0) {
+            const QSignalBlocker quiet(box);
             box->setCurrentIndex(index);
-        const PluginEntry *entry = catalog.find(box->currentData().toString());
-        form->setSchema(entry ? entry->settingsSchema : nlohmann::json::object(),
-                        spec.value("settings", nlohmann::json::object()));
+        }
+        showSettings(box, form, spec.value("settings", nlohmann::json::object()));
     };
-    select(m_world, m_worldForm, p.value("world_model", nlohmann::json()), m_catalog);
+    select(m_world, m_worldForm, p.value("world_model", nlohmann::json()));
+    if (p.value("tasks", nlohmann::json::array()).empty())
+        offerWorldTasks();
     if (p.contains("judge") && p["judge"].is_object()) {
-        select(m_judge, m_judgeForm, p["judge"], m_catalog);
+        select(m_judge, m_judgeForm, p["judge"]);
         const auto quorum = p["judge"].value("quorum", nlohmann::json::object());
         m_samples->setValue(quorum.value("samples", 5));
         m_quorum->setValue(quorum.value("quorum", 3));
@@ -493,15 +558,79 @@ QStringList LauncherDialog::problems() const
     if (!m_judge->currentData().toString().isEmpty())
         for (const QString &problem : m_judgeForm->problems())
             out << tr("judge settings: %1").arg(problem);
+    for (const ChosenComponent &c : chosenComponents(p))
+        if (const auto known = m_catalog.known(c.id, c.settings); known && !known->available)
+            out << tr("%1 (%2) cannot run with these settings: %3")
+                       .arg(c.role, c.id, known->reason);
     if (m_dryRunFor == p && m_dryRun.is_object())
         for (const auto &problem : m_dryRun.value("problems", nlohmann::json::array()))
             out << tr("refused: %1").arg(QString::fromStdString(problem.get<std::string>()));
     return out;
 }
 
+QList<LauncherDialog::ChosenComponent>
+LauncherDialog::chosenComponents(const nlohmann::json &p) const
+{
+    // Each component whose settings fit its schema (the schema's problems are said already):
+    // the policies in the list, the policy being set up in the form, the world model and judge.
+    QList<ChosenComponent> out;
+    auto add = [&](const QString &role, const nlohmann::json &spec) {
+        if (!spec.is_object() || !spec.value("plugin", nlohmann::json()).is_string())
+            return;
+        const QString id = QString::fromStdString(spec["plugin"].get<std::string>());
+        const nlohmann::json settings = spec.value("settings", nlohmann::json::object());
+        const PluginEntry *entry = m_catalog.find(id);
+        if (id.isEmpty() || !entry || !checkSettings(entry->settingsSchema, settings).empty())
+            return;
+        out.append({role, id, settings});
+    };
+    const auto policies = p.value("policies", nlohmann::json::array());
+    for (std::size_t i = 0; i < policies.size(); ++i)
+        add(tr("policy %1").arg(i + 1), policies[i]);
+    add(tr("world model"), p.value("world_model", nlohmann::json()));
+    add(tr("judge"), p.value("judge", nlohmann::json()));
+    return out;
+}
+
 int LauncherDialog::workers() const
 {
     return m_workers->value();
+}
+
+namespace {
+QString formGroup(const QString &ledgerPath)
+{
+    return QStringLiteral("launcher/") +
+           QString::fromLatin1(
+               QCryptographicHash::hash(ledgerPath.toUtf8(), QCryptographicHash::Sha1).toHex());
+}
+} // namespace
+
+bool LauncherDialog::restoreForm(const QString &ledgerPath)
+{
+    QSettings settings;
+    settings.beginGroup(formGroup(ledgerPath));
+    const QByteArray saved = settings.value(QStringLiteral("protocol")).toByteArray();
+    const auto doc =
+        nlohmann::json::parse(saved.constData(), saved.constData() + saved.size(), nullptr, false);
+    if (!doc.is_object())
+        return false;
+    setProtocol(doc);
+    m_workers->setValue(settings.value(QStringLiteral("workers"), 1).toInt());
+    const int target = m_target->findData(settings.value(QStringLiteral("target")).toString());
+    if (target >= 0 &&
+        m_target->model()->flags(m_target->model()->index(target, 0)) & Qt::ItemIsEnabled)
+        m_target->setCurrentIndex(target);
+    return true;
+}
+
+void LauncherDialog::saveForm(const QString &ledgerPath) const
+{
+    QSettings settings;
+    settings.beginGroup(formGroup(ledgerPath));
+    settings.setValue(QStringLiteral("protocol"), QByteArray::fromStdString(protocol().dump()));
+    settings.setValue(QStringLiteral("workers"), m_workers->value());
+    settings.setValue(QStringLiteral("target"), m_target->currentData().toString());
 }
 
 void LauncherDialog::refresh()
@@ -527,10 +656,33 @@ void LauncherDialog::refresh()
                                   : tr("None of the chosen plugins can use CUDA (only libtorch "
                                        "plugins of a CUDA build can); they run on the CPU."));
     }
+    const nlohmann::json p = protocol();
+    // Live: whether each chosen plugin can run with the settings as typed (and the one in the
+    // policy form, before it is added), asked of kosmos-cli in the background.
+    QStringList checking;
+    QList<ChosenComponent> chosen = chosenComponents(p);
+    if (m_policyForm->problems().isEmpty())
+        chosen.append({tr("policy form"), m_policy->currentData().toString(),
+                       m_policyForm->effectiveValues()});
+    QString formNote;
+    bool formRefused = false;
+    for (const ChosenComponent &c : chosen) {
+        const auto known = m_catalog.known(c.id, c.settings);
+        if (!known) {
+            m_catalog.requestAvailability(c.id, c.settings);
+            checking << c.id;
+        } else if (c.role == tr("policy form")) {
+            formRefused = !known->available;
+            formNote = known->available
+                           ? tr("%1 can run with these settings: Add policy.").arg(c.id)
+                           : tr("%1 cannot run with these settings: %2").arg(c.id, known->reason);
+        }
+    }
+    m_policyStatus->setText(formNote);
+    m_policyStatus->setStyleSheet(formRefused ? QStringLiteral("color: #b00020") : QString());
     const QStringList found = problems();
     m_problems->setText(found.join(QLatin1Char('\n')));
     m_start->setEnabled(found.isEmpty());
-    const nlohmann::json p = protocol();
     const int runs =
         static_cast<int>(p["tasks"].size() * p["policies"].size()) * m_episodes->value();
     if (m_dryRunFor == p && m_dryRun.is_object())
@@ -543,6 +695,10 @@ void LauncherDialog::refresh()
         m_summary->setText(tr("%1 runs (policies x tasks x episodes). Check to see how many this "
                               "ledger already finished.")
                                .arg(runs));
+    if (!checking.isEmpty())
+        m_summary->setText(m_summary->text() + QLatin1Char(' ') +
+                           tr("Checking whether %1 can run with these settings...")
+                               .arg(checking.join(QStringLiteral(", "))));
 }
 
 nlohmann::json LauncherDialog::check()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "run/SettingsForm.h"
 #include "util/GpuMonitor.h"
 
 #include <QDialog>
@@ -22,7 +23,6 @@ namespace kosmos::ui {
 
 class PluginCatalog;
 class RunController;
-class SettingsForm;
 
 // The launcher's device list: CUDA devices (name, free memory) when a plugin's libtorch has
 // CUDA and the driver shows devices; otherwise none, with the reason in words.
@@ -53,8 +53,19 @@ public:
     // Runs the dry run; returns its report ({runs, finished, problems}) or null.
     nlohmann::json check();
     int workers() const;
+    // The form as last left for this ledger (QSettings, per ledger path): New batch opens with
+    // what was entered the last time, launched or not. False when nothing was saved.
+    bool restoreForm(const QString &ledgerPath);
+    void saveForm(const QString &ledgerPath) const;
 
     SettingsForm *policyForm() const { return m_policyForm; }
+    SettingsForm *worldForm() const { return m_worldForm; }
+    SettingsForm *judgeForm() const { return m_judgeForm; }
+    QComboBox *worldPlugin() const { return m_world; }
+    QComboBox *judgePlugin() const { return m_judge; }
+    QTableWidget *tasks() const { return m_tasks; }
+    // What the policy form's settings can do: "can run" or "cannot run ...: reason".
+    QLabel *policyStatus() const { return m_policyStatus; }
     QComboBox *policyPlugin() const { return m_policy; }
     QListWidget *policies() const { return m_policies; }
     QSpinBox *horizon() const { return m_horizon; }
@@ -73,6 +84,16 @@ public slots:
     bool launch();
 
 private:
+    struct ChosenComponent
+    {
+        QString role;
+        QString id;
+        nlohmann::json settings;
+    };
+    QList<ChosenComponent> chosenComponents(const nlohmann::json &protocol) const;
+    void showSettings(QComboBox *box, SettingsForm *form, const nlohmann::json &values = nullptr);
+    void offerWorldTasks();
+    void appendTask(const nlohmann::json &task);
     void refresh();
     void fillPlugins(QComboBox *box, const QString &family, bool optional);
     QWidget *buildProtocolBox();
@@ -109,6 +130,8 @@ private:
     QSpinBox *m_gpus = nullptr;
     QLineEdit *m_timeLimit = nullptr;
     QLabel *m_summary;
+    QLabel *m_policyStatus = nullptr;
+    nlohmann::json m_offeredTasks = nlohmann::json::array();
     QLabel *m_problems;
     QPushButton *m_start;
     nlohmann::json m_base = nlohmann::json::object(); // the loaded protocol: fields the form

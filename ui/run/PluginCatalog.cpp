@@ -11,15 +11,19 @@ PluginCatalog::PluginCatalog(QString cliPath, QObject *parent)
 
 PluginCatalog::~PluginCatalog()
 {
-    if (m_test && m_test->state() != QProcess::NotRunning) {
-        m_test->kill();
-        m_test->waitForFinished(2000);
-    }
+    for (QProcess *process : {m_test, m_check})
+        if (process && process->state() != QProcess::NotRunning) {
+            process->disconnect(this);
+            process->kill();
+            process->waitForFinished(2000);
+        }
 }
 
 bool PluginCatalog::reload()
 {
     m_plugins.clear();
+    m_checked.clear();
+    m_packages = findModelPackages(modelPackageFolders());
     QProcess cli;
     cli.start(m_cli, {QStringLiteral("plugins"), QStringLiteral("--json")});
     if (!cli.waitForFinished(30000) || cli.exitStatus() != QProcess::NormalExit ||
@@ -48,6 +52,11 @@ bool PluginCatalog::reload()
         e.runtime = p.value("runtime", nlohmann::json());
         e.settingsSchema = p.value("settings_schema", nlohmann::json::object());
         e.available = p.value("available", false);
+        // Older CLIs say nothing of loading: what is available loads.
+        e.loads = p.value("loads", e.available);
+        e.tasks = p.value("tasks", nlohmann::json::array());
+        if (!e.tasks.is_array())
+            e.tasks = nlohmann::json::array();
         e.reason = QString::fromStdString(p.value("reason", ""));
         m_plugins.append(e);
     }
@@ -70,6 +79,20 @@ const PluginEntry *PluginCatalog::find(const QString &id) const
         if (p.id == id)
             return &p;
     return nullptr;
+}
+
+QMap<QString, QList<SettingChoice>> PluginCatalog::settingChoices(const QString &id) const
+{
+    const PluginEntry *p = find(id);
+    if (!p || !p->settingsSchema.value("properties", nlohmann::json::object()).contains("package"))
+        return {};
+    QList<SettingChoice> packages;
+    for (const ModelPackageEntry &m : m_packages)
+        if (QString::fromStdString(m.pluginId) == id)
+            packages.append({QString::fromStdString(m.name),
+                             QString::fromStdString(m.folder.string()),
+                             QString::fromStdString(m.folder.string() + "\n" + m.description)});
+    return {{QStringLiteral("package"), packages}};
 }
 
 bool PluginCatalog::testRunning() const
@@ -97,6 +120,73 @@ void PluginCatalog::startTest(const QString &id, const nlohmann::json &settings)
     m_test->start(m_cli, {QStringLiteral("plugins"), QStringLiteral("--test"), id,
                           QStringLiteral("--settings"), QString::fromStdString(settings.dump()),
                           QStringLiteral("--json")});
+}
+
+} // namespace kosmos::ui
+
+namespace kosmos::ui {
+
+namespace {
+QString checkKey(const QString &id, const std::string &settings)
+{
+    return id + QLatin1Char('\n') + QString::fromStdString(settings);
+}
+} // namespace
+
+std::optional<SettingsAvailability> PluginCatalog::known(const QString &id,
+                                                         const nlohmann::json &settings) const
+{
+    const auto found = m_checked.constFind(checkKey(id, settings.dump()));
+    if (found == m_checked.constEnd())
+        return std::nullopt;
+    return *found;
+}
+
+void PluginCatalog::requestAvailability(const QString &id, const nlohmann::json &settings)
+{
+    const std::string dump = settings.dump();
+    if (id.isEmpty() || m_checked.contains(checkKey(id, dump)))
+        return;
+    // Only the latest settings of a plugin are worth asking about.
+    for (qsizetype i = m_pendingChecks.size() - 1; i >= 0; --i)
+        if (m_pendingChecks[i].first == id)
+            m_pendingChecks.removeAt(i);
+    m_pendingChecks.append({id, dump});
+    if (!m_check || m_check->state() == QProcess::NotRunning)
+        nextCheck();
+}
+
+void PluginCatalog::nextCheck()
+{
+    if (m_pendingChecks.isEmpty())
+        return;
+    const auto [id, settings] = m_pendingChecks.takeFirst();
+    if (m_check) // called from its own finished() signal: deleted once that has returned
+        m_check->deleteLater();
+    auto *process = new QProcess(this);
+    m_check = process;
+    connect(process, &QProcess::finished, this,
+            [this, process, id = id, settings = settings](int, QProcess::ExitStatus status) {
+                const QByteArray out = process->readAllStandardOutput();
+                const auto report = nlohmann::json::parse(
+                    out.constData(), out.constData() + out.size(), nullptr, false);
+                SettingsAvailability a;
+                if (status == QProcess::NormalExit && report.is_object()) {
+                    a.available = report.value("available", false);
+                    a.reason = QString::fromStdString(
+                        report.value("reason", report.value("error", std::string())));
+                } else {
+                    a.reason = tr("the check ended abnormally: %1")
+                                   .arg(QString::fromUtf8(process->readAllStandardError()));
+                }
+                m_checked.insert(checkKey(id, settings), a);
+                emit availabilityKnown(id); // may start the next check itself
+                if (m_check == process)
+                    nextCheck();
+            });
+    m_check->start(m_cli, {QStringLiteral("plugins"), QStringLiteral("--check"), id,
+                           QStringLiteral("--settings"), QString::fromStdString(settings),
+                           QStringLiteral("--json")});
 }
 
 } // namespace kosmos::ui

@@ -1,5 +1,6 @@
 #include "run/PluginManagerDialog.h"
 
+#include "dialogs/ScreenFit.h"
 #include "run/PluginCatalog.h"
 #include "run/SettingsForm.h"
 
@@ -8,6 +9,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -19,7 +21,7 @@ PluginManagerDialog::PluginManagerDialog(PluginCatalog &catalog, QWidget *parent
       m_report(new QPlainTextEdit(this))
 {
     setWindowTitle(tr("Plugins"));
-    resize(920, 560); // its table of seven columns, the settings and the report side by side
+    fitToScreen(this, {920, 620}); // seven columns, the settings and the report
     m_table->setHorizontalHeaderLabels({tr("Plugin"), tr("Family"), tr("Version"), tr("API"),
                                         tr("Requires"), tr("Available"), tr("Reason / file")});
     m_table->horizontalHeader()->setStretchLastSection(true);
@@ -36,9 +38,18 @@ PluginManagerDialog::PluginManagerDialog(PluginCatalog &catalog, QWidget *parent
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(reloadButton, QDialogButtonBox::ActionRole);
     auto *layout = new QVBoxLayout(this);
+    // Six rows at least, whatever the settings form takes.
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() +
+                              6 * m_table->verticalHeader()->defaultSectionSize() + 4);
     layout->addWidget(m_table, 2);
     layout->addWidget(new QLabel(tr("Settings for the test:"), this));
-    layout->addWidget(m_form);
+    // The settings scroll: a plugin with many of them leaves the table and report their room.
+    auto *formScroll = new QScrollArea(this);
+    formScroll->setWidgetResizable(true);
+    formScroll->setFrameShape(QFrame::NoFrame);
+    formScroll->setWidget(m_form);
+    formScroll->setMinimumHeight(100);
+    layout->addWidget(formScroll, 1);
     layout->addWidget(m_test);
     layout->addWidget(m_report, 1);
     layout->addWidget(buttons);
@@ -49,7 +60,8 @@ PluginManagerDialog::PluginManagerDialog(PluginCatalog &catalog, QWidget *parent
     });
     connect(m_table, &QTableWidget::currentCellChanged, this, [this] {
         const PluginEntry *p = m_catalog.find(currentId());
-        m_form->setSchema(p ? p->settingsSchema : nlohmann::json::object());
+        m_form->setSchema(p ? p->settingsSchema : nlohmann::json::object(), nullptr,
+                          m_catalog.settingChoices(currentId()));
         m_test->setEnabled(p && !p->family.isEmpty());
     });
     connect(m_test, &QPushButton::clicked, this, [this] {
@@ -80,6 +92,13 @@ PluginManagerDialog::PluginManagerDialog(PluginCatalog &catalog, QWidget *parent
             text += QLatin1Char('\n') +
                     tr("A smoke test of the adapter only: not evidence of robot-task success.");
             m_report->setPlainText(text);
+            // The row says what the test showed: it runs with the settings tested.
+            for (int row = 0; row < m_table->rowCount(); ++row)
+                if (m_table->item(row, 0)->text() == id && r.value("ok", false)) {
+                    m_table->item(row, 5)->setText(tr("available with the tested settings"));
+                    for (int c = 0; c < m_table->columnCount(); ++c)
+                        m_table->item(row, c)->setForeground(palette().text());
+                }
             m_test->setEnabled(true);
         });
     reload();
@@ -114,12 +133,18 @@ void PluginManagerDialog::reload()
                                    QString::number(p.apiVersion),
                                    needs.isEmpty() ? tr("nothing")
                                                    : needs.join(QStringLiteral(", ")),
-                                   p.available ? tr("available") : tr("UNAVAILABLE"),
+                                   p.available ? tr("available")
+                                   : p.loads   ? tr("needs settings")
+                                               : tr("UNAVAILABLE"),
                                    p.available ? p.path : p.reason};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells[c]);
-            if (!p.available)
+            // Red: it cannot be loaded at all; amber: it loads, and runs once its settings say
+            // what it needs (a model package, an endpoint): test it with them below.
+            if (!p.loads)
                 item->setForeground(QColor(0xb0, 0x00, 0x20));
+            else if (!p.available)
+                item->setForeground(QColor(0x9a, 0x5b, 0x00));
             item->setToolTip(p.description.isEmpty() ? p.path : p.description);
             m_table->setItem(row, c, item);
         }

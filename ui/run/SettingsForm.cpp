@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -41,7 +42,8 @@ QWidget *SettingsForm::editor(const QString &field) const
     return nullptr;
 }
 
-void SettingsForm::setSchema(const nlohmann::json &schema, const nlohmann::json &values)
+void SettingsForm::setSchema(const nlohmann::json &schema, const nlohmann::json &values,
+                             const QMap<QString, QList<SettingChoice>> &choices)
 {
     clear();
     m_schema = schema.is_object() ? schema : nlohmann::json::object();
@@ -54,8 +56,46 @@ void SettingsForm::setSchema(const nlohmann::json &schema, const nlohmann::json 
                                            : spec.value("default", nlohmann::json());
         const std::string type = spec.value("type", std::string());
         QWidget *w = nullptr;
-        if (spec.contains("enum") && spec["enum"].is_array()) {
+        if (type == "string" && choices.contains(name)) {
             auto *box = new QComboBox(this);
+            box->addItem(tr("(choose)"), QStringLiteral("null"));
+            for (const SettingChoice &c : choices[name]) {
+                box->addItem(c.label,
+                             QString::fromStdString(nlohmann::json(c.value.toStdString()).dump()));
+                box->setItemData(box->count() - 1, c.toolTip.isEmpty() ? c.value : c.toolTip,
+                                 Qt::ToolTipRole);
+            }
+            auto select = [box](const QString &value) {
+                const QString stored =
+                    QString::fromStdString(nlohmann::json(value.toStdString()).dump());
+                int index = box->findData(stored);
+                if (index < 0) {
+                    index = std::max(0, box->count() - 1);
+                    box->insertItem(index, value, stored);
+                }
+                box->setCurrentIndex(index);
+            };
+            box->addItem(tr("Other folder..."), QStringLiteral("browse"));
+            if (initial.is_string() && !initial.get<std::string>().empty())
+                select(QString::fromStdString(initial.get<std::string>()));
+            else
+                box->setCurrentIndex(0);
+            connect(box, &QComboBox::activated, this, [this, box, select](int index) {
+                if (box->itemData(index).toString() != QLatin1String("browse"))
+                    return;
+                const QString folder =
+                    QFileDialog::getExistingDirectory(this, tr("Choose a model package folder"));
+                if (folder.isEmpty())
+                    box->setCurrentIndex(0);
+                else
+                    select(folder);
+            });
+            connect(box, &QComboBox::currentIndexChanged, this, &SettingsForm::check);
+            w = box;
+        } else if (spec.contains("enum") && spec["enum"].is_array()) {
+            auto *box = new QComboBox(this);
+            if (!spec.contains("default"))
+                box->addItem(tr("(default)"), QStringLiteral("null"));
             for (const auto &option : spec["enum"])
                 box->addItem(QString::fromStdString(option.is_string() ? option.get<std::string>()
                                                                        : option.dump()),
@@ -111,10 +151,13 @@ nlohmann::json SettingsForm::values() const
     nlohmann::json out = nlohmann::json::object();
     for (const auto &[name, w] : m_editors) {
         const std::string key = name.toStdString();
-        if (auto *box = qobject_cast<QComboBox *>(w))
-            out[key] =
+        if (auto *box = qobject_cast<QComboBox *>(w)) {
+            const auto chosen =
                 nlohmann::json::parse(box->currentData().toString().toStdString(), nullptr, false);
-        else if (auto *spin = qobject_cast<QSpinBox *>(w))
+            if (chosen.is_null() || chosen.is_discarded())
+                continue; // "(default)", "(choose)": left out
+            out[key] = chosen;
+        } else if (auto *spin = qobject_cast<QSpinBox *>(w))
             out[key] = spin->value();
         else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(w))
             out[key] = dspin->value();
@@ -134,6 +177,16 @@ nlohmann::json SettingsForm::values() const
             out[key] == spec["default"])
             out.erase(key);
     }
+    return out;
+}
+
+nlohmann::json SettingsForm::effectiveValues() const
+{
+    nlohmann::json out = values();
+    const nlohmann::json properties = m_schema.value("properties", nlohmann::json::object());
+    for (const auto &[key, spec] : properties.items())
+        if (!out.contains(key) && spec.is_object() && spec.contains("default"))
+            out[key] = spec["default"];
     return out;
 }
 
