@@ -127,7 +127,7 @@ set(CPACK_DEBIAN_KOSMOS_PACKAGE_SECTION science)
 # workstation's read models), Qt Multimedia's FFmpeg backend (reference videos), the platform
 # plugins and Qt's image formats.
 set(CPACK_DEBIAN_KOSMOS_PACKAGE_DEPENDS "libqt6sql6-sqlite, qt6-qpa-plugins, libqt6multimedia6")
-set(CPACK_DEBIAN_KOSMOS_PACKAGE_RECOMMENDS "kosmos-physics, xdg-utils")
+set(CPACK_DEBIAN_KOSMOS_PACKAGE_RECOMMENDS "kosmos-physics, xdg-utils, qt6-translations-l10n")
 set(CPACK_DEBIAN_KOSMOS_PACKAGE_SUGGESTS "kosmos-torch, slurm-client")
 set(CPACK_COMPONENT_KOSMOS_DESCRIPTION
     "Kosmos Workstation: auditable robot-policy evaluation in world models

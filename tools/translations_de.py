@@ -599,6 +599,44 @@ DE = {
     "Exported %1 run(s) to %2, one folder each": "%1 Lauf/Läufe nach %2 exportiert, je ein Ordner",
     "\nShowing %1 of %2 runs: the running ones, the next queued, the latest finished.":
         "\nGezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt beendeten.",
+    'inconclusive': 'nicht schlüssig',
+    'Test (Holm-adjusted)': 'Test (Holm-korrigiert)',
+    'What would separate them': 'Was sie trennen würde',
+    '<b>%3</b><br>%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here; the worst / best case per cell counts them as failures / successes). %4 These are rollouts in a generated or synthetic world, not evidence of real robot-task success.':
+        '<b>%3</b><br>%1 Episoden mit eindeutigem Ergebnis, %2 ohne (aus den Raten herausgelassen und hier gezählt; der schlechteste / beste Fall je Zelle zählt sie als Fehlschläge / Erfolge). %4 Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Beleg für echten Roboter-Aufgabenerfolg.',
+    '<b>No protocol of this ledger has physics labels</b>, so there is no ground truth to compare a world model against. ':
+        '<b>Kein Protokoll dieses Ledgers hat Physik-Labels</b>, es gibt also keine Grundwahrheit, mit der ein Weltmodell verglichen werden könnte. ',
+    'Choose two different protocols: the physics one (ground truth) and the imagined one (world model, judged).':
+        'Wählen Sie zwei verschiedene Protokolle: das physikalische (Grundwahrheit) und das vorgestellte (Weltmodell, bewertet).',
+    'Spread in physics: %1 distinguishable level(s) of %2 policies, %3 at 0%, %4 at 100%; physics states %5 of %6 pairwise orders.':
+        'Streuung in der Physik: %1 unterscheidbare Stufe(n) bei %2 Policies, %3 bei 0 %, %4 bei 100 %; die Physik legt %5 von %6 paarweisen Reihenfolgen fest.',
+    'NOT INFORMATIVE:': 'NICHT AUSSAGEKRÄFTIG:',
+    "the correlations and MMRV below say nothing about this world model's fidelity: %1.":
+        'die Korrelationen und die MMRV unten sagen nichts über die Treue dieses Weltmodells: %1.',
+    '<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 imagined.<br>Across the policies with a rate in both worlds, 95% bootstrap over starts (%4 replicates): <b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (lower is better; it rests on the pairwise orders physics states). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.<br>Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.<br>Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.<br><i>Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.</i>':
+        '<b>%1 gepaarte Episoden</b> (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.<br>Über die Policies mit einer Rate in beiden Welten, 95-%-Bootstrap über Starts (%4 Wiederholungen): <b>Pearson %5</b>, Spearman %6, <b>MMRV %7</b> (kleiner ist besser; sie beruht auf den paarweisen Reihenfolgen, die die Physik festlegt). Anker: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.<br>Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.<br>Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Fehlschlag in der Physik %13, Fehlschlag bei Erfolg in der Physik %14.<br><i>Beide Welten sind Simulationen: Dies ist Übereinstimmung mit einer Physik-Referenz, kein Beleg für echten Roboter-Aufgabenerfolg.</i>',
+    '%1 (cannot load: %2)': '%1 (lässt sich nicht laden: %2)',
+    '%1 (%2) cannot run with these settings: %3':
+        '%1 (%2) kann mit diesen Einstellungen nicht laufen: %3',
+    'policy %1': 'Policy %1',
+    'judge': 'Richter',
+    'policy form': 'Policy-Formular',
+    '%1 can run with these settings: Add policy.':
+        '%1 kann mit diesen Einstellungen laufen: Policy hinzufügen.',
+    '%1 cannot run with these settings: %2':
+        '%1 kann mit diesen Einstellungen nicht laufen: %2',
+    'Checking whether %1 can run with these settings...':
+        'Prüfe, ob %1 mit diesen Einstellungen laufen kann ...',
+    '%1: %2 runs, %3 artifacts, as the batch writes them; read here read-only':
+        '%1: %2 Läufe, %3 Artefakte, während der Stapel sie schreibt; hier nur lesend geöffnet',
+    'the check ended abnormally: %1': 'die Prüfung endete abnormal: %1',
+    'available with the tested settings': 'verfügbar mit den getesteten Einstellungen',
+    'needs settings': 'braucht Einstellungen',
+    '%1 (%p% of steps)': '%1 (%p % der Schritte)',
+    '(choose)': '(auswählen)',
+    'Other folder...': 'Anderer Ordner ...',
+    'Choose a model package folder': 'Ordner eines Modellpakets wählen',
+    '(default)': '(Standard)',
 }
 
 

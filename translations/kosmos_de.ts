@@ -88,6 +88,21 @@
     </message>
 </context>
 <context>
+    <name>EvaluationView</name>
+    <message>
+        <source>pass</source>
+        <translation>bestanden</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>NICHT BESTANDEN</translation>
+    </message>
+    <message>
+        <source>inconclusive</source>
+        <translation>nicht schlüssig</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>No plugin here can use CUDA: the synthetic and physics backends run on the CPU, and no libtorch plugin is built.</source>
@@ -261,10 +276,6 @@ Weltmodell: %2</translation>
         <translation>Bootstrap-Differenz</translation>
     </message>
     <message>
-        <source>Exact bounds separate</source>
-        <translation>Exakte Grenzen trennen</translation>
-    </message>
-    <message>
         <source>human labels</source>
         <translation>menschliche Labels</translation>
     </message>
@@ -357,18 +368,6 @@ Weltmodell: %2</translation>
         <translation>&lt;p&gt;&lt;b&gt;Kalibrierungsschwelle: %1&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <source>PASS</source>
-        <translation>BESTANDEN</translation>
-    </message>
-    <message>
-        <source>FAIL</source>
-        <translation>NICHT BESTANDEN</translation>
-    </message>
-    <message>
-        <source>pass</source>
-        <translation>bestanden</translation>
-    </message>
-    <message>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
@@ -391,14 +390,6 @@ Weltmodell: %2</translation>
     <message>
         <source>indeterminate</source>
         <translation>unbestimmt</translation>
-    </message>
-    <message>
-        <source>yes</source>
-        <translation>ja</translation>
-    </message>
-    <message>
-        <source>no</source>
-        <translation>nein</translation>
     </message>
     <message>
         <source>Task</source>
@@ -455,10 +446,6 @@ Weltmodell: %2</translation>
     <message>
         <source>%1 (%2 clips)</source>
         <translation>%1 (%2 Clips)</translation>
-    </message>
-    <message>
-        <source>%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here; the worst / best case per cell counts them as failures / successes). An order is stated only when the task-stratified lineage bootstrap (2,000 replicates, seeded) and the Clopper-Pearson bounds both separate the pair. These are rollouts in a generated or synthetic world, not evidence of real robot-task success.</source>
-        <translation>%1 Episoden mit eindeutigem Ergebnis, %2 ohne (nicht in den Raten, hier gezählt; der schlechteste / beste Fall je Zelle zählt sie als Misserfolge / Erfolge). Eine Reihenfolge wird nur angegeben, wenn der aufgabenweise geschichtete Bootstrap über Startlinien (2.000 Wiederholungen, mit festem Seed) und die Clopper-Pearson-Grenzen das Paar beide trennen. Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Nachweis für echten Erfolg eines Roboters.</translation>
     </message>
     <message>
         <source>%1: %2 matched, %3 unmatched. Pearson %4, Spearman %5, MMRV %6 (n = %7).</source>
@@ -527,6 +514,18 @@ Weltmodell: %2</translation>
     <message>
         <source>A and B are the same configuration: choose another as B.</source>
         <translation>A und B sind dieselbe Konfiguration: Wählen Sie eine andere als B.</translation>
+    </message>
+    <message>
+        <source>Test (Holm-adjusted)</source>
+        <translation>Test (Holm-korrigiert)</translation>
+    </message>
+    <message>
+        <source>What would separate them</source>
+        <translation>Was sie trennen würde</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%3&lt;/b&gt;&lt;br&gt;%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here; the worst / best case per cell counts them as failures / successes). %4 These are rollouts in a generated or synthetic world, not evidence of real robot-task success.</source>
+        <translation>&lt;b&gt;%3&lt;/b&gt;&lt;br&gt;%1 Episoden mit eindeutigem Ergebnis, %2 ohne (aus den Raten herausgelassen und hier gezählt; der schlechteste / beste Fall je Zelle zählt sie als Fehlschläge / Erfolge). %4 Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Beleg für echten Roboter-Aufgabenerfolg.</translation>
     </message>
 </context>
 <context>
@@ -694,12 +693,32 @@ Weltmodell: %2</translation>
         <translation>%1 Wiedergaben: PSNR %2 dB nach dem ersten Schritt, %3 dB bei Schritt %4; SSIM %5 -&gt; %6.</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across the policies with a rate in both worlds, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
-        <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies mit einer Rate in beiden Welten, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser). Vergleichswerte: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Misserfolg in der Physik %13, Misserfolg bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: dies ist Übereinstimmung mit einer Physik-Referenz, kein Nachweis für echten Erfolg eines Roboters.&lt;/i&gt;</translation>
-    </message>
-    <message>
         <source>Imagined runs without a verdict; of them, rollouts that failed validation and were never judged</source>
         <translation>Vorgestellte Läufe ohne Urteil; davon Rollouts, die die Validierung nicht bestanden und nie bewertet wurden</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No protocol of this ledger has physics labels&lt;/b&gt;, so there is no ground truth to compare a world model against. </source>
+        <translation>&lt;b&gt;Kein Protokoll dieses Ledgers hat Physik-Labels&lt;/b&gt;, es gibt also keine Grundwahrheit, mit der ein Weltmodell verglichen werden könnte. </translation>
+    </message>
+    <message>
+        <source>Choose two different protocols: the physics one (ground truth) and the imagined one (world model, judged).</source>
+        <translation>Wählen Sie zwei verschiedene Protokolle: das physikalische (Grundwahrheit) und das vorgestellte (Weltmodell, bewertet).</translation>
+    </message>
+    <message>
+        <source>Spread in physics: %1 distinguishable level(s) of %2 policies, %3 at 0%, %4 at 100%; physics states %5 of %6 pairwise orders.</source>
+        <translation>Streuung in der Physik: %1 unterscheidbare Stufe(n) bei %2 Policies, %3 bei 0 %, %4 bei 100 %; die Physik legt %5 von %6 paarweisen Reihenfolgen fest.</translation>
+    </message>
+    <message>
+        <source>NOT INFORMATIVE:</source>
+        <translation>NICHT AUSSAGEKRÄFTIG:</translation>
+    </message>
+    <message>
+        <source>the correlations and MMRV below say nothing about this world model's fidelity: %1.</source>
+        <translation>die Korrelationen und die MMRV unten sagen nichts über die Treue dieses Weltmodells: %1.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across the policies with a rate in both worlds, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better; it rests on the pairwise orders physics states). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies mit einer Rate in beiden Welten, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser; sie beruht auf den paarweisen Reihenfolgen, die die Physik festlegt). Anker: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Fehlschlag in der Physik %13, Fehlschlag bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: Dies ist Übereinstimmung mit einer Physik-Referenz, kein Beleg für echten Roboter-Aufgabenerfolg.&lt;/i&gt;</translation>
     </message>
 </context>
 <context>
@@ -934,10 +953,6 @@ Weltmodell: %2</translation>
         <translation>(keiner)</translation>
     </message>
     <message>
-        <source>%1 (unavailable: %2)</source>
-        <translation>%1 (nicht verfügbar: %2)</translation>
-    </message>
-    <message>
         <source>task %1: the start state is not valid JSON</source>
         <translation>Aufgabe %1: der Startzustand ist kein gültiges JSON</translation>
     </message>
@@ -1016,6 +1031,42 @@ Weltmodell: %2</translation>
     <message>
         <source>Time limit</source>
         <translation>Zeitlimit</translation>
+    </message>
+    <message>
+        <source>%1 (cannot load: %2)</source>
+        <translation>%1 (lässt sich nicht laden: %2)</translation>
+    </message>
+    <message>
+        <source>%1 (%2) cannot run with these settings: %3</source>
+        <translation>%1 (%2) kann mit diesen Einstellungen nicht laufen: %3</translation>
+    </message>
+    <message>
+        <source>policy %1</source>
+        <translation>Policy %1</translation>
+    </message>
+    <message>
+        <source>world model</source>
+        <translation>Weltmodell</translation>
+    </message>
+    <message>
+        <source>judge</source>
+        <translation>Richter</translation>
+    </message>
+    <message>
+        <source>policy form</source>
+        <translation>Policy-Formular</translation>
+    </message>
+    <message>
+        <source>%1 can run with these settings: Add policy.</source>
+        <translation>%1 kann mit diesen Einstellungen laufen: Policy hinzufügen.</translation>
+    </message>
+    <message>
+        <source>%1 cannot run with these settings: %2</source>
+        <translation>%1 kann mit diesen Einstellungen nicht laufen: %2</translation>
+    </message>
+    <message>
+        <source>Checking whether %1 can run with these settings...</source>
+        <translation>Prüfe, ob %1 mit diesen Einstellungen laufen kann ...</translation>
     </message>
 </context>
 <context>
@@ -1416,6 +1467,10 @@ Weltmodell: %2</translation>
         <source>Exported %1 run(s) to %2, one folder each</source>
         <translation>%1 Lauf/Läufe nach %2 exportiert, je ein Ordner</translation>
     </message>
+    <message>
+        <source>%1: %2 runs, %3 artifacts, as the batch writes them; read here read-only</source>
+        <translation>%1: %2 Läufe, %3 Artefakte, während der Stapel sie schreibt; hier nur lesend geöffnet</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::PluginCatalog</name>
@@ -1430,6 +1485,10 @@ Weltmodell: %2</translation>
     <message>
         <source>the test process ended abnormally: </source>
         <translation>der Testprozess endete abnormal: </translation>
+    </message>
+    <message>
+        <source>the check ended abnormally: %1</source>
+        <translation>die Prüfung endete abnormal: %1</translation>
     </message>
 </context>
 <context>
@@ -1526,6 +1585,14 @@ Weltmodell: %2</translation>
         <source>UNAVAILABLE</source>
         <translation>NICHT VERFÜGBAR</translation>
     </message>
+    <message>
+        <source>available with the tested settings</source>
+        <translation>verfügbar mit den getesteten Einstellungen</translation>
+    </message>
+    <message>
+        <source>needs settings</source>
+        <translation>braucht Einstellungen</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::ProgressPanel</name>
@@ -1572,10 +1639,6 @@ Weltmodell: %2</translation>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2)</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; (%2)</translation>
-    </message>
-    <message>
-        <source>%1 of %2 runs finished (%p% of steps)</source>
-        <translation>%1 von %2 Läufen beendet (%p% der Schritte)</translation>
     </message>
     <message>
         <source>%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7</source>
@@ -1640,6 +1703,10 @@ Slurm: %1 Shards: %2 fertig, %3 laufen, %4 warten; Zusammenführungs-Job %5</tra
 Showing %1 of %2 runs: the running ones, the next queued, the latest finished.</source>
         <translation>
 Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt beendeten.</translation>
+    </message>
+    <message>
+        <source>%1 (%p% of steps)</source>
+        <translation>%1 (%p % der Schritte)</translation>
     </message>
 </context>
 <context>
@@ -1946,6 +2013,22 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
     <message>
         <source>This plugin has no settings.</source>
         <translation>Dieses Plugin hat keine Einstellungen.</translation>
+    </message>
+    <message>
+        <source>(choose)</source>
+        <translation>(auswählen)</translation>
+    </message>
+    <message>
+        <source>Other folder...</source>
+        <translation>Anderer Ordner ...</translation>
+    </message>
+    <message>
+        <source>Choose a model package folder</source>
+        <translation>Ordner eines Modellpakets wählen</translation>
+    </message>
+    <message>
+        <source>(default)</source>
+        <translation>(Standard)</translation>
     </message>
 </context>
 <context>

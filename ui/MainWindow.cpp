@@ -617,6 +617,20 @@ void MainWindow::refreshAfterRuns()
     m_runsView->reloadProtocols();
     m_evaluation->setLedger(m_ledger.get()); // recomputed now if shown, else when next shown
     updateLedgerSummary();
+    // The message of the opening counted the runs then: it says the counts of now, not "0 runs".
+    if (!m_openedMessage.isEmpty() && statusBar()->currentMessage() == m_openedMessage) {
+        try {
+            const auto info = m_ledger->info();
+            m_openedMessage = tr("%1: %2 runs, %3 artifacts, as the batch writes them; read "
+                                 "here read-only")
+                                  .arg(QString::fromStdString(m_ledger->bundle().string()))
+                                  .arg(info.runs)
+                                  .arg(info.artifacts);
+            statusBar()->showMessage(m_openedMessage);
+        } catch (const std::exception &) {
+            statusBar()->clearMessage(); // the summary label says why it cannot be read
+        }
+    }
     if (current != 0) {
         const int row = m_runsModel->rowOfRun(current);
         if (row >= 0 && m_runsView->table()->currentIndex().row() != row)
@@ -629,10 +643,17 @@ void MainWindow::refreshAfterRuns()
 bool MainWindow::openLedger(const QString &path)
 {
     try {
+        // Everything that can refuse the new ledger before any view changes: a ledger that fails
+        // to open leaves the one shown intact (title, runs, player, verdicts), never a mix.
         auto ledger =
             std::make_unique<Ledger>(Ledger::open(path.toStdString(), {OpenMode::ReadOnly}));
-        if (!m_runsModel->open(QString::fromStdString(ledger->readerUri())))
-            throw Error(ErrorCode::Database, m_runsModel->errorString().toStdString());
+        ledger->info(); // reads every table the summary counts
+        if (!m_runsModel->open(QString::fromStdString(ledger->readerUri()))) {
+            const std::string why = m_runsModel->errorString().toStdString();
+            if (m_ledger) // the runs model reads the previous ledger again
+                m_runsModel->open(QString::fromStdString(m_ledger->readerUri()));
+            throw Error(ErrorCode::Database, why);
+        }
         releaseLedgerUsers(); // before the ledger they read is replaced
         resetViews();         // nothing of the previous ledger stays on screen
         m_ledger = std::move(ledger);
@@ -649,11 +670,12 @@ bool MainWindow::openLedger(const QString &path)
         const auto info = m_ledger->info();
         setWindowTitle(tr("%1 - Kosmos Workstation")
                            .arg(QString::fromStdString(m_ledger->bundle().filename().string())));
-        statusBar()->showMessage(
+        m_openedMessage =
             tr("%1: %2 runs, %3 artifacts; opened read-only (review never writes to the ledger)")
                 .arg(QString::fromStdString(m_ledger->bundle().string()))
                 .arg(info.runs)
-                .arg(info.artifacts));
+                .arg(info.artifacts);
+        statusBar()->showMessage(m_openedMessage);
         rememberRecent(path);
         if (m_runsModel->rowCount() > 0)
             m_runsView->table()->selectRow(0);
@@ -661,8 +683,16 @@ bool MainWindow::openLedger(const QString &path)
     } catch (const std::exception &e) {
         m_lastError = QString::fromUtf8(e.what());
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, m_lastError));
-        if (QGuiApplication::platformName() != QLatin1String("offscreen"))
-            QMessageBox::warning(this, tr("Cannot open ledger"), m_lastError);
+        // Said once, in a window that does not block (the ledger shown stays usable behind it);
+        // one at a time, however many opens fail.
+        if (QGuiApplication::platformName() != QLatin1String("offscreen")) {
+            delete m_openError;
+            m_openError = new QMessageBox(QMessageBox::Warning, tr("Cannot open ledger"),
+                                          QStringLiteral("%1\n\n%2").arg(path, m_lastError),
+                                          QMessageBox::Ok, this);
+            m_openError->setAttribute(Qt::WA_DeleteOnClose);
+            m_openError->open();
+        }
         return false;
     }
 }

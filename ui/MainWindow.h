@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
 
 #include <functional>
 #include <memory>
@@ -181,6 +183,8 @@ private:
     std::function<void()> m_firstLayout; // the default dock sizes, until shown once
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
+    QPointer<QMessageBox> m_openError; // the last "Cannot open ledger", while it is shown
+    QString m_openedMessage; // the status bar's message of the opening, until something replaces it
     std::function<QStringList()> m_aboutExtras;
     std::function<CloseChoice()> m_askOnClose;
     RunController *m_controller = nullptr;

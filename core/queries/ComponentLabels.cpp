@@ -19,6 +19,14 @@ void flatten(const nlohmann::json &value, const std::string &prefix,
     if (prefix.empty() && value.is_null())
         return;
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    // A model package is named by its folder (".../models/bc-expert-full" -> "bc-expert-full").
+    if (prefix == "package" && value.is_string()) {
+        while (text.size() > 1 && text.back() == '/')
+            text.pop_back();
+        if (const auto slash = text.rfind('/');
+            slash != std::string::npos && slash + 1 < text.size())
+            text = text.substr(slash + 1);
+    }
     if (text.size() > 24)
         text = text.substr(0, 23) + "\u2026";
     out[prefix.empty() ? "config" : prefix] = text;
@@ -55,9 +63,14 @@ std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponen
         }
         std::map<std::string, int> seen;
         for (std::size_t i : members) {
-            // What differs first (a narrow column cuts the end), then the adapter.
+            // The model package it runs, always (the adapter alone says nothing of the model);
+            // then what differs (a narrow column cuts the end), then the adapter.
             std::string label;
+            if (const auto package = flat[i].find("package"); package != flat[i].end())
+                label = package->second;
             for (const auto &k : differing) {
+                if (k == "package")
+                    continue; // said first
                 const auto it = flat[i].find(k);
                 label +=
                     (label.empty() ? "" : " ") + k + "=" + (it == flat[i].end() ? "-" : it->second);

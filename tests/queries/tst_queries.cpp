@@ -34,6 +34,14 @@ TEST(ComponentLabels, TheAdapterAloneWhenUniqueElseTheSettingsThatDiffer)
         {{"a", {{"prompt", std::string(100, 'x')}}}, {"a", {{"prompt", "short"}, {"extra", 1}}}});
     EXPECT_EQ(cut[0], "extra=- prompt=" + std::string(23, 'x') + "\u2026 (a)");
     EXPECT_EQ(cut[1], "extra=1 prompt=short (a)");
+    // A model package is named by its folder, always first, even for the only one of its adapter.
+    const auto packages = distinguishingLabels(
+        {{"torch.generic_policy", {{"package", "/usr/share/kosmos/models/bc-expert-full/"}}},
+         {"torch.generic_world_model", {{"package", "models/world"}, {"warmup", 1}}},
+         {"torch.generic_policy", {{"package", "/home/u/bc-noisy"}, {"dtype", "bf16"}}}});
+    EXPECT_EQ(packages[0], "bc-expert-full dtype=- (torch.generic_policy)");
+    EXPECT_EQ(packages[1], "world (torch.generic_world_model)");
+    EXPECT_EQ(packages[2], "bc-noisy dtype=bf16 (torch.generic_policy)");
 }
 
 TEST(CompareCandidates, TheSameStartFirstOtherPoliciesOnItFirst)

@@ -3,6 +3,7 @@
 // filters. The demo ledger (kosmos-cli demo: 3 scripted policies x 2 tasks x 10 episodes) is the
 // fixture, as in the README's first command.
 #include "MainWindow.h"
+#include "Translations.h"
 #include "dialogs/ExportDialog.h"
 #include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
@@ -15,8 +16,11 @@
 #include "player/TracesPlot.h"
 #include "queries/RolloutQuery.h"
 #include "report/ReportWriter.h"
+#include "run/LauncherDialog.h"
+#include "run/PluginCatalog.h"
 #include "run/ProgressPanel.h"
 #include "run/RunController.h"
+#include "run/SettingsForm.h"
 #include "views/CompareView.h"
 #include "views/EvaluationView.h"
 #include "views/RunsView.h"
@@ -36,13 +40,16 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
 #include <QWheelEvent>
@@ -82,6 +89,10 @@ private slots:
     void initTestCase()
     {
         QSettings().clear();
+        // tst_workstation_real_window_de runs under a German locale: the workstation's and Qt's
+        // own German, as the application installs them.
+        if (QLocale().language() == QLocale::German)
+            QVERIFY(ui::installTranslations(QLocale(), QStringLiteral(KOSMOS_QM_DIR)));
         m_demo = QString::fromStdString((m_dir / "demo.kosmos").string());
         const auto r = test::runProcess(
             {test::cliPath(), "demo", "--ledger", m_demo.toStdString(), "--workers", "2"});
@@ -123,6 +134,41 @@ private slots:
         QCOMPARE(window.runsModel()->matchingCount(), 0);
         // Adding a bookmark now has no run to go to.
         QVERIFY(!window.addBookmark(QStringLiteral("nowhere")));
+    }
+
+    // A ledger that fails to open leaves the one shown intact: never a mix of the two.
+    void aLedgerThatFailsToOpenLeavesThePreviousOneShown()
+    {
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.selectRun(5);
+        const QString title = window.windowTitle();
+        const int frames = window.player()->frameCount();
+        const QString verdict = window.verdicts()->summary()->text();
+        QVERIFY(frames > 0);
+        // Cut at several points, with whatever -wal/-shm files the demo left beside it.
+        for (const int eighths : {1, 4, 6, 7}) {
+            const QString broken =
+                copyOfDemo(qPrintable(QStringLiteral("cut-%1.kosmos").arg(eighths)));
+            const auto sqlite = std::filesystem::path(broken.toStdString()) / "ledger.sqlite";
+            std::filesystem::resize_file(sqlite, std::filesystem::file_size(sqlite) * eighths / 8);
+            QVERIFY(!window.openLedger(broken));
+            QVERIFY2(window.lastError().contains(QStringLiteral("malformed")),
+                     qPrintable(window.lastError()));
+            // kosmos-cli info and verify say the same of it.
+            for (const char *verb : {"info", "verify"}) {
+                const auto r =
+                    test::runProcessWithStderr({test::cliPath(), verb, broken.toStdString()});
+                QCOMPARE(r.exitCode, 3);
+                QVERIFY2(r.output.find("malformed") != std::string::npos, r.output.c_str());
+            }
+            QCOMPARE(window.windowTitle(), title);
+            QCOMPARE(window.runsModel()->rowCount(), 60);
+            QCOMPARE(window.player()->frameCount(), frames);
+            QCOMPARE(window.verdicts()->summary()->text(), verdict);
+            QVERIFY(window.ledgerSummary()->text().contains(QStringLiteral("60 runs")));
+            QVERIFY(window.statusBar()->currentMessage().startsWith(QStringLiteral("Cannot open")));
+        }
     }
 
     // 1. Finished runs refresh every view that depends on them.
@@ -288,6 +334,118 @@ private slots:
         QCOMPARE(window.runsModel()->rowCount(), 0);
         QVERIFY(window.windowTitle().startsWith(QStringLiteral("real-empty.kosmos")));
         QSettings().remove(QStringLiteral("window"));
+    }
+
+    // The walk of a new user (README, user guide): an empty ledger, New batch, the physics world
+    // and a shipped trained policy chosen from the picker, run, watched, reviewed. Offscreen and,
+    // by tst_workstation_real_window(_de), in a real 1280x720 window in English and German;
+    // with KOSMOS_SCREENSHOTS_DIR set it saves each step as PNG (tools/screenshots.sh).
+    void firstUseRunsAShippedModelFromAnEmptyLedger()
+    {
+        ui::MainWindow window;
+        window.setCliPath(QString::fromStdString(test::cliPath()));
+        if (!window.pluginCatalog()->find(QStringLiteral("torch.generic_policy")) ||
+            !window.pluginCatalog()->find(QStringLiteral("physics.tabletop")))
+            QSKIP("needs the libtorch and MuJoCo plugins");
+        const QString shots = qEnvironmentVariable("KOSMOS_SCREENSHOTS_DIR");
+        const QString language =
+            QLocale().name().left(2) == QLatin1String("de") ? QStringLiteral("-de") : QString();
+        auto shoot = [&](QWidget *w, const QString &name) {
+            if (shots.isEmpty())
+                return;
+            QDir().mkpath(shots);
+            QPixmap shot = w->screen()->grabWindow(w->winId());
+            if (shot.isNull() || QGuiApplication::platformName() == QLatin1String("offscreen"))
+                shot = w->grab();
+            const QSize screen = w->screen()->size();
+            shot.save(QDir(shots).filePath(QStringLiteral("first-use-%1-%2x%3%4.png")
+                                               .arg(name)
+                                               .arg(screen.width())
+                                               .arg(screen.height())
+                                               .arg(language)));
+        };
+        const QString bundle = QString::fromStdString((m_dir / "first-use.kosmos").string());
+        QVERIFY(window.createLedger(bundle));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.runsModel()->rowCount(), 0);
+
+        // New batch (Ctrl+N): filled in while the dialog is open, as a user would.
+        bool walked = false;
+        QTimer::singleShot(0, this, [&] {
+            auto *dialog = qobject_cast<ui::LauncherDialog *>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            // A check that fails returns here: the dialog closes, the test reports it.
+            const auto closeUnlessWalked = qScopeGuard([&] {
+                if (!walked)
+                    dialog->reject();
+            });
+            const QRect screen = dialog->screen()->availableGeometry();
+            QTRY_VERIFY(dialog->isVisible());
+            QVERIFY2(dialog->width() <= screen.width() && dialog->height() <= screen.height(),
+                     qPrintable(QStringLiteral("New batch is %1x%2 on a %3x%4 screen")
+                                    .arg(dialog->width())
+                                    .arg(dialog->height())
+                                    .arg(screen.width())
+                                    .arg(screen.height())));
+            QVERIFY(dialog->startButton()->isVisible());
+            dialog->worldPlugin()->setCurrentIndex(
+                dialog->worldPlugin()->findData(QStringLiteral("physics.tabletop")));
+            QCOMPARE(dialog->tasks()->rowCount(), 2); // the world's own tasks
+            dialog->policyPlugin()->setCurrentIndex(
+                dialog->policyPlugin()->findData(QStringLiteral("torch.generic_policy")));
+            auto *package =
+                qobject_cast<QComboBox *>(dialog->policyForm()->editor(QStringLiteral("package")));
+            QVERIFY(package);
+            package->setCurrentIndex(package->findText(QStringLiteral("bc-expert-full")));
+            QTRY_VERIFY_WITH_TIMEOUT(dialog->policyStatus()->styleSheet().isEmpty() &&
+                                         !dialog->policyStatus()->text().isEmpty(),
+                                     30000);
+            dialog->addPolicy();
+            dialog->horizon()->setValue(20);
+            dialog->episodes()->setValue(1);
+            QTRY_VERIFY2_WITH_TIMEOUT(dialog->problems().isEmpty(),
+                                      qPrintable(dialog->problems().join(QLatin1Char('\n'))),
+                                      30000);
+            if (!language.isEmpty()) { // German: the dialog and Qt's own buttons
+                QCOMPARE(dialog->windowTitle(), QStringLiteral("Neuer Stapel"));
+                auto *box = dialog->findChild<QDialogButtonBox *>();
+                QVERIFY(box);
+                QCOMPARE(box->button(QDialogButtonBox::Cancel)->text(),
+                         QStringLiteral("Abbrechen"));
+            }
+            QTest::qWait(300); // painted as the user sees it
+            shoot(dialog, QStringLiteral("launcher"));
+            dialog->startButton()->click();
+            walked = true;
+        });
+        QAction *newBatch = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(QKeySequence::New))
+                newBatch = a;
+        QVERIFY(newBatch);
+        newBatch->trigger();
+        QVERIFY(walked);
+
+        // Watched in Run, then reviewed: two runs (two tasks, one episode), frames and traces.
+        QVERIFY(window.workspace() == ui::MainWindow::Workspace::Run);
+        QTest::qWait(1500);
+        shoot(&window, QStringLiteral("run"));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.runController()->active(), 240000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.runsModel()->rowCount(), 2, 10000);
+        QVERIFY2(!window.statusBar()->currentMessage().contains(QStringLiteral(": 0 ")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        window.setWorkspace(ui::MainWindow::Workspace::Review);
+        window.runsView()->table()->selectRow(0);
+        QTRY_COMPARE(window.player()->frameCount(), 21); // the start frame and 20 steps
+        QVERIFY(window.traces()->trackCount() > 0);
+        window.player()->seek(12);
+        QTest::qWait(300);
+        shoot(&window, QStringLiteral("review"));
+        // The runs say what ran: the package, not "{}".
+        const QString policy =
+            window.runsModel()->index(0, ui::RunsModel::Policy).data().toString();
+        QVERIFY2(policy.contains(QStringLiteral("bc-expert-full")), qPrintable(policy));
     }
 
     // The smaller ones: markers on the frame slider, the Events attempt column, Ctrl+wheel zoom

@@ -148,7 +148,12 @@ QWidget *LauncherDialog::buildProtocolBox()
                         QStringLiteral("open_loop"));
     m_tasks->setHorizontalHeaderLabels(
         {tr("Task id"), tr("Instruction"), tr("Start state (JSON)")});
-    m_tasks->horizontalHeader()->setStretchLastSection(true);
+    // The instruction gets the room; the id and the start state as wide as they read.
+    m_tasks->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tasks->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_tasks->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    m_tasks->setWordWrap(false);
+    m_tasks->setMinimumHeight(140);
 
     auto *protocolBox = new QGroupBox(tr("Protocol"), this);
     auto *protocolForm = new QFormLayout(protocolBox);

@@ -69,6 +69,7 @@ public:
     QComboBox *policyPlugin() const { return m_policy; }
     QListWidget *policies() const { return m_policies; }
     QSpinBox *horizon() const { return m_horizon; }
+    QSpinBox *episodes() const { return m_episodes; }
     QPushButton *startButton() const { return m_start; }
     QComboBox *deviceBox() const { return m_device; }
     // Where the batch runs: this machine, or a Slurm cluster as shards (docs/scale-out.md).

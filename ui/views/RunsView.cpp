@@ -9,6 +9,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QTableView>
@@ -202,6 +203,9 @@ void RunsView::ledgerOpened(const QString &ledgerKey)
     m_ledgerKey = ledgerKey;
     reloadProtocols();
     restoreFilter();
+    // Another ledger starts at its first column and row, not where the previous one was left.
+    m_table->horizontalScrollBar()->setValue(0);
+    m_table->verticalScrollBar()->setValue(0);
 }
 
 void RunsView::reloadProtocols()
