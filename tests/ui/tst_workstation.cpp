@@ -442,6 +442,18 @@ private slots:
         window.player()->seek(12);
         QTest::qWait(300);
         shoot(&window, QStringLiteral("review"));
+        // Seven action dimensions and the objects' tracks, each tall enough for its value ticks,
+        // which are shown: the traces scroll rather than flatten.
+        QCustomPlot *plot = window.traces()->plot();
+        QVERIFY(window.traces()->trackCount() >= 10);
+        plot->replot();
+        for (int i = 0; i < plot->axisRectCount(); ++i) {
+            QVERIFY2(plot->axisRect(i)->height() >= ui::TracesPlot::kTrackHeight - 14,
+                     qPrintable(QStringLiteral("track %1 is %2 px high")
+                                    .arg(i)
+                                    .arg(plot->axisRect(i)->height())));
+            QVERIFY(plot->axisRect(i)->axis(QCPAxis::atLeft)->tickLabels());
+        }
         // The runs say what ran: the package, not "{}".
         const QString policy =
             window.runsModel()->index(0, ui::RunsModel::Policy).data().toString();

@@ -3,6 +3,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QTextDocument>
 #include <QToolButton>
@@ -42,6 +43,7 @@ QColor channelColour(int i)
 const QColor kGripper(200, 120, 0);
 const QColor kAction(40, 90, 170);
 const QColor kOverlay(220, 90, 20);
+const QColor kCursor(20, 20, 20); // not red: red marks validation failures
 const char *const kXyz[3] = {"x", "y", "z"};
 
 QString fmt(double v)
@@ -84,7 +86,15 @@ TracesPlot::TracesPlot(QWidget *parent)
     layout->setSpacing(0);
     layout->addLayout(bar);
     layout->addWidget(m_legend);
-    layout->addWidget(m_plot, 1);
+    // Every track keeps a readable height (kTrackHeight): many tracks (a physics run's ten)
+    // scroll instead of being squeezed flat.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_scroll->setWidget(m_plot);
+    m_scroll->setMinimumHeight(120);
+    layout->addWidget(m_scroll, 1);
     layout->addWidget(m_rangeBar);
     m_rangeBar->hide();
     m_plot->setMinimumHeight(120);
@@ -331,6 +341,8 @@ void TracesPlot::rebuild()
         name->setText(label.join(QStringLiteral(", ")));
         yAxis->setTickLabelFont(QFont(font().family(), 7));
         yAxis->ticker()->setTickCount(3);
+        yAxis->setNumberFormat(QStringLiteral("g"));
+        yAxis->setNumberPrecision(2);
         xAxis->setTickLabels(track == m_trackChannels.size() - 1);
         xAxis->setRange(m_from, m_to);
         rect->setRangeDrag(Qt::Orientations());
@@ -352,7 +364,15 @@ void TracesPlot::rebuild()
             }
             return all;
         }();
-        if (!found || values.size() < 1e-9) {
+        const bool gripperTrack = members.size() == 1 && m_rollout.gripperIndex &&
+                                  *m_rollout.gripperIndex == members.front();
+        if (gripperTrack) {
+            // The gripper's contract range (0 closed .. 1 open) always, so open reads as up and
+            // a constant gripper is not drawn as a mid-track line of an arbitrary scale.
+            const double low = found ? std::min(values.lower, 0.0) : 0.0;
+            const double high = found ? std::max(values.upper, 1.0) : 1.0;
+            yAxis->setRange(low - 0.1 * (high - low), high + 0.1 * (high - low));
+        } else if (!found || values.size() < 1e-9) {
             const double centre = found ? values.center() : 0.0;
             yAxis->setRange(centre - 1, centre + 1);
         } else {
@@ -361,7 +381,8 @@ void TracesPlot::rebuild()
         }
         connect(xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
                 [this, xAxis](const QCPRange &) { syncRange(xAxis); });
-        auto *cursor = verticalLine(m_plot, rect, m_cursor, QPen(QColor(220, 40, 40), 1));
+        // The cursor is black and wider: red is the validation failures' colour.
+        auto *cursor = verticalLine(m_plot, rect, m_cursor, QPen(kCursor, 1.6));
         cursor->setLayer(QStringLiteral("cursor"));
         m_cursors << cursor;
         // A boundary after every single action (chunk length 1) would only hide the traces.
@@ -374,6 +395,13 @@ void TracesPlot::rebuild()
         m_plot->axisRect(static_cast<int>(m_trackChannels.size()) - 1)
             ->axis(QCPAxis::atBottom)
             ->setLabel(tr("frame"));
+    // Room for every track at a readable height, and the frame axis under the last one (whose
+    // row is taller by that axis, so its plotting area is as high as the others').
+    if (m_trackChannels.size() > 1)
+        m_plot->plotLayout()->setRowStretchFactor(static_cast<int>(m_trackChannels.size()) - 1,
+                                                  1.9);
+    m_plot->setMinimumHeight(
+        std::max(120, static_cast<int>(m_trackChannels.size()) * (kTrackHeight + 5) + 60));
     // The legend: the channels' colours when several share an axis, the overlay, the markers.
     QStringList legend;
     auto swatch = [](const QColor &c, const QString &text, const char *dash = "\u2014") {
@@ -390,7 +418,7 @@ void TracesPlot::rebuild()
     if (!m_rollout.objectTracks.empty())
         for (int axis = 0; axis < 3; ++axis)
             legend << swatch(channelColour(axis + 1), QString::fromLatin1(kXyz[axis]));
-    legend << swatch(QColor(220, 40, 40), tr("cursor"), "|");
+    legend << swatch(kCursor, tr("cursor"), "|");
     if (chunked)
         legend << swatch(QColor(90, 140, 220), tr("world-model call"), "|");
     legend << swatch(QColor(150, 150, 150), tr("judge frames"), ":");
@@ -431,7 +459,7 @@ void TracesPlot::updateTickLabels()
     const int tracks = m_plot->axisRectCount();
     if (tracks == 0)
         return;
-    const bool show = m_plot->height() / tracks >= 34;
+    const bool show = m_plot->height() / tracks >= 30; // always, at kTrackHeight
     bool changed = false;
     for (int i = 0; i < tracks; ++i) {
         QCPAxis *y = m_plot->axisRect(i)->axis(QCPAxis::atLeft);

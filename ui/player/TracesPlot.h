@@ -10,6 +10,7 @@ class QCPAxisRect;
 class QCPItemStraightLine;
 class QLabel;
 class QMenu;
+class QScrollArea;
 class QScrollBar;
 class QToolButton;
 
@@ -63,6 +64,9 @@ public:
     QString readOut() const;
     QString legendText() const;
     QScrollBar *rangeBar() const { return m_rangeBar; }
+    // The least height of one track: value ticks apart and readable; more tracks than the
+    // view holds scroll.
+    static constexpr int kTrackHeight = 46;
 
 public slots:
     void setCursor(int frame);
@@ -103,6 +107,7 @@ private:
     QToolButton *m_channels;
     QMenu *m_channelMenu;
     QScrollBar *m_rangeBar;
+    QScrollArea *m_scroll = nullptr;
     // Per track: which channels it draws (action dimensions, or -1 - object index).
     QList<QList<int>> m_trackChannels;
     QList<QCPItemStraightLine *> m_cursors;
