@@ -2,6 +2,7 @@
 
 #include "ledger/Ledger.h"
 #include "media/VideoDecoder.h"
+#include "queries/ComponentLabels.h"
 #include "queries/JudgmentQuery.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
@@ -44,6 +45,48 @@ void parallelFor(std::size_t n, const std::function<void(std::size_t)> &body)
 }
 
 } // namespace
+
+namespace {
+
+// The policy as the overlay names it: its model package's folder first when it has one (the
+// runs table's rule), else the adapter with its settings.
+std::string policyText(const RolloutView &rollout)
+{
+    if (rollout.policyIdentity.empty())
+        return "policy unknown";
+    const std::string label = labelsOfIdentityTexts({rollout.policyIdentity}).front();
+    const auto space = rollout.policyIdentity.find(' ');
+    const std::string settings =
+        space == std::string::npos ? std::string() : rollout.policyIdentity.substr(space + 1);
+    if (label != rollout.policyIdentity.substr(0, space) || settings.empty() || settings == "{}")
+        return label;
+    return label + " " + settings;
+}
+
+} // namespace
+
+cv::Mat captionFrame(const cv::Mat &frame, const std::vector<std::string> &top,
+                     const std::string &bottom)
+{
+    constexpr int kMinWidth = 320;
+    constexpr int kLine = 16;
+    const int factor = frame.cols >= kMinWidth ? 1 : (kMinWidth + frame.cols - 1) / frame.cols;
+    cv::Mat image = frame;
+    if (factor > 1)
+        cv::resize(frame, image, {}, factor, factor, cv::INTER_NEAREST);
+    const int width = image.cols + (image.cols % 2);
+    const int above = kLine * static_cast<int>(top.size()) + 4;
+    const int height = above + image.rows + kLine + ((above + image.rows + kLine) % 2);
+    cv::Mat out(height, width, frame.type(), cv::Scalar::all(0));
+    image.copyTo(out(cv::Rect(0, above, image.cols, image.rows)));
+    const double scale = 0.38;
+    for (std::size_t i = 0; i < top.size(); ++i)
+        cv::putText(out, top[i], {4, kLine * static_cast<int>(i + 1) - 3}, cv::FONT_HERSHEY_SIMPLEX,
+                    scale, {255, 255, 255}, 1, cv::LINE_AA);
+    cv::putText(out, bottom, {4, above + image.rows + kLine - 4}, cv::FONT_HERSHEY_SIMPLEX, scale,
+                {255, 255, 255}, 1, cv::LINE_AA);
+    return out;
+}
 
 ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, bool video, bool overlay,
@@ -148,36 +191,24 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
         result.actions = static_cast<int>(rollout.actions.size());
     }
     if (video) {
-        // The overlay's first line: which run this is, by which policy, and what the judge said.
-        std::string heading = "run " + std::to_string(runId);
-        {
-            sqlite::Statement s(ledger.database(),
-                                "SELECT c.adapter_id FROM runs r JOIN components c ON "
-                                "c.component_id = r.policy_id WHERE r.run_id = ?");
-            s.bind(1, runId);
-            if (s.step())
-                heading += "  " + s.text(0);
-        }
+        // The overlay: which run this is, by which policy (its model package named), what the
+        // judge said; under the frame the step and its action.
+        const std::string heading = "run " + std::to_string(runId) + "  " + policyText(rollout);
         const auto judgments = judgmentsOfRun(ledger, runId);
-        heading += judgments.empty() ? "  no judgment" : "  judge: " + judgments.back().outcome;
+        const std::string verdict =
+            judgments.empty() ? "no judgment" : "judge: " + judgments.back().outcome;
         // Each frame's text is drawn independently: in parallel.
         parallelFor(overlay ? decoded.size() : 0, [&](std::size_t i) {
-            cv::Mat &f = decoded[i];
-            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {0, 0, 0}, 3,
-                        cv::LINE_AA);
-            cv::putText(f, heading, {4, 12}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255}, 1,
-                        cv::LINE_AA);
             std::string text = "step " + std::to_string(i);
             if (i > 0 && i - 1 < rollout.actions.size()) {
-                char buffer[64];
+                char buffer[96];
                 const auto &a = rollout.actions[i - 1];
                 std::snprintf(buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
                               a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
                               a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
                 text += buffer;
             }
-            cv::putText(f, text, {4, f.rows - 6}, cv::FONT_HERSHEY_SIMPLEX, 0.35, {255, 255, 255},
-                        1, cv::LINE_AA);
+            decoded[i] = captionFrame(decoded[i], {heading, verdict}, text);
         });
         result.video = staging / "rollout.mp4";
         result.videoCodec =

@@ -1,8 +1,12 @@
 #pragma once
 
+#include <opencv2/core.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace kosmos {
 
@@ -30,6 +34,13 @@ struct ExportResult
 ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, bool video, bool overlay,
                            const ExportProgress &progress = {});
+
+// The video overlay: the frame enlarged (nearest neighbour, an integer factor) to at least 320
+// pixels wide, with a caption band above it (one line per `top` entry) and one below
+// (`bottom`), so the text is never clipped nor drawn over a small frame (a 160x128 physics
+// camera). Every dimension of the result is even (H.264).
+cv::Mat captionFrame(const cv::Mat &frame, const std::vector<std::string> &top,
+                     const std::string &bottom);
 
 // What to write (the workstation's Export dialog): any of the frames, the actions and the video.
 struct ExportOptions

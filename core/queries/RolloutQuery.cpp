@@ -70,6 +70,15 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     RolloutView view;
     view.runId = runId;
     auto &db = ledger.database();
+    {
+        sqlite::Statement policy(db, R"sql(
+            SELECT c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '')
+              FROM runs r JOIN components c ON c.component_id = r.policy_id
+             WHERE r.run_id = ?)sql");
+        policy.bind(1, runId);
+        if (policy.step())
+            view.policyIdentity = policy.text(0);
+    }
     sqlite::Statement attempt(db, R"sql(
         SELECT a.attempt_id, a.state FROM attempts a
          WHERE a.run_id = ? AND EXISTS (SELECT 1 FROM attempt_artifacts aa

@@ -40,6 +40,8 @@ struct ObjectTrack
 struct RolloutView
 {
     std::int64_t runId = 0;
+    // The policy as "ADAPTER SETTINGS-JSON" (labelsOfIdentityTexts names it); "" when unknown.
+    std::string policyIdentity;
     std::optional<std::int64_t> attemptId;
     std::string attemptState;
     std::vector<RolloutFrame> frames;

@@ -1,5 +1,6 @@
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
+#include "media/VideoDecoder.h"
 #include "pipeline/RolloutEngine.h"
 #include "queries/BatchProgress.h"
 #include "queries/BatchSummary.h"
@@ -13,6 +14,7 @@
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 
@@ -814,6 +816,48 @@ TEST(Export, AFailureMidwayLeavesNoPartialOutput)
     const fs::path failed = f.dir / "failed";
     EXPECT_THROW(exportRollout(ledger, batch.runIds[0], failed, true, true), Error);
     EXPECT_TRUE(fs::is_empty(failed)) << "a failed export left partial output";
+}
+
+TEST(Export, TheVideoOverlayNeverClipsAndNamesThePolicy)
+{
+    // A 160x128 frame (the physics camera): enlarged to 320 wide, captions above and below it,
+    // the frame itself untouched in between, every dimension even.
+    cv::Mat small(128, 160, CV_8UC3, cv::Scalar(40, 80, 120));
+    const cv::Mat out =
+        captionFrame(small, {"run 7  bc-expert-full (torch.generic_policy)", "judge: success"},
+                     "step 3  a=[0.010 0.020 0.030 ... 1.00]");
+    EXPECT_EQ(out.cols, 320);
+    const int above = 2 * 16 + 4; // two caption lines
+    EXPECT_EQ(out.rows, above + 256 + 16);
+    EXPECT_EQ(out.rows % 2, 0);
+    cv::Mat enlarged;
+    cv::resize(small, enlarged, {}, 2, 2, cv::INTER_NEAREST);
+    EXPECT_EQ(cv::norm(out(cv::Rect(0, above, 320, 256)), enlarged, cv::NORM_INF), 0.0);
+    // Text in both caption lines above and in the line below (white pixels in each band).
+    auto lit = [&](int from, int to) {
+        cv::Mat band;
+        cv::cvtColor(out(cv::Range(from, to), cv::Range::all()), band, cv::COLOR_BGR2GRAY);
+        return cv::countNonZero(band > 200);
+    };
+    EXPECT_GT(lit(0, 18), 20);
+    EXPECT_GT(lit(18, 36), 20);
+    EXPECT_GT(lit(above + 256, out.rows), 20);
+    // A wide frame is not enlarged.
+    EXPECT_EQ(captionFrame(cv::Mat(256, 320, CV_8UC3), {"a"}, "b").cols, 320);
+
+    // Exported: the video's frames carry the captions.
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 1));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    ASSERT_EQ(engine.run(protocol, batch, stop).completed, 1);
+    Ledger ledger = Ledger::open(f.bundle);
+    const auto result = exportRollout(ledger, batch.runIds[0], f.dir / "video", true, true);
+    const DecodedVideo video = decodeVideo(result.video);
+    ASSERT_EQ(video.frames.size(), 31u);
+    EXPECT_EQ(video.frames[0].cols, 320);
+    EXPECT_EQ(video.frames[0].rows, 256 + 36 + 16);
 }
 
 TEST(Engine, AWorkerThreadThatCannotOpenTheLedgerIsReportedAfterJoinNotTerminated)
