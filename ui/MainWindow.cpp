@@ -144,8 +144,17 @@ MainWindow::MainWindow(QWidget *parent)
     const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
     const bool restored = !geometry.isEmpty() && restoreGeometry(geometry);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (m_review->restoreState(settings.value(QStringLiteral("window/reviewState")).toByteArray()))
-        m_firstLayout = nullptr;
+    // Review's saved docks are restored once the window is shown and laid out at its size (a
+    // state restored before that keeps the docks' proportions, not their sizes); with none
+    // saved, the first layout.
+    if (const QByteArray reviewState =
+            settings.value(QStringLiteral("window/reviewState")).toByteArray();
+        !reviewState.isEmpty())
+        m_firstLayout = [this, reviewState] {
+            layout()->activate(); // Review at the window's size before its docks are sized
+            m_review->resize(m_stack->size());
+            m_review->restoreState(reviewState); // unreadable: the default layout stays
+        };
     m_centre->restoreState(settings.value(QStringLiteral("window/playerSplitter")).toByteArray());
     m_runsView->table()->horizontalHeader()->restoreState(
         settings.value(QStringLiteral("window/runsColumns")).toByteArray());
@@ -231,6 +240,14 @@ void MainWindow::buildWorkspaces()
     m_stack->addWidget(m_compare);
     m_stack->addWidget(m_evaluationScroll);
     m_stack->addWidget(m_runPage);
+    // Review's docks as last seen: a hidden Review is not laid out again when the window
+    // changes, so quitting in another workspace saves this, not the hidden one's state.
+    connect(m_stack, &QStackedWidget::currentChanged, this, [this](int index) {
+        if (m_shownPage == static_cast<int>(Workspace::Review) &&
+            index != static_cast<int>(Workspace::Review))
+            m_reviewState = m_review->saveState();
+        m_shownPage = index;
+    });
     setCentralWidget(m_stack);
 
     auto *bar = new QToolBar(tr("Workspaces"), this);
@@ -907,7 +924,10 @@ void MainWindow::saveLayout() const
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    settings.setValue(QStringLiteral("window/reviewState"), m_review->saveState());
+    settings.setValue(QStringLiteral("window/reviewState"),
+                      workspace() == Workspace::Review || m_reviewState.isEmpty()
+                          ? m_review->saveState()
+                          : m_reviewState);
     settings.setValue(QStringLiteral("window/workspace"), static_cast<int>(workspace()));
     settings.setValue(QStringLiteral("window/playerSplitter"), m_centre->saveState());
     settings.setValue(QStringLiteral("window/runsColumns"),

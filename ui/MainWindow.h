@@ -184,7 +184,9 @@ private:
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
     QPointer<QMessageBox> m_openError; // the last "Cannot open ledger", while it is shown
-    QString m_openedMessage; // the status bar's message of the opening, until something replaces it
+    QString m_openedMessage;
+    QByteArray m_reviewState; // Review's dock layout when it was last left
+    int m_shownPage = 0; // the status bar's message of the opening, until something replaces it
     std::function<QStringList()> m_aboutExtras;
     std::function<CloseChoice()> m_askOnClose;
     RunController *m_controller = nullptr;

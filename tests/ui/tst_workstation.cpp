@@ -33,6 +33,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -254,6 +255,62 @@ private slots:
         // The saved size, within the screen (the offscreen platform's is 800x600).
         const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
         QCOMPARE(window.size(), QSize(1280, 720).boundedTo(screen.size()));
+    }
+
+    // Quitting in another workspace keeps Review's docks as they were last seen (not shrunk).
+    void quittingOutsideReviewKeepsTheReviewLayout()
+    {
+        // The offscreen screen (800x800) cannot hold the 1280x720 window it compares.
+        if (QGuiApplication::platformName() != QLatin1String("xcb"))
+            QSKIP("needs a real X server: tests/ui/real-window.sh runs it under Xvfb");
+        QSettings().remove(QStringLiteral("window"));
+        auto dockSizes = [](ui::MainWindow &window) {
+            QList<QSize> sizes;
+            for (QDockWidget *dock : window.findChildren<QDockWidget *>())
+                if (dock->isVisible())
+                    sizes << dock->size();
+            return sizes;
+        };
+        QList<QSize> before;
+        {
+            ui::MainWindow window;
+            QVERIFY(window.openLedger(m_demo));
+            window.resize(1280, 720);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            window.setWorkspace(ui::MainWindow::Workspace::Review);
+            QTest::qWait(100);
+            before = dockSizes(window);
+            QVERIFY(!before.isEmpty());
+            for (auto w : {ui::MainWindow::Workspace::Compare, ui::MainWindow::Workspace::Run,
+                           ui::MainWindow::Workspace::Evaluate}) {
+                window.setWorkspace(w);
+                QTest::qWait(50);
+            }
+            window.resize(1100, 650); // resized while Review is hidden, then back
+            QTest::qWait(50);
+            window.resize(1280, 720);
+            QTest::qWait(50);
+            window.close(); // saves the layout, in Evaluate
+        }
+        ui::MainWindow window;
+        QVERIFY(window.openLedger(m_demo));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setWorkspace(ui::MainWindow::Workspace::Review);
+        QTest::qWait(100);
+        const QList<QSize> after = dockSizes(window);
+        QSettings().remove(QStringLiteral("window"));
+        QCOMPARE(after.size(), before.size());
+        for (int i = 0; i < before.size(); ++i)
+            QVERIFY2(std::abs(after[i].width() - before[i].width()) <= 8 &&
+                         std::abs(after[i].height() - before[i].height()) <= 8,
+                     qPrintable(QStringLiteral("dock %1: %2x%3, was %4x%5")
+                                    .arg(i)
+                                    .arg(after[i].width())
+                                    .arg(after[i].height())
+                                    .arg(before[i].width())
+                                    .arg(before[i].height())));
     }
 
     // A real window under a real X server (tests/ui/real-window.sh starts Xvfb; skipped on the
