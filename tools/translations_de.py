@@ -637,6 +637,21 @@ DE = {
     'Other folder...': 'Anderer Ordner ...',
     'Choose a model package folder': 'Ordner eines Modellpakets wählen',
     '(default)': '(Standard)',
+    'queued': 'wartend',
+    'running': 'läuft',
+    'completed': 'abgeschlossen',
+    'failed': 'fehlgeschlagen',
+    'cancelled': 'abgebrochen',
+    'interrupted': 'unterbrochen',
+    'success': 'Erfolg',
+    'failure': 'Fehlschlag',
+    'unknown': 'unbekannt',
+    'none': 'keins',
+    'valid': 'gültig',
+    'invalid': 'ungültig',
+    'met': 'erfüllt',
+    'not met': 'nicht erfüllt',
+    'unclear': 'unklar',
 }
 
 

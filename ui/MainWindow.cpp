@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "Vocabulary.h"
 #include "dialogs/ExportDialog.h"
 #include "dialogs/LabelingDialog.h"
 #include "dialogs/SettingsDialog.h"
@@ -763,7 +764,7 @@ void MainWindow::showRun(qint64 runId)
                 .arg(rollout.actions.size())
                 .arg(rollout.validationVerdict
                          ? tr(", validation %1")
-                               .arg(QString::fromStdString(*rollout.validationVerdict))
+                               .arg(valueText(QString::fromStdString(*rollout.validationVerdict)))
                          : QString()));
     } catch (const std::exception &e) {
         // A damaged ledger: show what can be shown, say what could not, never crash.

@@ -515,6 +515,14 @@ private slots:
         const QString policy =
             window.runsModel()->index(0, ui::RunsModel::Policy).data().toString();
         QVERIFY2(policy.contains(QStringLiteral("bc-expert-full")), qPrintable(policy));
+        // The ledger's words in the window's language; the stored value stays for filters.
+        const QString status =
+            window.runsModel()->index(0, ui::RunsModel::Status).data().toString();
+        QCOMPARE(status, language.isEmpty() ? QStringLiteral("completed")
+                                            : QStringLiteral("abgeschlossen"));
+        if (!language.isEmpty())
+            QVERIFY2(window.verdicts()->labels()->text().contains(QStringLiteral("erfüllt")),
+                     qPrintable(window.verdicts()->labels()->text()));
     }
 
     // The smaller ones: markers on the frame slider, the Events attempt column, Ctrl+wheel zoom

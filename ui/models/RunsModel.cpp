@@ -1,5 +1,7 @@
 #include "models/RunsModel.h"
 
+#include "Vocabulary.h"
+
 #include <QColor>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -336,6 +338,9 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
                            index.column() == Human || index.column() == Validation
                        ? QStringLiteral("—")
                        : QVariant();
+        if (index.column() == JudgeOutcome || index.column() == Validation ||
+            index.column() == Reference || index.column() == Human || index.column() == Status)
+            return valueText(v.toString());
         return v;
     }
     if (role == Qt::ForegroundRole) {

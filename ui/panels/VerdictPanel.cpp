@@ -1,5 +1,6 @@
 #include "panels/VerdictPanel.h"
 
+#include "Vocabulary.h"
 #include "ledger/Ledger.h"
 #include "queries/JudgmentQuery.h"
 
@@ -104,7 +105,7 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
         const QString line =
             tr("<b>%1</b> (%2): %3, progress %4")
                 .arg(kind, QString::fromStdString(l.annotatorId).toHtmlEscaped(),
-                     QString::fromStdString(l.completion.value_or("—")),
+                     valueText(QString::fromStdString(l.completion.value_or("—"))),
                      l.progress ? QString::number(*l.progress) : QStringLiteral("—"));
         labels << QStringLiteral("<span style='color:%1'>%2</span>")
                       .arg(human ? QStringLiteral("#1a5fb4") : QStringLiteral("#8a5a00"), line);
@@ -118,8 +119,10 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
                             .arg(j.judgmentId)
                             .arg(QString::fromStdString(j.judge))
                             .arg(j.rejudged ? tr(" (re-judged)") : QString()));
-        top->setText(1, QString::fromStdString(
-                            j.outcome + (j.unknownReason ? " (" + *j.unknownReason + ")" : "")));
+        top->setText(1, valueText(QString::fromStdString(j.outcome)) +
+                            (j.unknownReason ? QStringLiteral(" (%1)").arg(
+                                                   QString::fromStdString(*j.unknownReason))
+                                             : QString()));
         top->setText(2, j.progress ? QString::number(*j.progress) : QStringLiteral("—"));
         top->setToolTip(0, QString::fromStdString(j.settings.dump()));
         QVariantList frames;
@@ -206,7 +209,7 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
                                                     : QStringLiteral("#8a5a00");
     QString summary =
         tr("<span style='font-size:large; color:%1'><b>%2</b></span>%3<br>")
-            .arg(colour, QString::fromStdString(j.outcome).toHtmlEscaped(),
+            .arg(colour, valueText(QString::fromStdString(j.outcome)).toHtmlEscaped(),
                  j.unknownReason
                      ? QStringLiteral(" (%1)").arg(QString::fromStdString(*j.unknownReason))
                      : QString());

@@ -30,6 +30,7 @@ public:
     void clear();
     QTreeWidget *tree() const { return m_tree; }
     QLabel *summary() const { return m_summary; }
+    QLabel *labels() const { return m_labels; } // reference, physics and human labels
     QListWidget *evidence() const { return m_evidence; }
     QPlainTextEdit *rawText() const { return m_raw; }
 

@@ -1,5 +1,6 @@
 #include "views/RunsView.h"
 
+#include "Vocabulary.h"
 #include "models/RunsModel.h"
 
 #include <QComboBox>
@@ -39,13 +40,13 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     m_text->setClearButtonEnabled(true);
     m_status->addItem(tr("any status"), QString());
     for (const char *s : {"queued", "running", "completed", "failed", "cancelled"})
-        m_status->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+        m_status->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
     m_judge->addItem(tr("any judge outcome"), QString());
     for (const char *s : {"success", "failure", "unknown", "none"})
-        m_judge->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+        m_judge->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
     m_validation->addItem(tr("any validation"), QString());
     for (const char *s : {"valid", "invalid", "unknown", "none"})
-        m_validation->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+        m_validation->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
     m_policy->lineEdit()->setPlaceholderText(tr("policy"));
     m_text->setPlaceholderText(tr("search task / instruction"));
     m_worldModel->lineEdit()->setPlaceholderText(tr("world model"));
@@ -53,7 +54,7 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
     m_human->addItem(tr("any human label"), QString());
     for (QComboBox *box : {m_reference, m_human})
         for (const char *s : {"met", "not_met", "unclear", "none"})
-            box->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+            box->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
     m_reference->setToolTip(tr("Reference labels come from a world that knows its true state "
                                "(synthetic); they are not human labels"));
     m_protocol->addItem(tr("any protocol"), QString());
