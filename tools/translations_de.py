@@ -652,6 +652,8 @@ DE = {
     'met': 'erfüllt',
     'not met': 'nicht erfüllt',
     'unclear': 'unklar',
+    'The new language takes effect when the workstation next starts (File > Quit, then start it again).':
+        'Die neue Sprache gilt ab dem nächsten Start der Workstation (Datei > Beenden, dann erneut starten).',
 }
 
 

@@ -2070,6 +2070,10 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
+    <message>
+        <source>The new language takes effect when the workstation next starts (File &gt; Quit, then start it again).</source>
+        <translation>Die neue Sprache gilt ab dem nächsten Start der Workstation (Datei &gt; Beenden, dann erneut starten).</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::SettingsForm</name>

@@ -22,6 +22,7 @@
 #include "TestSupport.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
@@ -411,6 +412,11 @@ private slots:
         QCOMPARE(QSettings().value(QStringLiteral("plugins/folders")).toStringList(),
                  QStringList({QStringLiteral("/opt/kosmos/plugins"), QStringLiteral("/srv/more")}));
         QSettings().remove(QStringLiteral("plugins/folders"));
+        // Another language: the dialog itself says when it takes effect.
+        QVERIFY(dialog.restartNote()->isHidden());
+        dialog.language()->setCurrentIndex(dialog.language()->findData(QStringLiteral("de")));
+        QVERIFY(!dialog.restartNote()->isHidden());
+        QVERIFY(dialog.restartNote()->text().contains(QStringLiteral("next starts")));
     }
 
     void eventsFollowAnotherWriter()

@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSpinBox>
@@ -26,10 +27,23 @@ SettingsDialog::SettingsDialog(QWidget *parent)
     m_language->setCurrentIndex(std::max(
         0, m_language->findData(settings.value(QStringLiteral("ui/language")).toString())));
     m_language->setToolTip(tr("Takes effect when the workstation next starts"));
+    // Said in the dialog, not only in a tooltip: the window keeps its language until restarted.
+    m_restartNote = new QLabel(
+        tr("The new language takes effect when the workstation next starts (File > Quit, then "
+           "start it again)."),
+        this);
+    m_restartNote->setWordWrap(true);
+    m_restartNote->setStyleSheet(QStringLiteral("color: #8a5a00"));
+    m_restartNote->setVisible(false);
+    const int shownLanguage = m_language->currentIndex();
+    connect(m_language, &QComboBox::currentIndexChanged, this, [this, shownLanguage](int index) {
+        m_restartNote->setVisible(index != shownLanguage);
+    });
     auto *form = new QFormLayout(this);
     form->addRow(tr("Extra plugin folders"), m_folders);
     form->addRow(tr("Workers for new runs"), m_workers);
     form->addRow(tr("Language"), m_language);
+    form->addRow(m_restartNote);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {

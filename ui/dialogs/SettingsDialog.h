@@ -3,6 +3,7 @@
 #include <QDialog>
 
 class QComboBox;
+class QLabel;
 class QPlainTextEdit;
 class QSpinBox;
 
@@ -19,8 +20,11 @@ public:
     void save();
     QPlainTextEdit *folders() const { return m_folders; }
     QComboBox *language() const { return m_language; }
+    // Shown once another language is chosen: it takes effect at the next start.
+    QLabel *restartNote() const { return m_restartNote; }
 
 private:
+    QLabel *m_restartNote;
     QPlainTextEdit *m_folders;
     QSpinBox *m_workers;
     QComboBox *m_language;
