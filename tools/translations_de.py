@@ -654,6 +654,8 @@ DE = {
     'unclear': 'unklar',
     'The new language takes effect when the workstation next starts (File > Quit, then start it again).':
         'Die neue Sprache gilt ab dem nächsten Start der Workstation (Datei > Beenden, dann erneut starten).',
+    "%1 (not one of the judge's frames)": '%1 (keines der Bilder des Richters)',
+    'rollout frames; the judge named its frames %1 of %2': 'Bilder des Rollouts; der Richter nannte seine Bilder %1 von %2',
 }
 
 

@@ -2303,5 +2303,13 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <source>frame %1 cannot be read (verify names it)</source>
         <translation>Bild %1 nicht lesbar (verify nennt es)</translation>
     </message>
+    <message>
+        <source>%1 (not one of the judge's frames)</source>
+        <translation>%1 (keines der Bilder des Richters)</translation>
+    </message>
+    <message>
+        <source>rollout frames; the judge named its frames %1 of %2</source>
+        <translation>Bilder des Rollouts; der Richter nannte seine Bilder %1 von %2</translation>
+    </message>
 </context>
 </TS>

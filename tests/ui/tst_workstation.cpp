@@ -44,6 +44,7 @@
 #include <QScopeGuard>
 #include <QScreen>
 #include <QScrollBar>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -775,6 +776,17 @@ private slots:
         QVERIFY2(details.contains(QString::fromStdString(ledger.run(2)->runKey)),
                  qPrintable(details));
         if (verdicts->evidence()->count() > 0) {
+            // The samples' evidence column names the same rollout frames as the thumbnails.
+            QSet<int> thumbnails;
+            for (int i = 0; i < verdicts->evidence()->count(); ++i)
+                thumbnails << verdicts->evidence()->item(i)->data(Qt::UserRole).toInt();
+            QTreeWidgetItem *judgment =
+                verdicts->tree()->topLevelItem(verdicts->tree()->topLevelItemCount() - 1);
+            for (int c = 0; c < judgment->childCount(); ++c)
+                for (const QString &frame :
+                     judgment->child(c)->text(5).split(QStringLiteral(", "), Qt::SkipEmptyParts))
+                    QVERIFY2(thumbnails.contains(frame.toInt()),
+                             qPrintable(judgment->child(c)->text(5)));
             QListWidgetItem *item = verdicts->evidence()->item(0);
             QVERIFY(!item->icon().isNull());
             const int frame = item->data(Qt::UserRole).toInt();

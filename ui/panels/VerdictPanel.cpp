@@ -178,13 +178,24 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
                 item->setText(2, parsed["progress"].is_number()
                                      ? QString::number(parsed["progress"].get<int>())
                                      : QStringLiteral("—"));
+                // Shown as the rollout's frames (as the evidence thumbnails are); the judge's own
+                // indices into its 16 frames in the tooltip.
                 QVariantList evidence;
-                QStringList shown;
+                QStringList shown, own;
                 for (const auto &e : parsed["evidence_frame_indices"]) {
-                    evidence << e.get<int>();
-                    shown << QString::number(e.get<int>());
+                    if (!e.is_number_integer())
+                        continue;
+                    const int index = e.get<int>();
+                    evidence << index;
+                    own << QString::number(index);
+                    shown << (index >= 0 && index < frames.size()
+                                  ? QString::number(frames.at(index).toInt())
+                                  : tr("%1 (not one of the judge's frames)").arg(index));
                 }
                 item->setText(5, shown.join(QStringLiteral(", ")));
+                item->setToolTip(5, tr("rollout frames; the judge named its frames %1 of %2")
+                                        .arg(own.join(QStringLiteral(", ")))
+                                        .arg(frames.size()));
                 item->setData(5, Qt::UserRole, evidence);
                 item->setData(5, Qt::UserRole + 1, frames);
             }
