@@ -656,6 +656,18 @@ DE = {
         'Die neue Sprache gilt ab dem nächsten Start der Workstation (Datei > Beenden, dann erneut starten).',
     "%1 (not one of the judge's frames)": '%1 (keines der Bilder des Richters)',
     'rollout frames; the judge named its frames %1 of %2': 'Bilder des Rollouts; der Richter nannte seine Bilder %1 von %2',
+    'No judged run has a label yet: label clips blind (View > Label clips blind)':
+        'Noch kein bewerteter Lauf hat ein Label: Clips blind labeln (Ansicht > Clips blind labeln)',
+    'No answers of two judge configurations on the same clips to compare':
+        'Keine Antworten zweier Richter-Konfigurationen auf dieselben Clips zum Vergleich',
+    'No policy has a decided run yet':
+        'Noch keine Policy hat einen entschiedenen Lauf',
+    'No policy matched a reference rate':
+        'Keine Policy passte zu einer Referenzrate',
+    'No policy has a rate in both worlds yet':
+        'Noch keine Policy hat eine Rate in beiden Welten',
+    'No replay compared yet: Compare frames replays physics actions in the world model':
+        'Noch keine Wiedergabe verglichen: Bilder vergleichen spielt Physik-Aktionen im Weltmodell ab',
 }
 
 

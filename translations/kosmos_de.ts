@@ -86,6 +86,30 @@
         <source>policy</source>
         <translation>Policy</translation>
     </message>
+    <message>
+        <source>No judged run has a label yet: label clips blind (View &gt; Label clips blind)</source>
+        <translation>Noch kein bewerteter Lauf hat ein Label: Clips blind labeln (Ansicht &gt; Clips blind labeln)</translation>
+    </message>
+    <message>
+        <source>No answers of two judge configurations on the same clips to compare</source>
+        <translation>Keine Antworten zweier Richter-Konfigurationen auf dieselben Clips zum Vergleich</translation>
+    </message>
+    <message>
+        <source>No policy has a decided run yet</source>
+        <translation>Noch keine Policy hat einen entschiedenen Lauf</translation>
+    </message>
+    <message>
+        <source>No policy matched a reference rate</source>
+        <translation>Keine Policy passte zu einer Referenzrate</translation>
+    </message>
+    <message>
+        <source>No policy has a rate in both worlds yet</source>
+        <translation>Noch keine Policy hat eine Rate in beiden Welten</translation>
+    </message>
+    <message>
+        <source>No replay compared yet: Compare frames replays physics actions in the world model</source>
+        <translation>Noch keine Wiedergabe verglichen: Bilder vergleichen spielt Physik-Aktionen im Weltmodell ab</translation>
+    </message>
 </context>
 <context>
     <name>EvaluationView</name>

@@ -7,15 +7,19 @@
 #include "dialogs/LabelingDialog.h"
 #include "dialogs/ScreenFit.h"
 #include "dialogs/SettingsDialog.h"
+#include "evaluation/Calibration.h"
+#include "evaluation/Fidelity.h"
 #include "ledger/Ledger.h"
 #include "models/RunsModel.h"
 #include "player/FramePlayer.h"
+#include "plots/EvaluationPlots.h"
 #include "run/LauncherDialog.h"
 #include "run/PluginCatalog.h"
 #include "run/PluginManagerDialog.h"
 #include "run/ProgressPanel.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
+#include "stats/Proportion.h"
 #include "util/CanonicalJson.h"
 #include "util/GpuMonitor.h"
 #include "util/Sha256.h"
@@ -44,6 +48,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 #include <fstream>
 
@@ -144,6 +150,36 @@ private slots:
         dialog.deviceBox()->setCurrentIndex(2);
         QVERIFY(dialog.protocol()["policies"][0]["settings"]["device"] == "cuda:1");
         QVERIFY(!dialog.protocol()["world_model"]["settings"].contains("device"));
+    }
+
+    void plotsSayWhyTheyAreEmptyAndNeverPrintNumbersOverEachOther()
+    {
+        auto texts = [](QCustomPlot &plot) {
+            QStringList out;
+            for (int i = 0; i < plot.itemCount(); ++i)
+                if (auto *t = qobject_cast<QCPItemText *>(plot.item(i)))
+                    out << t->text().trimmed();
+            return out;
+        };
+        QCustomPlot plot;
+        FidelityReport report;
+        ui::EvaluationPlots::fidelity(&plot, report);
+        QVERIFY2(texts(plot).join(' ').contains(QStringLiteral("No policy has a rate in both")),
+                 qPrintable(texts(plot).join('|')));
+        // Four policies at (0, 0) and one at (0.5, 0.25): two labels, not five.
+        for (int i = 0; i < 4; ++i)
+            report.policies.push_back({"p" + std::to_string(i), wilson(0, 8), wilson(0, 8)});
+        report.policies.push_back({"p4", wilson(4, 8), wilson(2, 8)});
+        ui::EvaluationPlots::fidelity(&plot, report);
+        QStringList labels = texts(plot);
+        labels.sort();
+        QCOMPARE(labels, QStringList({QStringLiteral("1, 2, 3, 4"), QStringLiteral("5")}));
+        FrameFidelityCurve curve;
+        ui::EvaluationPlots::frameFidelity(&plot, curve);
+        QVERIFY(texts(plot).join(' ').contains(QStringLiteral("No replay compared yet")));
+        CalibrationReport calibration;
+        ui::EvaluationPlots::reliability(&plot, calibration);
+        QVERIFY(texts(plot).join(' ').contains(QStringLiteral("label clips blind")));
     }
 
     void fidelityTabShowsTheReportWithItsIntervals()

@@ -5,6 +5,7 @@
 #include "queries/ComponentLabels.h"
 #include "stats/Ranking.h"
 
+#include <QMap>
 #include <qcustomplot.h>
 
 namespace kosmos::ui {
@@ -38,6 +39,42 @@ QCPGraph *ratesWithBars(QCustomPlot *plot, const QVector<double> &x, const QVect
     return graph;
 }
 
+// Says in the plot why it shows nothing (rather than bare axes). Returns whether it did.
+bool sayWhyEmpty(QCustomPlot *plot, bool empty, const QString &why)
+{
+    if (!empty)
+        return false;
+    auto *note = new QCPItemText(plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.5);
+    note->setPositionAlignment(Qt::AlignCenter);
+    note->setText(why);
+    note->setColor(QColor(90, 90, 90));
+    note->setPadding(QMargins(6, 4, 6, 4));
+    note->setBrush(QBrush(QColor(255, 255, 255, 230)));
+    return true;
+}
+
+// Numbered labels beside points; points at the same place share one label ("1, 3, 4"), so
+// the numbers never print over each other.
+void numberPoints(QCustomPlot *plot, const QVector<double> &x, const QVector<double> &y,
+                  const QVector<int> &numbers)
+{
+    QMap<QPair<long, long>, QStringList> at;
+    QMap<QPair<long, long>, QPointF> where;
+    for (int i = 0; i < x.size(); ++i) {
+        const QPair<long, long> key{std::lround(x[i] * 200), std::lround(y[i] * 200)};
+        at[key] << QString::number(numbers[i]);
+        where[key] = {x[i], y[i]};
+    }
+    for (auto it = at.cbegin(); it != at.cend(); ++it) {
+        auto *label = new QCPItemText(plot);
+        label->position->setCoords(where[it.key()].x(), where[it.key()].y());
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setText(QStringLiteral(" %1").arg(it.value().join(QStringLiteral(", "))));
+    }
+}
+
 void diagonal(QCustomPlot *plot)
 {
     auto *line = plot->addGraph();
@@ -61,6 +98,8 @@ void EvaluationPlots::reliability(QCustomPlot *plot, const CalibrationReport &re
     }
     ratesWithBars(plot, x, y, lo, hi, kBlue);
     diagonal(plot);
+    sayWhyEmpty(plot, x.isEmpty(),
+                tr("No judged run has a label yet: label clips blind (View > Label clips blind)"));
     plot->xAxis->setLabel(tr("judge success-vote share"));
     plot->yAxis->setLabel(report.labelSource == "human" ? tr("human label success rate")
                                                         : tr("reference label success rate"));
@@ -85,6 +124,8 @@ void EvaluationPlots::audit(QCustomPlot *plot, const PairedAudit &a)
     barsB->setName(tr("B"));
     barsA->setBrush(kBlue);
     barsB->setBrush(kOrange);
+    sayWhyEmpty(plot, a.a.samples == 0 && a.b.samples == 0,
+                tr("No answers of two judge configurations on the same clips to compare"));
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     ticker->addTick(1, tr("schema-valid"));
     ticker->addTick(2, tr("bare JSON"));
@@ -121,6 +162,7 @@ void EvaluationPlots::policyRates(QCustomPlot *plot, const PolicyRanking &rankin
                             .elidedText(QString::fromStdString(names[i]), Qt::ElideRight, 160));
     }
     ratesWithBars(plot, x, y, lo, hi, kBlue);
+    sayWhyEmpty(plot, x.isEmpty(), tr("No policy has a decided run yet"));
     plot->xAxis->setTicker(ticker);
     plot->xAxis->setTickLabelRotation(ranking.rates.size() > 3 ? 30 : 0);
     plot->xAxis->setLabel(tr("policy"));
@@ -134,14 +176,14 @@ void EvaluationPlots::reference(QCustomPlot *plot, const ReferenceComparison &co
 {
     reset(plot);
     QVector<double> x, y;
+    QVector<int> numbers;
     for (std::size_t i = 0; i < comparison.matched.size(); ++i) {
         x << comparison.reference[i];
         y << comparison.simulated[i];
-        auto *label = new QCPItemText(plot);
-        label->position->setCoords(comparison.reference[i], comparison.simulated[i]);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        label->setText(QStringLiteral(" %1").arg(i + 1));
+        numbers << static_cast<int>(i + 1);
     }
+    numberPoints(plot, x, y, numbers);
+    sayWhyEmpty(plot, x.isEmpty(), tr("No policy matched a reference rate"));
     auto *points = plot->addGraph();
     points->setData(x, y);
     points->setLineStyle(QCPGraph::lsNone);
@@ -158,6 +200,7 @@ void EvaluationPlots::fidelity(QCustomPlot *plot, const FidelityReport &report)
 {
     reset(plot);
     QVector<double> x, y, xLo, xHi, yLo, yHi;
+    QVector<int> numbers;
     for (std::size_t i = 0; i < report.policies.size(); ++i) {
         const auto &p = report.policies[i];
         if (!p.physics.rate || !p.imagined.rate)
@@ -168,11 +211,10 @@ void EvaluationPlots::fidelity(QCustomPlot *plot, const FidelityReport &report)
         xHi << *p.physics.upper - *p.physics.rate;
         yLo << *p.imagined.rate - *p.imagined.lower;
         yHi << *p.imagined.upper - *p.imagined.rate;
-        auto *label = new QCPItemText(plot);
-        label->position->setCoords(*p.physics.rate, *p.imagined.rate);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        label->setText(QStringLiteral(" %1").arg(i + 1));
+        numbers << static_cast<int>(i + 1);
     }
+    numberPoints(plot, x, y, numbers);
+    sayWhyEmpty(plot, x.isEmpty(), tr("No policy has a rate in both worlds yet"));
     QCPGraph *points = ratesWithBars(plot, x, y, yLo, yHi, kOrange);
     auto *horizontal = new QCPErrorBars(plot->xAxis, plot->yAxis);
     horizontal->setErrorType(QCPErrorBars::etKeyError);
@@ -205,7 +247,10 @@ void EvaluationPlots::frameFidelity(QCustomPlot *plot, const FrameFidelityCurve 
     s->setData(steps, ssim);
     s->setPen(QPen(kOrange, 2));
     s->setName(tr("SSIM"));
-    plot->legend->setVisible(true);
+    plot->legend->setVisible(!steps.isEmpty());
+    sayWhyEmpty(plot, steps.isEmpty(),
+                tr("No replay compared yet: Compare frames replays physics actions in the world "
+                   "model"));
     plot->xAxis->setLabel(tr("step (open-loop replay of physics actions)"));
     plot->yAxis->setLabel(tr("PSNR (dB)"));
     plot->yAxis2->setLabel(tr("SSIM"));
