@@ -668,6 +668,12 @@ DE = {
         'Noch keine Policy hat eine Rate in beiden Welten',
     'No replay compared yet: Compare frames replays physics actions in the world model':
         'Noch keine Wiedergabe verglichen: Bilder vergleichen spielt Physik-Aktionen im Weltmodell ab',
+    '%1: %2 (%3 judgments)':
+        '%1: %2 (%3 Urteile)',
+    'This ledger has one judge configuration. Judge the same rollouts with another: select them in Review, right-click > Judge again with another judge... (or kosmos-cli judge --all --judge CONFIG.json), then choose it as B.':
+        'Dieses Ledger hat eine Richter-Konfiguration. Bewerten Sie dieselben Rollouts mit einer anderen: in der Durchsicht auswählen, Rechtsklick > Mit einem anderen Bewerter erneut bewerten... (oder kosmos-cli judge --all --judge CONFIG.json), dann als B wählen.',
+    'Open a ledger or create one first (File > New ledger...).':
+        'Öffnen Sie zuerst ein Ledger oder legen Sie eines an (Datei > Neues Ledger...).',
 }
 
 

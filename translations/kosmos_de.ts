@@ -595,10 +595,6 @@ Weltmodell: %2</translation>
         <translation>braucht zwei Konfigurationen</translation>
     </message>
     <message>
-        <source>This ledger has one judge configuration. Judge the same rollouts with another (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json), then choose it as B.</source>
-        <translation>Dieses Ledger hat eine Bewerter-Konfiguration. Bewerten Sie dieselben Rollouts mit einer anderen (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json) und wählen Sie sie dann als B.</translation>
-    </message>
-    <message>
         <source>A and B are the same configuration: choose another as B.</source>
         <translation>A und B sind dieselbe Konfiguration: Wählen Sie eine andere als B.</translation>
     </message>
@@ -613,6 +609,14 @@ Weltmodell: %2</translation>
     <message>
         <source>&lt;b&gt;%3&lt;/b&gt;&lt;br&gt;%1 episodes with a decisive outcome, %2 without (left out of the rates and counted here; the worst / best case per cell counts them as failures / successes). %4 These are rollouts in a generated or synthetic world, not evidence of real robot-task success.</source>
         <translation>&lt;b&gt;%3&lt;/b&gt;&lt;br&gt;%1 Episoden mit eindeutigem Ergebnis, %2 ohne (aus den Raten herausgelassen und hier gezählt; der schlechteste / beste Fall je Zelle zählt sie als Fehlschläge / Erfolge). %4 Dies sind Rollouts in einer generierten oder synthetischen Welt, kein Beleg für echten Roboter-Aufgabenerfolg.</translation>
+    </message>
+    <message>
+        <source>%1: %2 (%3 judgments)</source>
+        <translation>%1: %2 (%3 Urteile)</translation>
+    </message>
+    <message>
+        <source>This ledger has one judge configuration. Judge the same rollouts with another: select them in Review, right-click &gt; Judge again with another judge... (or kosmos-cli judge --all --judge CONFIG.json), then choose it as B.</source>
+        <translation>Dieses Ledger hat eine Richter-Konfiguration. Bewerten Sie dieselben Rollouts mit einer anderen: in der Durchsicht auswählen, Rechtsklick &gt; Mit einem anderen Bewerter erneut bewerten... (oder kosmos-cli judge --all --judge CONFIG.json), dann als B wählen.</translation>
     </message>
 </context>
 <context>
@@ -1315,10 +1319,6 @@ Weltmodell: %2</translation>
         <translation>&amp;Neuer Stapel...</translation>
     </message>
     <message>
-        <source>Open or create a ledger first (kosmos-cli init NAME.kosmos).</source>
-        <translation>Zuerst ein Ledger öffnen oder anlegen (kosmos-cli init NAME.kosmos).</translation>
-    </message>
-    <message>
         <source>&amp;Plugins...</source>
         <translation>&amp;Plugins...</translation>
     </message>
@@ -1557,6 +1557,10 @@ Weltmodell: %2</translation>
     <message>
         <source>%1: %2 runs, %3 artifacts, as the batch writes them; read here read-only</source>
         <translation>%1: %2 Läufe, %3 Artefakte, während der Stapel sie schreibt; hier nur lesend geöffnet</translation>
+    </message>
+    <message>
+        <source>Open a ledger or create one first (File &gt; New ledger...).</source>
+        <translation>Öffnen Sie zuerst ein Ledger oder legen Sie eines an (Datei &gt; Neues Ledger...).</translation>
     </message>
 </context>
 <context>

@@ -271,6 +271,9 @@ void MainWindow::buildWorkspaces()
         a->setToolTip(tips[i]);
         a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
         m_workspaces->addAction(a);
+        // Switched by click or Ctrl+1..4: no focus frame that reads as a second checked tab.
+        if (QWidget *button = bar->widgetForAction(a))
+            button->setFocusPolicy(Qt::NoFocus);
         connect(a, &QAction::triggered, this, [this, i] {
             // Compare opened with a run chosen in Review shows that run (#35: it stayed empty,
             // "Choose a run in Review", with one chosen); a comparison already on screen stays.
@@ -953,7 +956,7 @@ void MainWindow::setCliPath(const QString &cliPath)
     auto newBatch = [this] {
         if (!m_ledger) {
             statusBar()->showMessage(
-                tr("Open or create a ledger first (kosmos-cli init NAME.kosmos)."));
+                tr("Open a ledger or create one first (File > New ledger...)."));
             return;
         }
         LauncherDialog dialog(*pluginCatalog(), *m_controller, this);

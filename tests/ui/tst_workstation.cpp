@@ -53,6 +53,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QWheelEvent>
 #include <qcustomplot.h>
@@ -241,6 +242,11 @@ private slots:
             window.setWorkspace(ui::MainWindow::Workspace::Evaluate);
             QVERIFY(window.evaluation()->isVisible());
             QVERIFY(window.workspaceWidget(ui::MainWindow::Workspace::Evaluate)->height() <= 720);
+            // The mode buttons take no focus (a focus frame read as a second checked tab).
+            for (QToolButton *button : window.findChild<QToolBar *>(QStringLiteral("workspaceBar"))
+                                           ->findChildren<QToolButton *>())
+                if (!button->text().isEmpty() && button->isVisible())
+                    QCOMPARE(button->focusPolicy(), Qt::NoFocus);
             // Ctrl+2 switches to Compare.
             window.activateWindow();
             QVERIFY(QTest::qWaitForWindowActive(&window));

@@ -306,7 +306,7 @@ void EvaluationView::refresh()
                     ? configs[i].judge + " " + config["settings"].dump() + " quorum " +
                           config.value("quorum", nlohmann::json::object()).dump()
                     : configs[i].key;
-            const QString label = QStringLiteral("%1: %2 (%3 judgments)")
+            const QString label = tr("%1: %2 (%3 judgments)")
                                       .arg(i + 1)
                                       .arg(QString::fromStdString(shown))
                                       .arg(configs[i].judgments);
@@ -428,8 +428,9 @@ void EvaluationView::updateAudit()
                {tr("needs two configurations"),
                 m_auditA->count() < 2
                     ? tr("This ledger has one judge configuration. Judge the same rollouts with "
-                         "another (kosmos-cli judge --all --ledger LEDGER --judge CONFIG.json), "
-                         "then choose it as B.")
+                         "another: select them in Review, right-click > Judge again with another "
+                         "judge... (or kosmos-cli judge --all --judge CONFIG.json), then choose it "
+                         "as B.")
                     : tr("A and B are the same configuration: choose another as B."),
                 QString()});
         m_auditTable->resizeColumnsToContents();
