@@ -674,6 +674,16 @@ DE = {
         'Dieses Ledger hat eine Richter-Konfiguration. Bewerten Sie dieselben Rollouts mit einer anderen: in der Durchsicht auswählen, Rechtsklick > Mit einem anderen Bewerter erneut bewerten... (oder kosmos-cli judge --all --judge CONFIG.json), dann als B wählen.',
     'Open a ledger or create one first (File > New ledger...).':
         'Öffnen Sie zuerst ein Ledger oder legen Sie eines an (Datei > Neues Ledger...).',
+    'status': 'Status',
+    'validation': 'Validierung',
+    'reference': 'Referenz',
+    'human label': 'Mensch',
+    'protocol': 'Protokoll',
+    "Filter by the run's status": 'Nach dem Status des Laufs filtern',
+    'Filter by the judge\'s outcome ("none": not judged)': 'Nach dem Urteil des Richters filtern („keins“: nicht bewertet)',
+    'Filter by the validation verdict': 'Nach dem Validierungsergebnis filtern',
+    'Filter by the human labels': 'Nach den menschlichen Labels filtern',
+    'Filter by the protocol the runs belong to': 'Nach dem Protokoll der Läufe filtern',
 }
 
 

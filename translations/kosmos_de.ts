@@ -2024,18 +2024,6 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
 <context>
     <name>kosmos::ui::RunsView</name>
     <message>
-        <source>any status</source>
-        <translation>jeder Status</translation>
-    </message>
-    <message>
-        <source>any judge outcome</source>
-        <translation>jedes Richterurteil</translation>
-    </message>
-    <message>
-        <source>any validation</source>
-        <translation>jede Validierung</translation>
-    </message>
-    <message>
         <source>policy</source>
         <translation>Policy</translation>
     </message>
@@ -2052,20 +2040,52 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <translation>Weltmodell</translation>
     </message>
     <message>
-        <source>any reference label</source>
-        <translation>jedes Referenzlabel</translation>
-    </message>
-    <message>
-        <source>any human label</source>
-        <translation>jedes menschliche Label</translation>
-    </message>
-    <message>
         <source>Reference labels come from a world that knows its true state (synthetic); they are not human labels</source>
         <translation>Referenzlabels stammen aus einer Welt, die ihren wahren Zustand kennt (synthetisch); sie sind keine menschlichen Labels</translation>
     </message>
     <message>
-        <source>any protocol</source>
-        <translation>jedes Protokoll</translation>
+        <source>status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>judge</source>
+        <translation>Richter</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>Validierung</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>human label</source>
+        <translation>Mensch</translation>
+    </message>
+    <message>
+        <source>protocol</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Filter by the run's status</source>
+        <translation>Nach dem Status des Laufs filtern</translation>
+    </message>
+    <message>
+        <source>Filter by the judge's outcome ("none": not judged)</source>
+        <translation>Nach dem Urteil des Richters filtern („keins“: nicht bewertet)</translation>
+    </message>
+    <message>
+        <source>Filter by the validation verdict</source>
+        <translation>Nach dem Validierungsergebnis filtern</translation>
+    </message>
+    <message>
+        <source>Filter by the human labels</source>
+        <translation>Nach den menschlichen Labels filtern</translation>
+    </message>
+    <message>
+        <source>Filter by the protocol the runs belong to</source>
+        <translation>Nach dem Protokoll der Läufe filtern</translation>
     </message>
 </context>
 <context>

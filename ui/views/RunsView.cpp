@@ -38,27 +38,34 @@ RunsView::RunsView(RunsModel *model, QWidget *parent)
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     }
     m_text->setClearButtonEnabled(true);
-    m_status->addItem(tr("any status"), QString());
+    m_status->addItem(tr("status"), QString());
     for (const char *s : {"queued", "running", "completed", "failed", "cancelled"})
         m_status->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
-    m_judge->addItem(tr("any judge outcome"), QString());
+    m_judge->addItem(tr("judge"), QString());
     for (const char *s : {"success", "failure", "unknown", "none"})
         m_judge->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
-    m_validation->addItem(tr("any validation"), QString());
+    m_validation->addItem(tr("validation"), QString());
     for (const char *s : {"valid", "invalid", "unknown", "none"})
         m_validation->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
     m_policy->lineEdit()->setPlaceholderText(tr("policy"));
     m_text->setPlaceholderText(tr("search task / instruction"));
     m_worldModel->lineEdit()->setPlaceholderText(tr("world model"));
-    m_reference->addItem(tr("any reference label"), QString());
-    m_human->addItem(tr("any human label"), QString());
+    m_reference->addItem(tr("reference"), QString());
+    m_human->addItem(tr("human label"), QString());
     for (QComboBox *box : {m_reference, m_human})
         for (const char *s : {"met", "not_met", "unclear", "none"})
             box->addItem(valueText(QString::fromLatin1(s)), QString::fromLatin1(s));
     m_reference->setToolTip(tr("Reference labels come from a world that knows its true state "
                                "(synthetic); they are not human labels"));
-    m_protocol->addItem(tr("any protocol"), QString());
-    // Three rows of filters, so the runs dock can be narrow beside the player.
+    m_protocol->addItem(tr("protocol"), QString());
+    // Three rows of filters, so the runs dock can be narrow beside the player. Each box's first
+    // entry is its field's name (no filter), short enough to read whole in a narrow dock (the
+    // longer "any judge outcome" was cut), with what it filters in its tooltip.
+    m_status->setToolTip(tr("Filter by the run's status"));
+    m_judge->setToolTip(tr("Filter by the judge's outcome (\"none\": not judged)"));
+    m_validation->setToolTip(tr("Filter by the validation verdict"));
+    m_human->setToolTip(tr("Filter by the human labels"));
+    m_protocol->setToolTip(tr("Filter by the protocol the runs belong to"));
     for (QComboBox *box : {m_status, m_judge, m_validation, m_reference, m_human, m_protocol}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(8);
@@ -214,7 +221,7 @@ void RunsView::reloadProtocols()
     const QSignalBlocker blocker(m_protocol);
     const QString chosen = m_protocol->currentData().toString();
     m_protocol->clear();
-    m_protocol->addItem(tr("any protocol"), QString());
+    m_protocol->addItem(tr("protocol"), QString());
     for (const auto &[name, sha] : m_model->protocols())
         m_protocol->addItem(QStringLiteral("%1 (%2)").arg(name, sha.left(12)), sha);
     m_protocol->setCurrentIndex(std::max(0, m_protocol->findData(chosen)));
