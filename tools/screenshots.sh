@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Renders each main view of the workstation on the demo ledger to PNG in docs/, then every
 # workspace (Review, Compare, Evaluate, Run) at 1280x720 and 1920x1080 in a real window under
-# Xvfb (docs/screenshots/WORKSPACE-WxH.png, by the real-window check of tests/ui/tst_workstation).
+# Xvfb (docs/screenshots/WORKSPACE-WxH.png, by the real-window check of tests/ui/tst_workstation),
+# and the first-use walk at 1280x720 in English and German (docs/screenshots/first-use-*.png).
 # Qt's offscreen platform needs no display; the picture with a video in it (Qt Multimedia draws
 # into a native surface that a widget grab shows grey) is taken under Xvfb when xvfb-run is
 # installed (apt-get install xvfb xauth), else skipped with a note.
@@ -88,6 +89,14 @@ if command -v Xvfb > /dev/null; then
             build/tests/tst_workstation realWindowFitsTheScreenInEveryWorkspace > /dev/null
         echo "wrote docs/screenshots/*-$size.png (Xvfb)"
     done
+    # The first-use walk (empty ledger, New batch, physics world, shipped policy, run, review)
+    # at 1280x720, in English and in German.
+    KOSMOS_SCREENSHOTS_DIR="$PWD/docs/screenshots" tests/ui/real-window.sh 1280x720 \
+        build/tests/tst_workstation firstUseRunsAShippedModelFromAnEmptyLedger > /dev/null
+    LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 LANGUAGE=de KOSMOS_SCREENSHOTS_DIR="$PWD/docs/screenshots" \
+        tests/ui/real-window.sh 1280x720 build/tests/tst_workstation \
+        firstUseRunsAShippedModelFromAnEmptyLedger > /dev/null
+    echo "wrote docs/screenshots/first-use-*-1280x720{,-de}.png (Xvfb)"
 else
     echo "Xvfb not installed: docs/screenshots/ not refreshed"
 fi

@@ -684,6 +684,9 @@ DE = {
     'Filter by the validation verdict': 'Nach dem Validierungsergebnis filtern',
     'Filter by the human labels': 'Nach den menschlichen Labels filtern',
     'Filter by the protocol the runs belong to': 'Nach dem Protokoll der Läufe filtern',
+    '%1 of %2 runs completed': '%1 von %2 Läufen abgeschlossen',
+    ', %1 failed': ', %1 fehlgeschlagen',
+    ', %1 cancelled': ', %1 abgebrochen',
 }
 
 

@@ -1799,6 +1799,18 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <source>%1 (%p% of steps)</source>
         <translation>%1 (%p % der Schritte)</translation>
     </message>
+    <message>
+        <source>%1 of %2 runs completed</source>
+        <translation>%1 von %2 Läufen abgeschlossen</translation>
+    </message>
+    <message>
+        <source>, %1 failed</source>
+        <translation>, %1 fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>, %1 cancelled</source>
+        <translation>, %1 abgebrochen</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::ProvenancePanel</name>

@@ -675,7 +675,8 @@ void LauncherDialog::refresh()
         const auto known = m_catalog.known(c.id, c.settings);
         if (!known) {
             m_catalog.requestAvailability(c.id, c.settings);
-            checking << c.id;
+            if (!checking.contains(c.id))
+                checking << c.id;
         } else if (c.role == tr("policy form")) {
             formRefused = !known->available;
             formNote = known->available

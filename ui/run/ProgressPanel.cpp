@@ -1,5 +1,6 @@
 #include "run/ProgressPanel.h"
 
+#include "Vocabulary.h"
 #include "run/RunController.h"
 #include "util/GpuMonitor.h"
 
@@ -132,7 +133,13 @@ void ProgressPanel::show(const BatchProgress &p)
                               QString::fromStdString(p.protocolSha256.substr(0, 12))));
     m_overall->setRange(0, static_cast<int>(std::max<std::int64_t>(1, p.stepsTotal)));
     m_overall->setValue(static_cast<int>(p.stepsDone));
-    m_overall->setFormat(tr("%1 (%p% of steps)").arg(QString::fromStdString(p.summary())));
+    // BatchProgress::summary()'s counts in the window's language (the CLI prints core's text).
+    QString counts = tr("%1 of %2 runs completed").arg(p.completed).arg(p.total);
+    if (p.failed > 0)
+        counts += tr(", %1 failed").arg(p.failed);
+    if (p.cancelled > 0)
+        counts += tr(", %1 cancelled").arg(p.cancelled);
+    m_overall->setFormat(tr("%1 (%p% of steps)").arg(counts));
     m_status->setText(
         tr("%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7")
             .arg(p.completed)
@@ -192,7 +199,7 @@ void ProgressPanel::show(const BatchProgress &p)
                                       : QString::number(r.runId));
         item->setText(1, QString::fromStdString(r.task));
         item->setText(2, QString::fromStdString(r.policy));
-        item->setText(3, QString::fromStdString(r.status) +
+        item->setText(3, valueText(QString::fromStdString(r.status)) +
                              (r.cancelRequested && (r.status == "running" || r.status == "queued")
                                   ? tr(" (cancelling)")
                                   : QString()));
