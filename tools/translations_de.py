@@ -687,6 +687,18 @@ DE = {
     '%1 of %2 runs completed': '%1 von %2 Läufen abgeschlossen',
     ', %1 failed': ', %1 fehlgeschlagen',
     ', %1 cancelled': ', %1 abgebrochen',
+    'task %1: the task id is empty':
+        'Aufgabe %1: die Aufgaben-ID ist leer',
+    'task %1: the task id %2 is used twice':
+        'Aufgabe %1: die Aufgaben-ID %2 kommt zweimal vor',
+    'task %1: the instruction is empty':
+        'Aufgabe %1: die Anweisung ist leer',
+    'Add a task (a world that knows its tasks offers them when it is chosen).':
+        'Fügen Sie eine Aufgabe hinzu (eine Welt, die ihre Aufgaben kennt, bietet sie an, sobald sie gewählt wird).',
+    'Add a policy: choose its plugin and settings, then Add policy.':
+        'Fügen Sie eine Policy hinzu: Plugin und Einstellungen wählen, dann Policy hinzufügen.',
+    'The judge needs at least 16 frames: set the horizon to 15 steps or more.':
+        'Der Richter braucht mindestens 16 Bilder: Setzen Sie den Horizont auf 15 Schritte oder mehr.',
 }
 
 

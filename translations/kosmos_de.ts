@@ -1159,6 +1159,30 @@ Weltmodell: %2</translation>
         <source>Checking whether %1 can run with these settings...</source>
         <translation>Prüfe, ob %1 mit diesen Einstellungen laufen kann ...</translation>
     </message>
+    <message>
+        <source>task %1: the task id is empty</source>
+        <translation>Aufgabe %1: die Aufgaben-ID ist leer</translation>
+    </message>
+    <message>
+        <source>task %1: the task id %2 is used twice</source>
+        <translation>Aufgabe %1: die Aufgaben-ID %2 kommt zweimal vor</translation>
+    </message>
+    <message>
+        <source>task %1: the instruction is empty</source>
+        <translation>Aufgabe %1: die Anweisung ist leer</translation>
+    </message>
+    <message>
+        <source>Add a task (a world that knows its tasks offers them when it is chosen).</source>
+        <translation>Fügen Sie eine Aufgabe hinzu (eine Welt, die ihre Aufgaben kennt, bietet sie an, sobald sie gewählt wird).</translation>
+    </message>
+    <message>
+        <source>Add a policy: choose its plugin and settings, then Add policy.</source>
+        <translation>Fügen Sie eine Policy hinzu: Plugin und Einstellungen wählen, dann Policy hinzufügen.</translation>
+    </message>
+    <message>
+        <source>The judge needs at least 16 frames: set the horizon to 15 steps or more.</source>
+        <translation>Der Richter braucht mindestens 16 Bilder: Setzen Sie den Horizont auf 15 Schritte oder mehr.</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::MainWindow</name>

@@ -221,7 +221,8 @@ private slots:
         QTreeWidget *verdicts = window.verdicts()->tree();
         QCOMPARE(verdicts->topLevelItemCount(), 1);
         QCOMPARE(verdicts->topLevelItem(0)->childCount(), 5);
-        QCOMPARE(verdicts->topLevelItem(0)->child(0)->text(5), QStringLiteral("14, 15"));
+        // The judge named its frames 14 and 15 of 16: shown as the rollout's frames they are.
+        QCOMPARE(verdicts->topLevelItem(0)->child(0)->text(5), QStringLiteral("19, 20"));
         QCOMPARE(verdicts->topLevelItem(0)->child(0)->text(1), QStringLiteral("bare_json"));
     }
 

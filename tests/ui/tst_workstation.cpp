@@ -926,8 +926,11 @@ private slots:
         QTRY_VERIFY(evaluation->auditTable()->rowCount() > 0);
         QCOMPARE(evaluation->auditTable()->item(0, 0)->text(),
                  QStringLiteral("needs two configurations"));
+        // The workstation's own action first, then the CLI's.
         QVERIFY(evaluation->auditTable()->item(0, 1)->text().contains(
-            QStringLiteral("kosmos-cli judge --all --ledger")));
+            QStringLiteral("Judge again with another judge")));
+        QVERIFY(evaluation->auditTable()->item(0, 1)->text().contains(
+            QStringLiteral("kosmos-cli judge --all")));
         QTRY_VERIFY(evaluation->ratesTable()->rowCount() == 3);
         auto ticker =
             qSharedPointerDynamicCast<QCPAxisTickerText>(evaluation->ratesPlot()->xAxis->ticker());

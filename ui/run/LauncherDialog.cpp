@@ -550,10 +550,32 @@ QStringList LauncherDialog::problems() const
             out << tr("task %1: the start state is not valid JSON").arg(i + 1);
     if (!out.isEmpty())
         return out;
-    try {
-        Protocol::fromJson(p);
-    } catch (const std::exception &e) {
-        out << QString::fromUtf8(e.what());
+    // What a new user meets first, said in the window's language with what to do; the
+    // protocol's own check (core, English) for everything else.
+    QStringList ids;
+    for (std::size_t i = 0; i < p["tasks"].size(); ++i) {
+        const auto &task = p["tasks"][i];
+        const QString id = QString::fromStdString(task.value("id", std::string()));
+        if (id.isEmpty())
+            out << tr("task %1: the task id is empty").arg(i + 1);
+        else if (ids.contains(id))
+            out << tr("task %1: the task id %2 is used twice").arg(i + 1).arg(id);
+        ids << id;
+        if (task.value("instruction", std::string()).empty())
+            out << tr("task %1: the instruction is empty").arg(i + 1);
+    }
+    if (p["tasks"].empty())
+        out << tr("Add a task (a world that knows its tasks offers them when it is chosen).");
+    if (p["policies"].empty())
+        out << tr("Add a policy: choose its plugin and settings, then Add policy.");
+    if (p.contains("judge") && m_horizon->value() < 15)
+        out << tr("The judge needs at least 16 frames: set the horizon to 15 steps or more.");
+    if (out.isEmpty()) {
+        try {
+            Protocol::fromJson(p);
+        } catch (const std::exception &e) {
+            out << QString::fromUtf8(e.what());
+        }
     }
     for (int i = 0; i < m_policies->count(); ++i)
         for (const QString &problem : m_policies->item(i)->data(Qt::UserRole + 1).toStringList())
