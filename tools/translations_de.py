@@ -699,6 +699,8 @@ DE = {
         'Fügen Sie eine Policy hinzu: Plugin und Einstellungen wählen, dann Policy hinzufügen.',
     'The judge needs at least 16 frames: set the horizon to 15 steps or more.':
         'Der Richter braucht mindestens 16 Bilder: Setzen Sie den Horizont auf 15 Schritte oder mehr.',
+    'Give the batch a name.': 'Geben Sie dem Stapel einen Namen.',
+    'task %1: the start state must be a JSON object, such as {}': 'Aufgabe %1: der Startzustand muss ein JSON-Objekt sein, etwa {}',
 }
 
 

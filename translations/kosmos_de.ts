@@ -1183,6 +1183,14 @@ Weltmodell: %2</translation>
         <source>The judge needs at least 16 frames: set the horizon to 15 steps or more.</source>
         <translation>Der Richter braucht mindestens 16 Bilder: Setzen Sie den Horizont auf 15 Schritte oder mehr.</translation>
     </message>
+    <message>
+        <source>Give the batch a name.</source>
+        <translation>Geben Sie dem Stapel einen Namen.</translation>
+    </message>
+    <message>
+        <source>task %1: the start state must be a JSON object, such as {}</source>
+        <translation>Aufgabe %1: der Startzustand muss ein JSON-Objekt sein, etwa {}</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::MainWindow</name>

@@ -256,6 +256,15 @@ private slots:
                 nlohmann::json({{"skill", "expert"}}));
         delete dialog.policies()->item(2);
 
+        // What a new user meets first is said with what to do (in the window's language).
+        auto protocolWith = batchProtocol("launcher", 2);
+        protocolWith["tasks"][0]["start_state"] = nlohmann::json::array();
+        protocolWith["name"] = "";
+        dialog.setProtocol(protocolWith);
+        QVERIFY2(dialog.problems().join('\n').contains(QStringLiteral("must be a JSON object")),
+                 qPrintable(dialog.problems().join('\n')));
+        QVERIFY(dialog.problems().join('\n').contains(QStringLiteral("Give the batch a name")));
+        dialog.setProtocol(batchProtocol("launcher", 2));
         // A judge needs 16 frames: a horizon of 10 is refused, naming the field.
         dialog.horizon()->setValue(10);
         QVERIFY(dialog.problems().join('\n').contains(QStringLiteral("horizon")));

@@ -552,9 +552,13 @@ QStringList LauncherDialog::problems() const
         return out;
     // What a new user meets first, said in the window's language with what to do; the
     // protocol's own check (core, English) for everything else.
+    if (m_name->text().trimmed().isEmpty())
+        out << tr("Give the batch a name.");
     QStringList ids;
     for (std::size_t i = 0; i < p["tasks"].size(); ++i) {
         const auto &task = p["tasks"][i];
+        if (!task["start_state"].is_object())
+            out << tr("task %1: the start state must be a JSON object, such as {}").arg(i + 1);
         const QString id = QString::fromStdString(task.value("id", std::string()));
         if (id.isEmpty())
             out << tr("task %1: the task id is empty").arg(i + 1);
