@@ -54,7 +54,7 @@ std::string policyText(const RolloutView &rollout)
 {
     if (rollout.policyIdentity.empty())
         return "policy unknown";
-    const std::string label = labelsOfIdentityTexts({rollout.policyIdentity}).front();
+    std::string label = labelsOfIdentityTexts({rollout.policyIdentity}).front();
     const auto space = rollout.policyIdentity.find(' ');
     const std::string settings =
         space == std::string::npos ? std::string() : rollout.policyIdentity.substr(space + 1);
