@@ -1,5 +1,6 @@
 #include "run/LauncherDialog.h"
 
+#include "LedgerSettings.h"
 #include "dialogs/ScreenFit.h"
 #include "pipeline/DevicePlacement.h"
 #include "pipeline/Protocol.h"
@@ -10,7 +11,6 @@
 #include "util/SettingsSchema.h"
 
 #include <QComboBox>
-#include <QCryptographicHash>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
@@ -628,19 +628,10 @@ int LauncherDialog::workers() const
     return m_workers->value();
 }
 
-namespace {
-QString formGroup(const QString &ledgerPath)
-{
-    return QStringLiteral("launcher/") +
-           QString::fromLatin1(
-               QCryptographicHash::hash(ledgerPath.toUtf8(), QCryptographicHash::Sha1).toHex());
-}
-} // namespace
-
 bool LauncherDialog::restoreForm(const QString &ledgerPath)
 {
     QSettings settings;
-    settings.beginGroup(formGroup(ledgerPath));
+    settings.beginGroup(perLedgerGroup(QStringLiteral("launcher"), ledgerPath));
     const QByteArray saved = settings.value(QStringLiteral("protocol")).toByteArray();
     const auto doc =
         nlohmann::json::parse(saved.constData(), saved.constData() + saved.size(), nullptr, false);
@@ -658,7 +649,7 @@ bool LauncherDialog::restoreForm(const QString &ledgerPath)
 void LauncherDialog::saveForm(const QString &ledgerPath) const
 {
     QSettings settings;
-    settings.beginGroup(formGroup(ledgerPath));
+    settings.beginGroup(perLedgerGroup(QStringLiteral("launcher"), ledgerPath));
     settings.setValue(QStringLiteral("protocol"), QByteArray::fromStdString(protocol().dump()));
     settings.setValue(QStringLiteral("workers"), m_workers->value());
     settings.setValue(QStringLiteral("target"), m_target->currentData().toString());

@@ -1,10 +1,10 @@
 #include "views/RunsView.h"
 
+#include "LedgerSettings.h"
 #include "Vocabulary.h"
 #include "models/RunsModel.h"
 
 #include <QComboBox>
-#include <QCryptographicHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -154,23 +154,12 @@ void RunsView::applyFilter()
     saveFilter();
 }
 
-namespace {
-
-QString settingsGroup(const QString &ledgerKey)
-{
-    return QStringLiteral("runsFilters/") +
-           QString::fromLatin1(
-               QCryptographicHash::hash(ledgerKey.toUtf8(), QCryptographicHash::Sha1).toHex());
-}
-
-} // namespace
-
 void RunsView::saveFilter() const
 {
     if (m_ledgerKey.isEmpty())
         return;
     QSettings settings;
-    settings.beginGroup(settingsGroup(m_ledgerKey));
+    settings.beginGroup(perLedgerGroup(QStringLiteral("runsFilters"), m_ledgerKey));
     const RunsFilter &f = m_model->filter();
     settings.setValue(QStringLiteral("status"), f.status);
     settings.setValue(QStringLiteral("judge"), f.judgeOutcome);
@@ -186,7 +175,7 @@ void RunsView::saveFilter() const
 void RunsView::restoreFilter()
 {
     QSettings settings;
-    settings.beginGroup(settingsGroup(m_ledgerKey));
+    settings.beginGroup(perLedgerGroup(QStringLiteral("runsFilters"), m_ledgerKey));
     m_restoring = true;
     auto choose = [&](QComboBox *box, const char *key) {
         const int index = box->findData(settings.value(QString::fromLatin1(key)).toString());
