@@ -2,6 +2,7 @@
 // plugin manager's reasons and smoke test, a synthetic batch launched through the GUI's
 // controller and half cancelled, a batch left running across windows, and a plugin that
 // crashes mid-rollout while the GUI process carries on.
+#include "LedgerSettings.h"
 #include "MainWindow.h"
 #include "dialogs/ExportDialog.h"
 #include "dialogs/LabelingDialog.h"
@@ -41,6 +42,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -306,6 +308,15 @@ private slots:
         ui::LauncherDialog other(catalog, controller);
         QVERIFY(!other.restoreForm(ledger + QStringLiteral("-another")));
         QVERIFY(other.protocol()["policies"].empty());
+        // A damaged entry (100,000 levels deep) is ignored, not a crash.
+        {
+            QSettings settings;
+            settings.beginGroup(ui::perLedgerGroup(QStringLiteral("launcher"), ledger));
+            settings.setValue(QStringLiteral("protocol"),
+                              QByteArray(100000, '[') + QByteArray(100000, ']'));
+        }
+        ui::LauncherDialog damaged(catalog, controller);
+        QVERIFY(!damaged.restoreForm(ledger));
     }
 
     void launcherRunsAShippedModelInTheWorldItChoosesWithoutTyping()

@@ -7,6 +7,7 @@
 #include "run/PluginCatalog.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
+#include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/SettingsSchema.h"
 
@@ -633,8 +634,15 @@ bool LauncherDialog::restoreForm(const QString &ledgerPath)
     QSettings settings;
     settings.beginGroup(perLedgerGroup(QStringLiteral("launcher"), ledgerPath));
     const QByteArray saved = settings.value(QStringLiteral("protocol")).toByteArray();
-    const auto doc =
-        nlohmann::json::parse(saved.constData(), saved.constData() + saved.size(), nullptr, false);
+    // Read within a protocol's limits (the settings file is outside input too): a damaged or
+    // hostile entry is ignored, never a crash.
+    nlohmann::json doc;
+    try {
+        doc = json::parseBounded(std::string_view(saved.constData(), saved.size()),
+                                 "the saved New batch form", {32, 4u << 20, true});
+    } catch (const Error &) {
+        return false;
+    }
     if (!doc.is_object())
         return false;
     setProtocol(doc);
