@@ -33,7 +33,8 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
                  ORDER BY e.seq DESC LIMIT 1),
                (SELECT json_extract(e.payload_json, '$.stage') FROM events e
                  WHERE e.attempt_id = a.attempt_id AND e.type = 'stage'
-                 ORDER BY e.seq DESC LIMIT 1)
+                 ORDER BY e.seq DESC LIMIT 1),
+               COALESCE(json_extract(c.identity_json, '$.config'), '')
           FROM runs r
           JOIN protocols pr ON pr.protocol_id = r.protocol_id
           LEFT JOIN components c ON c.component_id = r.policy_id
@@ -47,6 +48,7 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
         r.runId = runs.int64(0);
         r.task = runs.text(1);
         r.policy = runs.text(2);
+        r.policyIdentity = r.policy + " " + runs.text(10);
         r.status = runs.text(3);
         r.cancelRequested = runs.int64(4) != 0;
         r.startedAtMs = runs.optInt64(5);

@@ -17,6 +17,8 @@ struct RunProgress
     std::int64_t runId = 0;
     std::string task;
     std::string policy; // adapter id
+    // "ADAPTER SETTINGS-JSON" (labelsOfIdentityTexts names it: a model package by its folder)
+    std::string policyIdentity;
     std::string status; // queued | running | completed | failed | cancelled
     int stepsDone = 0;
     int horizon = 0;

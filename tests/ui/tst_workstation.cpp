@@ -493,6 +493,11 @@ private slots:
 
         // Watched in Run, then reviewed: two runs (two tasks, one episode), frames and traces.
         QVERIFY(window.workspace() == ui::MainWindow::Workspace::Run);
+        // The Run page names the policy as the runs table does (its model package).
+        QTRY_VERIFY_WITH_TIMEOUT(window.progressPanel()->tree()->topLevelItemCount() > 0, 10000);
+        QVERIFY2(window.progressPanel()->tree()->topLevelItem(0)->text(2).startsWith(
+                     QStringLiteral("bc-expert-full")),
+                 qPrintable(window.progressPanel()->tree()->topLevelItem(0)->text(2)));
         QTest::qWait(1500);
         shoot(&window, QStringLiteral("run"));
         QTRY_VERIFY_WITH_TIMEOUT(!window.runController()->active(), 240000);

@@ -1,6 +1,7 @@
 #include "run/ProgressPanel.h"
 
 #include "Vocabulary.h"
+#include "queries/ComponentLabels.h"
 #include "run/RunController.h"
 #include "util/GpuMonitor.h"
 
@@ -13,6 +14,9 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace kosmos::ui {
 
@@ -181,6 +185,19 @@ void ProgressPanel::show(const BatchProgress &p)
                              "latest finished.")
                               .arg(rows.size())
                               .arg(p.runs.size()));
+    // The policies named as the runs table names them (a model package by its folder): labels
+    // made over the batch's distinct policies, so they tell apart what the batch runs.
+    std::vector<std::string> identities;
+    {
+        std::unordered_set<std::string_view> seen;
+        for (const RunProgress &r : p.runs)
+            if (seen.insert(r.policyIdentity).second)
+                identities.push_back(r.policyIdentity);
+    }
+    const std::vector<std::string> labels = labelsOfIdentityTexts(identities);
+    std::unordered_map<std::string_view, QString> policyLabel;
+    for (std::size_t i = 0; i < identities.size(); ++i)
+        policyLabel.emplace(identities[i], QString::fromStdString(labels[i]));
     // Rows are reused so a selection survives the refresh.
     if (m_tree->topLevelItemCount() != static_cast<int>(rows.size()))
         m_tree->clear();
@@ -198,7 +215,8 @@ void ProgressPanel::show(const BatchProgress &p)
         item->setText(0, r.shard >= 0 ? tr("shard %1: %2").arg(r.shard).arg(r.runId)
                                       : QString::number(r.runId));
         item->setText(1, QString::fromStdString(r.task));
-        item->setText(2, QString::fromStdString(r.policy));
+        item->setText(2, policyLabel[r.policyIdentity]);
+        item->setToolTip(2, QString::fromStdString(r.policyIdentity));
         item->setText(3, valueText(QString::fromStdString(r.status)) +
                              (r.cancelRequested && (r.status == "running" || r.status == "queued")
                                   ? tr(" (cancelling)")
