@@ -175,6 +175,17 @@ struct Fixture
     Fixture() { Ledger::create(bundle); }
 };
 
+// Runs one expert episode into the fixture's ledger; its run id.
+std::int64_t runOneExpertEpisode(Fixture &f)
+{
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 1));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    EXPECT_EQ(engine.run(protocol, batch, stop).completed, 1);
+    return batch.runIds[0];
+}
+
 std::vector<std::string> artifactHashes(Ledger &ledger, std::int64_t runId, const std::string &role)
 {
     sqlite::Statement s(
@@ -787,25 +798,21 @@ TEST(Redaction, SecretsEchoedByAServerAreRedactedFromStoredText)
 TEST(Export, AFailureMidwayLeavesNoPartialOutput)
 {
     Fixture f;
-    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 1));
-    RolloutEngine engine(f.bundle, f.factory);
-    const auto batch = engine.submit(protocol);
-    std::atomic<bool> stop{false};
-    ASSERT_EQ(engine.run(protocol, batch, stop).completed, 1);
+    const std::int64_t run = runOneExpertEpisode(f);
     Ledger ledger = Ledger::open(f.bundle);
-    const auto frames = artifactHashes(ledger, batch.runIds[0], "frame");
+    const auto frames = artifactHashes(ledger, run, "frame");
     ASSERT_EQ(frames.size(), 31u);
 
     const fs::path out = f.dir / "export";
-    const auto good = exportRollout(ledger, batch.runIds[0], out, false, false);
+    const auto good = exportRollout(ledger, run, out, false, false);
     EXPECT_EQ(good.frames, 31);
     EXPECT_TRUE(fs::exists(out / "frames" / "frame_00030.png"));
     EXPECT_TRUE(fs::exists(out / "actions.csv"));
 
     // Cancelled after 5 frames: nothing new is left, the earlier export is untouched.
     const fs::path cancelled = f.dir / "cancelled";
-    const auto c = exportRollout(ledger, batch.runIds[0], cancelled, false, false,
-                                 [](int done, int) { return done < 5; });
+    const auto c =
+        exportRollout(ledger, run, cancelled, false, false, [](int done, int) { return done < 5; });
     EXPECT_TRUE(c.cancelled);
     EXPECT_TRUE(fs::is_empty(cancelled)) << "a cancelled export left files";
 
@@ -814,7 +821,7 @@ TEST(Export, AFailureMidwayLeavesNoPartialOutput)
     fs::permissions(object, fs::perms::owner_write, fs::perm_options::add);
     std::ofstream(object, std::ios::binary | std::ios::app) << "x";
     const fs::path failed = f.dir / "failed";
-    EXPECT_THROW(exportRollout(ledger, batch.runIds[0], failed, true, true), Error);
+    EXPECT_THROW(exportRollout(ledger, run, failed, true, true), Error);
     EXPECT_TRUE(fs::is_empty(failed)) << "a failed export left partial output";
 }
 
@@ -847,13 +854,9 @@ TEST(Export, TheVideoOverlayNeverClipsAndNamesThePolicy)
 
     // Exported: the video's frames carry the captions.
     Fixture f;
-    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 1));
-    RolloutEngine engine(f.bundle, f.factory);
-    const auto batch = engine.submit(protocol);
-    std::atomic<bool> stop{false};
-    ASSERT_EQ(engine.run(protocol, batch, stop).completed, 1);
+    const std::int64_t run = runOneExpertEpisode(f);
     Ledger ledger = Ledger::open(f.bundle);
-    const auto result = exportRollout(ledger, batch.runIds[0], f.dir / "video", true, true);
+    const auto result = exportRollout(ledger, run, f.dir / "video", true, true);
     const DecodedVideo video = decodeVideo(result.video);
     ASSERT_EQ(video.frames.size(), 31u);
     EXPECT_EQ(video.frames[0].cols, 320);
