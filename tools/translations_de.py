@@ -701,6 +701,58 @@ DE = {
         'Der Richter braucht mindestens 16 Bilder: Setzen Sie den Horizont auf 15 Schritte oder mehr.',
     'Give the batch a name.': 'Geben Sie dem Stapel einen Namen.',
     'task %1: the start state must be a JSON object, such as {}': 'Aufgabe %1: der Startzustand muss ein JSON-Objekt sein, etwa {}',
+    'labelled successes':
+        'gelabelte Erfolge',
+    'labelled failures':
+        'gelabelte Fehlschläge',
+    'decisive labelled clips':
+        'entschiedene gelabelte Clips',
+    'decisive labelled clips >= %1':
+        'entschiedene gelabelte Clips >= %1',
+    'labelled successes >= %1':
+        'gelabelte Erfolge >= %1',
+    'labelled failures >= %1':
+        'gelabelte Fehlschläge >= %1',
+    'sensitivity >= %1':
+        'Sensitivität >= %1',
+    'specificity >= %1':
+        'Spezifität >= %1',
+    '|leniency offset| <= %1':
+        '|Nachsichtigkeits-Versatz| <= %1',
+    '; the interval reaches below the bound: a pass on the point value':
+        '; das Intervall reicht unter die Schwelle: bestanden nur nach dem Punktwert',
+    '; the interval reaches the bound: a fail on the point value':
+        '; das Intervall erreicht die Schwelle: durchgefallen nur nach dem Punktwert',
+    '%1 [95% CI %2, %3] over %4 pairs':
+        '%1 [95-%-KI %2, %3] über %4 Paare',
+    ' (%1 indecisive)':
+        ' (%1 unentschieden)',
+    '%1 to measure it':
+        '%1, um ihn zu messen',
+    'the observed offset lies on the bound: no number of clips settles it':
+        'der beobachtete Versatz liegt auf der Schwelle: keine Zahl von Clips entscheidet ihn',
+    'the observed rate lies on the bound: no number of %1 settles it':
+        'die beobachtete Rate liegt auf der Schwelle: keine Zahl %1 entscheidet sie',
+    "%1 more %2 (fewer than the gate's %3 %2)":
+        '%1 weitere %2 (weniger als die %3 %2 des Gates)',
+    '%1 more %2':
+        '%1 weitere %2',
+    'about %1 more %2':
+        'etwa %1 weitere %2',
+    'more than a million %1':
+        'mehr als eine Million %1',
+    '%1 (at the observed offset) for the interval to clear the bound':
+        '%1 (beim beobachteten Versatz), damit das Intervall die Schwelle hinter sich lässt',
+    '%1 (at the observed offset) for the interval to fall outside the bound':
+        '%1 (beim beobachteten Versatz), damit das Intervall außerhalb der Schwelle fällt',
+    '%1 (at the observed %2%) for the interval to clear the bound':
+        '%1 (bei beobachteten %2 %), damit das Intervall die Schwelle hinter sich lässt',
+    '%1 (at the observed %2%) for the interval to fall below the bound':
+        '%1 (bei beobachteten %2 %), damit das Intervall unter die Schwelle fällt',
+    '%1: %2':
+        '%1: %2',
+    '%1: %2; needs %3':
+        '%1: %2; braucht %3',
 }
 
 

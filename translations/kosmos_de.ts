@@ -213,6 +213,117 @@
     </message>
 </context>
 <context>
+    <name>kosmos::ui</name>
+    <message>
+        <source>labelled successes</source>
+        <translation>gelabelte Erfolge</translation>
+    </message>
+    <message>
+        <source>labelled failures</source>
+        <translation>gelabelte Fehlschläge</translation>
+    </message>
+    <message>
+        <source>decisive labelled clips</source>
+        <translation>entschiedene gelabelte Clips</translation>
+    </message>
+    <message>
+        <source>decisive labelled clips &gt;= %1</source>
+        <translation>entschiedene gelabelte Clips &gt;= %1</translation>
+    </message>
+    <message>
+        <source>labelled successes &gt;= %1</source>
+        <translation>gelabelte Erfolge &gt;= %1</translation>
+    </message>
+    <message>
+        <source>labelled failures &gt;= %1</source>
+        <translation>gelabelte Fehlschläge &gt;= %1</translation>
+    </message>
+    <message>
+        <source>sensitivity &gt;= %1</source>
+        <translation>Sensitivität &gt;= %1</translation>
+    </message>
+    <message>
+        <source>specificity &gt;= %1</source>
+        <translation>Spezifität &gt;= %1</translation>
+    </message>
+    <message>
+        <source>|leniency offset| &lt;= %1</source>
+        <translation>|Nachsichtigkeits-Versatz| &lt;= %1</translation>
+    </message>
+    <message>
+        <source>n = 0 (no rate)</source>
+        <translation>n = 0 (keine Rate)</translation>
+    </message>
+    <message>
+        <source>; the interval reaches below the bound: a pass on the point value</source>
+        <translation>; das Intervall reicht unter die Schwelle: bestanden nur nach dem Punktwert</translation>
+    </message>
+    <message>
+        <source>; the interval reaches the bound: a fail on the point value</source>
+        <translation>; das Intervall erreicht die Schwelle: durchgefallen nur nach dem Punktwert</translation>
+    </message>
+    <message>
+        <source>%1 [95% CI %2, %3] over %4 pairs</source>
+        <translation>%1 [95-%-KI %2, %3] über %4 Paare</translation>
+    </message>
+    <message>
+        <source> (%1 indecisive)</source>
+        <translation> (%1 unentschieden)</translation>
+    </message>
+    <message>
+        <source>%1 to measure it</source>
+        <translation>%1, um ihn zu messen</translation>
+    </message>
+    <message>
+        <source>the observed offset lies on the bound: no number of clips settles it</source>
+        <translation>der beobachtete Versatz liegt auf der Schwelle: keine Zahl von Clips entscheidet ihn</translation>
+    </message>
+    <message>
+        <source>the observed rate lies on the bound: no number of %1 settles it</source>
+        <translation>die beobachtete Rate liegt auf der Schwelle: keine Zahl %1 entscheidet sie</translation>
+    </message>
+    <message>
+        <source>%1 more %2 (fewer than the gate's %3 %2)</source>
+        <translation>%1 weitere %2 (weniger als die %3 %2 des Gates)</translation>
+    </message>
+    <message>
+        <source>%1 more %2</source>
+        <translation>%1 weitere %2</translation>
+    </message>
+    <message>
+        <source>about %1 more %2</source>
+        <translation>etwa %1 weitere %2</translation>
+    </message>
+    <message>
+        <source>more than a million %1</source>
+        <translation>mehr als eine Million %1</translation>
+    </message>
+    <message>
+        <source>%1 (at the observed offset) for the interval to clear the bound</source>
+        <translation>%1 (beim beobachteten Versatz), damit das Intervall die Schwelle hinter sich lässt</translation>
+    </message>
+    <message>
+        <source>%1 (at the observed offset) for the interval to fall outside the bound</source>
+        <translation>%1 (beim beobachteten Versatz), damit das Intervall außerhalb der Schwelle fällt</translation>
+    </message>
+    <message>
+        <source>%1 (at the observed %2%) for the interval to clear the bound</source>
+        <translation>%1 (bei beobachteten %2 %), damit das Intervall die Schwelle hinter sich lässt</translation>
+    </message>
+    <message>
+        <source>%1 (at the observed %2%) for the interval to fall below the bound</source>
+        <translation>%1 (bei beobachteten %2 %), damit das Intervall unter die Schwelle fällt</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2; needs %3</source>
+        <translation>%1: %2; braucht %3</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::BookmarksPanel</name>
     <message>
         <source>Remove</source>

@@ -324,8 +324,11 @@ GateLine rateGateLine(const std::string &name, const Proportion &p, double minim
     GateLine line;
     line.name = name;
     line.figure = gateFigure(p, minimum);
+    line.rate = p;
+    line.bound = minimum;
     if (!p.rate) {
         line.needed = what + " to measure it";
+        line.need = GateNeed::Measure;
         return line;
     }
     line.pointPass = *p.rate >= minimum;
@@ -335,6 +338,7 @@ GateLine rateGateLine(const std::string &name, const Proportion &p, double minim
         line.verdict = GateVerdict::Fail;
     } else if (*p.rate == minimum) {
         line.needed = "the observed rate lies on the bound: no number of " + what + " settles it";
+        line.need = GateNeed::OnBound;
     } else {
         const double rate = *p.rate;
         const bool above = rate > minimum;
@@ -344,6 +348,9 @@ GateLine rateGateLine(const std::string &name, const Proportion &p, double minim
         line.needed = moreText(total, p.n, what,
                                "(at the observed " + percent(rate) + ") for the interval to " +
                                    (above ? "clear" : "fall below") + " the bound");
+        line.need = GateNeed::More;
+        line.more = total ? std::optional<int>(*total - p.n) : std::nullopt;
+        line.towardPass = above;
     }
     return line;
 }
@@ -353,10 +360,15 @@ GateLine countGateLine(const std::string &name, int count, int minimum, const st
     GateLine line;
     line.name = name;
     line.figure = std::to_string(count);
+    line.count = count;
+    line.bound = minimum;
     line.pointPass = count >= minimum;
     line.verdict = count >= minimum ? GateVerdict::Pass : GateVerdict::Inconclusive;
-    if (count < minimum)
+    if (count < minimum) {
         line.needed = std::to_string(minimum - count) + " more " + what;
+        line.need = GateNeed::More;
+        line.more = minimum - count;
+    }
     return line;
 }
 
@@ -365,9 +377,13 @@ GateLine leniencyGateLine(const std::string &name, int falsePositive, int falseN
 {
     GateLine line;
     line.name = name;
+    line.check = GateCheck::Leniency;
+    line.bound = maxOffset;
+    line.pairs = pairs;
     if (pairs <= 0) {
         line.figure = "n = 0";
         line.needed = "decisive labelled clips to measure it";
+        line.need = GateNeed::Measure;
         return line;
     }
     // Given d discordant pairs, FP ~ Binomial(d, pi) and the offset (FP - FN) / n is
@@ -389,6 +405,9 @@ GateLine leniencyGateLine(const std::string &name, int falsePositive, int falseN
     std::snprintf(figure, sizeof figure, "%+.3f [95%% CI %+.3f, %+.3f] over %d pairs", offset,
                   lower, upper, pairs);
     line.figure = figure;
+    line.offset = offset;
+    line.offsetLower = lower;
+    line.offsetUpper = upper;
     line.pointPass = std::abs(offset) <= maxOffset;
     if (lower >= -maxOffset && upper <= maxOffset) {
         line.verdict = GateVerdict::Pass;
@@ -396,6 +415,7 @@ GateLine leniencyGateLine(const std::string &name, int falsePositive, int falseN
         line.verdict = GateVerdict::Fail;
     } else if (std::abs(offset) == maxOffset) {
         line.needed = "the observed offset lies on the bound: no number of clips settles it";
+        line.need = GateNeed::OnBound;
     } else {
         const bool inside = std::abs(offset) < maxOffset;
         const auto total = clipsToSettle(pairs, interval, [&](const std::pair<double, double> &i) {
@@ -405,6 +425,9 @@ GateLine leniencyGateLine(const std::string &name, int falsePositive, int falseN
         line.needed = moreText(total, pairs, "decisive labelled clips",
                                "(at the observed offset) for the interval to " +
                                    std::string(inside ? "clear" : "fall outside") + " the bound");
+        line.need = GateNeed::More;
+        line.more = total ? std::optional<int>(*total - pairs) : std::nullopt;
+        line.towardPass = inside;
     }
     return line;
 }
@@ -416,6 +439,7 @@ GateResult evaluateGate(const BinaryAgreement &b, const CalibrationGate &gate)
         countGateLine("decisive labelled clips >= " + std::to_string(gate.minLabels), b.pairs,
                       gate.minLabels, "decisive labelled clips");
     decisive.figure += " (" + std::to_string(b.indecisive) + " indecisive)";
+    decisive.indecisive = b.indecisive;
     out.lines.push_back(decisive);
     const int successes = b.truePositive + b.falseNegative;
     const int failures = b.trueNegative + b.falsePositive;
@@ -440,9 +464,17 @@ GateResult evaluateGate(const BinaryAgreement &b, const CalibrationGate &gate)
         rate.verdict = GateVerdict::Inconclusive;
         rate.needed = std::to_string(minimum - count) + " more " + what +
                       " (fewer than the gate's " + std::to_string(minimum) + " " + what + ")";
+        rate.need = GateNeed::ClassBelowMinimum;
+        rate.more = minimum - count;
+        rate.classMinimum = minimum;
     };
     belowMinimum(out.lines[3], successes, gate.minSuccesses, "labelled successes");
     belowMinimum(out.lines[4], failures, gate.minFailures, "labelled failures");
+    const GateCheck checks[] = {GateCheck::DecisiveClips,    GateCheck::LabelledSuccesses,
+                                GateCheck::LabelledFailures, GateCheck::Sensitivity,
+                                GateCheck::Specificity,      GateCheck::Leniency};
+    for (std::size_t i = 0; i < out.lines.size(); ++i)
+        out.lines[i].check = checks[i];
     std::vector<GateVerdict> verdicts;
     verdicts.reserve(out.lines.size());
     for (const GateLine &line : out.lines)

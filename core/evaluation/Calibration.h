@@ -120,6 +120,25 @@ struct ReliabilityBin
     int n = 0;
 };
 
+// Which check a gate line is, and what would settle it, as data (GateLine).
+enum class GateCheck
+{
+    DecisiveClips,
+    LabelledSuccesses,
+    LabelledFailures,
+    Sensitivity,
+    Specificity,
+    Leniency
+};
+enum class GateNeed
+{
+    Nothing,
+    Measure,          // nothing measured yet
+    OnBound,          // the observed value lies on the bound: no number of clips settles it
+    More,             // `more` clips (at the observed value) settle it, `towardPass` or not
+    ClassBelowMinimum // the rate's class has fewer clips than the gate's minimum for it
+};
+
 struct GateLine
 {
     std::string name;
@@ -130,6 +149,20 @@ struct GateLine
     std::string needed;
     // The point value against the bound (the original system's reading): never the verdict.
     bool pointPass = false;
+
+    // The same line as data, for a view that words it in its own language (the workstation; the
+    // CLI and the record print the English text above, gateLineText).
+    GateCheck check = GateCheck::DecisiveClips;
+    double bound = 0;   // the check's minimum (a count or a rate), or the leniency's maximum
+    int count = 0;      // count checks: the count (DecisiveClips: the decisive ones)
+    int indecisive = 0; // DecisiveClips: the indecisive ones beside
+    Proportion rate;    // Sensitivity, Specificity
+    double offset = 0, offsetLower = 0, offsetUpper = 0; // Leniency, 95% interval
+    int pairs = 0;                                       // Leniency: decisive labelled clips
+    GateNeed need = GateNeed::Nothing;
+    std::optional<int> more; // More, ClassBelowMinimum; More without it: over a million
+    bool towardPass = false; // More: the interval would clear the bound (else leave it)
+    int classMinimum = 0;    // ClassBelowMinimum: the gate's minimum for the rate's class
 };
 
 // How every view writes a line after its verdict: "name: figure", and for an inconclusive line

@@ -4,6 +4,7 @@
 // crashes mid-rollout while the GUI process carries on.
 #include "LedgerSettings.h"
 #include "MainWindow.h"
+#include "Vocabulary.h"
 #include "dialogs/ExportDialog.h"
 #include "dialogs/LabelingDialog.h"
 #include "dialogs/ScreenFit.h"
@@ -20,6 +21,7 @@
 #include "run/ProgressPanel.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"
+#include "stats/Agreement.h"
 #include "stats/Proportion.h"
 #include "util/CanonicalJson.h"
 #include "util/GpuMonitor.h"
@@ -54,6 +56,7 @@
 #include <qcustomplot.h>
 
 #include <fstream>
+#include <random>
 
 using namespace kosmos;
 
@@ -152,6 +155,33 @@ private slots:
         dialog.deviceBox()->setCurrentIndex(2);
         QVERIFY(dialog.protocol()["policies"][0]["settings"]["device"] == "cuda:1");
         QVERIFY(!dialog.protocol()["world_model"]["settings"].contains("device"));
+    }
+
+    void theGateReadsInTheWindowsLanguageAsCoreWritesItInEnglish()
+    {
+        // Every kind of line (passed, failed, on the bound, more clips, over a million, a class
+        // below its minimum, nothing measured), worded from its data: in English exactly core's
+        // text, which the CLI and the record print.
+        int lines = 0;
+        std::mt19937 random(7);
+        for (int trial = 0; trial < 400; ++trial) {
+            std::vector<std::optional<bool>> judge, label;
+            const int n = static_cast<int>(random() % 120);
+            const double agree = 0.5 + (random() % 50) / 100.0;
+            for (int i = 0; i < n; ++i) {
+                const bool truth = static_cast<int>(random() % 100) < 30 + trial % 50;
+                label.push_back(random() % 17 == 0 ? std::nullopt : std::optional<bool>(truth));
+                judge.push_back((random() % 100) / 100.0 < agree ? truth : !truth);
+            }
+            CalibrationGate gate;
+            gate.minSuccesses = static_cast<int>(random() % 30);
+            gate.minFailures = static_cast<int>(random() % 30);
+            for (const GateLine &line : evaluateGate(binaryAgreement(judge, label), gate).lines) {
+                QCOMPARE(ui::gateLineWords(line), QString::fromStdString(gateLineText(line)));
+                ++lines;
+            }
+        }
+        QVERIFY(lines >= 2400);
     }
 
     void plotsSayWhyTheyAreEmptyAndNeverPrintNumbersOverEachOther()

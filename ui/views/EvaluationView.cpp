@@ -1,4 +1,6 @@
 #include "views/EvaluationView.h"
+
+#include "Vocabulary.h"
 #include "views/FidelityPanel.h"
 
 #include "evaluation/Calibration.h"
@@ -400,12 +402,11 @@ void EvaluationView::updateCalibration()
                 .arg(optional(r.progressKappa.kappa))
                 .arg(r.progressKappa.n)
                 .arg(optional(b.leniencyOffset));
-    text += tr("<p><b>Calibration gate: %1</b><br>")
-                .arg(QString::fromStdString(gateVerdictTitle(r.gateVerdict)));
+    text += tr("<p><b>Calibration gate: %1</b><br>").arg(verdictWord(r.gateVerdict).toUpper());
     for (const GateLine &line : r.gate)
         text += QStringLiteral("<span style='color:%1'>%2</span> %3<br>")
                     .arg(verdictColour(line.verdict), verdictWord(line.verdict),
-                         QString::fromStdString(gateLineText(line)).toHtmlEscaped());
+                         gateLineWords(line).toHtmlEscaped());
     text +=
         QStringLiteral("<i>%1</i>").arg(QString::fromStdString(pointValuesText(r)).toHtmlEscaped());
     m_calibrationText->setText(text + QStringLiteral("</p>"));
