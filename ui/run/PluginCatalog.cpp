@@ -1,8 +1,24 @@
 #include "run/PluginCatalog.h"
 
+#include "util/BoundedJson.h"
+
 #include <QProcess>
 
 namespace kosmos::ui {
+
+namespace {
+// A reply of kosmos-cli read within limits (64 levels, 16 MiB); discarded when it does not
+// parse, as a missing reply is.
+nlohmann::json cliReply(const QByteArray &out)
+{
+    try {
+        return json::parseBounded(std::string_view(out.constData(), out.size()),
+                                  "kosmos-cli's reply", {64, 16u << 20, false});
+    } catch (const std::exception &) {
+        return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+}
+} // namespace
 
 PluginCatalog::PluginCatalog(QString cliPath, QObject *parent)
     : QObject(parent), m_cli(std::move(cliPath))
@@ -34,8 +50,7 @@ bool PluginCatalog::reload()
         return false;
     }
     const QByteArray out = cli.readAllStandardOutput();
-    const auto list =
-        nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+    const auto list = cliReply(out);
     if (!list.is_array()) {
         m_error = tr("kosmos-cli plugins --json printed something that is not a JSON list");
         return false;
@@ -108,8 +123,7 @@ void PluginCatalog::startTest(const QString &id, const nlohmann::json &settings)
     m_test = new QProcess(this);
     connect(m_test, &QProcess::finished, this, [this, id](int, QProcess::ExitStatus status) {
         const QByteArray out = m_test->readAllStandardOutput();
-        auto report =
-            nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+        auto report = cliReply(out);
         if (status != QProcess::NormalExit || !report.is_object())
             report = {{"ok", false},
                       {"error", (tr("the test process ended abnormally: ") +
@@ -168,8 +182,7 @@ void PluginCatalog::nextCheck()
     connect(process, &QProcess::finished, this,
             [this, process, id = id, settings = settings](int, QProcess::ExitStatus status) {
                 const QByteArray out = process->readAllStandardOutput();
-                const auto report = nlohmann::json::parse(
-                    out.constData(), out.constData() + out.size(), nullptr, false);
+                const auto report = cliReply(out);
                 SettingsAvailability a;
                 if (status == QProcess::NormalExit && report.is_object()) {
                     a.available = report.value("available", false);
