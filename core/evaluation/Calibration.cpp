@@ -2,8 +2,8 @@
 
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
-#include "queries/CountingRules.h"
 #include "queries/JudgmentQuery.h"
+#include "queries/LatestRuns.h"
 #include "util/Error.h"
 #include "util/NumberText.h"
 
@@ -42,20 +42,9 @@ void forEachJudgedRun(Ledger &ledger, Visit &&visit)
     constexpr int pageSize = 512;
     std::int64_t after = 0;
     for (;;) {
-        std::vector<std::int64_t> page;
-        {
-            // Rollout runs only: a re-judging run's judgments are found through its source run.
-            sqlite::Statement runs(ledger.database(), R"sql(
-                SELECT DISTINCT a.run_id FROM judgments j JOIN attempts a USING (attempt_id)
-                  JOIN runs r ON r.run_id = a.run_id
-                 WHERE a.run_id > ?1
-                   AND)sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
-                   AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
-                 ORDER BY 1 LIMIT ?2)sql");
-            runs.bind(1, after).bind(2, static_cast<std::int64_t>(pageSize));
-            while (runs.step())
-                page.push_back(runs.int64(0));
-        }
+        // Rollout runs only: a re-judging run's judgments are found through its source run.
+        const std::vector<std::int64_t> page =
+            judgedRolloutRuns(ledger, std::nullopt, after, pageSize);
         for (const std::int64_t runId : page)
             visit(runId, judgmentsOfRun(ledger, runId));
         if (static_cast<int>(page.size()) < pageSize)
@@ -576,35 +565,19 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
                         source + "'");
     ProtocolOutcomes out;
     out.protocolSha256 = protocolSha256;
-    sqlite::Statement runs(ledger.database(), R"sql(
-        SELECT r.run_id, r.task, r.episode_index,
-               c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '{}'),
-               (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
-                 ORDER BY j.judgment_id DESC LIMIT 1),
-               (SELECT h.completion FROM human_labels h
-                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
-                 AND h.source = ?2
-                 ORDER BY h.label_id DESC LIMIT 1)
-          FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
-          LEFT JOIN components c ON c.component_id = r.policy_id
-         WHERE p.protocol_sha256 = ?1
-           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
-         ORDER BY r.run_id)sql");
-    runs.bind(1, protocolSha256).bind(2, source);
-    while (runs.step()) {
-        const auto verdict = source == "judge" ? runs.optText(4) : runs.optText(5);
+    for (const LatestRun &run : latestRuns(ledger, {protocolSha256, true, source})) {
+        const auto verdict = outcomeBy(run, source);
         const bool success = verdict == "success" || verdict == "met";
         const bool failure = verdict == "failure" || verdict == "not_met";
         if (!success && !failure) {
             ++out.missing;
-            out.missingEpisodes.push_back(
-                {runs.optText(3).value_or("(unknown policy)"), runs.text(1),
-                 runs.text(1) + "#" + std::to_string(runs.int64(2)), false});
+            out.missingEpisodes.push_back({run.policyLabel, run.task,
+                                           run.task + "#" + std::to_string(run.episodeIndex),
+                                           false});
             continue;
         }
-        out.episodes.push_back({runs.optText(3).value_or("(unknown policy)"), runs.text(1),
-                                runs.text(1) + "#" + std::to_string(runs.int64(2)), success});
+        out.episodes.push_back({run.policyLabel, run.task,
+                                run.task + "#" + std::to_string(run.episodeIndex), success});
     }
     return out;
 }
@@ -764,20 +737,7 @@ bool hasLabels(Ledger &ledger, const std::string &source)
 
 std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256)
 {
-    std::vector<std::int64_t> runIds;
-    {
-        sqlite::Statement runs(ledger.database(), R"sql(
-            SELECT r.run_id FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
-             WHERE p.protocol_sha256 = ?1
-               AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
-               AND EXISTS (SELECT 1 FROM judgments j JOIN attempts a USING (attempt_id)
-                            WHERE a.run_id = r.run_id
-                              AND)sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql()
-             ORDER BY r.run_id)sql");
-        runs.bind(1, protocolSha256);
-        while (runs.step())
-            runIds.push_back(runs.int64(0));
-    }
+    const std::vector<std::int64_t> runIds = judgedRolloutRuns(ledger, protocolSha256);
     std::vector<std::pair<std::string, int>> counts;
     for (const std::int64_t runId : runIds) {
         const auto judgments = judgmentsOfRun(ledger, runId);

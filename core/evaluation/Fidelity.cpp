@@ -2,7 +2,7 @@
 
 #include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
-#include "queries/CountingRules.h"
+#include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
 
@@ -45,31 +45,10 @@ std::optional<bool> decisive(const std::optional<std::string> &verdict)
 std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
                                     const std::string &source)
 {
-    sqlite::Statement runs(ledger.database(), R"sql(
-        SELECT r.run_id, r.task, r.episode_index,
-               c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '{}'),
-               (SELECT j.outcome FROM judgments j JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
-                 ORDER BY j.judgment_id DESC LIMIT 1),
-               (SELECT h.completion FROM human_labels h
-                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
-                 AND h.source = ?2
-                 ORDER BY h.label_id DESC LIMIT 1),
-               (SELECT v.verdict FROM validation_results v JOIN attempts a USING (attempt_id)
-                 WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
-                 ORDER BY v.validation_id DESC LIMIT 1)
-          FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
-          LEFT JOIN components c ON c.component_id = r.policy_id
-         WHERE p.protocol_sha256 = ?1
-           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
-         ORDER BY r.run_id)sql");
-    runs.bind(1, sha).bind(2, source);
     std::vector<EpisodeRow> out;
-    while (runs.step())
-        out.push_back({runs.int64(0), runs.optText(3).value_or("(unknown policy)"), runs.text(1),
-                       runs.int64(2),
-                       decisive(source == "judge" ? runs.optText(4) : runs.optText(5)),
-                       runs.optText(6) == "invalid"});
+    for (const LatestRun &run : latestRuns(ledger, {sha, true, source}))
+        out.push_back({run.runId, run.policyLabel, run.task, run.episodeIndex,
+                       decisive(outcomeBy(run, source)), run.validation == "invalid"});
     return out;
 }
 

@@ -29,4 +29,13 @@ inline constexpr int kLedgerApplicationId = 1263489869;
 // Triggers the schema defines; verify reports any that is missing (a hand-edited ledger).
 std::vector<std::string_view> requiredTriggers();
 
+// The views the schema defines (what a run's rows mean), with their text as SQLite keeps it in
+// sqlite_master; verify reports a missing or changed one (a hand-edited ledger).
+struct SchemaView
+{
+    std::string_view name;
+    std::string_view sql;
+};
+std::vector<SchemaView> requiredViews();
+
 } // namespace kosmos

@@ -1,11 +1,11 @@
--- Kosmos ledger schema, version 5.
+-- Kosmos ledger schema, version 6.
 --
 -- A ledger is a bundle directory NAME.kosmos/ holding this database (ledger.sqlite) and the
 -- content-addressed artifact store (objects/). This file creates a new ledger at the current
 -- schema version; older ledgers are brought forward by the numbered migrations in
 -- core/ledger/Schema.cpp.in (version 2 added judge_samples.finish_reason; version 3 its
 -- answer_form and the request provenance columns; version 4 the label source 'physics';
--- version 5 the scale-out tables).
+-- version 5 the scale-out tables; version 6 the views that define what a run's rows mean).
 --
 -- Conventions
 -- * Every timestamp is an INTEGER *_ms: milliseconds since the Unix epoch, UTC.
@@ -437,4 +437,71 @@ CREATE TRIGGER judge_samples_attempt_open BEFORE INSERT ON judge_samples
           WHERE j.judgment_id = NEW.judgment_id) IS NOT 'running'
 BEGIN SELECT RAISE(ABORT, 'kosmos: the attempt is finished; no judge sample can be added to it'); END;
 
-PRAGMA user_version = 5;
+-- ---- Views (schema version 6): what a run's rows mean, defined once -------------------
+-- Every reader (the CLI's verbs, ranking, calibration, fidelity, the batch summary, dataset
+-- export and the workstation's runs table) reads runs through these views, so a rule about what
+-- counts is written here only (core/queries/LedgerViews.h names their columns for C++).
+
+-- Each run's latest attempt: the one whose validation, judgment and ground truth count (a killed
+-- or taken-over attempt judged another rollout, and never counts).
+CREATE VIEW latest_attempts AS
+SELECT a.* FROM attempts a
+ WHERE a.attempt_no = (SELECT MAX(x.attempt_no) FROM attempts x WHERE x.run_id = a.run_id);
+
+-- A component as the ledger names it: its adapter and its settings (the identity's config as
+-- canonical JSON; '{}' when the identity holds none, as a component without settings is named).
+CREATE VIEW component_labels AS
+SELECT component_id, family, adapter_id,
+       adapter_id || ' ' || COALESCE(json_extract(identity_json, '$.config'), '{}') AS label
+  FROM components;
+
+-- The labels that count. A world's ground truth (physics, synthetic_reference) counts only when
+-- it was written at or after the start of its run's latest attempt: an earlier one was left by an
+-- attempt that never ended (killed, abandoned), in ledgers written before ground truth was
+-- recorded with the attempt's end. Other labels always count.
+CREATE VIEW counted_labels AS
+SELECT h.* FROM human_labels h
+ WHERE h.source NOT IN ('physics', 'synthetic_reference')
+    OR h.labeled_at_ms >= (SELECT la.started_at_ms FROM latest_attempts la
+                            WHERE la.run_id = h.run_id);
+
+-- Each run with what counts about it: its latest attempt, that attempt's latest validation and judgment, and the
+-- latest counted label of each kind: `reference` any label that is not a person's (a world's
+-- ground truth or an imported reference), `world_truth` a world's own (physics,
+-- synthetic_reference), `human` a person's. `rejudge_of` is set on a re-judgment of another
+-- run's rollout (not a new rollout: counts of rollouts leave it out). Every derived column is a
+-- subquery of its own, so a page of the runs table computes them for the rows it shows only.
+CREATE VIEW run_latest AS
+SELECT r.run_id, r.run_key, r.protocol_id, p.protocol_sha256, r.episode_index, r.task,
+       r.instruction, r.status, r.created_at_ms, r.finished_at_ms,
+       json_extract(r.key_json, '$.seeds.rejudge_of') AS rejudge_of,
+       r.policy_id,
+       (SELECT cl.label FROM component_labels cl WHERE cl.component_id = r.policy_id) AS policy_label,
+       r.world_model_id,
+       (SELECT cl.adapter_id FROM component_labels cl WHERE cl.component_id = r.world_model_id) AS world_model,
+       (SELECT cl.label FROM component_labels cl WHERE cl.component_id = r.world_model_id) AS world_model_label,
+       (SELECT la.attempt_id FROM latest_attempts la WHERE la.run_id = r.run_id) AS attempt_id,
+       CASE WHEN r.finished_at_ms IS NOT NULL THEN r.finished_at_ms -
+           (SELECT MIN(a.started_at_ms) FROM attempts a WHERE a.run_id = r.run_id) END AS duration_ms,
+       (SELECT v.verdict FROM validation_results v WHERE v.attempt_id = (SELECT la.attempt_id FROM latest_attempts la WHERE la.run_id = r.run_id)
+         ORDER BY v.validation_id DESC LIMIT 1) AS validation,
+       (SELECT MAX(j.judgment_id) FROM judgments j WHERE j.attempt_id = (SELECT la.attempt_id FROM latest_attempts la WHERE la.run_id = r.run_id)) AS judgment_id,
+       (SELECT j.outcome FROM judgments j WHERE j.attempt_id = (SELECT la.attempt_id FROM latest_attempts la WHERE la.run_id = r.run_id)
+         ORDER BY j.judgment_id DESC LIMIT 1) AS judge_outcome,
+       (SELECT j.unknown_reason FROM judgments j WHERE j.attempt_id = (SELECT la.attempt_id FROM latest_attempts la WHERE la.run_id = r.run_id)
+         ORDER BY j.judgment_id DESC LIMIT 1) AS judge_unknown_reason,
+       (SELECT c.completion FROM counted_labels c WHERE c.run_id = r.run_id
+           AND c.source <> 'human' ORDER BY c.label_id DESC LIMIT 1) AS reference,
+       (SELECT c.source FROM counted_labels c WHERE c.run_id = r.run_id
+           AND c.source <> 'human' ORDER BY c.label_id DESC LIMIT 1) AS reference_source,
+       (SELECT c.completion FROM counted_labels c WHERE c.run_id = r.run_id
+           AND c.source IN ('physics', 'synthetic_reference') ORDER BY c.label_id DESC LIMIT 1) AS world_truth,
+       (SELECT c.source FROM counted_labels c WHERE c.run_id = r.run_id
+           AND c.source IN ('physics', 'synthetic_reference') ORDER BY c.label_id DESC LIMIT 1) AS world_truth_source,
+       (SELECT c.completion FROM counted_labels c WHERE c.run_id = r.run_id
+           AND c.source = 'human' ORDER BY c.label_id DESC LIMIT 1) AS human
+  FROM runs r
+  JOIN protocols p ON p.protocol_id = r.protocol_id;
+-- ---- end of views
+
+PRAGMA user_version = 6;

@@ -1,7 +1,7 @@
 #include "media/DatasetExport.h"
 
 #include "ledger/Ledger.h"
-#include "queries/CountingRules.h"
+#include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
 #include "util/FileWrite.h"
@@ -58,13 +58,12 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
 
     sqlite::Statement runs(ledger.database(), R"sql(
         SELECT r.run_id, r.run_key, p.protocol_sha256, r.task, r.instruction,
-               pc.adapter_id || ' ' || json_extract(pc.identity_json, '$.config'),
-               wc.adapter_id || ' ' || json_extract(wc.identity_json, '$.config'),
+               pc.label, wc.label,
                json_extract(r.key_json, '$.seeds')
           FROM runs r
           JOIN protocols p ON p.protocol_id = r.protocol_id
-          LEFT JOIN components pc ON pc.component_id = r.policy_id
-          LEFT JOIN components wc ON wc.component_id = r.world_model_id
+          LEFT JOIN component_labels pc ON pc.component_id = r.policy_id
+          LEFT JOIN component_labels wc ON wc.component_id = r.world_model_id
          WHERE r.status = 'completed'
            AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
            AND p.protocol_sha256 LIKE ? || '%'
@@ -77,7 +76,7 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
                     runs.text(2),
                     runs.text(3),
                     runs.text(4),
-                    runs.optText(5).value_or("(unknown)"),
+                    runs.optText(5).value_or(kNoPolicyLabel),
                     runs.optText(6).value_or("(unknown)"),
                     nlohmann::json::parse(runs.optText(7).value_or("null"), nullptr, false)};
         if (!filter.policy.empty() && c.policy.find(filter.policy) == std::string::npos)
@@ -87,10 +86,8 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
 
     // The reference label: the simulator's or the synthetic world's own truth before a person's.
     sqlite::Statement label(ledger.database(), R"sql(
-        SELECT h.completion, h.progress, h.source, h.notes FROM human_labels h
-          JOIN runs r ON r.run_id = h.run_id
+        SELECT h.completion, h.progress, h.source, h.notes FROM counted_labels h
          WHERE h.run_id = ? AND h.source IN ('physics', 'synthetic_reference', 'human')
-           AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
          ORDER BY CASE h.source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1 ELSE 2 END,
                   h.label_id DESC
          LIMIT 1)sql");

@@ -2,7 +2,6 @@
 
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
-#include "queries/CountingRules.h"
 
 namespace kosmos {
 
@@ -19,13 +18,11 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
                j.settings_json, j.outcome, j.unknown_reason, j.progress, j.decisive_votes,
                j.frame_indices_json, j.prompt_sha256, json_extract(c.identity_json, '$.config')
           FROM judgments j
-          JOIN attempts a ON a.attempt_id = j.attempt_id
+          -- only the run's latest attempt (the schema's latest_attempts view)
+          JOIN latest_attempts a ON a.attempt_id = j.attempt_id
           JOIN runs r ON r.run_id = a.run_id
           LEFT JOIN components c ON c.component_id = j.judge_id
          WHERE (r.run_id = ?1 OR json_extract(r.key_json, '$.seeds.rejudge_of') = ?2)
-           -- only the run's latest attempt: a killed or taken-over attempt's judgment judged
-           -- another rollout and never counts
-           AND)sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
          ORDER BY j.judgment_id)sql");
     s.bind(1, runId).bind(2, run->runKey);
     sqlite::Statement samples(

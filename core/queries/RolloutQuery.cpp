@@ -72,8 +72,7 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     auto &db = ledger.database();
     {
         sqlite::Statement policy(db, R"sql(
-            SELECT c.adapter_id || ' ' || COALESCE(json_extract(c.identity_json, '$.config'), '')
-              FROM runs r JOIN components c ON c.component_id = r.policy_id
+            SELECT c.label FROM runs r JOIN component_labels c ON c.component_id = r.policy_id
              WHERE r.run_id = ?)sql");
         policy.bind(1, runId);
         if (policy.step())

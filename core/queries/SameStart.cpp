@@ -1,7 +1,6 @@
 #include "queries/SameStart.h"
 
 #include "ledger/Ledger.h"
-#include "queries/CountingRules.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,19 +30,18 @@ std::vector<RunStart> runsOfTheSameInstruction(Ledger &ledger, std::int64_t runI
     sqlite::Statement s(ledger.database(),
                         R"sql(
         SELECT r.run_id, COALESCE(r.instruction, ''), COALESCE(r.world_model_id, 0),
-               COALESCE(c.adapter_id || ' ' || json_extract(c.identity_json, '$.config'), ''),
+               COALESCE(c.label, ''),
                json_extract(r.key_json, '$.seeds.episode'), p.protocol_sha256, r.task,
-               (SELECT json_extract(h.notes, '$.start_state') FROM human_labels h
-                 WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
-                   AND h.source = 'physics' AND json_valid(h.notes)
+               (SELECT json_extract(h.notes, '$.start_state') FROM counted_labels h
+                 WHERE h.run_id = r.run_id AND h.source = 'physics' AND json_valid(h.notes)
                  ORDER BY h.label_id DESC LIMIT 1),
                COALESCE(r.policy_id, 0),
-               COALESCE(pc.adapter_id || ' ' || json_extract(pc.identity_json, '$.config'), ''),
+               COALESCE(pc.label, ''),
                r.status
           FROM runs r
           JOIN protocols p ON p.protocol_id = r.protocol_id
-          LEFT JOIN components c ON c.component_id = r.world_model_id
-          LEFT JOIN components pc ON pc.component_id = r.policy_id
+          LEFT JOIN component_labels c ON c.component_id = r.world_model_id
+          LEFT JOIN component_labels pc ON pc.component_id = r.policy_id
          WHERE COALESCE(r.instruction, '') =
                (SELECT COALESCE(instruction, '') FROM runs WHERE run_id = ?)
          ORDER BY r.run_id)sql");

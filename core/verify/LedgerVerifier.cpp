@@ -128,6 +128,23 @@ private:
                 problem("schema_trigger", "trigger " + std::string(name),
                         "an immutability trigger is missing: the schema was edited by hand");
         }
+        if (m_ledger.schemaVersion() < 6)
+            return; // the views came with schema version 6
+        std::map<std::string, std::string> views;
+        Statement v(m_db, "SELECT name, sql FROM sqlite_master WHERE type = 'view'");
+        while (v.step())
+            views[v.text(0)] = v.text(1);
+        for (const SchemaView &view : requiredViews()) {
+            const auto found = views.find(std::string(view.name));
+            if (found == views.end())
+                problem("schema_view", "view " + std::string(view.name),
+                        "a view that defines what runs mean is missing: the schema was edited by "
+                        "hand");
+            else if (found->second != view.sql)
+                problem("schema_view", "view " + std::string(view.name),
+                        "the view differs from this build's definition of what runs mean: the "
+                        "schema was edited by hand");
+        }
     }
 
     // Rows whose content (canonical JSON, column 2) must hash to their key (column 1).

@@ -237,6 +237,8 @@ SchemaSpec olderSchema(int version)
         ASSERT_NE(last, std::string::npos) << through;
         sql.erase(begin, sql.find('\n', last) + 1 - begin);
     };
+    if (version < 6) // the views that define what runs mean
+        eraseLines("-- ---- Views (schema version 6)", "-- ---- end of views");
     if (version < 5) // the scale-out tables
         eraseLines("-- ---- Scale-out (schema version 5)", "-- ---- end of scale-out");
     if (version < 4) { // the label source 'physics'

@@ -1,12 +1,21 @@
 // Read models the workstation shows: what a run can be compared with, and the short labels that
 // tell components apart.
+#include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
+#include "queries/BatchSummary.h"
 #include "queries/ComponentLabels.h"
+#include "queries/LatestRuns.h"
+#include "queries/RolloutQuery.h"
 #include "queries/SameStart.h"
 
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
 
 using namespace kosmos;
 
@@ -72,4 +81,102 @@ TEST(CompareCandidates, TheSameStartFirstOtherPoliciesOnItFirst)
         << candidates[0].policy;
     EXPECT_EQ(compareCandidates(ledger, ids[0], 1).size(), 1u);
     EXPECT_TRUE(compareCandidates(ledger, 9999).empty()); // an unknown run: nothing, no throw
+}
+
+// The schema's component_labels view names a policy once for every reader: the ranking and batch
+// summary, calibration's outcomes, the runs table's view, a rollout's view and the comparison
+// candidates. A component whose identity holds no settings is named as one with empty settings
+// (before, three readers said "ADAPTER {}", "ADAPTER " and "(no policy)" for the same policy).
+TEST(LedgerViews, APolicyHasOneLabelEverywhereAlsoWithoutSettings)
+{
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "v.kosmos");
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    ComponentIdentity bare = test::testPolicy("a");
+    bare.adapterId = "bare.policy";
+    bare.config = nullptr; // an identity with no settings at all
+    RunSpec withSettings = test::testRunSpec(protocol, 0);
+    RunSpec without = test::testRunSpec(protocol, 1);
+    without.policy = bare;
+    RunSpec none = test::testRunSpec(protocol, 2);
+    none.policy.reset(); // an imported rollout: no policy component
+    const std::int64_t a = ledger.submitRun(withSettings).runId;
+    const std::int64_t b = ledger.submitRun(without).runId;
+    const std::int64_t c = ledger.submitRun(none).runId;
+
+    const std::string expectedA = withSettings.policy->adapterId + " " +
+                                  withSettings.policy->config.dump(); // canonical: no spaces
+    const std::map<std::int64_t, std::string> expected{
+        {a, expectedA}, {b, "bare.policy {}"}, {c, kNoPolicyLabel}};
+    const auto runs = latestRuns(ledger, {protocol, true, std::string("human")});
+    ASSERT_EQ(runs.size(), 3u);
+    for (const LatestRun &run : runs)
+        EXPECT_EQ(run.policyLabel, expected.at(run.runId)) << "run " << run.runId;
+
+    std::set<std::string> summarized;
+    for (const PolicySummary &row : summarizeProtocol(ledger, protocol))
+        summarized.insert(row.policy);
+    EXPECT_EQ(summarized, (std::set<std::string>{expectedA, "bare.policy {}", kNoPolicyLabel}));
+
+    const ProtocolOutcomes outcomes = protocolOutcomes(ledger, protocol, "human");
+    ASSERT_EQ(outcomes.missingEpisodes.size(), 3u) << "no run is labelled yet";
+    std::set<std::string> named;
+    for (const auto &episode : outcomes.missingEpisodes)
+        named.insert(episode.policy);
+    EXPECT_EQ(named, summarized);
+
+    EXPECT_EQ(loadRollout(ledger, b).policyIdentity, "bare.policy {}");
+    const auto candidates = compareCandidates(ledger, a);
+    ASSERT_FALSE(candidates.empty());
+    for (const auto &candidate : candidates) {
+        if (candidate.runId == b) {
+            EXPECT_EQ(candidate.policy, "bare.policy {}");
+        }
+    }
+}
+
+// The views read what counts: a judgment of a run's latest attempt only, and a world's ground
+// truth only when it was written with or after the latest attempt's start.
+TEST(LedgerViews, OnlyTheLatestAttemptsJudgmentAndLabelsCount)
+{
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "v.kosmos");
+    const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
+    const std::int64_t run = ledger.submitRun(test::testRunSpec(protocol, 0)).runId;
+    {
+        auto first = ledger.claim("w1", 1); // expires at once
+        ASSERT_TRUE(first);
+        ledger.recordJudgment(*first, test::testJudgment());
+        HumanLabelRecord truth;
+        truth.runId = run;
+        truth.annotatorId = "world";
+        truth.source = "physics";
+        truth.completion = "met";
+        ledger.addHumanLabel(truth); // written during the first attempt, which never ends
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto second = ledger.claim("w2", 30000);
+    ASSERT_TRUE(second);
+    ASSERT_EQ(second->runId, run);
+    auto runs = latestRuns(ledger, {protocol, true, std::string("physics")});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_FALSE(runs[0].judgeOutcome) << "the first attempt's judgment judged another rollout";
+    EXPECT_FALSE(runs[0].worldTruth) << "its ground truth was left by an attempt that never ended";
+    EXPECT_FALSE(runs[0].sourceLabel);
+    EXPECT_TRUE(judgedRolloutRuns(ledger, protocol).empty());
+    ledger.recordJudgment(*second, test::testJudgment());
+    HumanLabelRecord truth;
+    truth.runId = run;
+    truth.annotatorId = "world";
+    truth.source = "physics";
+    truth.completion = "not_met";
+    ledger.finishAttempt(*second, AttemptOutcome::completed(), {truth});
+    runs = latestRuns(ledger, {protocol, true, std::string("physics")});
+    EXPECT_EQ(runs[0].judgeOutcome, test::testJudgment().outcome);
+    EXPECT_EQ(runs[0].worldTruth, "not_met");
+    EXPECT_EQ(runs[0].worldTruthSource, "physics");
+    EXPECT_EQ(runs[0].reference, "not_met");
+    EXPECT_EQ(runs[0].sourceLabel, "not_met");
+    EXPECT_EQ(outcomeBy(runs[0], "physics"), "not_met");
+    EXPECT_EQ(judgedRolloutRuns(ledger, protocol), (std::vector<std::int64_t>{run}));
 }

@@ -8,39 +8,18 @@
 #include <QUuid>
 
 #include "queries/ComponentLabels.h"
-#include "queries/CountingRules.h"
 
 namespace kosmos::ui {
 
 namespace {
 
-// The latest attempt's judgment / validation and the latest reference and human labels.
+// The schema's run_latest view: which attempt, judgment and labels count is defined there, for
+// every reader alike (core/ledger/schema.sql, "Views").
 const char *const kSelect = R"sql(
-    SELECT r.run_id, r.task, pc.adapter_id || ' ' || COALESCE(json_extract(pc.identity_json, '$.config'), '') AS policy,
-           wc.adapter_id AS world_model,
-           (SELECT j.outcome || COALESCE(' (' || j.unknown_reason || ')', '') FROM judgments j
-              JOIN attempts a ON a.attempt_id = j.attempt_id
-             WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
-                 ORDER BY j.judgment_id DESC LIMIT 1) AS judge,
-           (SELECT v.verdict FROM validation_results v JOIN attempts a ON a.attempt_id = v.attempt_id
-             WHERE a.run_id = r.run_id AND )sql" KOSMOS_SQL_LATEST_ATTEMPT(a, r) R"sql(
-                 ORDER BY v.validation_id DESC LIMIT 1) AS validation,
-           (SELECT h.completion FROM human_labels h
-             WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
-             AND h.source <> 'human'
-             ORDER BY h.label_id DESC LIMIT 1) AS reference,
-           (SELECT h.completion FROM human_labels h
-             WHERE h.run_id = r.run_id AND)sql" KOSMOS_SQL_LABEL_COUNTS(h, r) R"sql(
-             AND h.source = 'human'
-             ORDER BY h.label_id DESC LIMIT 1) AS human,
-           r.status,
-           CASE WHEN r.finished_at_ms IS NOT NULL THEN
-               (r.finished_at_ms - (SELECT MIN(a.started_at_ms) FROM attempts a WHERE a.run_id = r.run_id)) END AS duration_ms,
-           r.instruction, p.protocol_sha256
-      FROM runs r
-      JOIN protocols p ON p.protocol_id = r.protocol_id
-      LEFT JOIN components pc ON pc.component_id = r.policy_id
-      LEFT JOIN components wc ON wc.component_id = r.world_model_id)sql";
+    SELECT run_id, task, policy_label AS policy, world_model,
+           judge_outcome || COALESCE(' (' || judge_unknown_reason || ')', '') AS judge,
+           validation, reference, human, status, duration_ms, instruction, protocol_sha256
+      FROM run_latest)sql";
 
 const char *const kSortKeys[RunsModel::ColumnCount] = {
     "run_id",     "task",      "policy", "world_model", "judge",
@@ -114,10 +93,8 @@ QStringList distinctStrings(const QString &connection, const char *sql)
 // components table, not a scan of every run.
 QStringList RunsModel::policies() const
 {
-    return distinctStrings(m_connection,
-                           "SELECT DISTINCT adapter_id || ' ' || COALESCE(json_extract("
-                           "identity_json, '$.config'), '') AS p FROM components WHERE family = "
-                           "'policy' ORDER BY p");
+    return distinctStrings(m_connection, "SELECT DISTINCT label FROM component_labels WHERE "
+                                         "family = 'policy' ORDER BY label");
 }
 
 QStringList RunsModel::worldModels() const
