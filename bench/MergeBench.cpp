@@ -5,6 +5,7 @@
 // them into a new ledger (every object re-hashed, every seal recomputed), then the same merge
 // again (idempotent: nothing to take), and `kosmos verify`-equivalent counts.
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "ledger/Shard.h"
 #include "scaleout/LedgerMerge.h"
 #include "util/Error.h"
@@ -51,7 +52,7 @@ void writeShard(const fs::path &bundle, int shard, int shards, int runsPerShard,
                 const std::string &protocolName, std::mt19937_64 &rng)
 {
     Ledger ledger = Ledger::create(bundle);
-    ledger.database().exec("PRAGMA synchronous = OFF"); // generation only; the merge is durable
+    LedgerSql::of(ledger).exec("PRAGMA synchronous = OFF"); // generation only; the merge is durable
     const std::string protocol =
         ledger.freezeProtocol(protocolName, {{"bench", "merge"}, {"shards", shards}});
     // (No "shard" record: these runs are not assigned by run key, and the merge checks that.)

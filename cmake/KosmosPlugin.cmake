@@ -7,6 +7,17 @@
 # 3: WorldModel::state(), Observation::state and GroundTruth::source (the physics world).
 set(KOSMOS_ADAPTER_API_VERSION 3)
 
+# The plugin ABI check (cmake/CheckPluginAbi.cmake): a change to the headers that declare what
+# crosses between a plugin module and the host that loads it, without a new
+# KOSMOS_ADAPTER_API_VERSION, fails the configure step, which those headers re-run when edited, so
+# the build fails (docs/plugins.md, "The API version").
+include(CheckPluginAbi)
+foreach(header IN LISTS KOSMOS_PLUGIN_ABI_HEADERS ITEMS adapters/api/abi-digest.txt)
+    set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+        "${PROJECT_SOURCE_DIR}/${header}")
+endforeach()
+kosmos_check_plugin_abi("${PROJECT_SOURCE_DIR}" ${KOSMOS_ADAPTER_API_VERSION})
+
 # kosmos_add_plugin(<target>
 #     [METADATA <name>.meta.json]   metadata without api_version; the build writes <name>.json
 #                                   (api_version stamped) where moc finds Q_PLUGIN_METADATA FILE

@@ -1,6 +1,6 @@
 // An evaluation protocol file, as `kosmos-cli run PROTOCOL` reads it.
 #include "FuzzSupport.h"
-#include "pipeline/Protocol.h"
+#include "protocol/Protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {

@@ -1454,22 +1454,6 @@ Weltmodell: %2</translation>
         <translation>A&amp;usführen</translation>
     </message>
     <message>
-        <source>kosmos-cli, the engine that runs rollouts, was not found</source>
-        <translation>kosmos-cli, die Engine, die Rollouts ausführt, wurde nicht gefunden</translation>
-    </message>
-    <message>
-        <source>&amp;New batch...</source>
-        <translation>&amp;Neuer Stapel...</translation>
-    </message>
-    <message>
-        <source>&amp;Plugins...</source>
-        <translation>&amp;Plugins...</translation>
-    </message>
-    <message>
-        <source>&amp;Cancel batch</source>
-        <translation>Stapel &amp;abbrechen</translation>
-    </message>
-    <message>
         <source>Runs are still going</source>
         <translation>Läufe sind noch aktiv</translation>
     </message>
@@ -1526,10 +1510,6 @@ Weltmodell: %2</translation>
         <translation>Labeln braucht ein beschreibbares Ledger: %1</translation>
     </message>
     <message>
-        <source>&amp;Retry selected failed runs</source>
-        <translation>Ausgewählte fehlgeschlagene Läufe &amp;wiederholen</translation>
-    </message>
-    <message>
         <source>%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)</source>
         <translation>%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)</translation>
     </message>
@@ -1556,22 +1536,6 @@ Weltmodell: %2</translation>
     <message>
         <source>&amp;Compare the selected runs</source>
         <translation>Gewählte Läufe &amp;vergleichen</translation>
-    </message>
-    <message>
-        <source>Running rollouts needs kosmos-cli, the engine, beside the workstation; it was not found.</source>
-        <translation>Rollouts auszuführen braucht kosmos-cli, die Engine, neben der Workstation; es wurde nicht gefunden.</translation>
-    </message>
-    <message>
-        <source>New batch...</source>
-        <translation>Neuer Stapel...</translation>
-    </message>
-    <message>
-        <source>Plugins...</source>
-        <translation>Plugins...</translation>
-    </message>
-    <message>
-        <source>Retry selected failed runs</source>
-        <translation>Gewählte fehlgeschlagene Läufe wiederholen</translation>
     </message>
     <message>
         <source>Workspaces</source>
@@ -1650,14 +1614,6 @@ Weltmodell: %2</translation>
         <translation>Ledger nicht lesbar: %1</translation>
     </message>
     <message>
-        <source>Batches run in kosmos-cli worker processes (or Slurm shards); their progress is followed here through the ledger.</source>
-        <translation>Stapel laufen in kosmos-cli-Worker-Prozessen (oder Slurm-Shards); ihr Fortschritt wird hier über das Ledger verfolgt.</translation>
-    </message>
-    <message>
-        <source>&amp;Show progress</source>
-        <translation>Fortschritt &amp;zeigen</translation>
-    </message>
-    <message>
         <source>Export %1 run(s)...</source>
         <translation>%1 Lauf/Läufe exportieren...</translation>
     </message>
@@ -1686,24 +1642,12 @@ Weltmodell: %2</translation>
         <translation>Bewerter-Konfigurationen (*.json)</translation>
     </message>
     <message>
-        <source>%1 run(s) judged again; the new judgments are beside the old ones</source>
-        <translation>%1 Lauf/Läufe erneut bewertet; die neuen Urteile stehen neben den alten</translation>
-    </message>
-    <message>
-        <source>%1 run(s) judged again, %2 not: %3</source>
-        <translation>%1 Lauf/Läufe erneut bewertet, %2 nicht: %3</translation>
-    </message>
-    <message>
         <source>Exported %1 run(s) to %2, one folder each</source>
         <translation>%1 Lauf/Läufe nach %2 exportiert, je ein Ordner</translation>
     </message>
     <message>
         <source>%1: %2 runs, %3 artifacts, as the batch writes them; read here read-only</source>
         <translation>%1: %2 Läufe, %3 Artefakte, während der Stapel sie schreibt; hier nur lesend geöffnet</translation>
-    </message>
-    <message>
-        <source>Open a ledger or create one first (File &gt; New ledger...).</source>
-        <translation>Öffnen Sie zuerst ein Ledger oder legen Sie eines an (Datei &gt; Neues Ledger...).</translation>
     </message>
 </context>
 <context>
@@ -2127,6 +2071,65 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
     <message>
         <source>run %1: %2</source>
         <translation>Lauf %1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::RunWorkspace</name>
+    <message>
+        <source>Running rollouts needs kosmos-cli, the engine, beside the workstation; it was not found.</source>
+        <translation>Rollouts auszuführen braucht kosmos-cli, die Engine, neben der Workstation; es wurde nicht gefunden.</translation>
+    </message>
+    <message>
+        <source>New batch...</source>
+        <translation>Neuer Stapel...</translation>
+    </message>
+    <message>
+        <source>Plugins...</source>
+        <translation>Plugins...</translation>
+    </message>
+    <message>
+        <source>Retry selected failed runs</source>
+        <translation>Gewählte fehlgeschlagene Läufe wiederholen</translation>
+    </message>
+    <message>
+        <source>kosmos-cli, the engine that runs rollouts, was not found</source>
+        <translation>kosmos-cli, die Engine, die Rollouts ausführt, wurde nicht gefunden</translation>
+    </message>
+    <message>
+        <source>Batches run in kosmos-cli worker processes (or Slurm shards); their progress is followed here through the ledger.</source>
+        <translation>Stapel laufen in kosmos-cli-Worker-Prozessen (oder Slurm-Shards); ihr Fortschritt wird hier über das Ledger verfolgt.</translation>
+    </message>
+    <message>
+        <source>&amp;New batch...</source>
+        <translation>&amp;Neuer Stapel...</translation>
+    </message>
+    <message>
+        <source>&amp;Plugins...</source>
+        <translation>&amp;Plugins...</translation>
+    </message>
+    <message>
+        <source>&amp;Show progress</source>
+        <translation>Fortschritt &amp;zeigen</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel batch</source>
+        <translation>Stapel &amp;abbrechen</translation>
+    </message>
+    <message>
+        <source>&amp;Retry selected failed runs</source>
+        <translation>Ausgewählte fehlgeschlagene Läufe &amp;wiederholen</translation>
+    </message>
+    <message>
+        <source>%1 run(s) judged again; the new judgments are beside the old ones</source>
+        <translation>%1 Lauf/Läufe erneut bewertet; die neuen Urteile stehen neben den alten</translation>
+    </message>
+    <message>
+        <source>%1 run(s) judged again, %2 not: %3</source>
+        <translation>%1 Lauf/Läufe erneut bewertet, %2 nicht: %3</translation>
+    </message>
+    <message>
+        <source>Open a ledger or create one first (File &gt; New ledger...).</source>
+        <translation>Öffnen Sie zuerst ein Ledger oder legen Sie eines an (Datei &gt; Neues Ledger...).</translation>
     </message>
 </context>
 <context>

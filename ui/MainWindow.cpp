@@ -11,21 +11,18 @@
 #include "panels/EventsPanel.h"
 #include "panels/ProvenancePanel.h"
 #include "panels/VerdictPanel.h"
-#include "pipeline/Rejudge.h"
 #include "player/FramePlayer.h"
 #include "player/TracesPlot.h"
 #include "queries/JudgmentQuery.h"
+#include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "queries/SameStart.h"
-#include "run/LauncherDialog.h"
-#include "run/PluginCatalog.h"
-#include "run/PluginManagerDialog.h"
-#include "run/ProgressPanel.h"
 #include "run/RunController.h"
 #include "util/Error.h"
 #include "views/CompareView.h"
 #include "views/EvaluationView.h"
 #include "views/RunsView.h"
+#include "workspaces/RunWorkspace.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -35,10 +32,10 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -54,7 +51,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <functional>
@@ -115,9 +111,7 @@ MainWindow::MainWindow(QWidget *parent)
                     &MainWindow::compareSelected);
     view->addAction(tr("Compare with the same start in another &world"), this,
                     &MainWindow::compareWithTheSameStart);
-    m_runMenu = menuBar()->addMenu(tr("&Run"));
-    m_runMenu->setEnabled(false);
-    m_runMenu->setToolTip(tr("kosmos-cli, the engine that runs rollouts, was not found"));
+    menuBar()->addMenu(m_runMenu);
     menuBar()->addMenu(tr("&Help"))->addAction(tr("&About Kosmos"), this, &MainWindow::showAbout);
 
     connect(m_runsView, &RunsView::runSelected, this, &MainWindow::showRun);
@@ -137,6 +131,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_refreshTimer->setSingleShot(true);
     m_refreshTimer->setInterval(1000);
     connect(m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshAfterRuns);
+    connect(m_run, &RunWorkspace::runsFinished, m_refreshTimer, qOverload<>(&QTimer::start));
 
     m_ledgerSummary = new QLabel(this);
     m_ledgerSummary->setObjectName(QStringLiteral("ledgerSummary"));
@@ -214,33 +209,26 @@ void MainWindow::buildWorkspaces()
     m_evaluationScroll->setWidget(m_evaluation);
     m_compare->setObjectName(QStringLiteral("compareWorkspace"));
 
-    // Run: the batch progress, and what starts a batch.
-    m_runPage = new QWidget(this);
-    m_runPage->setObjectName(QStringLiteral("runWorkspace"));
-    auto *runLayout = new QVBoxLayout(m_runPage);
-    auto *buttons = new QHBoxLayout;
-    m_runHint = new QLabel(tr("Running rollouts needs kosmos-cli, the engine, beside the "
-                              "workstation; it was not found."),
-                           m_runPage);
-    m_runHint->setWordWrap(true);
-    runLayout->addWidget(m_runHint);
-    runLayout->addLayout(buttons);
-    runLayout->addStretch(1);
-    // (Cancel run / Cancel batch are the progress panel's own.)
-    for (const QString &text :
-         {tr("New batch..."), tr("Plugins..."), tr("Retry selected failed runs")}) {
-        auto *button = new QPushButton(text, m_runPage);
-        button->setEnabled(false);
-        buttons->addWidget(button);
-        m_runButtons << button;
-    }
-    buttons->addStretch(1);
+    // Run: the batch progress, and what starts a batch (its controller: workspaces/RunWorkspace).
+    m_runMenu = new QMenu(tr("&Run"), this);
+    m_run = new RunWorkspace(this, m_runMenu);
+    m_run->setLedgerBundle([this] {
+        return m_ledger ? QString::fromStdString(m_ledger->bundle().string()) : QString();
+    });
+    connect(m_run, &RunWorkspace::showRequested, this, [this] { setWorkspace(Workspace::Run); });
+    connect(m_run, &RunWorkspace::runActivated, this, [this](qint64 runId) {
+        setWorkspace(Workspace::Review);
+        selectRun(runId);
+    });
+    connect(m_run, &RunWorkspace::retryRequested, this, &MainWindow::retrySelectedFailed);
+    connect(m_run, &RunWorkspace::message, this,
+            [this](const QString &text) { statusBar()->showMessage(text); });
 
     m_stack = new QStackedWidget(this);
     m_stack->addWidget(m_review);
     m_stack->addWidget(m_compare);
     m_stack->addWidget(m_evaluationScroll);
-    m_stack->addWidget(m_runPage);
+    m_stack->addWidget(m_run->page());
     // Review's docks as last seen: a hidden Review is not laid out again when the window
     // changes, so quitting in another workspace saves this, not the hidden one's state.
     connect(m_stack, &QStackedWidget::currentChanged, this, [this](int index) {
@@ -446,14 +434,14 @@ void MainWindow::compareSelected()
 
 void MainWindow::retrySelectedFailed()
 {
-    if (!m_controller)
+    if (!runController())
         return;
-    const int requeued = m_controller->retryFailed(selectedRuns(), 1);
+    const int requeued = runController()->retryFailed(selectedRuns(), 1);
     QString message =
         tr("%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)")
             .arg(requeued);
-    if (!m_controller->error().isEmpty())
-        message += QStringLiteral(" - ") + m_controller->error();
+    if (!runController()->error().isEmpty())
+        message += QStringLiteral(" - ") + runController()->error();
     statusBar()->showMessage(message);
     if (requeued > 0)
         setWorkspace(Workspace::Run);
@@ -462,10 +450,10 @@ void MainWindow::retrySelectedFailed()
 bool MainWindow::rejudgeSelected(const QString &judgeConfig)
 {
     const QList<qint64> runs = selectedRuns();
-    if (!m_controller || !m_controller->rejudge(runs, judgeConfig)) {
+    if (!runController() || !runController()->rejudge(runs, judgeConfig)) {
         statusBar()->showMessage(
             tr("Cannot judge again: %1")
-                .arg(m_controller ? m_controller->error() : tr("kosmos-cli was not found")));
+                .arg(runController() ? runController()->error() : tr("kosmos-cli was not found")));
         return false;
     }
     statusBar()->showMessage(
@@ -511,7 +499,7 @@ void MainWindow::showRunsMenu(const QPoint &pos)
         ->setEnabled(!runs.isEmpty());
     QAction *retry =
         menu.addAction(tr("Retry the failed ones"), this, &MainWindow::retrySelectedFailed);
-    retry->setEnabled(m_controller && !runs.isEmpty());
+    retry->setEnabled(runController() && !runs.isEmpty());
     menu.addAction(tr("Label blind..."), this, &MainWindow::labelClipsBlind)
         ->setEnabled(!runs.isEmpty());
     QAction *rejudge = menu.addAction(tr("Judge again with another judge..."), this, [this] {
@@ -521,7 +509,7 @@ void MainWindow::showRunsMenu(const QPoint &pos)
         if (!config.isEmpty())
             rejudgeSelected(config);
     });
-    rejudge->setEnabled(m_controller && !runs.isEmpty() && !m_controller->rejudging());
+    rejudge->setEnabled(runController() && !runs.isEmpty() && !runController()->rejudging());
     menu.addAction(tr("Copy run keys"), this, &MainWindow::copySelectedRunKeys)
         ->setEnabled(!runs.isEmpty());
     menu.exec(m_runsView->table()->viewport()->mapToGlobal(pos));
@@ -681,11 +669,8 @@ bool MainWindow::openLedger(const QString &path)
         m_writer.reset();
         m_runsView->ledgerOpened(QString::fromStdString(m_ledger->bundle().string()));
         m_evaluation->setLedger(m_ledger.get());
-        if (m_controller) {
-            m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
-            if (m_controller->active())
-                setWorkspace(Workspace::Run); // a batch still running from an earlier session
-        }
+        if (m_run->setLedger(QString::fromStdString(m_ledger->bundle().string())))
+            setWorkspace(Workspace::Run); // a batch still running from an earlier session
         m_lastError.clear();
         updateLedgerSummary();
         const auto info = m_ledger->info();
@@ -941,80 +926,22 @@ void MainWindow::saveLayout() const
 void MainWindow::setCliPath(const QString &cliPath)
 {
     m_evaluation->setCliPath(cliPath);
-    if (m_controller)
-        return;
-    m_controller = new RunController(cliPath, this);
-    m_progress = new ProgressPanel(*m_controller, m_runPage);
-    m_progress->setObjectName(QStringLiteral("progressPanel"));
-    auto *layout = static_cast<QVBoxLayout *>(m_runPage->layout());
-    delete layout->takeAt(layout->count() - 1); // the stretch
-    layout->addWidget(m_progress, 1);
-    m_runHint->setText(tr("Batches run in kosmos-cli worker processes (or Slurm shards); their "
-                          "progress is followed here through the ledger."));
-    m_runMenu->setEnabled(true);
-    m_runMenu->setToolTip(QString());
-    auto newBatch = [this] {
-        if (!m_ledger) {
-            statusBar()->showMessage(
-                tr("Open a ledger or create one first (File > New ledger...)."));
-            return;
-        }
-        LauncherDialog dialog(*pluginCatalog(), *m_controller, this);
-        const QString ledger = QString::fromStdString(m_ledger->bundle().string());
-        dialog.restoreForm(ledger);
-        const int result = dialog.exec();
-        dialog.saveForm(ledger); // launched or not: the next New batch starts from it
-        if (result == QDialog::Accepted)
-            setWorkspace(Workspace::Run);
-    };
-    auto plugins = [this] {
-        PluginManagerDialog dialog(*pluginCatalog(), this);
-        dialog.exec();
-    };
-    auto cancel = [this] { m_controller->cancelBatch(); };
-    auto retry = [this] { retrySelectedFailed(); };
-    m_runMenu->addAction(tr("&New batch..."), QKeySequence::New, this, newBatch);
-    m_runMenu->addAction(tr("&Plugins..."), this, plugins);
-    m_runMenu->addAction(tr("&Show progress"), this, [this] { setWorkspace(Workspace::Run); });
-    m_runMenu->addAction(tr("&Cancel batch"), this, cancel);
-    m_runMenu->addAction(tr("&Retry selected failed runs"), this, retry);
-    const std::function<void()> handlers[] = {newBatch, plugins, retry};
-    for (int i = 0; i < m_runButtons.size(); ++i) {
-        m_runButtons[i]->setEnabled(true);
-        connect(m_runButtons[i], &QPushButton::clicked, this, handlers[i]);
-    }
-    connect(m_controller, &RunController::runsFinished, m_refreshTimer,
-            qOverload<>(&QTimer::start));
-    connect(m_controller, &RunController::rejudgeFinished, this,
-            [this](int judged, const QStringList &failures) {
-                statusBar()->showMessage(
-                    failures.isEmpty()
-                        ? tr("%1 run(s) judged again; the new judgments are beside the old ones")
-                              .arg(judged)
-                        : tr("%1 run(s) judged again, %2 not: %3")
-                              .arg(judged)
-                              .arg(failures.size())
-                              .arg(failures.join(QStringLiteral("; "))));
-            });
-    connect(m_progress, &ProgressPanel::runActivated, this, [this](qint64 runId) {
-        setWorkspace(Workspace::Review);
-        selectRun(runId);
-    });
-    if (m_ledger) {
-        m_controller->setLedger(QString::fromStdString(m_ledger->bundle().string()));
-        if (m_controller->active())
-            setWorkspace(Workspace::Run);
-    }
+    m_run->setCliPath(cliPath);
+}
+
+RunController *MainWindow::runController() const
+{
+    return m_run->controller();
+}
+
+ProgressPanel *MainWindow::progressPanel() const
+{
+    return m_run->progress();
 }
 
 PluginCatalog *MainWindow::pluginCatalog()
 {
-    if (!m_catalog && m_controller) {
-        m_catalog = new PluginCatalog(m_controller->cliPath(), this);
-    }
-    if (m_catalog && m_catalog->plugins().isEmpty())
-        m_catalog->reload();
-    return m_catalog;
+    return m_run->pluginCatalog();
 }
 
 void MainWindow::showEvent(QShowEvent *event)
@@ -1030,7 +957,7 @@ void MainWindow::showEvent(QShowEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (m_controller && m_controller->active()) {
+    if (runController() && runController()->active()) {
         const CloseChoice choice = m_askOnClose ? m_askOnClose() : [this] {
             QMessageBox box(QMessageBox::Question, tr("Runs are still going"),
                             tr("A batch is still running in worker processes. Cancel its runs, "
@@ -1050,7 +977,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
             return;
         }
         if (choice == CloseChoice::CancelRuns)
-            m_controller->cancelBatch();
+            runController()->cancelBatch();
     }
     saveLayout();
     event->accept();

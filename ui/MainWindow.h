@@ -10,7 +10,6 @@
 class QActionGroup;
 class QDockWidget;
 class QLabel;
-class QPushButton;
 class QScrollArea;
 class QSplitter;
 class QStackedWidget;
@@ -32,6 +31,7 @@ class PluginCatalog;
 class ProgressPanel;
 class ProvenancePanel;
 class RunController;
+class RunWorkspace;
 class RunsModel;
 class RunsView;
 class TracesPlot;
@@ -113,9 +113,9 @@ public:
     // Running rollouts (Run menu): kosmos-cli is the engine; without its path the menu says
     // why it is disabled.
     void setCliPath(const QString &cliPath);
-    RunController *runController() const { return m_controller; }
+    RunController *runController() const;
     PluginCatalog *pluginCatalog();
-    ProgressPanel *progressPanel() const { return m_progress; }
+    ProgressPanel *progressPanel() const;
     enum class CloseChoice
     {
         CancelRuns,
@@ -175,9 +175,6 @@ private:
     QActionGroup *m_workspaces = nullptr;
     EvaluationView *m_evaluation = nullptr;
     QScrollArea *m_evaluationScroll = nullptr;
-    QWidget *m_runPage = nullptr;
-    QLabel *m_runHint = nullptr;
-    QList<QPushButton *> m_runButtons;
     QLabel *m_ledgerSummary = nullptr;
     QTimer *m_refreshTimer = nullptr;
     std::function<void()> m_firstLayout; // the default dock sizes, until shown once
@@ -189,10 +186,8 @@ private:
     int m_shownPage = 0; // the status bar's message of the opening, until something replaces it
     std::function<QStringList()> m_aboutExtras;
     std::function<CloseChoice()> m_askOnClose;
-    RunController *m_controller = nullptr;
-    PluginCatalog *m_catalog = nullptr;
-    ProgressPanel *m_progress = nullptr;
     QMenu *m_runMenu = nullptr;
+    RunWorkspace *m_run = nullptr; // the Run workspace's controller
 };
 
 } // namespace kosmos::ui

@@ -1,5 +1,5 @@
 #include "openai/OpenAiJudge.h"
-#include "judge/JudgeRequestRecord.h"
+#include "artifacts/ImageCodecs.h"
 #include "openai/ChatReply.h"
 
 #include "util/Error.h"

@@ -218,15 +218,11 @@ ProprioModel parseProprio(const nlohmann::json &io, const std::string &where, in
 
 } // namespace
 
-GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
-                         const std::string &where, int actionDims, int chunk, int frameHeight,
-                         int frameWidth)
+namespace {
+
+// The instructions an instruction_id input indexes, and the pixel normalisation.
+void readVocabularyAndPixels(const nlohmann::json &io, const std::string &where, GenericIo &out)
 {
-    if (!io.is_object())
-        json::fail(where, "a generic package declares its module's inputs and output here "
-                          "({\"inputs\": [...], \"output\": [...]})");
-    GenericIo out;
-    out.kind = kind;
     if (io.contains("vocabulary"))
         for (const auto &v : json::requireArray(io, "vocabulary", where)) {
             if (!v.is_string() || v.get<std::string>().empty())
@@ -251,6 +247,73 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
             if (s <= 0.f)
                 json::fail(where + ".pixels.std", "every std must be positive");
     }
+}
+
+// An input's shape against its source and the contracts (action chunk, frame size).
+void checkInputShape(const IoInput &in, const std::string &at, const std::string &kind,
+                     const GenericIo &out, int actionDims, int chunk, int frameHeight,
+                     int frameWidth)
+{
+    switch (in.source) {
+    case IoSource::Image:
+        expectInputShape(in, at, 4, "[1, 3, H, W]");
+        break;
+    case IoSource::History:
+    case IoSource::Frames:
+        expectInputShape(in, at, 5, "[1, K, 3, H, W]");
+        if (kind == "judge" && in.shape[1] > 16)
+            json::fail(at + ".shape", "a judge sees at most its 16 frames");
+        break;
+    case IoSource::Proprio:
+        if (kind == "world_model") {
+            // The commanded state after each action of the chunk (io.proprio).
+            if (!out.proprio)
+                json::fail(at + ".source", "a world model's proprio input is the state it "
+                                           "keeps: declare io.proprio");
+            const std::vector<std::int64_t> expected = {
+                1, chunk, static_cast<std::int64_t>(out.proprio->start.size())};
+            if (in.shape != expected)
+                json::fail(at + ".shape", "the state after each action of the chunk: " +
+                                              shapeText(expected) + ", not " + shapeText(in.shape));
+        } else {
+            expectInputShape(in, at, 2, "[1, D]");
+        }
+        break;
+    case IoSource::Actions:
+        if (in.shape != std::vector<std::int64_t>{1, chunk, actionDims})
+            json::fail(at + ".shape",
+                       "the action contract says chunks of " + std::to_string(chunk) +
+                           " actions of " + std::to_string(actionDims) + " values: [1, " +
+                           std::to_string(chunk) + ", " + std::to_string(actionDims) + "], not " +
+                           shapeText(in.shape));
+        break;
+    case IoSource::InstructionId:
+        break;
+    }
+    if ((in.source == IoSource::Image || in.source == IoSource::History ||
+         in.source == IoSource::Frames) &&
+        in.shape[in.shape.size() - 3] != 3)
+        json::fail(at + ".shape", "images have 3 channels (RGB) before H and W");
+    if (kind == "world_model" && (in.source == IoSource::Image || in.source == IoSource::Frames) &&
+        (in.imageHeight() != frameHeight || in.imageWidth() != frameWidth))
+        json::fail(at + ".shape", "a world model conditions on frames of its own size (the "
+                                  "frame contract says " +
+                                      std::to_string(frameHeight) + "x" +
+                                      std::to_string(frameWidth) + " HxW)");
+}
+
+} // namespace
+
+GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
+                         const std::string &where, int actionDims, int chunk, int frameHeight,
+                         int frameWidth)
+{
+    if (!io.is_object())
+        json::fail(where, "a generic package declares its module's inputs and output here "
+                          "({\"inputs\": [...], \"output\": [...]})");
+    GenericIo out;
+    out.kind = kind;
+    readVocabularyAndPixels(io, where, out);
     if (io.contains("proprio")) {
         if (kind != "world_model")
             json::fail(where + ".proprio", "only a world model reports a proprio state");
@@ -292,54 +355,7 @@ GenericIo parseGenericIo(const nlohmann::json &io, const std::string &kind,
         } else {
             in.shape = readShape(inputs[i], "shape", at);
         }
-        switch (in.source) {
-        case IoSource::Image:
-            expectInputShape(in, at, 4, "[1, 3, H, W]");
-            break;
-        case IoSource::History:
-        case IoSource::Frames:
-            expectInputShape(in, at, 5, "[1, K, 3, H, W]");
-            if (kind == "judge" && in.shape[1] > 16)
-                json::fail(at + ".shape", "a judge sees at most its 16 frames");
-            break;
-        case IoSource::Proprio:
-            if (kind == "world_model") {
-                // The commanded state after each action of the chunk (io.proprio).
-                if (!out.proprio)
-                    json::fail(at + ".source", "a world model's proprio input is the state it "
-                                               "keeps: declare io.proprio");
-                const std::vector<std::int64_t> expected = {
-                    1, chunk, static_cast<std::int64_t>(out.proprio->start.size())};
-                if (in.shape != expected)
-                    json::fail(at + ".shape",
-                               "the state after each action of the chunk: " + shapeText(expected) +
-                                   ", not " + shapeText(in.shape));
-            } else {
-                expectInputShape(in, at, 2, "[1, D]");
-            }
-            break;
-        case IoSource::Actions:
-            if (in.shape != std::vector<std::int64_t>{1, chunk, actionDims})
-                json::fail(at + ".shape",
-                           "the action contract says chunks of " + std::to_string(chunk) +
-                               " actions of " + std::to_string(actionDims) + " values: [1, " +
-                               std::to_string(chunk) + ", " + std::to_string(actionDims) +
-                               "], not " + shapeText(in.shape));
-            break;
-        case IoSource::InstructionId:
-            break;
-        }
-        if ((in.source == IoSource::Image || in.source == IoSource::History ||
-             in.source == IoSource::Frames) &&
-            in.shape[in.shape.size() - 3] != 3)
-            json::fail(at + ".shape", "images have 3 channels (RGB) before H and W");
-        if (kind == "world_model" &&
-            (in.source == IoSource::Image || in.source == IoSource::Frames) &&
-            (in.imageHeight() != frameHeight || in.imageWidth() != frameWidth))
-            json::fail(at + ".shape", "a world model conditions on frames of its own size (the "
-                                      "frame contract says " +
-                                          std::to_string(frameHeight) + "x" +
-                                          std::to_string(frameWidth) + " HxW)");
+        checkInputShape(in, at, kind, out, actionDims, chunk, frameHeight, frameWidth);
         out.inputs.push_back(in);
     }
     if (kind == "policy" && !out.find(IoSource::Image) && !out.find(IoSource::History))

@@ -6,6 +6,7 @@
 #include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
 #include "pipeline/Rejudge.h"
+#include "queries/LatestRuns.h"
 #include "util/Error.h"
 #include "util/NumberText.h"
 

@@ -6,6 +6,7 @@
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
 #include "openai/ChatReply.h"
+#include "queries/JudgmentQuery.h"
 #include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/FileWrite.h"
@@ -97,20 +98,17 @@ int runJudgeRequest(const JudgeRequestOptions &options)
 {
     try {
         Ledger ledger = Ledger::open(options.bundle, {OpenMode::ReadOnly});
-        sqlite::Statement s(ledger.database(),
-                            "SELECT request_sha256, raw_text, server_model, system_fingerprint "
-                            "FROM judge_samples WHERE judgment_id = ? AND sample_index = ? AND "
-                            "try_index = ?");
-        s.bind(1, options.judgmentId).bind(2, options.sampleIndex).bind(3, options.tryIndex);
+        const auto call =
+            judgeCall(ledger, options.judgmentId, options.sampleIndex, options.tryIndex);
         const std::string which = "judgment " + std::to_string(options.judgmentId) + " sample " +
                                   std::to_string(options.sampleIndex) + " try " +
                                   std::to_string(options.tryIndex);
-        if (!s.step())
+        if (!call)
             throw Error(ErrorCode::NotFound, "no " + which + " in " + options.bundle +
                                                  " (kosmos-cli judgments BUNDLE RUN lists them)");
-        const auto requestSha = s.optText(0);
-        const auto storedRaw = s.optText(1);
-        const auto storedModel = s.optText(2);
+        const auto &requestSha = call->requestSha256;
+        const auto &storedRaw = call->rawText;
+        const auto &storedModel = call->serverModel;
         if (!requestSha)
             throw Error(ErrorCode::NotFound,
                         which + " has no recorded request (imported, or written before schema "

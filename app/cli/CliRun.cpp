@@ -8,33 +8,32 @@
 #include "judge/JudgePrompt.h"
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
-#include "pipeline/DevicePlacement.h"
 #include "pipeline/Importer.h"
 #include "pipeline/Rejudge.h"
+#include "pipeline/RolloutEngine.h"
+#include "pipeline/WorkerPool.h"
+#include "protocol/DevicePlacement.h"
 #include "queries/BatchSummary.h"
 #include "queries/JudgmentQuery.h"
+#include "queries/LatestRuns.h"
 #include "util/BoundedJson.h"
+#include "util/Error.h"
 #include "util/InstallPaths.h"
 #include "util/JsonFields.h"
 #include "util/ProcessIdentity.h"
 #include "util/Secrets.h"
 #include "verify/LedgerVerifier.h"
 
-#include "pipeline/RolloutEngine.h"
-#include "util/Error.h"
 #include <algorithm>
-#include <fstream>
-
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <set>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace kosmos;
@@ -245,88 +244,37 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         std::cout << requeued << " failed run(s) queued for a new attempt (their failed "
                   << "attempts stay recorded)\n";
     std::cout << std::flush;
-    const pid_t supervisor = ::getpid();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-    const std::string selfPathText = executablePath().string(); // read before any fork
-    const char *self = selfPathText.c_str();
-    auto spawn = [&]() -> pid_t {
-        const pid_t pid = ::fork();
-        if (pid == 0) {
-            // The worker stops when its supervisor dies (killed, crashed), whatever the reason:
-            // SIGTERM cancels its run cleanly. The check after prctl closes the race of a
-            // supervisor that died before it.
-            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-            if (::getppid() != supervisor)
-                ::_exit(ExitCode::Interrupted);
-            // The same protocol, shard and device as the supervisor's.
-            const std::string shardText = shard ? shard->text() : std::string();
-            std::vector<const char *> argv = {
-                self,        "run", protocolPath.c_str(), "--ledger", bundle.c_str(),
-                "--workers", "1",   "--worker-process"};
-            if (shard) {
-                argv.push_back("--shard");
-                argv.push_back(shardText.c_str());
-            }
-            if (!device.empty()) {
-                argv.push_back("--device");
-                argv.push_back(device.c_str());
-            }
-            argv.push_back(nullptr);
-            ::execv(self, const_cast<char *const *>(argv.data()));
-            std::perror("kosmos-cli: exec of a worker process failed");
-            ::_exit(127);
-        }
-        if (pid < 0)
-            throw Error(ErrorCode::Io, "cannot start a worker process (fork failed)");
-        return pid;
-    };
-    std::set<pid_t> live;
-    for (int i = 0; i < workers; ++i)
-        live.insert(spawn());
+    // The workers: this program with the same protocol, shard and device as the supervisor's.
+    WorkerPoolOptions pool;
+    pool.executable = executablePath().string();
+    pool.arguments = {"run",       protocolPath, "--ledger",        bundle,
+                      "--workers", "1",          "--worker-process"};
+    if (shard)
+        pool.arguments.insert(pool.arguments.end(), {"--shard", shard->text()});
+    if (!device.empty())
+        pool.arguments.insert(pool.arguments.end(), {"--device", device});
+    pool.workers = workers;
+    pool.normalExits = {ExitCode::Ok, ExitCode::RunsFailed, ExitCode::Unfinished,
+                        ExitCode::Interrupted};
+    pool.orphanExitStatus = ExitCode::Interrupted;
     int crashes = 0;
-    bool forwarded = false;
-    while (!live.empty()) {
-        if (g_stop && !forwarded) { // Ctrl-C: each worker cancels its run and stops
-            for (pid_t pid : live)
-                ::kill(pid, SIGTERM);
-            forwarded = true;
-        }
-        int status = 0;
-        const pid_t pid = ::waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        live.erase(pid);
-        const bool signalled = WIFSIGNALED(status);
-        const bool abnormal =
-            signalled || (WIFEXITED(status) && WEXITSTATUS(status) != ExitCode::Ok &&
-                          WEXITSTATUS(status) != ExitCode::RunsFailed &&
-                          WEXITSTATUS(status) != ExitCode::Unfinished &&
-                          WEXITSTATUS(status) != ExitCode::Interrupted);
-        if (!abnormal)
-            continue;
-        ++crashes;
-        const std::string how = signalled
-                                    ? "killed by signal " + std::to_string(WTERMSIG(status)) +
-                                          " (" + ::strsignal(WTERMSIG(status)) + ")"
-                                    : "exited with status " + std::to_string(WEXITSTATUS(status));
+    WorkerPool(pool).run(g_stop, [&](const WorkerExit &exit) {
         Ledger ledger = Ledger::open(bundle);
         const auto closed = ledger.failAttemptsOfDeadWorker(
-            "kosmos-cli-" + std::to_string(pid) + "-",
+            "kosmos-cli-" + std::to_string(exit.pid) + "-",
             AttemptOutcome::failed(
-                "worker_crashed", "worker process " + std::to_string(pid) + " " + how,
-                signalled ? std::optional<int>(WTERMSIG(status)) : std::nullopt));
-        std::cerr << "worker process " << pid << " " << how << "; " << closed.size()
+                "worker_crashed", "worker process " + std::to_string(exit.pid) + " " + exit.how(),
+                exit.signalled ? std::optional<int>(exit.signal) : std::nullopt));
+        std::cerr << "worker process " << exit.pid << " " << exit.how() << "; " << closed.size()
                   << " attempt(s) recorded as failed\n";
         bool queued = false;
         for (std::int64_t runId : batch.runIds)
             queued = queued || ledger.run(runId)->status == "queued";
-        if (!g_stop && queued && crashes <= static_cast<int>(total))
-            live.insert(spawn()); // the batch goes on without the crashed attempt
-    }
+        ++crashes;
+        return queued && crashes <= static_cast<int>(total); // the batch goes on without it
+    });
     printSummary(bundle, batch.protocolSha256);
     if (g_stop)
         return ExitCode::Interrupted;
@@ -421,6 +369,102 @@ double peakRssMiB()
 
 } // namespace
 
+namespace {
+
+using SmokeClock = std::chrono::steady_clock;
+
+double smokeMs(SmokeClock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(SmokeClock::now() - t).count();
+}
+
+// One step of a policy plugin. The observation (frame and proprio) comes from the first
+// available world model's start, so policies that need proprio can be tested too; else a grey
+// frame.
+void smokeTestPolicy(PluginRegistry &registry, const std::string &id,
+                     const nlohmann::json &settings, const cv::Mat &grey, nlohmann::json &out)
+{
+    auto t = SmokeClock::now();
+    auto policy = registry.createPolicy(id, settings);
+    out["create_ms"] = smokeMs(t);
+    Observation observation{grey, "put the red block in the green square", 0, {}, nullptr, {}};
+    // A world of the policy's own namespace first (physics.scripted_policy reads the
+    // physics.tabletop world's state), then any other.
+    std::vector<PluginInfo> worlds = registry.plugins();
+    const std::string ns = id.substr(0, id.find('.') + 1);
+    std::stable_partition(worlds.begin(), worlds.end(),
+                          [&](const PluginInfo &w) { return w.id.rfind(ns, 0) == 0; });
+    for (const auto &w : worlds) {
+        if (w.family != "world_model" || !w.usable ||
+            !registry.availability(w.id, nlohmann::json::object()).available)
+            continue;
+        auto world = registry.createWorldModel(w.id, nlohmann::json::object());
+        const auto frames =
+            world->reset({nlohmann::json::object(), cv::Mat(), 1, observation.instruction});
+        if (!frames.empty())
+            observation.image = frames.back();
+        observation.proprio = world->proprio();
+        observation.state = world->state();
+        out["observation_from"] = w.id;
+        break;
+    }
+    policy->reset(1, observation.instruction);
+    t = SmokeClock::now();
+    const ActionChunk chunk = policy->act(observation);
+    out["step_ms"] = smokeMs(t);
+    out["call_stats"] = policy->lastCallStats(); // device time, CUDA memory if any
+    const ContractCheck check = policy->actionContract().checkChunk(chunk, false);
+    out["output"] = std::to_string(chunk.size()) + " action(s) of " +
+                    std::to_string(chunk.empty() ? 0 : chunk[0].size()) + " values; contract " +
+                    (check.ok() ? "ok" : check.summary());
+}
+
+// One step of zero actions in a world model plugin, from a grey start.
+void smokeTestWorld(PluginRegistry &registry, const std::string &id, const nlohmann::json &settings,
+                    const cv::Mat &grey, nlohmann::json &out)
+{
+    auto t = SmokeClock::now();
+    auto world = registry.createWorldModel(id, settings);
+    out["create_ms"] = smokeMs(t);
+    const ActionContract contract = world->actionContract();
+    WorldStart start{nlohmann::json::object(), grey, 1, "put the red block in the green square"};
+    const auto conditioning = world->reset(start);
+    ActionChunk zero(static_cast<std::size_t>(std::max(1, contract.chunkLength)),
+                     Action(static_cast<std::size_t>(contract.dimension()), 0.0));
+    t = SmokeClock::now();
+    const auto frames = world->step(zero);
+    out["step_ms"] = smokeMs(t);
+    out["call_stats"] = world->lastCallStats();
+    out["frames"] = frames.size();
+    out["output"] = std::to_string(conditioning.size()) + " conditioning frame(s), " +
+                    std::to_string(frames.size()) + " frame(s) for " + std::to_string(zero.size()) +
+                    " zero action(s)";
+}
+
+// One sample of a judge plugin on 16 grey frames.
+void smokeTestJudge(PluginRegistry &registry, const std::string &id, const nlohmann::json &settings,
+                    const cv::Mat &grey, nlohmann::json &out)
+{
+    auto t = SmokeClock::now();
+    auto judge = registry.createJudge(id, settings);
+    out["create_ms"] = smokeMs(t);
+    JudgeRequest request;
+    request.frames.assign(16, grey);
+    for (int i = 0; i < 16; ++i)
+        request.frameIndices.push_back(i);
+    request.taskId = "smoke_test";
+    request.instruction = "put the red block in the green square";
+    request.prompt = renderPrompt(defaultPromptTemplate(), request.instruction);
+    t = SmokeClock::now();
+    const JudgeAnswer answer = judge->sample(request);
+    out["step_ms"] = smokeMs(t);
+    if (!answer.rawText)
+        throw Error(ErrorCode::InvalidInput, "the judge answered nothing: " + answer.error);
+    out["output"] = "answer of " + std::to_string(answer.rawText->size()) + " characters";
+}
+
+} // namespace
+
 int runPluginTest(const std::string &executableDir, const std::string &id,
                   const std::string &settingsJson, bool json, PluginProbe probe)
 {
@@ -476,82 +520,13 @@ int runPluginTest(const std::string &executableDir, const std::string &id,
         return finish(ExitCode::Ok);
     }
     try {
-        using Clock = std::chrono::steady_clock;
-        auto ms = [](Clock::time_point t) {
-            return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-        };
         const cv::Mat grey(256, 256, CV_8UC3, cv::Scalar(128, 128, 128));
-        auto t = Clock::now();
-        if (plugin->family == "policy") {
-            auto policy = registry.createPolicy(id, settings);
-            out["create_ms"] = ms(t);
-            // The observation (frame and proprio) comes from the first available world model's
-            // start, so policies that need proprio can be tested too; else a grey frame.
-            Observation observation{grey, "put the red block in the green square", 0, {}, nullptr,
-                                    {}};
-            // A world of the policy's own namespace first (physics.scripted_policy reads the
-            // physics.tabletop world's state), then any other.
-            std::vector<PluginInfo> worlds = registry.plugins();
-            const std::string ns = id.substr(0, id.find('.') + 1);
-            std::stable_partition(worlds.begin(), worlds.end(),
-                                  [&](const PluginInfo &w) { return w.id.rfind(ns, 0) == 0; });
-            for (const auto &w : worlds) {
-                if (w.family != "world_model" || !w.usable ||
-                    !registry.availability(w.id, nlohmann::json::object()).available)
-                    continue;
-                auto world = registry.createWorldModel(w.id, nlohmann::json::object());
-                const auto frames =
-                    world->reset({nlohmann::json::object(), cv::Mat(), 1, observation.instruction});
-                if (!frames.empty())
-                    observation.image = frames.back();
-                observation.proprio = world->proprio();
-                observation.state = world->state();
-                out["observation_from"] = w.id;
-                break;
-            }
-            policy->reset(1, observation.instruction);
-            t = Clock::now();
-            const ActionChunk chunk = policy->act(observation);
-            out["step_ms"] = ms(t);
-            out["call_stats"] = policy->lastCallStats(); // device time, CUDA memory if any
-            const ContractCheck check = policy->actionContract().checkChunk(chunk, false);
-            out["output"] = std::to_string(chunk.size()) + " action(s) of " +
-                            std::to_string(chunk.empty() ? 0 : chunk[0].size()) +
-                            " values; contract " + (check.ok() ? "ok" : check.summary());
-        } else if (plugin->family == "world_model") {
-            auto world = registry.createWorldModel(id, settings);
-            out["create_ms"] = ms(t);
-            const ActionContract contract = world->actionContract();
-            WorldStart start{nlohmann::json::object(), grey, 1,
-                             "put the red block in the green square"};
-            const auto conditioning = world->reset(start);
-            ActionChunk zero(static_cast<std::size_t>(std::max(1, contract.chunkLength)),
-                             Action(static_cast<std::size_t>(contract.dimension()), 0.0));
-            t = Clock::now();
-            const auto frames = world->step(zero);
-            out["step_ms"] = ms(t);
-            out["call_stats"] = world->lastCallStats();
-            out["frames"] = frames.size();
-            out["output"] = std::to_string(conditioning.size()) + " conditioning frame(s), " +
-                            std::to_string(frames.size()) + " frame(s) for " +
-                            std::to_string(zero.size()) + " zero action(s)";
-        } else {
-            auto judge = registry.createJudge(id, settings);
-            out["create_ms"] = ms(t);
-            JudgeRequest request;
-            request.frames.assign(16, grey);
-            for (int i = 0; i < 16; ++i)
-                request.frameIndices.push_back(i);
-            request.taskId = "smoke_test";
-            request.instruction = "put the red block in the green square";
-            request.prompt = renderPrompt(defaultPromptTemplate(), request.instruction);
-            t = Clock::now();
-            const JudgeAnswer answer = judge->sample(request);
-            out["step_ms"] = ms(t);
-            if (!answer.rawText)
-                throw Error(ErrorCode::InvalidInput, "the judge answered nothing: " + answer.error);
-            out["output"] = "answer of " + std::to_string(answer.rawText->size()) + " characters";
-        }
+        if (plugin->family == "policy")
+            smokeTestPolicy(registry, id, settings, grey, out);
+        else if (plugin->family == "world_model")
+            smokeTestWorld(registry, id, settings, grey, out);
+        else
+            smokeTestJudge(registry, id, settings, grey, out);
         out["peak_rss_mib"] = peakRssMiB();
         out["ok"] = true;
         return finish(ExitCode::Ok);

@@ -135,6 +135,101 @@ int runMerge(const std::string &target, const std::vector<std::string> &sources,
     }
 }
 
+namespace {
+
+// Writes the shards' Slurm scripts and submits them (or only writes them, --dry-run).
+int submitSlurm(const SubmitOptions &o, const Protocol &protocol, const ShardLayout &layout,
+                Ledger &target, ScaleOutJob &job)
+{
+    SlurmSettings settings;
+    settings.cliPath = selfPath();
+    settings.jobName = slurmJobName(protocol.name);
+    settings.partition = o.partition;
+    settings.gres = o.gres;
+    settings.timeLimit = o.timeLimit;
+    settings.sbatchArgs = o.sbatchArgs;
+    settings.workers = o.workers;
+    job.options.update({{"partition", o.partition},
+                        {"gres", o.gres},
+                        {"time", o.timeLimit},
+                        {"sbatch_args", o.sbatchArgs}});
+    if (o.dryRun) {
+        writeSlurmScripts(layout, settings);
+        std::cout << "written, not submitted (--dry-run):\n  " << layout.arrayScript().string()
+                  << "\n  " << layout.mergeScript().string() << "\n";
+        return ExitCode::Ok;
+    }
+    const SubmittedJobs jobs = submitToSlurm(layout, settings);
+    job.arrayJobId = jobs.arrayJobId;
+    job.mergeJobId = jobs.mergeJobId;
+    recordSubmission(target, job);
+    if (o.json)
+        std::cout << nlohmann::json{{"array_job_id", jobs.arrayJobId},
+                                    {"merge_job_id", jobs.mergeJobId},
+                                    {"shard_dir", layout.dir.string()}}
+                         .dump(2)
+                  << "\n";
+    else
+        std::cout << "submitted: job array " << jobs.arrayJobId << " (" << o.shards
+                  << " tasks), merge job " << jobs.mergeJobId
+                  << " (after the array ends)\nfollow: kosmos-cli status " << o.bundle
+                  << "\ncancel: kosmos-cli cancel " << o.bundle << "\n";
+    return ExitCode::Ok;
+}
+
+// --local: one process per shard on this machine, then the same merge.
+int runLocalShards(const SubmitOptions &o, const ShardLayout &layout, Ledger &target,
+                   const ScaleOutJob &job)
+{
+    if (o.shards > kMaxLocalShards)
+        throw Error(ErrorCode::InvalidInput,
+                    "--local runs at most " + std::to_string(kMaxLocalShards) +
+                        " shard processes on one machine, not " + std::to_string(o.shards) +
+                        " (use --slurm for more)");
+    recordSubmission(target, job);
+    const std::string self = selfPath();
+    std::vector<pid_t> pids;
+    pids.reserve(static_cast<std::size_t>(o.shards));
+    for (int i = 0; i < o.shards; ++i)
+        pids.push_back(
+            startCommand({self, "run", layout.protocolFile().string(), "--ledger",
+                          layout.shardBundle(i).string(), "--shard", ShardSpec{i, o.shards}.text(),
+                          "--workers", std::to_string(o.workers)},
+                         layout.shardLog(i).string()));
+    for (std::size_t i = 0; i < pids.size(); ++i)
+        g_localShards[i] = pids[i];
+    g_localShardCount = static_cast<int>(pids.size());
+    std::signal(SIGINT, stopLocalShards);
+    std::signal(SIGTERM, stopLocalShards);
+    int abnormal = 0;
+    for (int i = 0; i < o.shards; ++i) {
+        const int status = waitCommand(pids[static_cast<std::size_t>(i)]);
+        std::cout << "shard " << ShardSpec{i, o.shards}.text() << ": exit " << status
+                  << (status == ExitCode::Ok ? "" : " (log: " + layout.shardLog(i).string() + ")")
+                  << "\n";
+        abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed &&
+                    status != ExitCode::Interrupted;
+    }
+    g_localShardCount = 0;
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    std::vector<fs::path> shards;
+    shards.reserve(static_cast<std::size_t>(o.shards));
+    for (int i = 0; i < o.shards; ++i)
+        shards.push_back(layout.shardBundle(i));
+    const int code = printMergeReport(mergeWithProgress(o.bundle, shards), o.json);
+    if (g_localStopped) {
+        std::cerr << "kosmos-cli: stopped; what the shards finished is merged, the rest is "
+                     "queued in their ledgers (the same submit --local again resumes them)\n";
+        return ExitCode::Interrupted;
+    }
+    if (abnormal > 0 && code == ExitCode::Ok)
+        return ExitCode::Failed;
+    return code;
+}
+
+} // namespace
+
 int runSubmit(const std::string &executableDir, const SubmitOptions &o)
 {
     try {
@@ -175,91 +270,9 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         std::cout << (perShard.size() > 8 ? ", ..." : "") << " runs)\nshards in "
                   << layout.dir.string() << "\n";
 
-        if (o.slurm) {
-            SlurmSettings settings;
-            settings.cliPath = selfPath();
-            settings.jobName = slurmJobName(protocol.name);
-            settings.partition = o.partition;
-            settings.gres = o.gres;
-            settings.timeLimit = o.timeLimit;
-            settings.sbatchArgs = o.sbatchArgs;
-            settings.workers = o.workers;
-            job.options.update({{"partition", o.partition},
-                                {"gres", o.gres},
-                                {"time", o.timeLimit},
-                                {"sbatch_args", o.sbatchArgs}});
-            if (o.dryRun) {
-                writeSlurmScripts(layout, settings);
-                std::cout << "written, not submitted (--dry-run):\n  "
-                          << layout.arrayScript().string() << "\n  "
-                          << layout.mergeScript().string() << "\n";
-                return ExitCode::Ok;
-            }
-            const SubmittedJobs jobs = submitToSlurm(layout, settings);
-            job.arrayJobId = jobs.arrayJobId;
-            job.mergeJobId = jobs.mergeJobId;
-            recordSubmission(target, job);
-            if (o.json)
-                std::cout << nlohmann::json{{"array_job_id", jobs.arrayJobId},
-                                            {"merge_job_id", jobs.mergeJobId},
-                                            {"shard_dir", layout.dir.string()}}
-                                 .dump(2)
-                          << "\n";
-            else
-                std::cout << "submitted: job array " << jobs.arrayJobId << " (" << o.shards
-                          << " tasks), merge job " << jobs.mergeJobId
-                          << " (after the array ends)\nfollow: kosmos-cli status " << o.bundle
-                          << "\ncancel: kosmos-cli cancel " << o.bundle << "\n";
-            return ExitCode::Ok;
-        }
-
-        // --local: one process per shard on this machine, then the same merge.
-        if (o.shards > kMaxLocalShards)
-            throw Error(ErrorCode::InvalidInput,
-                        "--local runs at most " + std::to_string(kMaxLocalShards) +
-                            " shard processes on one machine, not " + std::to_string(o.shards) +
-                            " (use --slurm for more)");
-        recordSubmission(target, job);
-        const std::string self = selfPath();
-        std::vector<pid_t> pids;
-        pids.reserve(static_cast<std::size_t>(o.shards));
-        for (int i = 0; i < o.shards; ++i)
-            pids.push_back(startCommand({self, "run", layout.protocolFile().string(), "--ledger",
-                                         layout.shardBundle(i).string(), "--shard",
-                                         ShardSpec{i, o.shards}.text(), "--workers",
-                                         std::to_string(o.workers)},
-                                        layout.shardLog(i).string()));
-        for (std::size_t i = 0; i < pids.size(); ++i)
-            g_localShards[i] = pids[i];
-        g_localShardCount = static_cast<int>(pids.size());
-        std::signal(SIGINT, stopLocalShards);
-        std::signal(SIGTERM, stopLocalShards);
-        int abnormal = 0;
-        for (int i = 0; i < o.shards; ++i) {
-            const int status = waitCommand(pids[static_cast<std::size_t>(i)]);
-            std::cout << "shard " << ShardSpec{i, o.shards}.text() << ": exit " << status
-                      << (status == ExitCode::Ok ? ""
-                                                 : " (log: " + layout.shardLog(i).string() + ")")
-                      << "\n";
-            abnormal += status != ExitCode::Ok && status != ExitCode::RunsFailed &&
-                        status != ExitCode::Interrupted;
-        }
-        g_localShardCount = 0;
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-        std::vector<fs::path> shards;
-        shards.reserve(static_cast<std::size_t>(o.shards));
-        for (int i = 0; i < o.shards; ++i)
-            shards.push_back(layout.shardBundle(i));
-        const int code = printMergeReport(mergeWithProgress(o.bundle, shards), o.json);
-        if (g_localStopped) {
-            std::cerr << "kosmos-cli: stopped; what the shards finished is merged, the rest is "
-                         "queued in their ledgers (the same submit --local again resumes them)\n";
-            return ExitCode::Interrupted;
-        }
-        if (abnormal > 0 && code == ExitCode::Ok)
-            return ExitCode::Failed;
-        return code;
+        if (o.slurm)
+            return submitSlurm(o, protocol, layout, target, job);
+        return runLocalShards(o, layout, target, job);
     } catch (const Error &e) {
         return reportError(e);
     }

@@ -1,4 +1,5 @@
 // kosmos: the desktop workstation. Wiring only: the main window composes the views of ui/.
+#include "AboutRuntime.h"
 #include "MainWindow.h"
 #include "Translations.h"
 #include "player/FramePlayer.h"
@@ -22,35 +23,16 @@
 
 namespace {
 
-// For Help > About: libtorch is never linked by the workstation; only plugins that declare
-// "requires": {"libtorch": true} load it, and only when they run. Reads plugin metadata only.
+// For Help > About (ui/AboutRuntime.h): reads plugin metadata only, loading none.
 QStringList runtimeLines()
 {
     kosmos::PluginRegistry registry;
     registry.scan(kosmos::PluginRegistry::configuredSearchPath(
         QCoreApplication::applicationDirPath().toStdString()));
-    QStringList users;
-    QString version;
-    for (const auto &plugin : registry.plugins()) {
-        const auto &requires_ = plugin.metadata.value("requires", nlohmann::json::object());
-        if (!requires_.is_object() || !requires_.value("libtorch", false))
-            continue;
-        users << QString::fromStdString(plugin.id);
-        if (plugin.metadata.contains("libtorch_version") &&
-            plugin.metadata["libtorch_version"].is_string())
-            version =
-                QString::fromStdString(plugin.metadata["libtorch_version"].get<std::string>());
-    }
-    QStringList lines;
-    lines << (users.isEmpty()
-                  ? QCoreApplication::translate("About", "libtorch: no installed plugin uses it")
-                  : QCoreApplication::translate(
-                        "About", "libtorch %1: used by %2 (loaded only when one of them runs)")
-                        .arg(version.isEmpty() ? QStringLiteral("?") : version,
-                             users.join(QStringLiteral(", "))));
-    lines << QCoreApplication::translate("About", "plugins found: %1")
-                 .arg(static_cast<int>(registry.plugins().size()));
-    return lines;
+    std::vector<std::pair<std::string, nlohmann::json>> plugins;
+    for (const auto &plugin : registry.plugins())
+        plugins.emplace_back(plugin.id, plugin.metadata);
+    return kosmos::ui::libtorchAboutLines(plugins);
 }
 
 // Without a display a Qt GUI aborts: say so, and still answer --help, --version and

@@ -89,4 +89,17 @@ std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb)
     return encodeImage(".png", bgr, {cv::IMWRITE_PNG_COMPRESSION, 3});
 }
 
+std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb)
+{
+    // The engine's encoding of rollout frames: a judged frame is then the very object already
+    // stored for the rollout, kept once.
+    try {
+        return encodeFramePng(rgb);
+    } catch (const Error &e) {
+        if (e.code() != ErrorCode::InvalidInput)
+            throw; // the codecs could not be loaded: that reason, as it is
+        throw Error(ErrorCode::InvalidInput, "a judge frame could not be encoded as PNG");
+    }
+}
+
 } // namespace kosmos

@@ -22,5 +22,9 @@ std::vector<std::uint8_t> encodeImage(const std::string &extension, const cv::Ma
 // An RGB (or grey) 8-bit frame as PNG bytes, compression level 3: how the engine stores rollout
 // frames and how the judge sends them, so a judged frame is the very object already stored.
 std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb);
+// The PNG bytes of a judge frame (RGB in, as every judge adapter sends it): encodeFramePng, so a
+// judged frame is the very object already stored for the rollout; a frame that cannot be encoded
+// is refused with Error(InvalidInput).
+std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb);
 
 } // namespace kosmos

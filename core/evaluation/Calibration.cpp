@@ -2,6 +2,7 @@
 
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "queries/JudgmentQuery.h"
 #include "queries/LatestRuns.h"
 #include "util/Error.h"
@@ -584,7 +585,7 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
 
 std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger)
 {
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         "SELECT name, protocol_sha256 FROM protocols p WHERE EXISTS (SELECT 1 FROM "
                         "runs r WHERE r.protocol_id = p.protocol_id AND json_extract(r.key_json, "
                         "'$.seeds.rejudge_of') IS NULL) ORDER BY protocol_id");
@@ -596,7 +597,7 @@ std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger
 
 std::vector<std::pair<std::string, std::string>> physicsProtocols(Ledger &ledger)
 {
-    sqlite::Statement s(ledger.database(), R"sql(
+    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
         SELECT name, protocol_sha256 FROM protocols p
          WHERE EXISTS (SELECT 1 FROM runs r JOIN human_labels h ON h.run_id = r.run_id
                         WHERE r.protocol_id = p.protocol_id AND h.source = 'physics'
@@ -615,7 +616,7 @@ std::map<std::string, std::map<std::int64_t, HumanLabelRecord>> latestHumanLabel
 {
     std::map<std::string, std::map<std::int64_t, HumanLabelRecord>> out;
     sqlite::Statement s(
-        ledger.database(),
+        LedgerSql::of(ledger),
         "SELECT DISTINCT run_id FROM human_labels WHERE source = 'human' ORDER BY 1");
     while (s.step())
         for (auto &label : ledger.labels(s.int64(0)))
@@ -728,7 +729,7 @@ std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const st
 
 bool hasLabels(Ledger &ledger, const std::string &source)
 {
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = ?1)");
     s.bind(1, source);
     s.step();
@@ -760,7 +761,7 @@ std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256
 
 bool hasHumanLabels(Ledger &ledger)
 {
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = 'human')");
     s.step();
     return s.int64(0) != 0;

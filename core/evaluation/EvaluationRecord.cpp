@@ -1,6 +1,7 @@
 #include "evaluation/EvaluationRecord.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "util/Clock.h"
 #include "util/Error.h"
 #include "util/NumberText.h"
@@ -25,7 +26,7 @@ nlohmann::json optional(const std::optional<double> &v)
 
 std::vector<ComponentUse> componentsOf(Ledger &ledger, const std::string &protocolSha256)
 {
-    sqlite::Statement s(ledger.database(), R"sql(
+    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
         SELECT c.family, c.adapter_id, c.adapter_version, c.identity_sha256, c.weights_sha256,
                c.identity_json, COUNT(*)
           FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id

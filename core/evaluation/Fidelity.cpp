@@ -2,6 +2,7 @@
 
 #include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
@@ -130,28 +131,11 @@ std::string orderName(PairOrder::Verdict v)
                                               : "indeterminate";
 }
 
-} // namespace
-
-FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
+// Pairs each physics episode with the imagined rollout from its start (imagined tasks are named
+// "<physics task>#<episode>"); counts what stays unpaired.
+void pairStarts(FidelityReport &report, const std::vector<EpisodeRow> &physics,
+                const std::vector<EpisodeRow> &imagined)
 {
-    FidelityReport report;
-    std::tie(report.physicsName, report.physicsProtocol) =
-        findRolloutProtocol(ledger, options.physicsProtocol);
-    std::tie(report.imaginedName, report.imaginedProtocol) =
-        findRolloutProtocol(ledger, options.imaginedProtocol);
-    if (report.physicsProtocol == report.imaginedProtocol)
-        throw Error(ErrorCode::InvalidInput,
-                    "fidelity: the physics and the imagined protocol are the same (" +
-                        report.physicsName + ")");
-    report.replicates = options.replicates;
-    report.seed = options.seed;
-    const auto physics = episodeRows(ledger, report.physicsProtocol, "physics");
-    const auto imagined = episodeRows(ledger, report.imaginedProtocol, "judge");
-    if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
-        throw Error(ErrorCode::InvalidInput,
-                    "fidelity: protocol " + report.physicsName +
-                        " has no physics labels (its world must be physics.tabletop)");
-    // Imagined tasks are named "<physics task>#<episode>": one per physics start.
     std::map<std::pair<std::string, std::string>, const EpisodeRow *> byStart;
     for (const auto &e : imagined)
         byStart[{e.policy, e.task}] = &e;
@@ -174,10 +158,21 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                         report.physicsName +
                         " (its tasks must be \"<task>#<episode>\", as kosmos-cli fidelity "
                         "prepare writes them, with the same policies)");
+}
 
-    // Per policy.
-    std::vector<EpisodeOutcome> physicsOutcomes;
-    std::vector<EpisodeOutcome> imaginedOutcomes;
+// Both worlds' outcomes per episode, for the rankings.
+struct WorldOutcomes
+{
+    std::vector<EpisodeOutcome> physics;
+    std::vector<EpisodeOutcome> imagined;
+    std::vector<std::string> order; // policies, best physics rate first
+};
+
+// Per policy: both worlds' rates, what the imagined side missed, lenient and harsh episodes, and
+// the confusion of the two worlds' verdicts.
+WorldOutcomes perPolicy(FidelityReport &report)
+{
+    WorldOutcomes out;
     std::map<std::string, FidelityPolicy> perPolicy;
     std::map<std::string, std::array<int, 4>> counts;
     for (const auto &p : report.pairs) {
@@ -187,12 +182,12 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
         if (p.physics) {
             c[0] += *p.physics;
             ++c[1];
-            physicsOutcomes.push_back({p.policy, p.task, p.lineage, *p.physics});
+            out.physics.push_back({p.policy, p.task, p.lineage, *p.physics});
         }
         if (p.imagined) {
             c[2] += *p.imagined;
             ++c[3];
-            imaginedOutcomes.push_back({p.policy, p.task, p.lineage, *p.imagined});
+            out.imagined.push_back({p.policy, p.task, p.lineage, *p.imagined});
         } else {
             ++fp.imaginedMissing;
             fp.imaginedInvalid += p.imaginedInvalid;
@@ -214,12 +209,16 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                      [](const FidelityPolicy &a, const FidelityPolicy &b) {
                          return a.physics.rate.value_or(-1) > b.physics.rate.value_or(-1);
                      });
-    std::vector<std::string> order;
     for (const auto &fp : report.policies)
-        order.push_back(fp.policy);
+        out.order.push_back(fp.policy);
+    return out;
+}
 
-    // Correlations across policies, with a bootstrap over start lineages within tasks (a start
-    // brings every policy's pair from it).
+// Correlations of the two worlds' rates across policies, with a bootstrap over start lineages
+// within tasks (a start brings every policy's pair from it).
+void correlations(FidelityReport &report, const std::vector<std::string> &order,
+                  const FidelityOptions &options)
+{
     std::vector<const FidelityPair *> all;
     for (const auto &p : report.pairs)
         all.push_back(&p);
@@ -258,12 +257,16 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     report.mmrv = withInterval(
         observed.physics.size() >= 2 ? mmrv(observed.imagined, observed.physics) : std::nullopt,
         mmrvs);
+}
 
-    // Ranking agreement: each world's pairwise orders by rankPolicies' rule.
+// Ranking agreement: each world's pairwise orders by rankPolicies' rule. Returns physics'.
+PolicyRanking rankingAgreement(FidelityReport &report, const WorldOutcomes &outcomes,
+                               const FidelityOptions &options)
+{
     const PolicyRanking physicsRanking =
-        rankPolicies(physicsOutcomes, options.replicates, options.seed);
+        rankPolicies(outcomes.physics, options.replicates, options.seed);
     const PolicyRanking imaginedRanking =
-        rankPolicies(imaginedOutcomes, options.replicates, options.seed);
+        rankPolicies(outcomes.imagined, options.replicates, options.seed);
     for (const PairOrder &p : physicsRanking.pairs) {
         const auto other = std::find_if(
             imaginedRanking.pairs.begin(), imaginedRanking.pairs.end(), [&](const PairOrder &o) {
@@ -286,8 +289,13 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                                     ": physics " + orderName(p.verdict) + ", world model " +
                                     orderName(v));
     }
+    return physicsRanking;
+}
 
-    // The spread physics gives the policies, and what would separate what it does not.
+// The spread physics gives the policies, what would separate what it does not, and how many
+// starts would bring Pearson's interval above its target.
+void physicsNeeds(FidelityReport &report, const PolicyRanking &physicsRanking)
+{
     report.physicsSpread = rateSpread(physicsRanking);
     std::map<std::string, double> physicsRate;
     for (const auto &[policy, rate] : physicsRanking.rates)
@@ -310,8 +318,11 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     } else if (report.pearson.lower && *report.pearson.lower >= report.pearsonTarget) {
         report.startsForPearsonTarget = report.starts; // already there
     }
+}
 
-    // Per-episode agreement.
+// Per-episode agreement of the two worlds' verdicts.
+void episodeAgreement(FidelityReport &report)
+{
     const int agree = report.confusion[0][0] + report.confusion[1][1];
     const int n = agree + report.confusion[0][1] + report.confusion[1][0];
     report.agreement = wilson(agree, n);
@@ -322,12 +333,40 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
             b.push_back(*p.imagined ? "success" : "failure");
         }
     report.kappa = cohensKappa(a, b);
+}
+
+} // namespace
+
+FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
+{
+    FidelityReport report;
+    std::tie(report.physicsName, report.physicsProtocol) =
+        findRolloutProtocol(ledger, options.physicsProtocol);
+    std::tie(report.imaginedName, report.imaginedProtocol) =
+        findRolloutProtocol(ledger, options.imaginedProtocol);
+    if (report.physicsProtocol == report.imaginedProtocol)
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: the physics and the imagined protocol are the same (" +
+                        report.physicsName + ")");
+    report.replicates = options.replicates;
+    report.seed = options.seed;
+    const auto physics = episodeRows(ledger, report.physicsProtocol, "physics");
+    const auto imagined = episodeRows(ledger, report.imaginedProtocol, "judge");
+    if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: protocol " + report.physicsName +
+                        " has no physics labels (its world must be physics.tabletop)");
+    pairStarts(report, physics, imagined);
+    const WorldOutcomes outcomes = perPolicy(report);
+    correlations(report, outcomes.order, options);
+    physicsNeeds(report, rankingAgreement(report, outcomes, options));
+    episodeAgreement(report);
     return report;
 }
 
 std::vector<RunRecord> protocolRuns(Ledger &ledger, const std::string &protocolSha256)
 {
-    sqlite::Statement s(ledger.database(), R"sql(
+    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
         SELECT r.run_id FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
          WHERE p.protocol_sha256 = ? AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
          ORDER BY r.run_id)sql");

@@ -99,10 +99,11 @@ struct FidelityReport
     // saying why they mean nothing here.
     RateSpread physicsSpread;
     bool correlationsInformative() const { return physicsSpread.informative(); }
-    // How much more data would make them mean something (docs/statistics.md, "Planning"): per pair
-    // physics leaves indeterminate, the episodes per policy at which its observed rates would be
-    // told apart; and the starts at which the Pearson interval's lower bound would reach
-    // pearsonTarget (the interval's half-width shrinking as 1/sqrt(starts)).
+    // How much more data would make them mean something (docs/statistics.md, "Ordering policies
+    // with honest uncertainty"): per pair physics leaves indeterminate, the episodes per policy at
+    // which its observed rates would be told apart; and the starts at which the Pearson interval's
+    // lower bound would reach pearsonTarget (the interval's half-width shrinking as
+    // 1/sqrt(starts)).
     struct SeparationNeed
     {
         std::string a;

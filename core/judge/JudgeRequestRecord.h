@@ -1,5 +1,6 @@
 #pragma once
 
+#include "artifacts/ImageCodecs.h" // encodeJudgeFramePng
 #include "components/Components.h"
 
 #include <nlohmann/json.hpp>
@@ -29,9 +30,6 @@ class ArtifactStore;
 // judge_request); judge_samples.request_sha256 names it.
 inline constexpr const char *kJudgeRequestSchema = "kosmos.judge_request/1";
 inline constexpr const char *kArtifactRefPrefix = "kosmos-artifact:sha256:";
-
-// The PNG bytes of a judge frame (RGB in, as every judge adapter sends it).
-std::vector<std::uint8_t> encodeJudgeFramePng(const cv::Mat &rgb);
 
 // What a judgment's frames are called in its request documents: each PNG's SHA-256 and its
 // data URL (data:image/png;base64,...), computed once per judgment and shared by every sample's

@@ -62,7 +62,6 @@ public:
 
     ArtifactStore &artifacts() { return m_store; }
     const ArtifactStore &artifacts() const { return m_store; }
-    sqlite::Database &database() { return m_db; }
 
     // ---- protocols and identities -----------------------------------------------------
     // Freezes a protocol (stored as canonical JSON); returns its SHA-256. Idempotent.
@@ -84,6 +83,8 @@ public:
     bool requestCancel(std::int64_t runId, std::string_view reason);
     // Puts a failed run back in the queue for another attempt.
     void retryRun(std::int64_t runId);
+    // Requeues the failed runs among runIds (see RetryResult): what a user's "retry" does.
+    RetryResult retryFailedRuns(const std::vector<std::int64_t> &runIds);
 
     // ---- leases (worker side) ---------------------------------------------------------
     // Claims the oldest queued run (or a run whose lease expired, closing the stale attempt
@@ -196,7 +197,7 @@ public:
     std::vector<EventRecord> eventsSince(std::int64_t afterEventId, int limit = 1000);
     // Changes whenever another connection commits (PRAGMA data_version): a cheap poll.
     std::int64_t dataVersion();
-    // The digest over everything a finished attempt recorded (see docs/architecture.md).
+    // The digest over everything a finished attempt recorded (see docs/ledger.md, "Attempt seals").
     std::string computeSeal(std::int64_t attemptId);
 
     // ---- facts about the ledger itself (the meta table) ---------------------------------
@@ -208,6 +209,7 @@ public:
     void setMetaOnce(std::string_view key, std::string_view value);
 
 private:
+    friend class LedgerSql; // core's typed readers (ledger/LedgerSql.h)
     Ledger(std::filesystem::path bundle, sqlite::Database db, int schemaVersion,
            std::optional<std::filesystem::path> backup);
     void checkLease(const Lease &lease);
@@ -227,6 +229,9 @@ private:
     static void checkLabel(const HumanLabelRecord &label);
     // Inside the caller's transaction.
     std::int64_t insertLabel(const HumanLabelRecord &label);
+    void insertJudgeSamples(std::int64_t judgmentId, const JudgmentRecord &judgment,
+                            const std::vector<std::optional<StoredObject>> &requests,
+                            std::int64_t now);
 
     std::filesystem::path m_bundle;
     sqlite::Database m_db;

@@ -246,6 +246,57 @@ std::int64_t Ledger::recordValidation(const Lease &lease, const ValidationRecord
     return id;
 }
 
+// Inside the caller's transaction: each sample of a judgment, its request document named, its
+// free texts filtered; refused when a raw text was not screened before it was parsed.
+void Ledger::insertJudgeSamples(std::int64_t judgmentId, const JudgmentRecord &judgment,
+                                const std::vector<std::optional<StoredObject>> &requests,
+                                std::int64_t now)
+{
+    Statement sample(m_db, "INSERT INTO judge_samples (judgment_id, sample_index, try_index, seed, "
+                           "raw_text, format_class, parse_error, parsed_json, generated_tokens, "
+                           "decode_ms, finish_reason, row_sha256, created_at_ms, answer_form, "
+                           "request_sha256, server_model, system_fingerprint) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (std::size_t i = 0; i < judgment.samples.size(); ++i) {
+        JudgeSampleRecord js = judgment.samples[i];
+        js.requestSha256 =
+            requests[i] ? std::optional<std::string>(requests[i]->sha256) : std::nullopt;
+        js.serverModel = storedTextOpt(js.serverModel);
+        js.systemFingerprint = storedTextOpt(js.systemFingerprint);
+        js.parseError = storedTextOpt(js.parseError);
+        // The raw text was screened before it was parsed (screenJudgeAnswer): a text the filter
+        // would still change has a parse that no longer follows from what would be stored.
+        if (js.rawText && ledgerText(*js.rawText) != *js.rawText)
+            throw Error(ErrorCode::InvalidInput,
+                        "judge sample " + std::to_string(js.sampleIndex) + " try " +
+                            std::to_string(js.tryIndex) +
+                            ": its raw text holds a credential or bytes that are not UTF-8 and was "
+                            "not screened before it was parsed (screenJudgeAnswer)");
+        sample.reset();
+        sample.bind(1, judgmentId)
+            .bind(2, js.sampleIndex)
+            .bind(3, js.tryIndex)
+            .bind(4, js.seed)
+            .bind(5, js.rawText)
+            .bind(6, js.formatClass)
+            .bind(7, js.parseError);
+        if (js.parsed.is_null())
+            sample.bindNull(8);
+        else
+            sample.bind(8, canonicalJson(js.parsed));
+        sample.bind(9, js.generatedTokens)
+            .bind(10, js.decodeMs)
+            .bind(11, js.finishReason)
+            .bind(12, js.rowSha256(judgmentId))
+            .bind(13, now)
+            .bind(14, js.answerForm)
+            .bind(15, js.requestSha256)
+            .bind(16, js.serverModel)
+            .bind(17, js.systemFingerprint)
+            .run();
+    }
+}
+
 std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &judgment)
 {
     if (judgment.outcome != "success" && judgment.outcome != "failure" &&
@@ -321,49 +372,7 @@ std::int64_t Ledger::recordJudgment(const Lease &lease, const JudgmentRecord &ju
         s.bind(8, canonicalJson(judgment.frameIndices));
     s.bind(9, judgment.promptSha256).bind(10, now).run();
     const std::int64_t judgmentId = m_db.lastInsertRowId();
-    Statement sample(m_db, "INSERT INTO judge_samples (judgment_id, sample_index, try_index, seed, "
-                           "raw_text, format_class, parse_error, parsed_json, generated_tokens, "
-                           "decode_ms, finish_reason, row_sha256, created_at_ms, answer_form, "
-                           "request_sha256, server_model, system_fingerprint) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (std::size_t i = 0; i < judgment.samples.size(); ++i) {
-        JudgeSampleRecord js = judgment.samples[i];
-        js.requestSha256 =
-            requests[i] ? std::optional<std::string>(requests[i]->sha256) : std::nullopt;
-        js.serverModel = storedTextOpt(js.serverModel);
-        js.systemFingerprint = storedTextOpt(js.systemFingerprint);
-        js.parseError = storedTextOpt(js.parseError);
-        // The raw text was screened before it was parsed (screenJudgeAnswer): a text the filter
-        // would still change has a parse that no longer follows from what would be stored.
-        if (js.rawText && ledgerText(*js.rawText) != *js.rawText)
-            throw Error(ErrorCode::InvalidInput,
-                        "judge sample " + std::to_string(js.sampleIndex) + " try " +
-                            std::to_string(js.tryIndex) +
-                            ": its raw text holds a credential or bytes that are not UTF-8 and was "
-                            "not screened before it was parsed (screenJudgeAnswer)");
-        sample.reset();
-        sample.bind(1, judgmentId)
-            .bind(2, js.sampleIndex)
-            .bind(3, js.tryIndex)
-            .bind(4, js.seed)
-            .bind(5, js.rawText)
-            .bind(6, js.formatClass)
-            .bind(7, js.parseError);
-        if (js.parsed.is_null())
-            sample.bindNull(8);
-        else
-            sample.bind(8, canonicalJson(js.parsed));
-        sample.bind(9, js.generatedTokens)
-            .bind(10, js.decodeMs)
-            .bind(11, js.finishReason)
-            .bind(12, js.rowSha256(judgmentId))
-            .bind(13, now)
-            .bind(14, js.answerForm)
-            .bind(15, js.requestSha256)
-            .bind(16, js.serverModel)
-            .bind(17, js.systemFingerprint)
-            .run();
-    }
+    insertJudgeSamples(judgmentId, judgment, requests, now);
     if (!judgment.screenedSamples.empty())
         insertEvent(lease.runId, lease.attemptId, "judge_text_screened",
                     {{"judgment_id", judgmentId},

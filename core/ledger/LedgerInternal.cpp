@@ -98,7 +98,7 @@ RunRecord readRun(sqlite::Statement &s)
     return r;
 }
 
-// The canonical document an attempt's seal hashes (docs/architecture.md, "Attempt seals").
+// The canonical document an attempt's seal hashes (docs/ledger.md, "Attempt seals").
 // sealRunId: the run id the seal is computed with (a merged attempt keeps the id of the ledger
 // that sealed it, see merged_attempts in schema.sql).
 std::string sealOf(sqlite::Database &db, const AttemptRecord &a, std::int64_t sealRunId)

@@ -7,6 +7,8 @@
 #include "util/Error.h"
 #include "util/Sha256.h"
 
+#include <algorithm>
+
 namespace kosmos {
 namespace fs = std::filesystem;
 using namespace ledger_internal;
@@ -235,6 +237,31 @@ void Ledger::retryRun(std::int64_t runId)
     requeue.bind(1, runId).run();
     insertEvent(runId, std::nullopt, "run_requeued", nlohmann::json::object(), now);
     tx.commit();
+}
+
+RetryResult Ledger::retryFailedRuns(const std::vector<std::int64_t> &runIds)
+{
+    RetryResult result;
+    for (const std::int64_t runId : runIds) {
+        const auto record = run(runId);
+        if (!record || record->status != "failed") {
+            result.skipped.push_back("run " + std::to_string(runId) + " is " +
+                                     (record ? record->status : std::string("missing")));
+            continue;
+        }
+        const auto frozen = protocol(record->protocolSha256);
+        if (!frozen || !frozen->contains("kosmos_protocol")) {
+            result.skipped.push_back("run " + std::to_string(runId) +
+                                     " was imported, not run: there is nothing to run again");
+            continue;
+        }
+        retryRun(runId);
+        result.requeued.push_back(runId);
+        if (std::none_of(result.protocols.begin(), result.protocols.end(),
+                         [&](const nlohmann::json &p) { return p == *frozen; }))
+            result.protocols.push_back(*frozen);
+    }
+    return result;
 }
 
 } // namespace kosmos

@@ -237,4 +237,15 @@ struct LedgerInfo
     std::map<std::string, std::int64_t> labelsBySource;
 };
 
+// Failed runs put back in the queue for a new attempt by Ledger::retryFailedRuns (each failed
+// attempt stays recorded): the runs requeued, the frozen protocols they belong to (to start them
+// again), and why each other run was left as it was (not failed, missing, or imported: nothing to
+// run again).
+struct RetryResult
+{
+    std::vector<std::int64_t> requeued;
+    std::vector<nlohmann::json> protocols;
+    std::vector<std::string> skipped;
+};
+
 } // namespace kosmos

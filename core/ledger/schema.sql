@@ -53,7 +53,7 @@ CREATE TABLE components (
 
 -- Runs: one evaluation episode of one policy in one world model under one protocol.
 -- run_key is the SHA-256 of key_json, the canonical JSON of everything that determines the
--- run (see docs/architecture.md, "Run keys"); submitting the same inputs again finds this row.
+-- run (see docs/ledger.md, "Run keys"); submitting the same inputs again finds this row.
 -- status is the run's life cycle, not the robot task's outcome: 'completed' means the
 -- pipeline finished, whatever the judge said.
 CREATE TABLE runs (

@@ -1,6 +1,7 @@
 #include "media/DatasetExport.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
@@ -43,20 +44,10 @@ struct Candidate
     nlohmann::json seeds;
 };
 
-} // namespace
-
-DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
-                                  const fs::path &directory)
+// The completed rollout runs of the filter's protocol and policy, in run order.
+std::vector<Candidate> candidatesOf(Ledger &ledger, const DatasetFilter &filter)
 {
-    if (filter.outcome != "any" && filter.outcome != "met" && filter.outcome != "not_met")
-        throw Error(ErrorCode::InvalidInput,
-                    "--outcome must be met, not_met or any, not '" + filter.outcome + "'");
-    std::error_code ec;
-    if (fs::exists(directory, ec) && !fs::is_empty(directory, ec))
-        throw Error(ErrorCode::InvalidInput,
-                    directory.string() + " exists and is not empty: give a new folder");
-
-    sqlite::Statement runs(ledger.database(), R"sql(
+    sqlite::Statement runs(LedgerSql::of(ledger), R"sql(
         SELECT r.run_id, r.run_key, p.protocol_sha256, r.task, r.instruction,
                pc.label, wc.label,
                json_extract(r.key_json, '$.seeds')
@@ -83,23 +74,139 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
             continue;
         chosen.push_back(std::move(c));
     }
+    return chosen;
+}
 
-    // The reference label: the simulator's or the synthetic world's own truth before a person's.
-    sqlite::Statement label(ledger.database(), R"sql(
+// What an episode's success is and where it comes from: the simulator's or the synthetic world's
+// own truth before a person's (JSON null where the run has no such label).
+struct EpisodeLabel
+{
+    nlohmann::json success = nullptr;
+    nlohmann::json progress = nullptr;
+    nlohmann::json source = nullptr;
+    nlohmann::json startState = nullptr;
+};
+
+class LabelReader
+{
+public:
+    explicit LabelReader(Ledger &ledger)
+        : m_label(LedgerSql::of(ledger), R"sql(
         SELECT h.completion, h.progress, h.source, h.notes FROM counted_labels h
          WHERE h.run_id = ? AND h.source IN ('physics', 'synthetic_reference', 'human')
          ORDER BY CASE h.source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1 ELSE 2 END,
                   h.label_id DESC
-         LIMIT 1)sql");
-    sqlite::Statement artifact(ledger.database(), R"sql(
-        SELECT a.sha256 FROM attempt_artifacts aa JOIN artifacts a USING (artifact_id)
-         WHERE aa.attempt_id = ? AND aa.role = ? ORDER BY aa.name LIMIT 1)sql");
-    auto artifactOf = [&](std::int64_t attemptId, const char *role) -> std::optional<std::string> {
-        artifact.reset();
-        artifact.bind(1, attemptId).bind(2, std::string(role));
-        return artifact.step() ? std::optional<std::string>(artifact.text(0)) : std::nullopt;
-    };
+         LIMIT 1)sql")
+    {
+    }
 
+    EpisodeLabel of(std::int64_t runId)
+    {
+        m_label.reset();
+        m_label.bind(1, runId);
+        EpisodeLabel out;
+        if (!m_label.step())
+            return out;
+        const auto completion = m_label.optText(0);
+        if (completion == std::optional<std::string>("met"))
+            out.success = true;
+        else if (completion == std::optional<std::string>("not_met"))
+            out.success = false;
+        if (const auto p = m_label.optInt64(1))
+            out.progress = *p;
+        out.source = m_label.text(2);
+        if (const auto notes = m_label.optText(3)) {
+            const auto details = nlohmann::json::parse(*notes, nullptr, false);
+            if (details.is_object() && details.contains("start_state"))
+                out.startState = details["start_state"];
+        }
+        return out;
+    }
+
+private:
+    sqlite::Statement m_label;
+};
+
+// Writes one episode's folder (frames, actions, states, episode.json) and returns its entry in
+// dataset.json.
+class EpisodeWriter
+{
+public:
+    explicit EpisodeWriter(Ledger &ledger)
+        : m_ledger(ledger), m_artifact(LedgerSql::of(ledger), R"sql(
+        SELECT a.sha256 FROM attempt_artifacts aa JOIN artifacts a USING (artifact_id)
+         WHERE aa.attempt_id = ? AND aa.role = ? ORDER BY aa.name LIMIT 1)sql")
+    {
+    }
+
+    nlohmann::json write(const fs::path &dir, const Candidate &c, const RolloutView &rollout,
+                         const EpisodeLabel &label)
+    {
+        std::error_code ec;
+        fs::create_directories(dir / "frames", ec);
+        if (ec)
+            throw Error(ErrorCode::Io, "cannot create " + (dir / "frames").string());
+        for (std::size_t i = 0; i < rollout.frames.size(); ++i) {
+            char frame[32];
+            std::snprintf(frame, sizeof frame, "%06zu.png", i);
+            writeBytes(dir / "frames" / frame, m_ledger.artifacts().read(rollout.frames[i].sha256));
+        }
+        if (const auto actions = artifactOf(*rollout.attemptId, "actions"))
+            writeBytes(dir / "actions.json", m_ledger.artifacts().read(*actions));
+        const auto states = artifactOf(*rollout.attemptId, "world_states");
+        if (states)
+            writeBytes(dir / "states.json", m_ledger.artifacts().read(*states));
+        writeJson(dir / "episode.json", {{"schema", "kosmos.episode/1"},
+                                         {"run_id", c.runId},
+                                         {"run_key", c.runKey},
+                                         {"protocol_sha256", c.protocolSha256},
+                                         {"task", c.task},
+                                         {"instruction", c.instruction},
+                                         {"policy", c.policy},
+                                         {"world_model", c.worldModel},
+                                         {"seeds", c.seeds},
+                                         {"start_state", label.startState},
+                                         {"frames", rollout.frames.size()},
+                                         {"actions", rollout.actions.size()},
+                                         {"control_rate_hz", rollout.controlRateHz},
+                                         {"action_dimensions", rollout.dimensionNames},
+                                         {"has_states", states.has_value()},
+                                         {"success", label.success},
+                                         {"progress", label.progress},
+                                         {"success_source", label.source}});
+        return {{"dir", dir.filename().string()}, {"run_id", c.runId},
+                {"instruction", c.instruction},   {"policy", c.policy},
+                {"success", label.success},       {"success_source", label.source}};
+    }
+
+private:
+    std::optional<std::string> artifactOf(std::int64_t attemptId, const char *role)
+    {
+        m_artifact.reset();
+        m_artifact.bind(1, attemptId).bind(2, std::string(role));
+        return m_artifact.step() ? std::optional<std::string>(m_artifact.text(0)) : std::nullopt;
+    }
+
+    Ledger &m_ledger;
+    sqlite::Statement m_artifact;
+};
+
+} // namespace
+
+DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
+                                  const fs::path &directory)
+{
+    if (filter.outcome != "any" && filter.outcome != "met" && filter.outcome != "not_met")
+        throw Error(ErrorCode::InvalidInput,
+                    "--outcome must be met, not_met or any, not '" + filter.outcome + "'");
+    std::error_code ec;
+    if (fs::exists(directory, ec) && !fs::is_empty(directory, ec))
+        throw Error(ErrorCode::InvalidInput,
+                    directory.string() + " exists and is not empty: give a new folder");
+
+    const std::vector<Candidate> chosen = candidatesOf(ledger, filter);
+    LabelReader labels(ledger);
+    EpisodeWriter writer(ledger);
     fs::create_directories(
         directory.parent_path().empty() ? fs::path(".") : directory.parent_path(), ec);
     StagingFolder stagingFolder(directory.parent_path(), "dataset");
@@ -108,74 +215,18 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
     DatasetExportResult result;
     nlohmann::json episodes = nlohmann::json::array();
     for (const Candidate &c : chosen) {
-        label.reset();
-        label.bind(1, c.runId);
-        nlohmann::json success = nullptr, progress = nullptr, source = nullptr,
-                       startState = nullptr;
-        if (label.step()) {
-            const auto completion = label.optText(0);
-            if (completion == std::optional<std::string>("met"))
-                success = true;
-            else if (completion == std::optional<std::string>("not_met"))
-                success = false;
-            if (const auto p = label.optInt64(1))
-                progress = *p;
-            source = label.text(2);
-            if (const auto notes = label.optText(3)) {
-                const auto details = nlohmann::json::parse(*notes, nullptr, false);
-                if (details.is_object() && details.contains("start_state"))
-                    startState = details["start_state"];
-            }
-        }
+        const EpisodeLabel label = labels.of(c.runId);
         if (filter.outcome != "any" &&
-            (success.is_null() || success.get<bool>() != (filter.outcome == "met")))
+            (label.success.is_null() || label.success.get<bool>() != (filter.outcome == "met")))
             continue;
         const RolloutView rollout = loadRollout(ledger, c.runId);
         if (rollout.frames.empty() || !rollout.attemptId)
             continue;
         char name[32];
         std::snprintf(name, sizeof name, "episode_%05d", result.episodes);
-        const fs::path dir = staging / name;
-        fs::create_directories(dir / "frames", ec);
-        if (ec)
-            throw Error(ErrorCode::Io, "cannot create " + (dir / "frames").string());
-        for (std::size_t i = 0; i < rollout.frames.size(); ++i) {
-            char frame[32];
-            std::snprintf(frame, sizeof frame, "%06zu.png", i);
-            writeBytes(dir / "frames" / frame, ledger.artifacts().read(rollout.frames[i].sha256));
-        }
-        if (const auto actions = artifactOf(*rollout.attemptId, "actions"))
-            writeBytes(dir / "actions.json", ledger.artifacts().read(*actions));
-        const auto states = artifactOf(*rollout.attemptId, "world_states");
-        if (states)
-            writeBytes(dir / "states.json", ledger.artifacts().read(*states));
-        const nlohmann::json episode = {{"schema", "kosmos.episode/1"},
-                                        {"run_id", c.runId},
-                                        {"run_key", c.runKey},
-                                        {"protocol_sha256", c.protocolSha256},
-                                        {"task", c.task},
-                                        {"instruction", c.instruction},
-                                        {"policy", c.policy},
-                                        {"world_model", c.worldModel},
-                                        {"seeds", c.seeds},
-                                        {"start_state", startState},
-                                        {"frames", rollout.frames.size()},
-                                        {"actions", rollout.actions.size()},
-                                        {"control_rate_hz", rollout.controlRateHz},
-                                        {"action_dimensions", rollout.dimensionNames},
-                                        {"has_states", states.has_value()},
-                                        {"success", success},
-                                        {"progress", progress},
-                                        {"success_source", source}};
-        writeJson(dir / "episode.json", episode);
-        episodes.push_back({{"dir", name},
-                            {"run_id", c.runId},
-                            {"instruction", c.instruction},
-                            {"policy", c.policy},
-                            {"success", success},
-                            {"success_source", source}});
+        episodes.push_back(writer.write(staging / name, c, rollout, label));
         result.frames += static_cast<int>(rollout.frames.size());
-        result.withoutLabel += success.is_null();
+        result.withoutLabel += label.success.is_null();
         ++result.episodes;
     }
     if (result.episodes == 0)

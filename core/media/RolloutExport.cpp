@@ -96,6 +96,100 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                          progress);
 }
 
+namespace {
+
+// The actions as CSV: step, time and one column per dimension, each value the shortest text
+// that reads back exactly (-0.04, not -0.040000000000000001).
+void writeActionsCsv(const std::filesystem::path &path, const RolloutView &rollout)
+{
+    std::ofstream csv(path);
+    csv << "step,time_s";
+    for (const auto &name : rollout.dimensionNames)
+        csv << ",\"" << name << "\"";
+    csv << "\n";
+    for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
+        csv << t << "," << shortestText(static_cast<double>(t) / rollout.controlRateHz);
+        for (double v : rollout.actions[t])
+            csv << "," << shortestText(v);
+        csv << "\n";
+    }
+    csv.close();
+    if (!csv)
+        throw Error(ErrorCode::Io, "cannot write " + path.string());
+}
+
+// The overlay: which run this is, by which policy (its model package named), what the judge
+// said; under the frame the step and its action. Each frame's text is drawn independently: in
+// parallel.
+void drawOverlay(Ledger &ledger, std::int64_t runId, const RolloutView &rollout,
+                 std::vector<cv::Mat> &decoded)
+{
+    const std::string heading = "run " + std::to_string(runId) + "  " + policyText(rollout);
+    const auto judgments = judgmentsOfRun(ledger, runId);
+    const std::string verdict =
+        judgments.empty() ? "no judgment" : "judge: " + judgments.back().outcome;
+    parallelFor(decoded.size(), [&](std::size_t i) {
+        std::string text = "step " + std::to_string(i);
+        if (i > 0 && i - 1 < rollout.actions.size()) {
+            char buffer[96];
+            const auto &a = rollout.actions[i - 1];
+            std::snprintf(buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
+                          a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
+                          a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
+            text += buffer;
+        }
+        decoded[i] = captionFrame(decoded[i], {heading, verdict}, text);
+    });
+}
+
+// Reads (hash-checked) and, for a video, decodes the frames in parallel, a block at a time;
+// writes them into framesDir (when given) and reports progress in order after each block.
+// Returns false when the caller cancelled.
+bool readFramesInBlocks(Ledger &ledger, const RolloutView &rollout, bool video,
+                        const std::filesystem::path &framesDir, std::vector<cv::Mat> &decoded,
+                        int total, const ExportProgress &progress, ExportResult &result)
+{
+    constexpr std::size_t kBlock = 32;
+    std::vector<std::vector<std::uint8_t>> block;
+    for (std::size_t i = 0; i < rollout.frames.size(); ++i) {
+        if (i % kBlock == 0) {
+            const std::size_t n = std::min(kBlock, rollout.frames.size() - i);
+            block.assign(n, {});
+            std::vector<std::exception_ptr> failures(n);
+            parallelFor(n, [&](std::size_t k) {
+                const auto &frame = rollout.frames[i + k];
+                try {
+                    block[k] = ledger.artifacts().read(frame.sha256);
+                    if (video)
+                        decoded[i + k] = decodeStoredRgb(block[k], frame.sha256);
+                } catch (...) {
+                    failures[k] = std::current_exception();
+                }
+            });
+            for (const auto &failure : failures)
+                if (failure)
+                    std::rethrow_exception(failure);
+        }
+        const auto &bytes = block[i % kBlock];
+        if (!framesDir.empty()) {
+            char name[32];
+            std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+            std::ofstream out(framesDir / name, std::ios::binary);
+            out.write(reinterpret_cast<const char *>(bytes.data()),
+                      static_cast<std::streamsize>(bytes.size()));
+            out.close(); // a write error (a full disk) may show only when the buffer is flushed
+            if (!out)
+                throw Error(ErrorCode::Io, "cannot write " + (framesDir / name).string());
+        }
+        ++result.frames;
+        if (progress && !progress(result.frames, total))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
                            const std::filesystem::path &directory, const ExportOptions &options,
                            const ExportProgress &progress)
@@ -131,85 +225,23 @@ ExportResult exportRollout(Ledger &ledger, std::int64_t runId,
     std::vector<cv::Mat> decoded(video ? rollout.frames.size() : 0);
     // Frames are read (hash-checked) and decoded in parallel, a block at a time; the files are
     // written and progress reported (the caller may cancel) in order, after each block.
-    constexpr std::size_t kBlock = 32;
-    std::vector<std::vector<std::uint8_t>> block;
-    for (std::size_t i = 0; readFrames && i < rollout.frames.size(); ++i) {
-        if (i % kBlock == 0) {
-            const std::size_t n = std::min(kBlock, rollout.frames.size() - i);
-            block.assign(n, {});
-            std::vector<std::exception_ptr> failures(n);
-            parallelFor(n, [&](std::size_t k) {
-                const auto &frame = rollout.frames[i + k];
-                try {
-                    block[k] = ledger.artifacts().read(frame.sha256);
-                    if (video)
-                        decoded[i + k] = decodeStoredRgb(block[k], frame.sha256);
-                } catch (...) {
-                    failures[k] = std::current_exception();
-                }
-            });
-            for (const auto &failure : failures)
-                if (failure)
-                    std::rethrow_exception(failure);
-        }
-        const auto &bytes = block[i % kBlock];
-        if (options.frames) {
-            char name[32];
-            std::snprintf(name, sizeof name, "frame_%05zu.png", i);
-            std::ofstream out(result.framesDir / name, std::ios::binary);
-            out.write(reinterpret_cast<const char *>(bytes.data()),
-                      static_cast<std::streamsize>(bytes.size()));
-            out.close(); // a write error (a full disk) may show only when the buffer is flushed
-            if (!out)
-                throw Error(ErrorCode::Io, "cannot write " + (result.framesDir / name).string());
-        }
-        ++result.frames;
-        if (progress && !progress(result.frames, total)) {
-            result.cancelled = true;
-            result.frames = 0; // nothing was kept
-            result.framesDir.clear();
-            return result;
-        }
+    if (readFrames &&
+        !readFramesInBlocks(ledger, rollout, video,
+                            options.frames ? result.framesDir : std::filesystem::path(), decoded,
+                            total, progress, result)) {
+        result.cancelled = true;
+        result.frames = 0; // nothing was kept
+        result.framesDir.clear();
+        return result;
     }
     if (options.actions) {
         result.csv = staging / "actions.csv";
-        std::ofstream csv(result.csv);
-        csv << "step,time_s";
-        for (const auto &name : rollout.dimensionNames)
-            csv << ",\"" << name << "\"";
-        csv << "\n";
-        // The shortest text that reads back exactly (-0.04, not -0.040000000000000001).
-        for (std::size_t t = 0; t < rollout.actions.size(); ++t) {
-            csv << t << "," << shortestText(static_cast<double>(t) / rollout.controlRateHz);
-            for (double v : rollout.actions[t])
-                csv << "," << shortestText(v);
-            csv << "\n";
-        }
-        csv.close();
-        if (!csv)
-            throw Error(ErrorCode::Io, "cannot write " + result.csv.string());
+        writeActionsCsv(result.csv, rollout);
         result.actions = static_cast<int>(rollout.actions.size());
     }
     if (video) {
-        // The overlay: which run this is, by which policy (its model package named), what the
-        // judge said; under the frame the step and its action.
-        const std::string heading = "run " + std::to_string(runId) + "  " + policyText(rollout);
-        const auto judgments = judgmentsOfRun(ledger, runId);
-        const std::string verdict =
-            judgments.empty() ? "no judgment" : "judge: " + judgments.back().outcome;
-        // Each frame's text is drawn independently: in parallel.
-        parallelFor(overlay ? decoded.size() : 0, [&](std::size_t i) {
-            std::string text = "step " + std::to_string(i);
-            if (i > 0 && i - 1 < rollout.actions.size()) {
-                char buffer[96];
-                const auto &a = rollout.actions[i - 1];
-                std::snprintf(buffer, sizeof buffer, "  a=[%.3f %.3f %.3f ... %.2f]",
-                              a.size() > 0 ? a[0] : 0.0, a.size() > 1 ? a[1] : 0.0,
-                              a.size() > 2 ? a[2] : 0.0, a.empty() ? 0.0 : a.back());
-                text += buffer;
-            }
-            decoded[i] = captionFrame(decoded[i], {heading, verdict}, text);
-        });
+        if (overlay)
+            drawOverlay(ledger, runId, rollout, decoded);
         result.video = staging / "rollout.mp4";
         result.videoCodec =
             encodeVideo(result.video, decoded, static_cast<int>(std::lround(rollout.controlRateHz)),

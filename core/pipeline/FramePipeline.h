@@ -18,7 +18,7 @@
 namespace kosmos {
 
 // A rollout's frames encoded, hashed, stored and measured off the engine's critical path
-// (docs/architecture.md, "The rollout engine"). Two threads per rollout:
+// (docs/pipeline.md, "The rollout engine"). Two threads per rollout:
 //  - the store thread encodes each frame as PNG, takes the pixel digest from the raw pixels it
 //    already has (no decode), and writes the object without an fsync of its own; objects become
 //    durable in batches, one syncfs of the store's file system per batch (every `syncEvery`

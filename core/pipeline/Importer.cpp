@@ -7,7 +7,7 @@
 #include "ledger/Ledger.h"
 #include "media/ActionFiles.h"
 #include "media/VideoDecoder.h"
-#include "pipeline/Protocol.h"
+#include "protocol/Protocol.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"

@@ -1,8 +1,8 @@
 #include "pipeline/Rejudge.h"
 
-#include "ledger/AttemptScope.h"
-
 #include "judge/JudgeRunner.h"
+#include "ledger/AttemptScope.h"
+#include "ledger/LedgerSql.h"
 #include "util/Error.h"
 
 #include <opencv2/imgcodecs.hpp>
@@ -23,7 +23,7 @@ std::optional<ComponentIdentity> identityOf(Ledger &ledger, std::optional<std::i
 {
     if (!componentId)
         return std::nullopt;
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         "SELECT identity_json FROM components WHERE component_id = ?");
     s.bind(1, *componentId);
     if (!s.step())
@@ -48,20 +48,113 @@ class Stop
 
 } // namespace
 
-std::vector<std::int64_t> judgeableRuns(Ledger &ledger)
+namespace {
+
+// A source run's latest completed attempt (the rollout to judge again).
+std::optional<std::int64_t> completedAttemptOf(Ledger &ledger, std::int64_t runId)
 {
-    sqlite::Statement s(ledger.database(), R"sql(
-        SELECT r.run_id FROM runs r
-         WHERE r.status = 'completed'
-           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
-           AND EXISTS (SELECT 1 FROM attempts a JOIN attempt_artifacts aa USING (attempt_id)
-                        WHERE a.run_id = r.run_id AND a.state = 'completed' AND aa.role = 'frame')
-         ORDER BY r.run_id)sql");
-    std::vector<std::int64_t> out;
-    while (s.step())
-        out.push_back(s.int64(0));
-    return out;
+    // Every read here is finished (its statement reset) before the next write: a statement left
+    // open keeps a read snapshot, and a write transaction begun on a stale snapshot fails with
+    // "database is locked" at once, whatever the busy timeout, when another process (a second
+    // `judge --all`) has committed meanwhile.
+    sqlite::Statement attempt(LedgerSql::of(ledger),
+                              "SELECT attempt_id FROM attempts WHERE run_id = ? AND state = "
+                              "'completed' ORDER BY attempt_no DESC LIMIT 1");
+    attempt.bind(1, runId);
+    return attempt.step() ? std::optional<std::int64_t>(attempt.int64(0)) : std::nullopt;
 }
+
+// The re-judging run of a source run: its policy and world model, the new judge, the source's
+// seeds with rejudge_of. Leaves out.state "skipped" (with why) when there is nothing to judge.
+std::optional<RunSpec> rejudgingRun(Ledger &ledger, const RunRecord &source,
+                                    const ComponentIdentity &judgeIdentity, RejudgeOutcome &out)
+{
+    if (source.status != "completed" || !completedAttemptOf(ledger, source.runId)) {
+        out.state = "skipped";
+        out.detail = "run " + std::to_string(source.runId) + " is " + source.status +
+                     "; only completed rollouts are judged";
+        return std::nullopt;
+    }
+    std::optional<std::int64_t> policyId;
+    std::optional<std::int64_t> worldModelId;
+    {
+        sqlite::Statement ids(LedgerSql::of(ledger),
+                              "SELECT policy_id, world_model_id FROM runs WHERE run_id = ?");
+        ids.bind(1, source.runId);
+        if (ids.step()) {
+            policyId = ids.optInt64(0);
+            worldModelId = ids.optInt64(1);
+        }
+    }
+    const auto key = nlohmann::json::parse(source.keyJson);
+    if (key.contains("seeds") && key["seeds"].contains("rejudge_of")) {
+        out.state = "skipped";
+        out.detail = "run " + std::to_string(source.runId) +
+                     " is itself a re-judgment; judge its source run";
+        return std::nullopt;
+    }
+    RunSpec spec;
+    spec.protocolSha256 = source.protocolSha256;
+    spec.episodeIndex = source.episodeIndex;
+    spec.policy = identityOf(ledger, policyId);
+    spec.worldModel = identityOf(ledger, worldModelId);
+    spec.judge = judgeIdentity;
+    spec.seeds = key.value("seeds", nlohmann::json::object());
+    spec.seeds["rejudge_of"] = source.runKey;
+    spec.task = source.task;
+    spec.instruction = source.instruction;
+    return spec;
+}
+
+// Claims the re-judging run. Held by another live process (a second `judge --all`): waits for it
+// to end there, as the engine waits for held runs; a dead holder's lease is taken over by the
+// claim. nullptr (with out.state said) when it was judged elsewhere or the call was stopped.
+std::unique_ptr<AttemptScope> claimRejudging(Ledger &ledger, std::int64_t runId,
+                                             const std::atomic<bool> &stop, RejudgeOutcome &out)
+{
+    for (;;) {
+        auto scope =
+            AttemptScope::claim(ledger, {"kosmos-judge", kJudgeLeaseMs, kJudgeLeaseMs / 6}, runId);
+        if (scope)
+            return scope;
+        const bool finishedElsewhere = ledger.run(runId)->finishedAtMs.has_value();
+        if (stop || finishedElsewhere) {
+            out.state = finishedElsewhere ? "skipped" : "busy";
+            out.detail =
+                finishedElsewhere
+                    ? "judged meanwhile by another process (run " + std::to_string(runId) + ")"
+                    : "another live process is judging it (run " + std::to_string(runId) +
+                          "); not judged by this call";
+            return nullptr;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+}
+
+// The source attempt's frames, attached to the re-judging attempt and decoded (hash-checked).
+std::vector<cv::Mat> attachSourceFrames(Ledger &ledger, const Lease &lease,
+                                        std::int64_t sourceAttempt)
+{
+    std::vector<Ledger::Attachment> frames;
+    {
+        sqlite::Statement s(LedgerSql::of(ledger),
+                            "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM "
+                            "attempt_artifacts aa JOIN artifacts x USING (artifact_id) "
+                            "WHERE aa.attempt_id = ? AND aa.role = 'frame' ORDER BY aa.name");
+        s.bind(1, sourceAttempt);
+        while (s.step())
+            frames.push_back({"frame", s.text(0),
+                              StoredObject{s.text(1), s.int64(2), s.text(3), std::nullopt, true}});
+    }
+    std::vector<cv::Mat> decoded;
+    decoded.reserve(frames.size());
+    for (const auto &frame : frames)
+        decoded.push_back(ledger.artifacts().readRgb(frame.object.sha256));
+    ledger.attachArtifacts(lease, frames);
+    return decoded;
+}
+
+} // namespace
 
 std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factory,
                                         const ComponentSpec &judgeSpec,
@@ -83,116 +176,33 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
         const auto source = ledger.run(sourceId);
         if (!source)
             throw Error(ErrorCode::NotFound, "run " + std::to_string(sourceId) + " does not exist");
-        // Every read below is finished (its statement reset) before the next write: a statement
-        // left open keeps a read snapshot, and a write transaction begun on a stale snapshot
-        // fails with "database is locked" at once, whatever the busy timeout, when another
-        // process (a second `judge --all`) has committed meanwhile.
-        std::optional<std::int64_t> sourceAttemptId;
-        {
-            sqlite::Statement attempt(
-                ledger.database(),
-                "SELECT attempt_id FROM attempts WHERE run_id = ? AND state = 'completed' "
-                "ORDER BY attempt_no DESC LIMIT 1");
-            attempt.bind(1, sourceId);
-            if (attempt.step())
-                sourceAttemptId = attempt.int64(0);
-        }
-        if (source->status != "completed" || !sourceAttemptId) {
-            o.state = "skipped";
-            o.detail = "run " + std::to_string(sourceId) + " is " + source->status +
-                       "; only completed rollouts are judged";
+        const std::optional<RunSpec> spec = rejudgingRun(ledger, *source, judgeIdentity, o);
+        if (!spec) {
             out.push_back(o);
             continue;
         }
-        const std::int64_t sourceAttempt = *sourceAttemptId;
-        std::optional<std::int64_t> policyId;
-        std::optional<std::int64_t> worldModelId;
-        {
-            sqlite::Statement ids(ledger.database(),
-                                  "SELECT policy_id, world_model_id FROM runs WHERE run_id = ?");
-            ids.bind(1, sourceId);
-            if (ids.step()) {
-                policyId = ids.optInt64(0);
-                worldModelId = ids.optInt64(1);
-            }
-        }
-        const auto key = nlohmann::json::parse(source->keyJson);
-        if (key.contains("seeds") && key["seeds"].contains("rejudge_of")) {
+        const std::int64_t sourceAttempt = *completedAttemptOf(ledger, sourceId);
+        o.runId = ledger.submitRun(*spec).runId;
+        if (ledger.run(o.runId)->finishedAtMs) {
             o.state = "skipped";
-            o.detail = "run " + std::to_string(sourceId) +
-                       " is itself a re-judgment; judge its source run";
-            out.push_back(o);
-            continue;
-        }
-        RunSpec spec;
-        spec.protocolSha256 = source->protocolSha256;
-        spec.episodeIndex = source->episodeIndex;
-        spec.policy = identityOf(ledger, policyId);
-        spec.worldModel = identityOf(ledger, worldModelId);
-        spec.judge = judgeIdentity;
-        spec.seeds = key.value("seeds", nlohmann::json::object());
-        spec.seeds["rejudge_of"] = source->runKey;
-        spec.task = source->task;
-        spec.instruction = source->instruction;
-        const auto submitted = ledger.submitRun(spec);
-        o.runId = submitted.runId;
-        if (ledger.run(submitted.runId)->finishedAtMs) {
-            o.state = "skipped";
-            o.detail = "already judged with this configuration (run " +
-                       std::to_string(submitted.runId) + ")";
-            out.push_back(o);
-            continue;
-        }
-        // Held by another live process (a second `judge --all`): wait for it to end there, as
-        // the engine waits for held runs; a dead holder's lease is taken over by the claim.
-        std::unique_ptr<AttemptScope> scope;
-        bool finishedElsewhere = false;
-        for (;;) {
-            scope = AttemptScope::claim(ledger, {"kosmos-judge", kJudgeLeaseMs, kJudgeLeaseMs / 6},
-                                        submitted.runId);
-            if (scope || stop)
-                break;
-            if (ledger.run(submitted.runId)->finishedAtMs) {
-                finishedElsewhere = true;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        }
-        if (!scope) {
-            o.state = finishedElsewhere ? "skipped" : "busy";
             o.detail =
-                finishedElsewhere
-                    ? "judged meanwhile by another process (run " + std::to_string(o.runId) + ")"
-                    : "another live process is judging it (run " + std::to_string(o.runId) +
-                          "); not judged by this call";
+                "already judged with this configuration (run " + std::to_string(o.runId) + ")";
             out.push_back(o);
             continue;
         }
-        const Lease &lease = scope->lease();
+        const std::unique_ptr<AttemptScope> scope = claimRejudging(ledger, o.runId, stop, o);
+        if (!scope) {
+            out.push_back(o);
+            continue;
+        }
         try {
             scope->bufferEvent("rejudge_of", {{"source_run_id", sourceId},
                                               {"source_attempt_id", sourceAttempt},
                                               {"source_run_key", source->runKey}});
-            std::vector<Ledger::Attachment> frames;
-            {
-                sqlite::Statement s(ledger.database(),
-                                    "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM "
-                                    "attempt_artifacts aa JOIN artifacts x USING (artifact_id) "
-                                    "WHERE aa.attempt_id = ? AND aa.role = 'frame' ORDER BY "
-                                    "aa.name");
-                s.bind(1, sourceAttempt);
-                while (s.step())
-                    frames.push_back(
-                        {"frame", s.text(0),
-                         StoredObject{s.text(1), s.int64(2), s.text(3), std::nullopt, true}});
-            }
-            std::vector<cv::Mat> decoded;
-            decoded.reserve(frames.size());
-            for (const auto &frame : frames) // hash-checked
-                decoded.push_back(ledger.artifacts().readRgb(frame.object.sha256));
-            ledger.attachArtifacts(lease, frames);
+            const std::vector<cv::Mat> decoded =
+                attachSourceFrames(ledger, scope->lease(), sourceAttempt);
             std::vector<std::string> forbidden;
-            for (const auto &component : {spec.policy, spec.worldModel}) {
+            for (const auto &component : {spec->policy, spec->worldModel}) {
                 if (component)
                     forbidden.push_back(component->adapterId);
             }
@@ -204,7 +214,7 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
                                  throw Stop{};
                          });
             record.judgeComponentId = ledger.registerComponent(judgeIdentity);
-            ledger.recordJudgment(lease, record);
+            ledger.recordJudgment(scope->lease(), record);
             o.state = attemptResultName(scope->complete());
             o.detail =
                 record.outcome + (record.unknownReason ? " (" + *record.unknownReason + ")" : "");

@@ -28,8 +28,4 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
                                         const std::vector<std::int64_t> &runIds,
                                         const std::atomic<bool> &stop);
 
-// Runs whose latest attempt completed and holds frames (candidates for --all), excluding
-// re-judging runs themselves.
-std::vector<std::int64_t> judgeableRuns(Ledger &ledger);
-
 } // namespace kosmos

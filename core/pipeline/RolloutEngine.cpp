@@ -1,4 +1,5 @@
 #include "pipeline/RolloutEngine.h"
+#include "ledger/LedgerSql.h"
 
 #include "pipeline/RunExecutor.h"
 
@@ -258,7 +259,8 @@ SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
                                                      "; run it with --shard " +
                                                      (bound ? bound->text() : "as before") +
                                                      " (its runs are that shard's only)");
-        if (!recorded && sqlite::Statement(ledger.database(), "SELECT 1 FROM runs LIMIT 1").step())
+        if (!recorded &&
+            sqlite::Statement(LedgerSql::of(ledger), "SELECT 1 FROM runs LIMIT 1").step())
             throw Error(ErrorCode::InvalidInput,
                         m_bundle.string() + " already holds runs of a whole evaluation; a shard "
                                             "needs a ledger of its own (a new bundle)");
@@ -278,31 +280,6 @@ SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
     return batch;
 }
 
-RetryResult retryFailedRuns(Ledger &ledger, const std::vector<std::int64_t> &runIds)
-{
-    RetryResult result;
-    for (const std::int64_t runId : runIds) {
-        const auto run = ledger.run(runId);
-        if (!run || run->status != "failed") {
-            result.skipped.push_back("run " + std::to_string(runId) + " is " +
-                                     (run ? run->status : std::string("missing")));
-            continue;
-        }
-        const auto protocol = ledger.protocol(run->protocolSha256);
-        if (!protocol || !protocol->contains("kosmos_protocol")) {
-            result.skipped.push_back("run " + std::to_string(runId) +
-                                     " was imported, not run: there is nothing to run again");
-            continue;
-        }
-        ledger.retryRun(runId);
-        result.requeued.push_back(runId);
-        if (std::none_of(result.protocols.begin(), result.protocols.end(),
-                         [&](const nlohmann::json &p) { return p == *protocol; }))
-            result.protocols.push_back(*protocol);
-    }
-    return result;
-}
-
 int RolloutEngine::retryFailed(const SubmittedBatch &batch)
 {
     Ledger ledger = Ledger::open(m_bundle);
@@ -310,8 +287,33 @@ int RolloutEngine::retryFailed(const SubmittedBatch &batch)
     for (const std::int64_t runId : batch.runIds)
         if (const auto run = ledger.run(runId); run && run->status == "failed")
             failed.push_back(runId);
-    return static_cast<int>(retryFailedRuns(ledger, failed).requeued.size());
+    return static_cast<int>(ledger.retryFailedRuns(failed).requeued.size());
 }
+
+namespace {
+
+void countEnd(BatchResult &result, AttemptResult end)
+{
+    switch (end) {
+    case AttemptResult::Completed:
+        ++result.completed;
+        break;
+    case AttemptResult::Failed:
+        ++result.failed;
+        break;
+    case AttemptResult::Cancelled:
+        ++result.cancelled;
+        break;
+    case AttemptResult::Interrupted:
+        ++result.interrupted;
+        break;
+    case AttemptResult::LeaseLost:
+        ++result.leaseLost;
+        break;
+    }
+}
+
+} // namespace
 
 BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &batch,
                                const std::atomic<bool> &stop, const ProgressFn &progress)
@@ -388,23 +390,7 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
             const AttemptResult end = execution.end;
             {
                 std::lock_guard lock(mutex);
-                switch (end) {
-                case AttemptResult::Completed:
-                    ++result.completed;
-                    break;
-                case AttemptResult::Failed:
-                    ++result.failed;
-                    break;
-                case AttemptResult::Cancelled:
-                    ++result.cancelled;
-                    break;
-                case AttemptResult::Interrupted:
-                    ++result.interrupted;
-                    break;
-                case AttemptResult::LeaseLost:
-                    ++result.leaseLost;
-                    break;
-                }
+                countEnd(result, end);
             }
             report({EngineProgress::Kind::RunFinished, runId, protocol.horizon, protocol.horizon,
                     std::string(attemptResultName(end)), execution.failure});

@@ -3,7 +3,7 @@
 #include "components/Components.h"
 #include "ledger/Ledger.h"
 #include "ledger/Shard.h"
-#include "pipeline/Protocol.h"
+#include "protocol/Protocol.h"
 
 #include <atomic>
 #include <filesystem>
@@ -116,20 +116,9 @@ struct BatchResult
 ComponentIdentity makeJudgeIdentity(const std::string &version, const ComponentSpec &judge,
                                     const QuorumSettings &quorum);
 
-// Failed runs put back in the queue for a new attempt (each failed attempt stays recorded): the
-// runs requeued, the frozen protocols they belong to (to start them again), and why each other
-// run was left as it was (not failed, missing, or imported: nothing to run again).
-struct RetryResult
-{
-    std::vector<std::int64_t> requeued;
-    std::vector<nlohmann::json> protocols;
-    std::vector<std::string> skipped;
-};
-RetryResult retryFailedRuns(Ledger &ledger, const std::vector<std::int64_t> &runIds);
-
 // The pipeline: policy -> action contract -> conversion -> world model -> frame contract ->
 // ledger, then deterministic validation, then judge samples and the quorum outcome. See
-// docs/architecture.md, "The rollout engine".
+// docs/pipeline.md, "The rollout engine".
 class RolloutEngine
 {
 public:

@@ -1,6 +1,7 @@
 #include "queries/BatchProgress.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +11,7 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
 {
     BatchProgress p;
     p.protocolSha256 = protocolSha256;
-    auto &db = ledger.database();
+    auto &db = LedgerSql::of(ledger);
     int horizon = 0;
     {
         sqlite::Statement protocol(
@@ -108,7 +109,7 @@ BatchProgress batchProgress(Ledger &ledger, const std::string &protocolSha256, s
 
 std::vector<std::string> activeProtocols(Ledger &ledger)
 {
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         "SELECT pr.protocol_sha256 FROM protocols pr WHERE EXISTS (SELECT 1 FROM "
                         "runs r WHERE r.protocol_id = pr.protocol_id AND r.status IN ('queued', "
                         "'running')) ORDER BY pr.protocol_id DESC");

@@ -2,12 +2,13 @@
 
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 
 namespace kosmos {
 
 std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
 {
-    auto &db = ledger.database();
+    auto &db = LedgerSql::of(ledger);
     std::vector<StoredJudgment> out;
     const auto run = ledger.run(runId);
     if (!run)
@@ -75,6 +76,19 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
         out.push_back(std::move(j));
     }
     return out;
+}
+
+std::optional<StoredJudgeCall> judgeCall(Ledger &ledger, std::int64_t judgmentId, int sampleIndex,
+                                         int tryIndex)
+{
+    sqlite::Statement s(LedgerSql::of(ledger),
+                        "SELECT request_sha256, raw_text, server_model, system_fingerprint "
+                        "FROM judge_samples WHERE judgment_id = ? AND sample_index = ? AND "
+                        "try_index = ?");
+    s.bind(1, judgmentId).bind(2, sampleIndex).bind(3, tryIndex);
+    if (!s.step())
+        return std::nullopt;
+    return StoredJudgeCall{s.optText(0), s.optText(1), s.optText(2), s.optText(3)};
 }
 
 } // namespace kosmos

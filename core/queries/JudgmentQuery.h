@@ -38,4 +38,17 @@ struct StoredJudgment
 // Every judgment of a run's rollout: its own and those of runs that re-judged it, oldest first.
 std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId);
 
+// One judge call as recorded: the request document's SHA-256 (none for imported samples and
+// those written before schema version 3), the server's raw reply and what it said of itself.
+struct StoredJudgeCall
+{
+    std::optional<std::string> requestSha256;
+    std::optional<std::string> rawText;
+    std::optional<std::string> serverModel;
+    std::optional<std::string> systemFingerprint;
+};
+// nullopt when the ledger holds no such sample try.
+std::optional<StoredJudgeCall> judgeCall(Ledger &ledger, std::int64_t judgmentId, int sampleIndex,
+                                         int tryIndex);
+
 } // namespace kosmos

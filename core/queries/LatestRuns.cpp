@@ -1,6 +1,7 @@
 #include "queries/LatestRuns.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 
 namespace kosmos {
 
@@ -18,7 +19,7 @@ std::vector<LatestRun> latestRuns(Ledger &ledger, const LatestRunQuery &query)
     if (query.rolloutsOnly)
         sql += " AND rejudge_of IS NULL";
     sql += " ORDER BY run_id";
-    sqlite::Statement s(ledger.database(), sql);
+    sqlite::Statement s(LedgerSql::of(ledger), sql);
     if (query.protocolSha256)
         s.bind(1, *query.protocolSha256);
     if (query.labelSource)
@@ -55,13 +56,28 @@ std::vector<std::int64_t> judgedRolloutRuns(Ledger &ledger,
                                             const std::optional<std::string> &protocolSha256,
                                             std::int64_t afterRunId, int limit)
 {
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         "SELECT run_id FROM run_latest WHERE judgment_id IS NOT NULL AND "
                         "rejudge_of IS NULL AND run_id > ?1 AND (?2 IS NULL OR protocol_sha256 = "
                         "?2) ORDER BY run_id LIMIT ?3");
     s.bind(1, afterRunId).bind(3, limit > 0 ? static_cast<std::int64_t>(limit) : -1);
     if (protocolSha256)
         s.bind(2, *protocolSha256);
+    std::vector<std::int64_t> out;
+    while (s.step())
+        out.push_back(s.int64(0));
+    return out;
+}
+
+std::vector<std::int64_t> judgeableRuns(Ledger &ledger)
+{
+    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
+        SELECT r.run_id FROM runs r
+         WHERE r.status = 'completed'
+           AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
+           AND EXISTS (SELECT 1 FROM attempts a JOIN attempt_artifacts aa USING (attempt_id)
+                        WHERE a.run_id = r.run_id AND a.state = 'completed' AND aa.role = 'frame')
+         ORDER BY r.run_id)sql");
     std::vector<std::int64_t> out;
     while (s.step())
         out.push_back(s.int64(0));

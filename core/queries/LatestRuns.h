@@ -61,6 +61,10 @@ std::vector<std::int64_t> judgedRolloutRuns(Ledger &ledger,
                                             const std::optional<std::string> &protocolSha256,
                                             std::int64_t afterRunId = 0, int limit = 0);
 
+// Runs whose latest attempt completed and holds frames (candidates for --all), excluding
+// re-judging runs themselves.
+std::vector<std::int64_t> judgeableRuns(Ledger &ledger);
+
 // The outcome a run has by `source` ("judge": its latest judgment; a label source: that label),
 // or nullopt when it has none. The LatestRun must come from a query with labelSource = source
 // unless source is "judge".

@@ -1,6 +1,7 @@
 #include "queries/ProvenanceQuery.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "ledger/Shard.h"
 
 #include <map>
@@ -16,7 +17,7 @@ RunProvenance loadProvenance(Ledger &ledger, std::int64_t runId)
         return p;
     p.runKey = run->runKey;
     p.protocolSha256 = run->protocolSha256;
-    auto &db = ledger.database();
+    auto &db = LedgerSql::of(ledger);
     sqlite::Statement components(db, R"sql(
         SELECT c.family, c.adapter_id, c.adapter_version, c.config_sha256, c.weights_sha256, c.identity_sha256
           FROM runs r JOIN components c ON c.component_id IN (r.policy_id, r.world_model_id, r.judge_id)

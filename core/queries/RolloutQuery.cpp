@@ -1,6 +1,7 @@
 #include "queries/RolloutQuery.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 
 #include <algorithm>
 #include <limits>
@@ -65,11 +66,90 @@ std::optional<PolicyImage> policyImageOf(const std::string &name, const std::str
 
 } // namespace
 
+namespace {
+
+// The actions (policy space), their dimension names (from the actions file, else the action
+// contract, else a0, a1 ...), the control rate and the gripper's index.
+void readActions(RolloutView &view, const nlohmann::json &actions, const nlohmann::json &contracts)
+{
+    if (actions.is_object()) {
+        // A value that is not a number is shown as NaN: imports before non-finite actions were
+        // refused stored NaN and infinity as null (kosmos-cli verify reports such runs).
+        for (const auto &row : actions.value("policy_actions", nlohmann::json::array())) {
+            std::vector<double> action;
+            for (const auto &v : row)
+                action.push_back(v.is_number() ? v.get<double>()
+                                               : std::numeric_limits<double>::quiet_NaN());
+            view.actions.push_back(std::move(action));
+        }
+        for (const auto &name : actions.value("dimension_names", nlohmann::json::array()))
+            view.dimensionNames.push_back(name.is_string() ? name.get<std::string>() : name.dump());
+        view.controlRateHz = actions.value("control_rate_hz", 5.0);
+    }
+    if (contracts.is_object()) {
+        const auto &ac = contracts.contains("policy_action_contract")
+                             ? contracts["policy_action_contract"]
+                             : contracts.value("action_contract", nlohmann::json());
+        if (ac.is_object() && ac.contains("gripper_index") &&
+            ac["gripper_index"].is_number_integer())
+            view.gripperIndex = ac["gripper_index"].get<int>();
+        if (view.dimensionNames.empty() && ac.is_object() && ac.contains("dimensions"))
+            for (const auto &d : ac["dimensions"])
+                view.dimensionNames.push_back(d.value("name", "?") + " [" + d.value("unit", "?") +
+                                              "]");
+    }
+    if (!view.actions.empty() && view.dimensionNames.size() != view.actions[0].size()) {
+        view.dimensionNames.clear();
+        for (std::size_t i = 0; i < view.actions[0].size(); ++i)
+            view.dimensionNames.push_back("a" + std::to_string(i));
+    }
+}
+
+// Each "step" event closes one world-model call; its "step" is the action count so far.
+void readChunkBoundaries(sqlite::Database &db, RolloutView &view)
+{
+    sqlite::Statement steps(db, "SELECT payload_json FROM events WHERE attempt_id = ? AND type = "
+                                "'step' ORDER BY seq");
+    steps.bind(1, *view.attemptId);
+    while (steps.step()) {
+        const auto payload = nlohmann::json::parse(steps.text(0), nullptr, false);
+        if (payload.is_object() && payload.contains("step") && payload["step"].is_number_integer())
+            view.chunkBoundaries.push_back(payload["step"].get<int>());
+    }
+    if (!view.chunkBoundaries.empty() &&
+        view.chunkBoundaries.back() >= static_cast<int>(view.actions.size()))
+        view.chunkBoundaries.pop_back(); // the rollout's end is not a boundary
+}
+
+// The latest validation's verdict, details and the frames its checks named.
+void readValidation(sqlite::Database &db, RolloutView &view)
+{
+    sqlite::Statement validation(
+        db, "SELECT verdict, details_json FROM validation_results WHERE attempt_id = ? "
+            "ORDER BY validation_id DESC LIMIT 1");
+    validation.bind(1, *view.attemptId);
+    if (validation.step()) {
+        view.validationVerdict = validation.text(0);
+        if (auto details = validation.optText(1))
+            view.validation = nlohmann::json::parse(*details);
+        for (const auto &check : view.validation.value("checks", nlohmann::json::array())) {
+            const auto &measured = check.value("measured", nlohmann::json::object());
+            for (const char *key : {"black_frames", "constant_frames", "jump_frames"}) {
+                if (measured.contains(key) && measured[key].is_array())
+                    for (const auto &f : measured[key])
+                        view.validationFailureFrames.push_back(f.get<int>());
+            }
+        }
+    }
+}
+
+} // namespace
+
 RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
 {
     RolloutView view;
     view.runId = runId;
-    auto &db = ledger.database();
+    auto &db = LedgerSql::of(ledger);
     {
         sqlite::Statement policy(db, R"sql(
             SELECT c.label FROM runs r JOIN component_labels c ON c.component_id = r.policy_id
@@ -127,68 +207,9 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     std::sort(view.policyImages.begin(), view.policyImages.end(),
               [](const PolicyImage &a, const PolicyImage &b) { return a.step < b.step; });
     view.objectTracks = objectTracksOf(readJson(statesSha));
-    const nlohmann::json actions = readJson(actionsSha);
-    if (actions.is_object()) {
-        // A value that is not a number is shown as NaN: imports before non-finite actions were
-        // refused stored NaN and infinity as null (kosmos-cli verify reports such runs).
-        for (const auto &row : actions.value("policy_actions", nlohmann::json::array())) {
-            std::vector<double> action;
-            for (const auto &v : row)
-                action.push_back(v.is_number() ? v.get<double>()
-                                               : std::numeric_limits<double>::quiet_NaN());
-            view.actions.push_back(std::move(action));
-        }
-        for (const auto &name : actions.value("dimension_names", nlohmann::json::array()))
-            view.dimensionNames.push_back(name.is_string() ? name.get<std::string>() : name.dump());
-        view.controlRateHz = actions.value("control_rate_hz", 5.0);
-    }
-    const nlohmann::json contracts = readJson(contractsSha);
-    if (contracts.is_object()) {
-        const auto &ac = contracts.contains("policy_action_contract")
-                             ? contracts["policy_action_contract"]
-                             : contracts.value("action_contract", nlohmann::json());
-        if (ac.is_object() && ac.contains("gripper_index") &&
-            ac["gripper_index"].is_number_integer())
-            view.gripperIndex = ac["gripper_index"].get<int>();
-        if (view.dimensionNames.empty() && ac.is_object() && ac.contains("dimensions"))
-            for (const auto &d : ac["dimensions"])
-                view.dimensionNames.push_back(d.value("name", "?") + " [" + d.value("unit", "?") +
-                                              "]");
-    }
-    if (!view.actions.empty() && view.dimensionNames.size() != view.actions[0].size()) {
-        view.dimensionNames.clear();
-        for (std::size_t i = 0; i < view.actions[0].size(); ++i)
-            view.dimensionNames.push_back("a" + std::to_string(i));
-    }
-    // Each "step" event closes one world-model call; its "step" is the action count so far.
-    sqlite::Statement steps(db, "SELECT payload_json FROM events WHERE attempt_id = ? AND type = "
-                                "'step' ORDER BY seq");
-    steps.bind(1, *view.attemptId);
-    while (steps.step()) {
-        const auto payload = nlohmann::json::parse(steps.text(0), nullptr, false);
-        if (payload.is_object() && payload.contains("step") && payload["step"].is_number_integer())
-            view.chunkBoundaries.push_back(payload["step"].get<int>());
-    }
-    if (!view.chunkBoundaries.empty() &&
-        view.chunkBoundaries.back() >= static_cast<int>(view.actions.size()))
-        view.chunkBoundaries.pop_back(); // the rollout's end is not a boundary
-    sqlite::Statement validation(
-        db, "SELECT verdict, details_json FROM validation_results WHERE attempt_id = ? "
-            "ORDER BY validation_id DESC LIMIT 1");
-    validation.bind(1, *view.attemptId);
-    if (validation.step()) {
-        view.validationVerdict = validation.text(0);
-        if (auto details = validation.optText(1))
-            view.validation = nlohmann::json::parse(*details);
-        for (const auto &check : view.validation.value("checks", nlohmann::json::array())) {
-            const auto &measured = check.value("measured", nlohmann::json::object());
-            for (const char *key : {"black_frames", "constant_frames", "jump_frames"}) {
-                if (measured.contains(key) && measured[key].is_array())
-                    for (const auto &f : measured[key])
-                        view.validationFailureFrames.push_back(f.get<int>());
-            }
-        }
-    }
+    readActions(view, readJson(actionsSha), readJson(contractsSha));
+    readChunkBoundaries(db, view);
+    readValidation(db, view);
     return view;
 }
 

@@ -1,6 +1,7 @@
 #include "queries/SameStart.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,7 @@ struct RunStart
 // state, else the protocol task's own start_state when it names the blocks.
 std::vector<RunStart> runsOfTheSameInstruction(Ledger &ledger, std::int64_t runId)
 {
-    sqlite::Statement s(ledger.database(),
+    sqlite::Statement s(LedgerSql::of(ledger),
                         R"sql(
         SELECT r.run_id, COALESCE(r.instruction, ''), COALESCE(r.world_model_id, 0),
                COALESCE(c.label, ''),

@@ -1,6 +1,7 @@
 #include "scaleout/LedgerMerge.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
@@ -52,7 +53,7 @@ class SourceMerge
 public:
     SourceMerge(Ledger &target, const fs::path &sourceBundle, MergeSourceReport &report,
                 std::vector<MergeConflict> &conflicts, const MergeOptions &options)
-        : m_target(target), m_db(target.database()), m_source(sourceBundle),
+        : m_target(target), m_db(LedgerSql::of(target)), m_source(sourceBundle),
           m_srcObjects(sourceBundle / "objects"), m_report(report), m_conflicts(conflicts),
           m_options(options)
     {
@@ -296,9 +297,17 @@ private:
         return out;
     }
 
-    void mergeRun(std::int64_t srcRun)
+    struct PlacedRun
     {
-        // ---- the run itself, by run key ----
+        std::int64_t outRun = 0;
+        std::string outStatus; // in the target, before this merge
+        std::string srcStatus;
+    };
+
+    // The run itself, by run key: checked against its key JSON and the shard, found in the target
+    // or added there as queued.
+    PlacedRun placeRun(std::int64_t srcRun)
+    {
         Statement &src = stmt("SELECT r.run_key, r.key_json, p.protocol_sha256, r.status, "
                               "r.finished_at_ms, r.cancel_requested_at_ms, r.cancel_reason "
                               "FROM src.runs r JOIN src.protocols p USING (protocol_id) "
@@ -360,8 +369,22 @@ private:
             outStatus = "queued";
             ++m_report.runsAdded;
         }
+        return {outRun, outStatus, srcStatus};
+    }
 
-        // ---- attempts: the target's must be the source's first ones, unchanged ----
+    // The source's attempts the target lacks, up to one still running (always the last): it is
+    // taken once it has ended there, and its events (from limitSeq on) with it.
+    struct NewAttempts
+    {
+        std::vector<AttemptRow> fresh;
+        bool unfinished = false;
+        std::int64_t limitSeq = std::numeric_limits<std::int64_t>::max();
+    };
+
+    // The target's attempts must be the source's first ones, unchanged (mapped in
+    // temp.merge_amap); returns the source's attempts to add.
+    NewAttempts matchAttempts(std::int64_t srcRun, std::int64_t outRun)
+    {
         const auto srcAttempts = attemptsOf("src", srcRun);
         const auto outAttempts = attemptsOf("main", outRun);
         m_db.exec("DELETE FROM temp.merge_amap");
@@ -380,26 +403,27 @@ private:
             map.bind(1, s->id).bind(2, o.id).run();
             ++m_report.attemptsPresent;
         }
-        // The source's attempts the target lacks, up to one still running (always the last):
-        // it is taken once it has ended there, and its events (from limitSeq on) with it.
-        std::vector<const AttemptRow *> fresh;
-        bool unfinishedAttempt = false;
-        std::int64_t limitSeq = std::numeric_limits<std::int64_t>::max();
+        NewAttempts out;
         for (const AttemptRow &s : srcAttempts) {
             if (!outAttempts.empty() && s.no <= outAttempts.back().no)
                 continue;
             if (s.state == "running" || !s.seal) {
-                unfinishedAttempt = true;
+                out.unfinished = true;
                 const std::int64_t first = scalar(
                     "SELECT COALESCE(MIN(seq), 0) FROM src.events WHERE attempt_id = ?", {s.id});
                 if (first > 0)
-                    limitSeq = first;
+                    out.limitSeq = first;
                 break;
             }
-            fresh.push_back(&s);
+            out.fresh.push_back(s);
         }
+        return out;
+    }
 
-        // ---- events: the target's must be a prefix of the source's ----
+    // The events: the target's must be a prefix of the source's; the new attempts are added
+    // (running, until their records are copied) and the source's further events copied.
+    void copyEvents(std::int64_t srcRun, std::int64_t outRun, const NewAttempts &attempts)
+    {
         const std::int64_t outSeq =
             scalar("SELECT MAX(seq) FROM main.events WHERE run_id = ?", {outRun});
         if (outSeq > 0) {
@@ -411,21 +435,21 @@ private:
             if (same != outSeq)
                 throw RunConflict{"the target's events of this run differ from the source's"};
         }
-        for (const AttemptRow *a : fresh) {
+        for (const AttemptRow &a : attempts.fresh) {
             Statement &add = stmt("INSERT INTO main.attempts (run_id, attempt_no, worker_id, "
                                   "lease_token, state, started_at_ms, heartbeat_at_ms, "
                                   "lease_expires_at_ms) SELECT ?, attempt_no, worker_id, "
                                   "lease_token, 'running', started_at_ms, heartbeat_at_ms, "
                                   "lease_expires_at_ms FROM src.attempts WHERE attempt_id = ?");
-            add.bind(1, outRun).bind(2, a->id).run();
+            add.bind(1, outRun).bind(2, a.id).run();
             Statement &map = stmt("INSERT INTO temp.merge_amap VALUES (?, ?, 1)");
-            map.bind(1, a->id).bind(2, m_db.lastInsertRowId()).run();
+            map.bind(1, a.id).bind(2, m_db.lastInsertRowId()).run();
         }
         const std::int64_t strays =
             scalar("SELECT COUNT(*) FROM src.events WHERE run_id = ? AND seq > ? AND seq < ? "
                    "AND attempt_id IS NOT NULL AND attempt_id NOT IN "
                    "(SELECT src_id FROM temp.merge_amap WHERE is_new = 1)",
-                   {srcRun, outSeq, limitSeq});
+                   {srcRun, outSeq, attempts.limitSeq});
         if (strays > 0)
             throw RunConflict{"the source has events after the target's for attempts the target "
                               "already closed"};
@@ -436,19 +460,26 @@ private:
                      "e.payload_json, e.created_at_ms FROM src.events e LEFT JOIN "
                      "temp.merge_amap m ON m.src_id = e.attempt_id WHERE e.run_id = ? "
                      "AND e.seq > ? AND e.seq < ? ORDER BY e.seq");
-            copy.bind(1, outRun).bind(2, srcRun).bind(3, outSeq).bind(4, limitSeq).run();
+            copy.bind(1, outRun).bind(2, srcRun).bind(3, outSeq).bind(4, attempts.limitSeq).run();
         }
+    }
 
-        if (!fresh.empty())
+    void mergeRun(std::int64_t srcRun)
+    {
+        const PlacedRun placed = placeRun(srcRun);
+        const NewAttempts attempts = matchAttempts(srcRun, placed.outRun);
+        copyEvents(srcRun, placed.outRun, attempts);
+        if (!attempts.fresh.empty())
             copyAttemptRecords(srcRun);
 
         // ---- the run's status: the source's once every attempt of it is here ----
-        const std::string target = unfinishedAttempt ? "queued" : srcStatus;
-        updateRunStatus(srcRun, outRun, outStatus, target == "running" ? "queued" : target);
-        if (unfinishedAttempt || srcStatus == "queued" || srcStatus == "running")
+        const std::string target = attempts.unfinished ? "queued" : placed.srcStatus;
+        updateRunStatus(srcRun, placed.outRun, placed.outStatus,
+                        target == "running" ? "queued" : target);
+        if (attempts.unfinished || placed.srcStatus == "queued" || placed.srcStatus == "running")
             ++m_report.runsUnfinished;
 
-        copyLabels(srcRun, outRun);
+        copyLabels(srcRun, placed.outRun);
     }
 
     static std::string componentOf(const std::string &column)

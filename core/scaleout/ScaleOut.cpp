@@ -1,6 +1,7 @@
 #include "scaleout/ScaleOut.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
@@ -241,9 +242,10 @@ std::vector<std::int64_t> ScaleOutJob::expectedRuns() const
 
 RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256)
 {
-    Statement s(ledger.database(), "SELECT COUNT(*), SUM(r.finished_at_ms IS NOT NULL) FROM runs r "
-                                   "JOIN protocols p USING (protocol_id) WHERE "
-                                   "p.protocol_sha256 = ?");
+    Statement s(LedgerSql::of(ledger),
+                "SELECT COUNT(*), SUM(r.finished_at_ms IS NOT NULL) FROM runs r "
+                "JOIN protocols p USING (protocol_id) WHERE "
+                "p.protocol_sha256 = ?");
     s.bind(1, protocolSha256);
     s.step();
     return {s.int64(0), s.optInt64(1).value_or(0)};
@@ -251,7 +253,7 @@ RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256)
 
 std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job)
 {
-    Statement s(target.database(),
+    Statement s(LedgerSql::of(target),
                 "INSERT INTO scaleout_jobs (protocol_sha256, launcher, shards, shard_dir, "
                 "array_job_id, merge_job_id, options_json, submitted_at_ms) VALUES (?, ?, ?, ?, "
                 "?, ?, ?, ?)");
@@ -267,12 +269,12 @@ std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job)
         .bind(7, job.options.dump())
         .bind(8, job.submittedAtMs ? job.submittedAtMs : nowMs())
         .run();
-    return target.database().lastInsertRowId();
+    return LedgerSql::of(target).lastInsertRowId();
 }
 
 std::vector<ScaleOutJob> submissions(Ledger &target)
 {
-    Statement s(target.database(),
+    Statement s(LedgerSql::of(target),
                 "SELECT job_row_id, protocol_sha256, launcher, shards, shard_dir, array_job_id, "
                 "merge_job_id, options_json, submitted_at_ms FROM scaleout_jobs ORDER BY "
                 "job_row_id");
@@ -308,7 +310,8 @@ std::vector<ShardProgress> shardProgress(const ShardLayout &layout)
         if (p.exists) {
             try {
                 Ledger ledger = Ledger::open(p.bundle, {OpenMode::ReadOnly});
-                Statement s(ledger.database(), "SELECT status, COUNT(*) FROM runs GROUP BY status");
+                Statement s(LedgerSql::of(ledger),
+                            "SELECT status, COUNT(*) FROM runs GROUP BY status");
                 while (s.step()) {
                     const std::string status = s.text(0);
                     const std::int64_t n = s.int64(1);

@@ -6,7 +6,7 @@
 
 namespace kosmos {
 
-// Canonical JSON, version 1 (documented in docs/architecture.md, "Canonical JSON"):
+// Canonical JSON, version 1 (documented in docs/ledger.md, "Canonical JSON"):
 // - UTF-8; invalid UTF-8 is an error;
 // - object keys sorted by their UTF-8 bytes, no insignificant whitespace;
 // - non-ASCII characters written as UTF-8 (not \u escapes), control characters escaped;

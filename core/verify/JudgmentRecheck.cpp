@@ -2,6 +2,7 @@
 
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
 
@@ -12,7 +13,7 @@ namespace kosmos {
 std::vector<RecheckProblem> recheckJudgments(Ledger &ledger, std::int64_t *checked)
 {
     std::vector<RecheckProblem> problems;
-    auto &db = ledger.database();
+    auto &db = LedgerSql::of(ledger);
     sqlite::Statement judgments(
         db, "SELECT judgment_id, settings_json, outcome, unknown_reason, progress, "
             "decisive_votes FROM judgments ORDER BY judgment_id");

@@ -5,6 +5,7 @@
 #include "verify/JudgmentRecheck.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "ledger/Schema.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
@@ -26,7 +27,7 @@ class Verifier
 {
 public:
     Verifier(Ledger &ledger, const VerifyProgress &progress)
-        : m_ledger(ledger), m_db(ledger.database()), m_progress(progress)
+        : m_ledger(ledger), m_db(LedgerSql::of(ledger)), m_progress(progress)
     {
     }
 
@@ -476,7 +477,7 @@ std::vector<std::string> strayObjects(Ledger &ledger)
 {
     std::set<std::string> named;
     {
-        Statement s(ledger.database(), "SELECT sha256 FROM artifacts");
+        Statement s(LedgerSql::of(ledger), "SELECT sha256 FROM artifacts");
         while (s.step())
             named.insert(s.text(0));
     }
@@ -497,8 +498,8 @@ StrayRemoval removeStrayObjects(Ledger &ledger, std::int64_t minAgeSeconds)
     // Under the write lock: no writer records a row meanwhile. A writer stores an object before
     // it records its row (and renews the time of one it finds stored), so a young object may be
     // about to be named: only those older than minAgeSeconds are removed.
-    sqlite::Transaction tx(ledger.database());
-    Statement named(ledger.database(), "SELECT 1 FROM artifacts WHERE sha256 = ?");
+    sqlite::Transaction tx(LedgerSql::of(ledger));
+    Statement named(LedgerSql::of(ledger), "SELECT 1 FROM artifacts WHERE sha256 = ?");
     for (const auto &[sha, modifiedAt] : ledger.artifacts().storedFiles()) {
         named.reset();
         named.bind(1, sha);

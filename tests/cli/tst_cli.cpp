@@ -1,6 +1,7 @@
 // kosmos-cli end to end: every verb, its output and its exit codes.
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "ledger/Schema.h"
 
 #include "TestSupport.h"
@@ -467,7 +468,7 @@ TEST(Cli, IsolatedWorkersSurviveAPluginCrashAndRecordItsSignal)
     // The frames each crashed attempt had recorded: frames are stored off the critical path and
     // recorded at every step once durable, so a crash (here at step 5, with frames 0-5 made)
     // keeps a prefix of them; only those still in the frame pipeline are lost.
-    sqlite::Statement frames(ledger.database(),
+    sqlite::Statement frames(LedgerSql::of(ledger),
                              "SELECT aa.attempt_id, aa.name FROM attempt_artifacts aa JOIN "
                              "attempts a USING (attempt_id) WHERE a.error_code = "
                              "'worker_crashed' AND aa.role = 'frame' ORDER BY 1, 2");
@@ -530,7 +531,7 @@ TEST(Cli, InterruptPutsTheRunningRunBackInTheQueueAndRunFinishesTheBatch)
     EXPECT_NE(test::readFile(dir / "out").find("interrupted)"), std::string::npos)
         << "the summary counts it as not finished: " << test::readFile(dir / "out");
     {
-        sqlite::Statement s(ledger.database(),
+        sqlite::Statement s(LedgerSql::of(ledger),
                             "SELECT COUNT(*) FROM attempts WHERE error_code = 'interrupted'");
         s.step();
         EXPECT_GE(s.int64(0), 1) << "its attempt is kept, as interrupted";
@@ -715,7 +716,7 @@ TEST(Cli, BlindAnnotationPacketsGoOutWithoutIdentitiesAndComeBackHashChecked)
     };
     auto countLabels = [&] {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-        sqlite::Statement s(ledger.database(),
+        sqlite::Statement s(LedgerSql::of(ledger),
                             "SELECT COUNT(*) FROM human_labels WHERE source = 'human'");
         s.step();
         return s.int64(0);
@@ -924,10 +925,11 @@ bool waitFor(const std::function<bool()> &pred, int timeout_s = 30)
 int runningAttempts(const std::string &bundle)
 {
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    sqlite::Statement s(ledger.database(), "SELECT COUNT(DISTINCT a.attempt_id) FROM attempts a "
-                                           "JOIN events e "
-                                           "USING (attempt_id) WHERE a.state = 'running' AND "
-                                           "e.type = 'step'");
+    sqlite::Statement s(LedgerSql::of(ledger),
+                        "SELECT COUNT(DISTINCT a.attempt_id) FROM attempts a "
+                        "JOIN events e "
+                        "USING (attempt_id) WHERE a.state = 'running' AND "
+                        "e.type = 'step'");
     s.step();
     return static_cast<int>(s.int64(0));
 }
@@ -1113,7 +1115,7 @@ TEST(Cli, ExitCodesMatchTheirDocumentationAndRefusalsWriteNothing)
     }
     Ledger after = Ledger::open(bundle, {OpenMode::ReadOnly});
     EXPECT_EQ(after.info().runs, before.runs);
-    sqlite::Statement leaked(after.database(),
+    sqlite::Statement leaked(LedgerSql::of(after),
                              "SELECT (SELECT COUNT(*) FROM protocols WHERE canonical_json LIKE "
                              "'%sk-abc%'), (SELECT COUNT(*) FROM components WHERE identity_json "
                              "LIKE '%sk-abc%')");

@@ -3,6 +3,7 @@
 #include "evaluation/Calibration.h"
 #include "ledger/AttemptScope.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "media/ActionFiles.h"
 #include "queries/BatchSummary.h"
 #include "queries/JudgmentQuery.h"
@@ -78,7 +79,7 @@ fs::path importFolder(const fs::path &dir, const nlohmann::json &manifest = {}, 
 std::int64_t count(const std::string &bundle, const std::string &sql)
 {
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    sqlite::Statement s(ledger.database(), sql);
+    sqlite::Statement s(LedgerSql::of(ledger), sql);
     s.step();
     return s.int64(0);
 }

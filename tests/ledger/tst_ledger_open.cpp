@@ -1,4 +1,5 @@
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "ledger/Schema.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
@@ -46,7 +47,7 @@ TEST(LedgerOpen, CreateMakesABundleWithDatabaseAndObjects)
     EXPECT_TRUE(fs::is_directory(bundle / "objects"));
     EXPECT_TRUE(fs::is_directory(bundle / "objects" / "tmp"));
     EXPECT_EQ(ledger.schemaVersion(), currentSchema().version);
-    auto &db = ledger.database();
+    auto &db = LedgerSql::of(ledger);
     sqlite::Statement mode(db, "PRAGMA journal_mode");
     ASSERT_TRUE(mode.step());
     EXPECT_EQ(mode.text(0), "wal");
@@ -168,11 +169,11 @@ TEST(LedgerOpen, OlderSchemaIsMigratedAfterABackup)
                           {{from + 1, "ALTER TABLE runs ADD COLUMN priority INTEGER;"}}};
     Ledger migrated = Ledger::open(bundle, {OpenMode::ReadWrite, &next});
     EXPECT_EQ(migrated.schemaVersion(), from + 1);
-    EXPECT_EQ(migrated.database().pragmaInt("user_version"), from + 1);
+    EXPECT_EQ(LedgerSql::of(migrated).pragmaInt("user_version"), from + 1);
     ASSERT_TRUE(migrated.migrationBackup().has_value());
     EXPECT_TRUE(fs::exists(*migrated.migrationBackup()));
     EXPECT_TRUE(migrated.run(runId).has_value()) << "the run survived the migration";
-    sqlite::Statement column(migrated.database(), "SELECT priority FROM runs WHERE run_id = ?");
+    sqlite::Statement column(LedgerSql::of(migrated), "SELECT priority FROM runs WHERE run_id = ?");
     column.bind(1, runId);
     ASSERT_TRUE(column.step());
     EXPECT_TRUE(column.isNull(0)) << "the new column is NULL (unknown), never 0";
@@ -205,7 +206,7 @@ TEST(LedgerOpen, FailedMigrationLeavesTheLedgerAsItWas)
         "unchanged");
     Ledger again = Ledger::open(bundle);
     EXPECT_EQ(again.schemaVersion(), from);
-    sqlite::Statement s(again.database(),
+    sqlite::Statement s(LedgerSql::of(again),
                         "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'a'");
     s.step();
     EXPECT_EQ(s.int64(0), 0) << "half a migration was left behind";
@@ -283,7 +284,7 @@ TEST(LedgerOpen, RealVersion1LedgersAreMigratedToTheCurrentSchema)
     ASSERT_TRUE(migrated.migrationBackup());
     EXPECT_TRUE(fs::exists(*migrated.migrationBackup()));
     sqlite::Statement s(
-        migrated.database(),
+        LedgerSql::of(migrated),
         "SELECT COUNT(*) FROM pragma_table_info('judge_samples') WHERE name = 'finish_reason'");
     s.step();
     EXPECT_EQ(s.int64(0), 1);
@@ -331,7 +332,7 @@ TEST(LedgerOpen, Version3LabelsSurviveTheTableRebuildAndPhysicsLabelsAreAccepted
     }
     Ledger migrated = Ledger::open(bundle);
     EXPECT_EQ(migrated.schemaVersion(), currentSchema().version);
-    sqlite::Statement rows(migrated.database(),
+    sqlite::Statement rows(LedgerSql::of(migrated),
                            "SELECT label_id, source, completion, supersedes_label_id FROM "
                            "human_labels ORDER BY label_id");
     std::vector<std::string> seen;
@@ -349,9 +350,9 @@ TEST(LedgerOpen, Version3LabelsSurviveTheTableRebuildAndPhysicsLabelsAreAccepted
     physics.completion = "met";
     EXPECT_NO_THROW(migrated.addHumanLabel(physics));
     // Still append-only, and the old table is gone.
-    EXPECT_THROW(migrated.database().exec("UPDATE human_labels SET completion = 'met'"), Error);
-    EXPECT_THROW(migrated.database().exec("DELETE FROM human_labels"), Error);
-    sqlite::Statement old(migrated.database(),
+    EXPECT_THROW(LedgerSql::of(migrated).exec("UPDATE human_labels SET completion = 'met'"), Error);
+    EXPECT_THROW(LedgerSql::of(migrated).exec("DELETE FROM human_labels"), Error);
+    sqlite::Statement old(LedgerSql::of(migrated),
                           "SELECT COUNT(*) FROM sqlite_master WHERE name = 'human_labels_v3'");
     old.step();
     EXPECT_EQ(old.int64(0), 0);
@@ -378,12 +379,12 @@ TEST(LedgerOpen, Version2JudgmentsKeepTheirVerdictsAndVerifyAfterMigrating)
         judgment.samples[0].parsed = nullptr;
         judgment.decisiveVotes = 4;
         // Written as the version 2 binary wrote it: no answer_form, nor the request columns.
-        sqlite::Statement j(old.database(),
+        sqlite::Statement j(LedgerSql::of(old),
                             "INSERT INTO judgments (attempt_id, settings_json, outcome, progress, "
                             "decisive_votes, created_at_ms) VALUES (?, ?, 'success', 5, 4, 0)");
         j.bind(1, lease->attemptId).bind(2, judgment.settings.dump()).run();
-        const std::int64_t judgmentId = old.database().lastInsertRowId();
-        sqlite::Statement sample(old.database(),
+        const std::int64_t judgmentId = LedgerSql::of(old).lastInsertRowId();
+        sqlite::Statement sample(LedgerSql::of(old),
                                  "INSERT INTO judge_samples (judgment_id, sample_index, seed, "
                                  "raw_text, format_class, parse_error, parsed_json, row_sha256, "
                                  "generated_tokens, decode_ms, created_at_ms) "
@@ -414,7 +415,7 @@ TEST(LedgerOpen, Version2JudgmentsKeepTheirVerdictsAndVerifyAfterMigrating)
     for (const auto &p : report.problems)
         problems += p.check + ": " + p.message + "\n";
     EXPECT_TRUE(report.problems.empty()) << problems;
-    sqlite::Statement form(migrated.database(),
+    sqlite::Statement form(LedgerSql::of(migrated),
                            "SELECT COUNT(*) FROM judge_samples WHERE answer_form IS NULL");
     form.step();
     EXPECT_EQ(form.int64(0), 5) << "old rows are not rewritten";

@@ -1,4 +1,5 @@
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 #include "verify/LedgerVerifier.h"
@@ -102,7 +103,7 @@ TEST_F(LedgerRunsTest, BadRunSpecsAreRefusedAndNothingIsWritten)
     badWeights.policy->weightsSha256 = "not-a-hash";
     EXPECT_THROW(ledger().submitRun(badWeights), Error);
     EXPECT_EQ(ledger().info().runs, 0);
-    sqlite::Statement s(ledger().database(), "SELECT COUNT(*) FROM components");
+    sqlite::Statement s(LedgerSql::of(ledger()), "SELECT COUNT(*) FROM components");
     s.step();
     EXPECT_EQ(s.int64(0), 0) << "a refused run left component rows behind";
 }
@@ -113,7 +114,7 @@ TEST_F(LedgerRunsTest, UnknownValuesAreNullNotZero)
     spec.protocolSha256 = m_protocol;
     spec.episodeIndex = 0;
     const auto r = ledger().submitRun(spec);
-    sqlite::Statement s(ledger().database(),
+    sqlite::Statement s(LedgerSql::of(ledger()),
                         "SELECT task, instruction, policy_id, world_model_id, judge_id, "
                         "finished_at_ms, cancel_requested_at_ms FROM runs WHERE run_id = ?");
     s.bind(1, r.runId);

@@ -1,5 +1,6 @@
 #include "artifacts/PixelDigest.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "media/ActionFiles.h"
 #include "media/VideoDecoder.h"
 #include "pipeline/Importer.h"
@@ -92,7 +93,7 @@ void writeNpy(const fs::path &path, const ActionChunk &actions)
 
 std::size_t count(Ledger &ledger, const std::string &sql)
 {
-    sqlite::Statement s(ledger.database(), sql);
+    sqlite::Statement s(LedgerSql::of(ledger), sql);
     s.step();
     return static_cast<std::size_t>(s.int64(0));
 }
@@ -216,7 +217,7 @@ TEST(Import, AVideoIsDecodedWithFfmpegAndItsFramesLinkedToIt)
     EXPECT_EQ(r.frames, 17);
     EXPECT_EQ(count(ledger, "SELECT COUNT(*) FROM provenance WHERE relation = 'decoded_from'"),
               17u);
-    sqlite::Statement j(ledger.database(), "SELECT outcome, progress FROM judgments");
+    sqlite::Statement j(LedgerSql::of(ledger), "SELECT outcome, progress FROM judgments");
     ASSERT_TRUE(j.step());
     EXPECT_EQ(j.text(0), "failure");
     EXPECT_EQ(j.int64(1), 2);
@@ -416,15 +417,16 @@ TEST(Import, JudgeEvidenceOutsideTheRolloutIsRefusedOnImportAndFoundByVerify)
     EXPECT_TRUE(verifyLedger(ledger).clean());
 
     // Written past the importer (an old build, a hand edit): verify names it.
-    sqlite::Statement triggers(ledger.database(),
+    sqlite::Statement triggers(LedgerSql::of(ledger),
                                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND "
                                "tbl_name = 'judgments'");
     std::vector<std::string> names;
     while (triggers.step())
         names.push_back(triggers.text(0));
     for (const auto &name : names)
-        ledger.database().exec("DROP TRIGGER " + name);
-    ledger.database().exec("UPDATE judgments SET frame_indices_json = '" + outside.dump() + "'");
+        LedgerSql::of(ledger).exec("DROP TRIGGER " + name);
+    LedgerSql::of(ledger).exec("UPDATE judgments SET frame_indices_json = '" + outside.dump() +
+                               "'");
     const auto report = verifyLedger(ledger);
     bool found = false;
     for (const auto &p : report.problems)

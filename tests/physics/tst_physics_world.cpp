@@ -2,12 +2,13 @@
 #include "TestSupport.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "media/DatasetExport.h"
 #include "physics/PhysicsTabletop.h"
 #include "physics/PhysicsWorldModel.h"
 #include "physics/ScriptedPhysicsPolicy.h"
-#include "pipeline/Protocol.h"
 #include "pipeline/RolloutEngine.h"
+#include "protocol/Protocol.h"
 #include "queries/BatchSummary.h"
 #include "queries/RolloutQuery.h"
 #include "queries/SameStart.h"
@@ -273,7 +274,7 @@ TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
     for (const auto &row : summarizeProtocol(ledger, protocolSha))
         EXPECT_EQ(row.referenceSource, "physics");
     // Each run keeps its object poses per step, its start state in its label.
-    sqlite::Statement states(ledger.database(),
+    sqlite::Statement states(LedgerSql::of(ledger),
                              "SELECT a.sha256 FROM attempt_artifacts aa JOIN artifacts a USING "
                              "(artifact_id) WHERE aa.role = 'world_states' ORDER BY aa.attempt_id");
     int traces = 0;
@@ -380,7 +381,7 @@ TEST(PhysicsWorld, ARecordedRunReplaysOpenLoopFromItsStartToTheSameFrames)
     ASSERT_EQ(engine.run(replay, batch, stop).completed, 1);
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
     const auto original = loadRollout(ledger, episode["run_id"].get<std::int64_t>());
-    sqlite::Statement last(ledger.database(), "SELECT MAX(run_id) FROM runs");
+    sqlite::Statement last(LedgerSql::of(ledger), "SELECT MAX(run_id) FROM runs");
     last.step();
     const auto replayed = loadRollout(ledger, last.int64(0));
     ASSERT_EQ(replayed.frames.size(), original.frames.size());

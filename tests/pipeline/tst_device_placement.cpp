@@ -1,6 +1,6 @@
 // Where a protocol's components run (`kosmos-cli run --device`, the launcher's Device box): the
 // device goes into the settings of every component whose plugin can use it, and nowhere else.
-#include "pipeline/DevicePlacement.h"
+#include "protocol/DevicePlacement.h"
 #include "util/Error.h"
 
 #include "TestSupport.h"

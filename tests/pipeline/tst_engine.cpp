@@ -1,4 +1,5 @@
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "media/RolloutExport.h"
 #include "media/VideoDecoder.h"
 #include "pipeline/RolloutEngine.h"
@@ -189,7 +190,7 @@ std::int64_t runOneExpertEpisode(Fixture &f)
 std::vector<std::string> artifactHashes(Ledger &ledger, std::int64_t runId, const std::string &role)
 {
     sqlite::Statement s(
-        ledger.database(),
+        LedgerSql::of(ledger),
         "SELECT x.sha256 FROM attempt_artifacts aa JOIN artifacts x USING (artifact_id) "
         "JOIN attempts a USING (attempt_id) WHERE a.run_id = ? AND aa.role = ? ORDER BY aa.name");
     s.bind(1, runId).bind(2, role);
@@ -232,16 +233,16 @@ TEST(Engine, RunsEndToEndAndRecordsEveryStage)
     for (const auto &sha : judged)
         EXPECT_NE(std::find(rolled.begin(), rolled.end(), sha), rolled.end()) << sha;
     EXPECT_EQ(artifactHashes(ledger, run, "contracts").size(), 1u);
-    sqlite::Statement v(ledger.database(), "SELECT COUNT(*) FROM validation_results");
+    sqlite::Statement v(LedgerSql::of(ledger), "SELECT COUNT(*) FROM validation_results");
     v.step();
     EXPECT_EQ(v.int64(0), 2);
-    sqlite::Statement j(ledger.database(),
+    sqlite::Statement j(LedgerSql::of(ledger),
                         "SELECT COUNT(*), MIN(frame_indices_json) FROM judgments");
     j.step();
     EXPECT_EQ(j.int64(0), 2);
     EXPECT_EQ(nlohmann::json::parse(j.text(1)).size(), 16u);
     sqlite::Statement labels(
-        ledger.database(),
+        LedgerSql::of(ledger),
         "SELECT COUNT(*) FROM human_labels WHERE source = 'synthetic_reference'");
     labels.step();
     EXPECT_EQ(labels.int64(0), 2) << "ground truth is its own label source";
@@ -517,7 +518,7 @@ TEST(Engine, AnInstructionThatNamesThePolicyIsNotSentToTheJudge)
     EXPECT_EQ(attempt.errorCode, "prompt_not_blinded");
     EXPECT_NE(attempt.errorMessage->find("'test.policy'"), std::string::npos)
         << *attempt.errorMessage;
-    sqlite::Statement s(ledger.database(), "SELECT COUNT(*) FROM judge_samples");
+    sqlite::Statement s(LedgerSql::of(ledger), "SELECT COUNT(*) FROM judge_samples");
     s.step();
     EXPECT_EQ(s.int64(0), 0) << "nothing reached the judge";
 }
@@ -777,7 +778,7 @@ TEST(Protocol, SecretsAreRefusedAtParseTimeBeforeAnythingIsWritten)
     Fixture f;
     EXPECT_THROW(Protocol::fromJson(inline_key), Error);
     Ledger ledger = Ledger::open(f.bundle);
-    sqlite::Statement protocols(ledger.database(), "SELECT COUNT(*) FROM protocols");
+    sqlite::Statement protocols(LedgerSql::of(ledger), "SELECT COUNT(*) FROM protocols");
     protocols.step();
     EXPECT_EQ(protocols.int64(0), 0);
 }

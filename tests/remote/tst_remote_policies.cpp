@@ -7,6 +7,7 @@
 #include "OpenPiClient.h"
 #include "RemotePolicies.h"
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "run/RunController.h"
 #include "util/Error.h"
 
@@ -852,8 +853,8 @@ TEST(OpenVlaRest, AProtocolRunsEndToEndThroughKosmosCli)
     EXPECT_NE(failed.output.find("answered \"error\""), std::string::npos) << failed.output;
     auto failedCodes = [&] {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-        sqlite::Statement s(ledger.database(), "SELECT DISTINCT error_code FROM attempts WHERE "
-                                               "state = 'failed' ORDER BY error_code");
+        sqlite::Statement s(LedgerSql::of(ledger), "SELECT DISTINCT error_code FROM attempts WHERE "
+                                                   "state = 'failed' ORDER BY error_code");
         std::vector<std::string> codes;
         while (s.step())
             codes.push_back(s.text(0));
@@ -874,7 +875,7 @@ TEST(OpenVlaRest, AProtocolRunsEndToEndThroughKosmosCli)
     EXPECT_EQ(slow.exitCode, 5) << slow.output;
     EXPECT_EQ(failedCodes(), (std::vector<std::string>{"remote_error", "remote_timeout"}));
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    sqlite::Statement timing(ledger.database(),
+    sqlite::Statement timing(LedgerSql::of(ledger),
                              "SELECT e.payload_json FROM events e JOIN attempts a USING "
                              "(attempt_id) WHERE a.error_code = 'remote_timeout' AND "
                              "e.type = 'timings'");

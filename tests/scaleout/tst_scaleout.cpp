@@ -4,6 +4,7 @@
 #include "TestSupport.h"
 
 #include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "ledger/Shard.h"
 #include "queries/ProvenanceQuery.h"
 #include "scaleout/LedgerMerge.h"
@@ -77,7 +78,7 @@ std::string contentDigest(const fs::path &bundle)
 {
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
     sqlite::Statement s(
-        ledger.database(),
+        LedgerSql::of(ledger),
         "SELECT r.run_key, r.status, (SELECT group_concat(outcome) FROM judgments j JOIN "
         "attempts a USING (attempt_id) WHERE a.run_id = r.run_id), (SELECT group_concat(x) FROM "
         "(SELECT aa.role || '/' || aa.name || '=' || x.sha256 AS x FROM attempt_artifacts aa JOIN "
@@ -92,7 +93,7 @@ std::string contentDigest(const fs::path &bundle)
 std::int64_t count(const fs::path &bundle, const std::string &sql)
 {
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-    sqlite::Statement s(ledger.database(), sql);
+    sqlite::Statement s(LedgerSql::of(ledger), sql);
     return s.step() ? s.int64(0) : -1;
 }
 
@@ -216,8 +217,8 @@ TEST(Merge, ShardsMergeIntoTheSameContentAsOneMachineAndAgainChangesNothing)
         const fs::path edited = f.dir / "edited.kosmos";
         fs::copy(out, edited, fs::copy_options::recursive);
         Ledger ledger = Ledger::open(edited);
-        ledger.database().exec("DROP TRIGGER merged_attempts_no_change");
-        ledger.database().exec(
+        LedgerSql::of(ledger).exec("DROP TRIGGER merged_attempts_no_change");
+        LedgerSql::of(ledger).exec(
             "UPDATE merged_attempts SET seal_run_id = seal_run_id + 1 WHERE attempt_id = 1");
         std::string problems;
         EXPECT_FALSE(verifies(edited, &problems));
@@ -252,8 +253,8 @@ TEST(Merge, AShardLedgerTakesOnlyItsShardAndTheTargetCannotBeItsOwnSource)
     // run, with the shard each belongs to.
     {
         Ledger shard = Ledger::open(f.shards[0]);
-        shard.database().exec("UPDATE meta SET value = '{\"count\":2,\"index\":1}' WHERE key = "
-                              "'shard'");
+        LedgerSql::of(shard).exec("UPDATE meta SET value = '{\"count\":2,\"index\":1}' WHERE key = "
+                                  "'shard'");
     }
     const fs::path out = f.dir / "wrong-shard.kosmos";
     EXPECT_EQ(cli({"merge", out.string(), f.shards[0].string(), "--json"}, &output), 4);
@@ -357,7 +358,7 @@ TEST(Merge, TamperedShardContentIsRefusedAndTheRestIsTaken)
     std::string tamperedEventRun;
     {
         Ledger shard = Ledger::open(f.shards[0]);
-        sqlite::Statement s(shard.database(),
+        sqlite::Statement s(LedgerSql::of(shard),
                             "SELECT x.sha256 FROM artifacts x JOIN attempt_artifacts aa USING "
                             "(artifact_id) JOIN attempts a USING (attempt_id) WHERE a.run_id = 1 "
                             "AND aa.role = 'frame' LIMIT 1");
@@ -366,8 +367,8 @@ TEST(Merge, TamperedShardContentIsRefusedAndTheRestIsTaken)
         const fs::path object = shard.artifacts().objectPath(objectSha);
         fs::permissions(object, fs::perms::owner_write, fs::perm_options::add);
         std::ofstream(object, std::ios::binary | std::ios::app) << "x";
-        shard.database().exec("DROP TRIGGER events_no_update");
-        shard.database().exec(
+        LedgerSql::of(shard).exec("DROP TRIGGER events_no_update");
+        LedgerSql::of(shard).exec(
             "UPDATE events SET payload_json = '{\"stage\":\"edited\"}' WHERE run_id = 2 AND "
             "type = 'stage' AND seq = (SELECT MIN(seq) FROM events WHERE run_id = 2 AND type = "
             "'stage')");

@@ -1,4 +1,5 @@
 // Qt Test (offscreen): the runs view-model, the player, opening bad ledgers.
+#include "AboutRuntime.h"
 #include "MainWindow.h"
 #include "Translations.h"
 #include "dialogs/SettingsDialog.h"
@@ -381,6 +382,40 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("SQLite 3.")));
         QVERIFY(text.contains(QStringLiteral("OpenCV 4.")));
         QVERIFY(text.contains(QStringLiteral("libtorch 1.13.1: used by x")));
+    }
+
+    // The build stamps the libtorch a torch plugin was built against into its metadata as
+    // runtime.libtorch; About reads it there (it read a key nothing wrote, and said "libtorch ?").
+    void aboutNamesTheLibtorchTheTorchPluginsWereBuiltWith()
+    {
+        const nlohmann::json torch = {{"requires", {{"libtorch", true}}},
+                                      {"runtime", {{"libtorch", "1.13.1"}, {"cuda", false}}}};
+        const nlohmann::json other = {{"requires", nlohmann::json::object()}};
+        QStringList lines = ui::libtorchAboutLines(
+            {{"torch.generic_policy", torch}, {"synthetic.scripted_policy", other}});
+        QCOMPARE(lines.value(0), QStringLiteral("libtorch 1.13.1: used by torch.generic_policy "
+                                                "(loaded only when one of them runs)"));
+        QCOMPARE(lines.value(1), QStringLiteral("plugins found: 2"));
+        lines = ui::libtorchAboutLines({{"synthetic.scripted_policy", other}});
+        QCOMPARE(lines.value(0), QStringLiteral("libtorch: no installed plugin uses it"));
+        // The metadata this build stamped, when it built the torch plugins.
+        std::vector<std::pair<std::string, nlohmann::json>> built;
+        std::string stamped;
+        for (const auto &dir : std::filesystem::directory_iterator(KOSMOS_PLUGIN_METADATA_DIR)) {
+            for (const auto &file : std::filesystem::directory_iterator(dir.path())) {
+                std::ifstream in(file.path());
+                const auto metadata = nlohmann::json::parse(in, nullptr, false);
+                if (metadata.is_object() && metadata.contains("runtime"))
+                    stamped = metadata["runtime"].value("libtorch", "");
+                built.emplace_back(file.path().stem().string(), metadata);
+            }
+        }
+        if (stamped.empty())
+            QSKIP("this build has no torch plugins");
+        QVERIFY2(ui::libtorchAboutLines(built).value(0).startsWith(QStringLiteral("libtorch ") +
+                                                                   QString::fromStdString(stamped) +
+                                                                   QStringLiteral(": used by ")),
+                 qPrintable(ui::libtorchAboutLines(built).value(0)));
     }
 
     void germanTranslationIsCompleteAndLoads()

@@ -90,9 +90,8 @@ void VerdictPanel::clear()
     m_labels->clear();
 }
 
-void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *rollout)
+void VerdictPanel::showLabels(Ledger &ledger, qint64 runId)
 {
-    clear();
     QStringList labels;
     for (const HumanLabelRecord &l : ledger.labels(runId)) {
         const bool human = l.source == "human";
@@ -112,101 +111,97 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
     }
     m_labels->setText(labels.isEmpty() ? tr("No reference or human label.")
                                        : labels.join(QStringLiteral("<br>")));
-    const std::vector<StoredJudgment> judgments = judgmentsOfRun(ledger, runId); // read once
-    for (const StoredJudgment &j : judgments) {
-        auto *top = new QTreeWidgetItem(m_tree);
-        top->setText(0, tr("Judgment %1 - %2%3")
-                            .arg(j.judgmentId)
-                            .arg(QString::fromStdString(j.judge))
-                            .arg(j.rejudged ? tr(" (re-judged)") : QString()));
-        top->setText(1, valueText(QString::fromStdString(j.outcome)) +
-                            (j.unknownReason ? QStringLiteral(" (%1)").arg(
-                                                   QString::fromStdString(*j.unknownReason))
-                                             : QString()));
-        top->setText(2, j.progress ? QString::number(*j.progress) : QStringLiteral("—"));
-        top->setToolTip(0, QString::fromStdString(j.settings.dump()));
-        QVariantList frames;
-        if (j.frameIndices.is_array())
-            for (const auto &f : j.frameIndices)
-                frames << f.get<int>();
-        for (const auto &sample : j.samples) {
-            auto *item = new QTreeWidgetItem(top);
-            item->setText(
-                0, tr("sample %1%2 (seed %3)")
-                       .arg(sample.sampleIndex)
-                       .arg(sample.tryIndex ? tr(" retry") : QString())
-                       .arg(sample.seed ? QString::number(*sample.seed) : QStringLiteral("?")));
-            // Whether it was valid, and how it was written when that says more.
-            item->setText(1,
-                          sample.answerForm.value_or(sample.formatClass) == sample.formatClass
-                              ? QString::fromStdString(sample.formatClass)
-                              : tr("%1 (written %2)")
-                                    .arg(QString::fromStdString(sample.formatClass),
-                                         QString::fromStdString(sample.answerForm.value_or(""))));
-            QStringList provenance;
-            if (sample.serverModel)
-                provenance
-                    << tr("server model: %1").arg(QString::fromStdString(*sample.serverModel));
-            if (sample.systemFingerprint)
-                provenance << tr("system fingerprint: %1")
-                                  .arg(QString::fromStdString(*sample.systemFingerprint));
-            provenance
-                << (sample.requestSha256
-                        ? tr("request: %1").arg(QString::fromStdString(*sample.requestSha256))
-                        : tr("request: not recorded"));
-            item->setToolTip(1, provenance.join(QLatin1Char('\n')));
-            item->setText(3, sample.generatedTokens ? QString::number(*sample.generatedTokens)
-                                                    : QStringLiteral("—"));
-            item->setText(4, sample.decodeMs ? QString::number(*sample.decodeMs)
-                                             : QStringLiteral("—"));
-            QString raw =
-                QString::fromStdString(sample.rawText.value_or("(no answer)")).simplified();
-            item->setText(6, raw.left(160));
-            const QString full =
-                QString::fromStdString(sample.rawText.value_or(sample.parseError.value_or("")));
-            item->setData(
-                6, Qt::UserRole,
-                sample.parseError
-                    ? full +
-                          tr("\n\n(not parsed: %1)").arg(QString::fromStdString(*sample.parseError))
-                    : full);
-            item->setToolTip(0,
-                             tr("%1 tokens, decoded in %2 ms").arg(item->text(3), item->text(4)));
-            if (sample.parsed
-                    .is_object()) { // stored by core; unparsed answers show their format only
-                const auto &parsed = sample.parsed;
-                item->setText(2, parsed["progress"].is_number()
-                                     ? QString::number(parsed["progress"].get<int>())
-                                     : QStringLiteral("—"));
-                // Shown as the rollout's frames (as the evidence thumbnails are); the judge's own
-                // indices into its 16 frames in the tooltip.
-                QVariantList evidence;
-                QStringList shown, own;
-                for (const auto &e : parsed["evidence_frame_indices"]) {
-                    if (!e.is_number_integer())
-                        continue;
-                    const int index = e.get<int>();
-                    evidence << index;
-                    own << QString::number(index);
-                    shown << (index >= 0 && index < frames.size()
-                                  ? QString::number(frames.at(index).toInt())
-                                  : tr("%1 (not one of the judge's frames)").arg(index));
-                }
-                item->setText(5, shown.join(QStringLiteral(", ")));
-                item->setToolTip(5, tr("rollout frames; the judge named its frames %1 of %2")
-                                        .arg(own.join(QStringLiteral(", ")))
-                                        .arg(frames.size()));
-                item->setData(5, Qt::UserRole, evidence);
-                item->setData(5, Qt::UserRole + 1, frames);
-            }
+}
+
+void VerdictPanel::addSample(QTreeWidgetItem *top, const JudgeSampleRecord &sample,
+                             const QVariantList &frames)
+{
+    auto *item = new QTreeWidgetItem(top);
+    item->setText(0, tr("sample %1%2 (seed %3)")
+                         .arg(sample.sampleIndex)
+                         .arg(sample.tryIndex ? tr(" retry") : QString())
+                         .arg(sample.seed ? QString::number(*sample.seed) : QStringLiteral("?")));
+    // Whether it was valid, and how it was written when that says more.
+    item->setText(1, sample.answerForm.value_or(sample.formatClass) == sample.formatClass
+                         ? QString::fromStdString(sample.formatClass)
+                         : tr("%1 (written %2)")
+                               .arg(QString::fromStdString(sample.formatClass),
+                                    QString::fromStdString(sample.answerForm.value_or(""))));
+    QStringList provenance;
+    if (sample.serverModel)
+        provenance << tr("server model: %1").arg(QString::fromStdString(*sample.serverModel));
+    if (sample.systemFingerprint)
+        provenance
+            << tr("system fingerprint: %1").arg(QString::fromStdString(*sample.systemFingerprint));
+    provenance << (sample.requestSha256
+                       ? tr("request: %1").arg(QString::fromStdString(*sample.requestSha256))
+                       : tr("request: not recorded"));
+    item->setToolTip(1, provenance.join(QLatin1Char('\n')));
+    item->setText(3, sample.generatedTokens ? QString::number(*sample.generatedTokens)
+                                            : QStringLiteral("—"));
+    item->setText(4, sample.decodeMs ? QString::number(*sample.decodeMs) : QStringLiteral("—"));
+    QString raw = QString::fromStdString(sample.rawText.value_or("(no answer)")).simplified();
+    item->setText(6, raw.left(160));
+    const QString full =
+        QString::fromStdString(sample.rawText.value_or(sample.parseError.value_or("")));
+    item->setData(
+        6, Qt::UserRole,
+        sample.parseError
+            ? full + tr("\n\n(not parsed: %1)").arg(QString::fromStdString(*sample.parseError))
+            : full);
+    item->setToolTip(0, tr("%1 tokens, decoded in %2 ms").arg(item->text(3), item->text(4)));
+    if (sample.parsed.is_object()) { // stored by core; unparsed answers show their format only
+        const auto &parsed = sample.parsed;
+        item->setText(2, parsed["progress"].is_number()
+                             ? QString::number(parsed["progress"].get<int>())
+                             : QStringLiteral("—"));
+        // Shown as the rollout's frames (as the evidence thumbnails are); the judge's own
+        // indices into its 16 frames in the tooltip.
+        QVariantList evidence;
+        QStringList shown, own;
+        for (const auto &e : parsed["evidence_frame_indices"]) {
+            if (!e.is_number_integer())
+                continue;
+            const int index = e.get<int>();
+            evidence << index;
+            own << QString::number(index);
+            shown << (index >= 0 && index < frames.size()
+                          ? QString::number(frames.at(index).toInt())
+                          : tr("%1 (not one of the judge's frames)").arg(index));
         }
-        top->setExpanded(true);
+        item->setText(5, shown.join(QStringLiteral(", ")));
+        item->setToolTip(5, tr("rollout frames; the judge named its frames %1 of %2")
+                                .arg(own.join(QStringLiteral(", ")))
+                                .arg(frames.size()));
+        item->setData(5, Qt::UserRole, evidence);
+        item->setData(5, Qt::UserRole + 1, frames);
     }
-    // The summary: the latest judgment (the run's own verdict unless re-judged later).
-    if (judgments.empty()) {
-        m_summary->setText(tr("<b>No judgment</b> of this run."));
-        return;
-    }
+}
+
+void VerdictPanel::addJudgment(const StoredJudgment &j)
+{
+    auto *top = new QTreeWidgetItem(m_tree);
+    top->setText(0, tr("Judgment %1 - %2%3")
+                        .arg(j.judgmentId)
+                        .arg(QString::fromStdString(j.judge))
+                        .arg(j.rejudged ? tr(" (re-judged)") : QString()));
+    top->setText(1, valueText(QString::fromStdString(j.outcome)) +
+                        (j.unknownReason
+                             ? QStringLiteral(" (%1)").arg(QString::fromStdString(*j.unknownReason))
+                             : QString()));
+    top->setText(2, j.progress ? QString::number(*j.progress) : QStringLiteral("—"));
+    top->setToolTip(0, QString::fromStdString(j.settings.dump()));
+    QVariantList frames;
+    if (j.frameIndices.is_array())
+        for (const auto &f : j.frameIndices)
+            frames << f.get<int>();
+    for (const auto &sample : j.samples)
+        addSample(top, sample, frames);
+    top->setExpanded(true);
+}
+
+void VerdictPanel::showSummary(const std::vector<StoredJudgment> &judgments)
+{
     const StoredJudgment &j = judgments.back();
     int valid = 0;
     for (const auto &sample : j.samples)
@@ -235,6 +230,10 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
                         judgments.size() > 1 ? tr(" (latest of %1 judgments)").arg(judgments.size())
                                              : QString());
     m_summary->setText(summary);
+}
+
+void VerdictPanel::showEvidence(Ledger &ledger, const StoredJudgment &j, const RolloutView *rollout)
+{
     // Evidence frames: the indices (into the judge's 16) the agreeing samples named, mapped to
     // the rollout's frames through the stored selection.
     QList<int> evidence;
@@ -265,6 +264,22 @@ void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *roll
         }
     }
     m_evidence->setVisible(!evidence.isEmpty());
+}
+
+void VerdictPanel::showRun(Ledger &ledger, qint64 runId, const RolloutView *rollout)
+{
+    clear();
+    showLabels(ledger, runId);
+    const std::vector<StoredJudgment> judgments = judgmentsOfRun(ledger, runId); // read once
+    for (const StoredJudgment &j : judgments)
+        addJudgment(j);
+    // The summary: the latest judgment (the run's own verdict unless re-judged later).
+    if (judgments.empty()) {
+        m_summary->setText(tr("<b>No judgment</b> of this run."));
+        return;
+    }
+    showSummary(judgments);
+    showEvidence(ledger, judgments.back(), rollout);
     if (QTreeWidgetItem *top = m_tree->topLevelItem(m_tree->topLevelItemCount() - 1))
         m_tree->setCurrentItem(top->childCount() > 0 ? top->child(0) : top);
 }

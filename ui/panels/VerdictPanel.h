@@ -1,5 +1,6 @@
 #pragma once
 
+#include "queries/JudgmentQuery.h"
 #include "queries/RolloutQuery.h"
 
 #include <QWidget>
@@ -7,6 +8,7 @@
 class QListWidget;
 class QPlainTextEdit;
 class QTreeWidget;
+class QTreeWidgetItem;
 class QLabel;
 
 namespace kosmos {
@@ -38,6 +40,13 @@ signals:
     void seekRequested(int frame);
 
 private:
+    void showLabels(Ledger &ledger, qint64 runId);
+    void addJudgment(const StoredJudgment &j);
+    void addSample(QTreeWidgetItem *top, const JudgeSampleRecord &sample,
+                   const QVariantList &frames);
+    void showSummary(const std::vector<StoredJudgment> &judgments);
+    void showEvidence(Ledger &ledger, const StoredJudgment &j, const RolloutView *rollout);
+
     QLabel *m_summary;
     QListWidget *m_evidence;
     QLabel *m_labels;

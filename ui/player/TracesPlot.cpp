@@ -51,6 +51,18 @@ QString fmt(double v)
     return QString::number(v, 'g', 5);
 }
 
+// Action t moves frame t to frame t + 1: it is drawn over [t, t + 1] on the frame axis.
+std::pair<QVector<double>, QVector<double>> stepSeries(const RolloutView &r, int d)
+{
+    QVector<double> x, y;
+    for (std::size_t t = 0; t < r.actions.size(); ++t) {
+        const double v = r.actions[t][static_cast<std::size_t>(d)];
+        x << static_cast<double>(t) << static_cast<double>(t + 1);
+        y << v << v;
+    }
+    return {x, y};
+}
+
 } // namespace
 
 TracesPlot::TracesPlot(QWidget *parent)
@@ -250,159 +262,131 @@ void TracesPlot::setOverlay(const RolloutView &other, const QString &name, const
     rebuild();
 }
 
-void TracesPlot::rebuild()
+QStringList TracesPlot::addTrackGraphs(QCPAxis *xAxis, QCPAxis *yAxis, const QList<int> &members,
+                                       int channelCount)
 {
-    m_plot->clearPlottables();
-    m_plot->clearItems();
-    m_plot->plotLayout()->clear();
-    m_cursors.clear();
-    m_markers.clear();
-    m_chunkMarkers.clear();
-    m_trackChannels.clear();
-    const int dims = m_rollout.actions.empty() ? 0 : static_cast<int>(m_rollout.actions[0].size());
-    const int otherDims = m_other.actions.empty() ? 0 : static_cast<int>(m_other.actions[0].size());
-    QList<int> shownDims;
-    for (int d = 0; d < dims; ++d)
-        if (channelVisible(d))
-            shownDims << d;
-    if (m_grouped && !shownDims.isEmpty())
-        m_trackChannels << shownDims;
-    else
-        for (int d : shownDims)
-            m_trackChannels << QList<int>{d};
-    for (int o = 0; o < static_cast<int>(m_rollout.objectTracks.size()); ++o)
-        if (channelVisible(dims + o))
-            m_trackChannels << QList<int>{-1 - o};
     const QStringList names = channels();
-    const bool chunked = m_rollout.chunkBoundaries.size() + 1 < m_rollout.actions.size();
-    // Action t moves frame t to frame t + 1: it is drawn over [t, t + 1] on the frame axis.
-    auto steps = [](const RolloutView &r, int d) {
-        QVector<double> x, y;
-        for (std::size_t t = 0; t < r.actions.size(); ++t) {
-            const double v = r.actions[t][static_cast<std::size_t>(d)];
-            x << static_cast<double>(t) << static_cast<double>(t + 1);
-            y << v << v;
-        }
-        return std::pair{x, y};
-    };
-    for (int track = 0; track < m_trackChannels.size(); ++track) {
-        auto *rect = new QCPAxisRect(m_plot);
-        m_plot->plotLayout()->addElement(track, 0, rect);
-        rect->setMinimumMargins(QMargins(48, 2, 8, 2));
-        QCPAxis *xAxis = rect->axis(QCPAxis::atBottom);
-        QCPAxis *yAxis = rect->axis(QCPAxis::atLeft);
-        QStringList label;
-        const QList<int> &members = m_trackChannels[track];
-        for (int c : members) {
-            if (c >= 0) {
-                const auto [x, y] = steps(m_rollout, c);
-                auto *graph = m_plot->addGraph(xAxis, yAxis);
-                graph->setData(x, y, true);
-                const bool gripper = m_rollout.gripperIndex && *m_rollout.gripperIndex == c;
-                graph->setPen(QPen(members.size() > 1 ? channelColour(c)
-                                   : gripper          ? kGripper
-                                                      : kAction,
-                                   1.5));
-                graph->setName(names.value(c));
-                label << names.value(c);
-                if (c < otherDims) {
-                    const auto [ox, oy] = steps(m_other, c);
-                    auto *overlay = m_plot->addGraph(xAxis, yAxis);
-                    overlay->setData(ox, oy, true);
-                    overlay->setPen(QPen(kOverlay, 1.5, Qt::DashLine));
-                    overlay->setName(m_otherName);
-                }
-            } else {
-                const ObjectTrack &object =
-                    m_rollout.objectTracks[static_cast<std::size_t>(-1 - c)];
-                for (int axis = 0; axis < 3; ++axis) {
-                    auto *graph = m_plot->addGraph(xAxis, yAxis);
-                    QVector<double> x, y;
-                    for (std::size_t i = 0; i < object.frames.size(); ++i) {
-                        x << object.frames[i];
-                        y << object.positions[i][static_cast<std::size_t>(axis)];
-                    }
-                    graph->setData(x, y, true);
-                    graph->setPen(QPen(channelColour(axis + 1), 1.2));
-                    graph->setName(QString::fromLatin1(kXyz[axis]));
-                }
-                label << names.value(dims - 1 - c);
+    const int otherDims = m_other.actions.empty() ? 0 : static_cast<int>(m_other.actions[0].size());
+    QStringList label;
+    for (int c : members) {
+        if (c >= 0) {
+            const auto [x, y] = stepSeries(m_rollout, c);
+            auto *graph = m_plot->addGraph(xAxis, yAxis);
+            graph->setData(x, y, true);
+            const bool gripper = m_rollout.gripperIndex && *m_rollout.gripperIndex == c;
+            graph->setPen(QPen(members.size() > 1 ? channelColour(c)
+                               : gripper          ? kGripper
+                                                  : kAction,
+                               1.5));
+            graph->setName(names.value(c));
+            label << names.value(c);
+            if (c < otherDims) {
+                const auto [ox, oy] = stepSeries(m_other, c);
+                auto *overlay = m_plot->addGraph(xAxis, yAxis);
+                overlay->setData(ox, oy, true);
+                overlay->setPen(QPen(kOverlay, 1.5, Qt::DashLine));
+                overlay->setName(m_otherName);
             }
-        }
-        // The channel names inside the track (horizontal, so readable at any track height).
-        auto *name = new QCPItemText(m_plot);
-        name->setClipAxisRect(rect);
-        name->position->setType(QCPItemPosition::ptAxisRectRatio);
-        name->position->setAxisRect(rect);
-        name->position->setCoords(0.005, 0.02);
-        name->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        name->setFont(QFont(font().family(), 8));
-        name->setBrush(QBrush(QColor(255, 255, 255, 210)));
-        name->setText(label.join(QStringLiteral(", ")));
-        yAxis->setTickLabelFont(QFont(font().family(), 7));
-        yAxis->ticker()->setTickCount(3);
-        yAxis->setNumberFormat(QStringLiteral("g"));
-        yAxis->setNumberPrecision(2);
-        xAxis->setTickLabels(track == m_trackChannels.size() - 1);
-        xAxis->setRange(m_from, m_to);
-        rect->setRangeDrag(Qt::Orientations());
-        rect->setRangeZoom(Qt::Orientations());
-        bool found = false;
-        const QCPRange values = [&] {
-            QCPRange all;
-            for (int g = 0; g < m_plot->graphCount(); ++g) {
-                if (m_plot->graph(g)->valueAxis() != yAxis)
-                    continue;
-                bool ok = false;
-                const QCPRange r = m_plot->graph(g)->getValueRange(ok);
-                if (ok) {
-                    all = found
-                              ? QCPRange(std::min(all.lower, r.lower), std::max(all.upper, r.upper))
-                              : r;
-                    found = true;
-                }
-            }
-            return all;
-        }();
-        const bool gripperTrack = members.size() == 1 && m_rollout.gripperIndex &&
-                                  *m_rollout.gripperIndex == members.front();
-        if (gripperTrack) {
-            // The gripper's contract range (0 closed .. 1 open) always, so open reads as up and
-            // a constant gripper is not drawn as a mid-track line of an arbitrary scale.
-            const double low = found ? std::min(values.lower, 0.0) : 0.0;
-            const double high = found ? std::max(values.upper, 1.0) : 1.0;
-            yAxis->setRange(low - 0.1 * (high - low), high + 0.1 * (high - low));
-        } else if (!found || values.size() < 1e-9) {
-            const double centre = found ? values.center() : 0.0;
-            yAxis->setRange(centre - 1, centre + 1);
         } else {
-            yAxis->setRange(values.lower - 0.05 * values.size(),
-                            values.upper + 0.05 * values.size());
+            const ObjectTrack &object = m_rollout.objectTracks[static_cast<std::size_t>(-1 - c)];
+            for (int axis = 0; axis < 3; ++axis) {
+                auto *graph = m_plot->addGraph(xAxis, yAxis);
+                QVector<double> x, y;
+                for (std::size_t i = 0; i < object.frames.size(); ++i) {
+                    x << object.frames[i];
+                    y << object.positions[i][static_cast<std::size_t>(axis)];
+                }
+                graph->setData(x, y, true);
+                graph->setPen(QPen(channelColour(axis + 1), 1.2));
+                graph->setName(QString::fromLatin1(kXyz[axis]));
+            }
+            label << names.value(channelCount - 1 - c);
         }
-        connect(xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
-                [this, xAxis](const QCPRange &) { syncRange(xAxis); });
-        // The cursor is black and wider: red is the validation failures' colour.
-        auto *cursor = verticalLine(m_plot, rect, m_cursor, QPen(kCursor, 1.6));
-        cursor->setLayer(QStringLiteral("cursor"));
-        m_cursors << cursor;
-        // A boundary after every single action (chunk length 1) would only hide the traces.
-        if (members.value(0, -1) >= 0 && chunked)
-            for (int boundary : m_rollout.chunkBoundaries)
-                m_chunkMarkers << verticalLine(m_plot, rect, boundary,
-                                               QPen(QColor(90, 140, 220, 140), 1));
     }
-    if (!m_trackChannels.isEmpty())
-        m_plot->axisRect(static_cast<int>(m_trackChannels.size()) - 1)
-            ->axis(QCPAxis::atBottom)
-            ->setLabel(tr("frame"));
-    // Room for every track at a readable height, and the frame axis under the last one (whose
-    // row is taller by that axis, so its plotting area is as high as the others').
-    if (m_trackChannels.size() > 1)
-        m_plot->plotLayout()->setRowStretchFactor(static_cast<int>(m_trackChannels.size()) - 1,
-                                                  1.9);
-    m_plot->setMinimumHeight(
-        std::max(120, static_cast<int>(m_trackChannels.size()) * (kTrackHeight + 5) + 60));
-    // The legend: the channels' colours when several share an axis, the overlay, the markers.
+    return label;
+}
+
+// The value range of a track's graphs: the gripper's contract range always, a flat trace
+// centred, otherwise the values with a margin.
+void TracesPlot::fitTrackValues(QCPAxis *yAxis, const QList<int> &members)
+{
+    bool found = false;
+    const QCPRange values = [&] {
+        QCPRange all;
+        for (int g = 0; g < m_plot->graphCount(); ++g) {
+            if (m_plot->graph(g)->valueAxis() != yAxis)
+                continue;
+            bool ok = false;
+            const QCPRange r = m_plot->graph(g)->getValueRange(ok);
+            if (ok) {
+                all = found ? QCPRange(std::min(all.lower, r.lower), std::max(all.upper, r.upper))
+                            : r;
+                found = true;
+            }
+        }
+        return all;
+    }();
+    const bool gripperTrack =
+        members.size() == 1 && m_rollout.gripperIndex && *m_rollout.gripperIndex == members.front();
+    if (gripperTrack) {
+        // The gripper's contract range (0 closed .. 1 open) always, so open reads as up and
+        // a constant gripper is not drawn as a mid-track line of an arbitrary scale.
+        const double low = found ? std::min(values.lower, 0.0) : 0.0;
+        const double high = found ? std::max(values.upper, 1.0) : 1.0;
+        yAxis->setRange(low - 0.1 * (high - low), high + 0.1 * (high - low));
+    } else if (!found || values.size() < 1e-9) {
+        const double centre = found ? values.center() : 0.0;
+        yAxis->setRange(centre - 1, centre + 1);
+    } else {
+        yAxis->setRange(values.lower - 0.05 * values.size(), values.upper + 0.05 * values.size());
+    }
+}
+
+void TracesPlot::addTrack(int track, const QList<int> &members, int channelCount, bool chunked)
+{
+    auto *rect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(track, 0, rect);
+    rect->setMinimumMargins(QMargins(48, 2, 8, 2));
+    QCPAxis *xAxis = rect->axis(QCPAxis::atBottom);
+    QCPAxis *yAxis = rect->axis(QCPAxis::atLeft);
+    const QStringList label = addTrackGraphs(xAxis, yAxis, members, channelCount);
+    // The channel names inside the track (horizontal, so readable at any track height).
+    auto *name = new QCPItemText(m_plot);
+    name->setClipAxisRect(rect);
+    name->position->setType(QCPItemPosition::ptAxisRectRatio);
+    name->position->setAxisRect(rect);
+    name->position->setCoords(0.005, 0.02);
+    name->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    name->setFont(QFont(font().family(), 8));
+    name->setBrush(QBrush(QColor(255, 255, 255, 210)));
+    name->setText(label.join(QStringLiteral(", ")));
+    yAxis->setTickLabelFont(QFont(font().family(), 7));
+    yAxis->ticker()->setTickCount(3);
+    yAxis->setNumberFormat(QStringLiteral("g"));
+    yAxis->setNumberPrecision(2);
+    xAxis->setTickLabels(track == m_trackChannels.size() - 1);
+    xAxis->setRange(m_from, m_to);
+    rect->setRangeDrag(Qt::Orientations());
+    rect->setRangeZoom(Qt::Orientations());
+    fitTrackValues(yAxis, members);
+    connect(xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
+            [this, xAxis](const QCPRange &) { syncRange(xAxis); });
+    // The cursor is black and wider: red is the validation failures' colour.
+    auto *cursor = verticalLine(m_plot, rect, m_cursor, QPen(kCursor, 1.6));
+    cursor->setLayer(QStringLiteral("cursor"));
+    m_cursors << cursor;
+    // A boundary after every single action (chunk length 1) would only hide the traces.
+    if (members.value(0, -1) >= 0 && chunked)
+        for (int boundary : m_rollout.chunkBoundaries)
+            m_chunkMarkers << verticalLine(m_plot, rect, boundary,
+                                           QPen(QColor(90, 140, 220, 140), 1));
+}
+
+// The legend: the channels' colours when several share an axis, the overlay, the markers.
+void TracesPlot::updateLegend(const QList<int> &shownDims, bool chunked)
+{
+    const QStringList names = channels();
+    const int otherDims = m_other.actions.empty() ? 0 : static_cast<int>(m_other.actions[0].size());
     QStringList legend;
     auto swatch = [](const QColor &c, const QString &text, const char *dash = "\u2014") {
         return QStringLiteral("<span style='color:%1'>%2</span>&nbsp;%3")
@@ -425,6 +409,45 @@ void TracesPlot::rebuild()
     legend << swatch(QColor(30, 150, 60), tr("bookmarks"), "\u00a6");
     legend << swatch(QColor(200, 30, 30), tr("validation failures"), "|");
     m_legend->setText(legend.join(QStringLiteral("&nbsp; ")));
+}
+
+void TracesPlot::rebuild()
+{
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+    m_plot->plotLayout()->clear();
+    m_cursors.clear();
+    m_markers.clear();
+    m_chunkMarkers.clear();
+    m_trackChannels.clear();
+    const int dims = m_rollout.actions.empty() ? 0 : static_cast<int>(m_rollout.actions[0].size());
+    QList<int> shownDims;
+    for (int d = 0; d < dims; ++d)
+        if (channelVisible(d))
+            shownDims << d;
+    if (m_grouped && !shownDims.isEmpty())
+        m_trackChannels << shownDims;
+    else
+        for (int d : shownDims)
+            m_trackChannels << QList<int>{d};
+    for (int o = 0; o < static_cast<int>(m_rollout.objectTracks.size()); ++o)
+        if (channelVisible(dims + o))
+            m_trackChannels << QList<int>{-1 - o};
+    const bool chunked = m_rollout.chunkBoundaries.size() + 1 < m_rollout.actions.size();
+    for (int track = 0; track < m_trackChannels.size(); ++track)
+        addTrack(track, m_trackChannels[track], dims, chunked);
+    if (!m_trackChannels.isEmpty())
+        m_plot->axisRect(static_cast<int>(m_trackChannels.size()) - 1)
+            ->axis(QCPAxis::atBottom)
+            ->setLabel(tr("frame"));
+    // Room for every track at a readable height, and the frame axis under the last one (whose
+    // row is taller by that axis, so its plotting area is as high as the others').
+    if (m_trackChannels.size() > 1)
+        m_plot->plotLayout()->setRowStretchFactor(static_cast<int>(m_trackChannels.size()) - 1,
+                                                  1.9);
+    m_plot->setMinimumHeight(
+        std::max(120, static_cast<int>(m_trackChannels.size()) * (kTrackHeight + 5) + 60));
+    updateLegend(shownDims, chunked);
     setMarkers(m_bookmarks, m_judgeFrames, m_failures);
     updateRangeBar();
     updateTickLabels();

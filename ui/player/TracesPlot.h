@@ -81,6 +81,13 @@ protected:
 
 private:
     void rebuild();
+    // One track (an axis rect) of the given channels: its graphs, name, value range, cursor and
+    // chunk boundaries. `channelCount` is the rollout's action dimensions.
+    void addTrack(int track, const QList<int> &members, int channelCount, bool chunked);
+    QStringList addTrackGraphs(QCPAxis *xAxis, QCPAxis *yAxis, const QList<int> &members,
+                               int channelCount);
+    void fitTrackValues(QCPAxis *yAxis, const QList<int> &members);
+    void updateLegend(const QList<int> &shownDims, bool chunked);
     void updateTickLabels();
     void replot(int priority);
     void syncRange(const QCPAxis *source);

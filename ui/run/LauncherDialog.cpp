@@ -2,8 +2,8 @@
 
 #include "LedgerSettings.h"
 #include "dialogs/ScreenFit.h"
-#include "pipeline/DevicePlacement.h"
-#include "pipeline/Protocol.h"
+#include "protocol/DevicePlacement.h"
+#include "protocol/Protocol.h"
 #include "run/PluginCatalog.h"
 #include "run/RunController.h"
 #include "run/SettingsForm.h"

@@ -128,50 +128,24 @@ QString shardText(const BatchProgress &p)
                                   : QString::fromStdString(p.mergeState));
 }
 
-} // namespace
-
-void ProgressPanel::show(const BatchProgress &p)
+// At most `limit` rows (a batch of 100,000 runs would otherwise make a row and a progress bar per
+// run, refreshed four times a second): every running run, then the next queued, then the latest
+// finished.
+std::vector<const RunProgress *> rowsToShow(const BatchProgress &p, std::size_t limit)
 {
-    m_title->setText(tr("<b>%1</b> (%2)")
-                         .arg(QString::fromStdString(p.protocolName).toHtmlEscaped(),
-                              QString::fromStdString(p.protocolSha256.substr(0, 12))));
-    m_overall->setRange(0, static_cast<int>(std::max<std::int64_t>(1, p.stepsTotal)));
-    m_overall->setValue(static_cast<int>(p.stepsDone));
-    // BatchProgress::summary()'s counts in the window's language (the CLI prints core's text).
-    QString counts = tr("%1 of %2 runs completed").arg(p.completed).arg(p.total);
-    if (p.failed > 0)
-        counts += tr(", %1 failed").arg(p.failed);
-    if (p.cancelled > 0)
-        counts += tr(", %1 cancelled").arg(p.cancelled);
-    m_overall->setFormat(tr("%1 (%p% of steps)").arg(counts));
-    m_status->setText(
-        tr("%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7")
-            .arg(p.completed)
-            .arg(p.failed)
-            .arg(p.cancelled)
-            .arg(p.running)
-            .arg(p.queued)
-            .arg(duration(p.elapsedMs))
-            .arg(p.remainingMs ? tr(", about %1 left").arg(duration(*p.remainingMs)) : QString()) +
-        shardText(p));
-    const qint64 selected =
-        m_tree->currentItem() ? m_tree->currentItem()->data(0, Qt::UserRole).toLongLong() : 0;
-    // At most kMaxRows rows (a batch of 100,000 runs would otherwise make a row and a progress bar
-    // per run, refreshed four times a second): every running run, then the next queued, then the
-    // latest finished.
     std::vector<const RunProgress *> rows;
     for (const RunProgress &r : p.runs)
-        if (r.status == "running" && rows.size() < kMaxRows)
+        if (r.status == "running" && rows.size() < limit)
             rows.push_back(&r);
     for (const RunProgress &r : p.runs)
-        if (r.status == "queued" && rows.size() < kMaxRows)
+        if (r.status == "queued" && rows.size() < limit)
             rows.push_back(&r);
-    if (rows.size() < kMaxRows) {
+    if (rows.size() < limit) {
         std::vector<const RunProgress *> finished;
         for (const RunProgress &r : p.runs)
             if (r.status != "running" && r.status != "queued")
                 finished.push_back(&r);
-        const std::size_t take = std::min(finished.size(), kMaxRows - rows.size());
+        const std::size_t take = std::min(finished.size(), limit - rows.size());
         std::partial_sort(finished.begin(), finished.begin() + static_cast<std::ptrdiff_t>(take),
                           finished.end(), [](const RunProgress *a, const RunProgress *b) {
                               return a->finishedAtMs.value_or(0) > b->finishedAtMs.value_or(0);
@@ -179,26 +153,34 @@ void ProgressPanel::show(const BatchProgress &p)
         rows.insert(rows.end(), finished.begin(),
                     finished.begin() + static_cast<std::ptrdiff_t>(take));
     }
-    if (rows.size() < p.runs.size())
-        m_status->setText(m_status->text() +
-                          tr("\nShowing %1 of %2 runs: the running ones, the next queued, the "
-                             "latest finished.")
-                              .arg(rows.size())
-                              .arg(p.runs.size()));
-    // The policies named as the runs table names them (a model package by its folder): labels
-    // made over the batch's distinct policies, so they tell apart what the batch runs.
+    return rows;
+}
+
+// The policies named as the runs table names them (a model package by its folder): labels made
+// over the batch's distinct policies, so they tell apart what the batch runs.
+std::unordered_map<std::string, QString> policyLabelsOf(const BatchProgress &p)
+{
     std::vector<std::string> identities;
     {
-        std::unordered_set<std::string_view> seen;
+        std::unordered_set<std::string_view> seen; // views into p's runs, which outlive it
         for (const RunProgress &r : p.runs)
             if (seen.insert(r.policyIdentity).second)
                 identities.push_back(r.policyIdentity);
     }
     const std::vector<std::string> labels = labelsOfIdentityTexts(identities);
-    std::unordered_map<std::string_view, QString> policyLabel;
+    std::unordered_map<std::string, QString> policyLabel;
     for (std::size_t i = 0; i < identities.size(); ++i)
         policyLabel.emplace(identities[i], QString::fromStdString(labels[i]));
-    // Rows are reused so a selection survives the refresh.
+    return policyLabel;
+}
+
+} // namespace
+
+// Rows are reused so a selection survives the refresh.
+void ProgressPanel::fillRows(const BatchProgress &p, const std::vector<const RunProgress *> &rows,
+                             qint64 selected)
+{
+    auto policyLabel = policyLabelsOf(p);
     if (m_tree->topLevelItemCount() != static_cast<int>(rows.size()))
         m_tree->clear();
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -230,10 +212,11 @@ void ProgressPanel::show(const BatchProgress &p)
         if (r.runId == selected)
             m_tree->setCurrentItem(item);
     }
-    m_cancelRun->setEnabled(p.active());
-    m_cancelBatch->setEnabled(p.active());
+}
 
-    // Resources of the worker processes (ids "kosmos-cli-<pid>-<n>") of running runs.
+// Resources of the worker processes (ids "kosmos-cli-<pid>-<n>") of running runs.
+void ProgressPanel::showResources(const BatchProgress &p)
+{
     QStringList lines;
     QHash<int, ProcessSample> seen;
     // The GPUs through NVML (the driver's view: every process, this machine only).
@@ -269,6 +252,47 @@ void ProgressPanel::show(const BatchProgress &p)
     m_resources->setText(lines.isEmpty() ? QString()
                                          : lines.join(QStringLiteral("; ")) + QStringLiteral(". ") +
                                                QString::fromStdString(gpus.summary()));
+}
+
+void ProgressPanel::show(const BatchProgress &p)
+{
+    m_title->setText(tr("<b>%1</b> (%2)")
+                         .arg(QString::fromStdString(p.protocolName).toHtmlEscaped(),
+                              QString::fromStdString(p.protocolSha256.substr(0, 12))));
+    m_overall->setRange(0, static_cast<int>(std::max<std::int64_t>(1, p.stepsTotal)));
+    m_overall->setValue(static_cast<int>(p.stepsDone));
+    // BatchProgress::summary()'s counts in the window's language (the CLI prints core's text).
+    QString counts = tr("%1 of %2 runs completed").arg(p.completed).arg(p.total);
+    if (p.failed > 0)
+        counts += tr(", %1 failed").arg(p.failed);
+    if (p.cancelled > 0)
+        counts += tr(", %1 cancelled").arg(p.cancelled);
+    m_overall->setFormat(tr("%1 (%p% of steps)").arg(counts));
+    m_status->setText(
+        tr("%1 completed, %2 failed, %3 cancelled, %4 running, %5 queued; elapsed %6%7")
+            .arg(p.completed)
+            .arg(p.failed)
+            .arg(p.cancelled)
+            .arg(p.running)
+            .arg(p.queued)
+            .arg(duration(p.elapsedMs))
+            .arg(p.remainingMs ? tr(", about %1 left").arg(duration(*p.remainingMs)) : QString()) +
+        shardText(p));
+    const qint64 selected =
+        m_tree->currentItem() ? m_tree->currentItem()->data(0, Qt::UserRole).toLongLong() : 0;
+    // At most kMaxRows rows: every running run, then the next queued, then the latest finished.
+    const std::vector<const RunProgress *> rows = rowsToShow(p, kMaxRows);
+    if (rows.size() < p.runs.size())
+        m_status->setText(m_status->text() +
+                          tr("\nShowing %1 of %2 runs: the running ones, the next queued, the "
+                             "latest finished.")
+                              .arg(rows.size())
+                              .arg(p.runs.size()));
+    fillRows(p, rows, selected);
+    m_cancelRun->setEnabled(p.active());
+    m_cancelBatch->setEnabled(p.active());
+
+    showResources(p);
 }
 
 QString ProgressPanel::notice() const

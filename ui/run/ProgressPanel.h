@@ -40,6 +40,9 @@ signals:
 
 private:
     void show(const BatchProgress &progress);
+    void fillRows(const BatchProgress &progress, const std::vector<const RunProgress *> &rows,
+                  qint64 selected);
+    void showResources(const BatchProgress &progress);
 
     RunController &m_controller;
     QLabel *m_title;

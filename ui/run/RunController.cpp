@@ -1,7 +1,6 @@
 #include "run/RunController.h"
 
 #include "ledger/Ledger.h"
-#include "pipeline/RolloutEngine.h"
 #include "scaleout/ScaleOut.h"
 #include "util/CanonicalJson.h"
 #include "util/Error.h"
@@ -332,7 +331,7 @@ int RunController::retryFailed(const QList<qint64> &runIds, int workers)
     RetryResult retry;
     try {
         Ledger writer = Ledger::open(m_bundle.toStdString(), {OpenMode::ReadWrite});
-        retry = retryFailedRuns(writer, std::vector<std::int64_t>(runIds.begin(), runIds.end()));
+        retry = writer.retryFailedRuns(std::vector<std::int64_t>(runIds.begin(), runIds.end()));
     } catch (const std::exception &e) {
         m_error = QString::fromUtf8(e.what());
         return 0;

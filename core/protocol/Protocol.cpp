@@ -1,4 +1,4 @@
-#include "pipeline/Protocol.h"
+#include "protocol/Protocol.h"
 
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"

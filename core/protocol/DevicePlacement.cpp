@@ -1,4 +1,4 @@
-#include "pipeline/DevicePlacement.h"
+#include "protocol/DevicePlacement.h"
 
 #include "util/Error.h"
 
