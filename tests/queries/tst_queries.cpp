@@ -144,7 +144,7 @@ TEST(LedgerViews, OnlyTheLatestAttemptsJudgmentAndLabelsCount)
     const auto protocol = ledger.freezeProtocol("p", test::testProtocol());
     const std::int64_t run = ledger.submitRun(test::testRunSpec(protocol, 0)).runId;
     {
-        auto first = ledger.claim("w1", 1); // expires at once
+        auto first = ledger.claim("w1", 2000); // left to expire below
         ASSERT_TRUE(first);
         ledger.recordJudgment(*first, test::testJudgment());
         HumanLabelRecord truth;
@@ -154,7 +154,7 @@ TEST(LedgerViews, OnlyTheLatestAttemptsJudgmentAndLabelsCount)
         truth.completion = "met";
         ledger.addHumanLabel(truth); // written during the first attempt, which never ends
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100)); // the first lease expires
     auto second = ledger.claim("w2", 30000);
     ASSERT_TRUE(second);
     ASSERT_EQ(second->runId, run);
