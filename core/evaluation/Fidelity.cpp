@@ -263,8 +263,7 @@ void correlations(FidelityReport &report, const std::vector<std::string> &order,
 PolicyRanking rankingAgreement(FidelityReport &report, const WorldOutcomes &outcomes,
                                const FidelityOptions &options)
 {
-    const PolicyRanking physicsRanking =
-        rankPolicies(outcomes.physics, options.replicates, options.seed);
+    PolicyRanking physicsRanking = rankPolicies(outcomes.physics, options.replicates, options.seed);
     const PolicyRanking imaginedRanking =
         rankPolicies(outcomes.imagined, options.replicates, options.seed);
     for (const PairOrder &p : physicsRanking.pairs) {
