@@ -2,7 +2,6 @@
 
 #include "evaluation/AnnotationPacket.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerSql.h"
 #include "queries/JudgmentQuery.h"
 #include "queries/LatestRuns.h"
 #include "util/Error.h"
@@ -583,43 +582,14 @@ ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha
     return out;
 }
 
-std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger)
-{
-    sqlite::Statement s(LedgerSql::of(ledger),
-                        "SELECT name, protocol_sha256 FROM protocols p WHERE EXISTS (SELECT 1 FROM "
-                        "runs r WHERE r.protocol_id = p.protocol_id AND json_extract(r.key_json, "
-                        "'$.seeds.rejudge_of') IS NULL) ORDER BY protocol_id");
-    std::vector<std::pair<std::string, std::string>> out;
-    while (s.step())
-        out.emplace_back(s.text(0), s.text(1));
-    return out;
-}
-
-std::vector<std::pair<std::string, std::string>> physicsProtocols(Ledger &ledger)
-{
-    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
-        SELECT name, protocol_sha256 FROM protocols p
-         WHERE EXISTS (SELECT 1 FROM runs r JOIN human_labels h ON h.run_id = r.run_id
-                        WHERE r.protocol_id = p.protocol_id AND h.source = 'physics'
-                          AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL)
-         ORDER BY protocol_id)sql");
-    std::vector<std::pair<std::string, std::string>> out;
-    while (s.step())
-        out.emplace_back(s.text(0), s.text(1));
-    return out;
-}
-
 namespace {
 
 // Each annotator's latest human label per run: annotator -> run -> label.
 std::map<std::string, std::map<std::int64_t, HumanLabelRecord>> latestHumanLabels(Ledger &ledger)
 {
     std::map<std::string, std::map<std::int64_t, HumanLabelRecord>> out;
-    sqlite::Statement s(
-        LedgerSql::of(ledger),
-        "SELECT DISTINCT run_id FROM human_labels WHERE source = 'human' ORDER BY 1");
-    while (s.step())
-        for (auto &label : ledger.labels(s.int64(0)))
+    for (const std::int64_t runId : runsWithLabels(ledger, "human"))
+        for (auto &label : ledger.labels(runId))
             if (label.source == "human")
                 out[label.annotatorId][label.runId] = label; // oldest first: the last wins
     return out;
@@ -727,15 +697,6 @@ std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const st
     return found;
 }
 
-bool hasLabels(Ledger &ledger, const std::string &source)
-{
-    sqlite::Statement s(LedgerSql::of(ledger),
-                        "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = ?1)");
-    s.bind(1, source);
-    s.step();
-    return s.int64(0) != 0;
-}
-
 std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256)
 {
     const std::vector<std::int64_t> runIds = judgedRolloutRuns(ledger, protocolSha256);
@@ -757,14 +718,6 @@ std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256
     return std::max_element(counts.begin(), counts.end(),
                             [](auto &x, auto &y) { return x.second < y.second; })
         ->first;
-}
-
-bool hasHumanLabels(Ledger &ledger)
-{
-    sqlite::Statement s(LedgerSql::of(ledger),
-                        "SELECT EXISTS (SELECT 1 FROM human_labels WHERE source = 'human')");
-    s.step();
-    return s.int64(0) != 0;
 }
 
 std::vector<std::pair<std::string, double>> readReferenceRates(const std::string &path)

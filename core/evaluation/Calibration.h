@@ -1,5 +1,6 @@
 #pragma once
 
+#include "queries/LedgerFacts.h"
 #include "stats/Agreement.h"
 #include "stats/Ranking.h"
 
@@ -241,11 +242,7 @@ struct ProtocolOutcomes
 ProtocolOutcomes protocolOutcomes(Ledger &ledger, const std::string &protocolSha256,
                                   const std::string &source);
 
-// Frozen protocols with rollout runs (not only re-judgments), oldest first: (name, SHA-256).
-std::vector<std::pair<std::string, std::string>> rolloutProtocols(Ledger &ledger);
-// Of those, the protocols whose runs carry physics labels (a simulator's state): the only ones a
-// fidelity report may take as its ground truth.
-std::vector<std::pair<std::string, std::string>> physicsProtocols(Ledger &ledger);
+// rolloutProtocols, physicsProtocols, hasHumanLabels, hasLabels: queries/LedgerFacts.h.
 // The protocol a user names (its name or a SHA-256 prefix; empty: any), the newest match:
 // (name, SHA-256). Throws Error(InvalidInput) when none has rollouts or none matches.
 std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const std::string &text);
@@ -288,11 +285,6 @@ struct AnnotatorAgreement
 AnnotatorAgreement annotatorAgreement(Ledger &ledger, const std::string &annotatorA,
                                       const std::string &annotatorB,
                                       const std::string &split = "held_out", int minClips = 20);
-
-// Whether any human (not reference) label exists.
-bool hasHumanLabels(Ledger &ledger);
-// Whether any label of `source` (human, synthetic_reference, imported_reference) exists.
-bool hasLabels(Ledger &ledger, const std::string &source);
 
 // The judge configuration that gave the most of a protocol's rollouts their own (first)
 // judgment; empty when none of them was judged.

@@ -2,7 +2,6 @@
 
 #include "evaluation/Calibration.h"
 #include "ledger/Ledger.h"
-#include "ledger/LedgerSql.h"
 #include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
@@ -365,17 +364,9 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
 
 std::vector<RunRecord> protocolRuns(Ledger &ledger, const std::string &protocolSha256)
 {
-    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
-        SELECT r.run_id FROM runs r JOIN protocols p ON p.protocol_id = r.protocol_id
-         WHERE p.protocol_sha256 = ? AND json_extract(r.key_json, '$.seeds.rejudge_of') IS NULL
-         ORDER BY r.run_id)sql");
-    s.bind(1, protocolSha256);
-    std::vector<std::int64_t> ids;
-    while (s.step())
-        ids.push_back(s.int64(0));
     std::vector<RunRecord> out;
-    for (const auto id : ids)
-        if (auto run = ledger.run(id))
+    for (const LatestRun &latest : latestRuns(ledger, {protocolSha256, true, std::nullopt}))
+        if (auto run = ledger.run(latest.runId))
             out.push_back(std::move(*run));
     return out;
 }

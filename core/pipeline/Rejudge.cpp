@@ -2,7 +2,7 @@
 
 #include "judge/JudgeRunner.h"
 #include "ledger/AttemptScope.h"
-#include "ledger/LedgerSql.h"
+#include "queries/LedgerFacts.h"
 #include "util/Error.h"
 
 #include <opencv2/imgcodecs.hpp>
@@ -19,29 +19,6 @@ namespace {
 // loses it, and a dead judging process is taken over at once (see Ledger::claim).
 constexpr std::int64_t kJudgeLeaseMs = std::int64_t{60} * 1000;
 
-std::optional<ComponentIdentity> identityOf(Ledger &ledger, std::optional<std::int64_t> componentId)
-{
-    if (!componentId)
-        return std::nullopt;
-    sqlite::Statement s(LedgerSql::of(ledger),
-                        "SELECT identity_json FROM components WHERE component_id = ?");
-    s.bind(1, *componentId);
-    if (!s.step())
-        return std::nullopt;
-    const auto j = nlohmann::json::parse(s.text(0));
-    ComponentIdentity id;
-    const std::string family = j.at("family");
-    id.family = family == "policy"        ? ComponentFamily::Policy
-                : family == "world_model" ? ComponentFamily::WorldModel
-                                          : ComponentFamily::Judge;
-    id.adapterId = j.at("adapter_id");
-    id.adapterVersion = j.at("adapter_version");
-    id.config = j.at("config");
-    if (j.contains("weights_sha256") && j["weights_sha256"].is_string())
-        id.weightsSha256 = j["weights_sha256"].get<std::string>();
-    return id;
-}
-
 class Stop
 {
 };
@@ -51,41 +28,18 @@ class Stop
 namespace {
 
 // A source run's latest completed attempt (the rollout to judge again).
-std::optional<std::int64_t> completedAttemptOf(Ledger &ledger, std::int64_t runId)
-{
-    // Every read here is finished (its statement reset) before the next write: a statement left
-    // open keeps a read snapshot, and a write transaction begun on a stale snapshot fails with
-    // "database is locked" at once, whatever the busy timeout, when another process (a second
-    // `judge --all`) has committed meanwhile.
-    sqlite::Statement attempt(LedgerSql::of(ledger),
-                              "SELECT attempt_id FROM attempts WHERE run_id = ? AND state = "
-                              "'completed' ORDER BY attempt_no DESC LIMIT 1");
-    attempt.bind(1, runId);
-    return attempt.step() ? std::optional<std::int64_t>(attempt.int64(0)) : std::nullopt;
-}
-
 // The re-judging run of a source run: its policy and world model, the new judge, the source's
 // seeds with rejudge_of. Leaves out.state "skipped" (with why) when there is nothing to judge.
 std::optional<RunSpec> rejudgingRun(Ledger &ledger, const RunRecord &source,
                                     const ComponentIdentity &judgeIdentity, RejudgeOutcome &out)
 {
-    if (source.status != "completed" || !completedAttemptOf(ledger, source.runId)) {
+    if (source.status != "completed" || !latestCompletedAttempt(ledger, source.runId)) {
         out.state = "skipped";
         out.detail = "run " + std::to_string(source.runId) + " is " + source.status +
                      "; only completed rollouts are judged";
         return std::nullopt;
     }
-    std::optional<std::int64_t> policyId;
-    std::optional<std::int64_t> worldModelId;
-    {
-        sqlite::Statement ids(LedgerSql::of(ledger),
-                              "SELECT policy_id, world_model_id FROM runs WHERE run_id = ?");
-        ids.bind(1, source.runId);
-        if (ids.step()) {
-            policyId = ids.optInt64(0);
-            worldModelId = ids.optInt64(1);
-        }
-    }
+    const RunComponents components = runComponents(ledger, source.runId);
     const auto key = nlohmann::json::parse(source.keyJson);
     if (key.contains("seeds") && key["seeds"].contains("rejudge_of")) {
         out.state = "skipped";
@@ -96,8 +50,8 @@ std::optional<RunSpec> rejudgingRun(Ledger &ledger, const RunRecord &source,
     RunSpec spec;
     spec.protocolSha256 = source.protocolSha256;
     spec.episodeIndex = source.episodeIndex;
-    spec.policy = identityOf(ledger, policyId);
-    spec.worldModel = identityOf(ledger, worldModelId);
+    spec.policy = componentIdentity(ledger, components.policyId);
+    spec.worldModel = componentIdentity(ledger, components.worldModelId);
     spec.judge = judgeIdentity;
     spec.seeds = key.value("seeds", nlohmann::json::object());
     spec.seeds["rejudge_of"] = source.runKey;
@@ -136,16 +90,8 @@ std::vector<cv::Mat> attachSourceFrames(Ledger &ledger, const Lease &lease,
                                         std::int64_t sourceAttempt)
 {
     std::vector<Ledger::Attachment> frames;
-    {
-        sqlite::Statement s(LedgerSql::of(ledger),
-                            "SELECT aa.name, x.sha256, x.size_bytes, x.media_type FROM "
-                            "attempt_artifacts aa JOIN artifacts x USING (artifact_id) "
-                            "WHERE aa.attempt_id = ? AND aa.role = 'frame' ORDER BY aa.name");
-        s.bind(1, sourceAttempt);
-        while (s.step())
-            frames.push_back({"frame", s.text(0),
-                              StoredObject{s.text(1), s.int64(2), s.text(3), std::nullopt, true}});
-    }
+    for (auto &[name, object] : attemptArtifacts(ledger, sourceAttempt, "frame"))
+        frames.push_back({"frame", name, object});
     std::vector<cv::Mat> decoded;
     decoded.reserve(frames.size());
     for (const auto &frame : frames)
@@ -181,7 +127,7 @@ std::vector<RejudgeOutcome> rejudgeRuns(Ledger &ledger, ComponentFactory &factor
             out.push_back(o);
             continue;
         }
-        const std::int64_t sourceAttempt = *completedAttemptOf(ledger, sourceId);
+        const std::int64_t sourceAttempt = *latestCompletedAttempt(ledger, sourceId);
         o.runId = ledger.submitRun(*spec).runId;
         if (ledger.run(o.runId)->finishedAtMs) {
             o.state = "skipped";

@@ -1,5 +1,5 @@
 #include "pipeline/RolloutEngine.h"
-#include "ledger/LedgerSql.h"
+#include "queries/LedgerFacts.h"
 
 #include "pipeline/RunExecutor.h"
 
@@ -259,8 +259,7 @@ SubmittedBatch RolloutEngine::submit(const Protocol &protocol)
                                                      "; run it with --shard " +
                                                      (bound ? bound->text() : "as before") +
                                                      " (its runs are that shard's only)");
-        if (!recorded &&
-            sqlite::Statement(LedgerSql::of(ledger), "SELECT 1 FROM runs LIMIT 1").step())
+        if (!recorded && hasRuns(ledger))
             throw Error(ErrorCode::InvalidInput,
                         m_bundle.string() + " already holds runs of a whole evaluation; a shard "
                                             "needs a ledger of its own (a new bundle)");
