@@ -34,7 +34,7 @@ std::vector<LatestRun> latestRuns(Ledger &ledger, const LatestRunQuery &query)
         r.task = s.optText(4).value_or("");
         r.instruction = s.optText(5);
         r.status = s.text(6);
-        r.rejudgeOf = s.optInt64(7);
+        r.rejudgeOf = s.optText(7);
         r.policyLabel = s.optText(8).value_or(kNoPolicyLabel);
         r.worldModel = s.optText(9);
         r.attemptId = s.optInt64(10);

@@ -26,7 +26,8 @@ struct LatestRun
     std::string task; // empty when the run has none
     std::optional<std::string> instruction;
     std::string status;
-    std::optional<std::int64_t> rejudgeOf; // a re-judgment of this run's rollout
+    // Set on a re-judgment: the run key of the run whose rollout it judged again.
+    std::optional<std::string> rejudgeOf;
     // The component_labels view's label: adapter id, a space, the settings as canonical JSON
     // ('{}' when there are none); kNoPolicyLabel when the run has no policy.
     std::string policyLabel;
