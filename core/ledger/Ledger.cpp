@@ -346,6 +346,35 @@ void Ledger::setMetaOnce(std::string_view key, std::string_view value)
     tx.commit();
 }
 
+std::int64_t Ledger::addScaleOutJob(const ScaleOutJobRecord &job)
+{
+    Statement s(m_db, "INSERT INTO scaleout_jobs (protocol_sha256, launcher, shards, shard_dir, "
+                      "array_job_id, merge_job_id, options_json, submitted_at_ms) VALUES (?, ?, ?, "
+                      "?, ?, ?, ?, ?)");
+    s.bind(1, job.protocolSha256)
+        .bind(2, job.launcher)
+        .bind(3, job.shards)
+        .bind(4, job.shardDir)
+        .bind(5, job.arrayJobId)
+        .bind(6, job.mergeJobId)
+        .bind(7, job.optionsJson)
+        .bind(8, job.submittedAtMs)
+        .run();
+    return m_db.lastInsertRowId();
+}
+
+std::vector<ScaleOutJobRecord> Ledger::scaleOutJobs()
+{
+    Statement s(m_db, "SELECT job_row_id, protocol_sha256, launcher, shards, shard_dir, "
+                      "array_job_id, merge_job_id, options_json, submitted_at_ms FROM "
+                      "scaleout_jobs ORDER BY job_row_id");
+    std::vector<ScaleOutJobRecord> out;
+    while (s.step())
+        out.push_back({s.int64(0), s.text(1), s.text(2), static_cast<int>(s.int64(3)), s.text(4),
+                       s.optText(5), s.optText(6), s.text(7), s.int64(8)});
+    return out;
+}
+
 // ---- reading ----------------------------------------------------------------------------------
 
 LedgerInfo Ledger::info()

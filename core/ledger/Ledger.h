@@ -208,6 +208,10 @@ public:
     // Error(InvalidInput) naming both.
     void setMetaOnce(std::string_view key, std::string_view value);
 
+    // ---- sharded evaluations submitted from this ledger (kosmos-cli submit) --------------
+    std::int64_t addScaleOutJob(const ScaleOutJobRecord &job);
+    std::vector<ScaleOutJobRecord> scaleOutJobs();
+
 private:
     friend class LedgerSql; // core's typed readers (ledger/LedgerSql.h)
     Ledger(std::filesystem::path bundle, sqlite::Database db, int schemaVersion,

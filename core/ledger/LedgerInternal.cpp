@@ -182,4 +182,20 @@ std::string sealOf(sqlite::Database &db, const AttemptRecord &a, std::int64_t se
     return canonicalHash(doc);
 }
 
+sqlite::Statement &StatementCache::get(const std::string &sql)
+{
+    auto &slot = m_statements[sql];
+    if (!slot)
+        slot = std::make_unique<sqlite::Statement>(m_db, sql);
+    else
+        slot->reset();
+    return *slot;
+}
+
+void StatementCache::resetAll()
+{
+    for (auto &entry : m_statements)
+        entry.second->reset();
+}
+
 } // namespace kosmos::ledger_internal

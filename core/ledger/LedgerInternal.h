@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,5 +45,20 @@ inline constexpr const char *kRunSelect =
 // sealRunId: the run id the seal is computed with (a merged attempt keeps the id of the ledger
 // that sealed it, see merged_attempts in schema.sql).
 std::string sealOf(sqlite::Database &db, const AttemptRecord &a, std::int64_t sealRunId);
+
+// Statements prepared once per connection and reused (reset and unbound before each use).
+class StatementCache
+{
+public:
+    explicit StatementCache(sqlite::Database &db) : m_db(db) {}
+    sqlite::Statement &get(const std::string &sql);
+    // No statement left mid-way (before a transaction or savepoint ends).
+    void resetAll();
+    sqlite::Database &database() { return m_db; }
+
+private:
+    sqlite::Database &m_db;
+    std::map<std::string, std::unique_ptr<sqlite::Statement>> m_statements;
+};
 
 } // namespace kosmos::ledger_internal

@@ -248,4 +248,18 @@ struct RetryResult
     std::vector<std::string> skipped;
 };
 
+// One sharded evaluation as submitted (table scaleout_jobs; core/scaleout reads it as ScaleOutJob).
+struct ScaleOutJobRecord
+{
+    std::int64_t id = 0; // set when read back
+    std::string protocolSha256;
+    std::string launcher; // slurm | local
+    int shards = 0;
+    std::string shardDir;
+    std::optional<std::string> arrayJobId;
+    std::optional<std::string> mergeJobId;
+    std::string optionsJson;
+    std::int64_t submittedAtMs = 0;
+};
+
 } // namespace kosmos

@@ -74,6 +74,16 @@ bool hasRuns(Ledger &ledger)
     return exists(ledger, "SELECT EXISTS (SELECT 1 FROM runs)");
 }
 
+RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256)
+{
+    sqlite::Statement s(LedgerSql::of(ledger),
+                        "SELECT COUNT(*), SUM(r.finished_at_ms IS NOT NULL) FROM runs r "
+                        "JOIN protocols p USING (protocol_id) WHERE p.protocol_sha256 = ?");
+    s.bind(1, protocolSha256);
+    s.step();
+    return {s.int64(0), s.optInt64(1).value_or(0)};
+}
+
 std::optional<std::int64_t> latestCompletedAttempt(Ledger &ledger, std::int64_t runId)
 {
     sqlite::Statement s(LedgerSql::of(ledger),

@@ -31,6 +31,13 @@ bool hasHumanLabels(Ledger &ledger);
 bool hasLabels(Ledger &ledger, const std::string &source);
 // The runs that hold a label of `source`, in run order.
 std::vector<std::int64_t> runsWithLabels(Ledger &ledger, const std::string &source);
+// The runs of a protocol in a ledger and how many of them are finished (what a merge brought).
+struct RunCounts
+{
+    std::int64_t runs = 0;
+    std::int64_t finished = 0;
+};
+RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256);
 // Whether the ledger holds any run.
 bool hasRuns(Ledger &ledger);
 

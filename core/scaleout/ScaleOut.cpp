@@ -1,7 +1,7 @@
 #include "scaleout/ScaleOut.h"
 
 #include "ledger/Ledger.h"
-#include "ledger/LedgerSql.h"
+#include "queries/LedgerFacts.h"
 #include "util/BoundedJson.h"
 #include "util/CanonicalJson.h"
 #include "util/Clock.h"
@@ -17,7 +17,6 @@
 namespace kosmos {
 
 namespace fs = std::filesystem;
-using sqlite::Statement;
 
 namespace {
 
@@ -240,60 +239,35 @@ std::vector<std::int64_t> ScaleOutJob::expectedRuns() const
     return out;
 }
 
-RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256)
-{
-    Statement s(LedgerSql::of(ledger),
-                "SELECT COUNT(*), SUM(r.finished_at_ms IS NOT NULL) FROM runs r "
-                "JOIN protocols p USING (protocol_id) WHERE "
-                "p.protocol_sha256 = ?");
-    s.bind(1, protocolSha256);
-    s.step();
-    return {s.int64(0), s.optInt64(1).value_or(0)};
-}
-
 std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job)
 {
-    Statement s(LedgerSql::of(target),
-                "INSERT INTO scaleout_jobs (protocol_sha256, launcher, shards, shard_dir, "
-                "array_job_id, merge_job_id, options_json, submitted_at_ms) VALUES (?, ?, ?, ?, "
-                "?, ?, ?, ?)");
     auto optional = [](const std::string &v) {
         return v.empty() ? std::nullopt : std::optional<std::string>(v);
     };
-    s.bind(1, job.protocolSha256)
-        .bind(2, job.launcher)
-        .bind(3, job.shards)
-        .bind(4, job.shardDir.string())
-        .bind(5, optional(job.arrayJobId))
-        .bind(6, optional(job.mergeJobId))
-        .bind(7, job.options.dump())
-        .bind(8, job.submittedAtMs ? job.submittedAtMs : nowMs())
-        .run();
-    return LedgerSql::of(target).lastInsertRowId();
+    return target.addScaleOutJob({0, job.protocolSha256, job.launcher, job.shards,
+                                  job.shardDir.string(), optional(job.arrayJobId),
+                                  optional(job.mergeJobId), job.options.dump(),
+                                  job.submittedAtMs ? job.submittedAtMs : nowMs()});
 }
 
 std::vector<ScaleOutJob> submissions(Ledger &target)
 {
-    Statement s(LedgerSql::of(target),
-                "SELECT job_row_id, protocol_sha256, launcher, shards, shard_dir, array_job_id, "
-                "merge_job_id, options_json, submitted_at_ms FROM scaleout_jobs ORDER BY "
-                "job_row_id");
     std::vector<ScaleOutJob> out;
-    while (s.step()) {
+    for (ScaleOutJobRecord &r : target.scaleOutJobs()) {
         ScaleOutJob j;
-        j.id = s.int64(0);
-        j.protocolSha256 = s.text(1);
-        j.launcher = s.text(2);
-        j.shards = static_cast<int>(s.int64(3));
-        j.shardDir = s.text(4);
-        j.arrayJobId = s.optText(5).value_or("");
-        j.mergeJobId = s.optText(6).value_or("");
+        j.id = r.id;
+        j.protocolSha256 = std::move(r.protocolSha256);
+        j.launcher = std::move(r.launcher);
+        j.shards = r.shards;
+        j.shardDir = r.shardDir;
+        j.arrayJobId = r.arrayJobId.value_or("");
+        j.mergeJobId = r.mergeJobId.value_or("");
         try {
-            j.options = json::parseBounded(s.text(7), "scaleout_jobs.options_json");
+            j.options = json::parseBounded(r.optionsJson, "scaleout_jobs.options_json");
         } catch (const Error &) {
             j.options = nlohmann::json::object(); // unreadable: no options (verify says why)
         }
-        j.submittedAtMs = s.int64(8);
+        j.submittedAtMs = r.submittedAtMs;
         out.push_back(std::move(j));
     }
     return out;
@@ -310,11 +284,7 @@ std::vector<ShardProgress> shardProgress(const ShardLayout &layout)
         if (p.exists) {
             try {
                 Ledger ledger = Ledger::open(p.bundle, {OpenMode::ReadOnly});
-                Statement s(LedgerSql::of(ledger),
-                            "SELECT status, COUNT(*) FROM runs GROUP BY status");
-                while (s.step()) {
-                    const std::string status = s.text(0);
-                    const std::int64_t n = s.int64(1);
+                for (const auto &[status, n] : ledger.info().runsByStatus) {
                     p.runs += n;
                     (status == "completed"   ? p.completed
                      : status == "failed"    ? p.failed

@@ -2,6 +2,7 @@
 
 #include "ledger/Shard.h"
 #include "queries/BatchProgress.h"
+#include "queries/LedgerFacts.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,14 +91,6 @@ struct ScaleOutJob
 };
 std::int64_t recordSubmission(Ledger &target, const ScaleOutJob &job);
 std::vector<ScaleOutJob> submissions(Ledger &target);
-
-// The runs of a protocol in a ledger and how many of them are finished (what a merge brought).
-struct RunCounts
-{
-    std::int64_t runs = 0;
-    std::int64_t finished = 0;
-};
-RunCounts protocolRunCounts(Ledger &ledger, const std::string &protocolSha256);
 
 // A shard's progress, read from its ledger (read-only; a shard being written is fine).
 struct ShardProgress

@@ -8,7 +8,8 @@
 #                       kosmos-cli worker processes) nor adapters
 #   app/                anything: it wires the others together
 # and nothing outside core includes ledger/LedgerSql.h or ledger/SqliteDb.h (the ledger's SQL is
-# core's: everything else reads through Ledger's typed methods and core/queries).
+# core's: everything else reads through Ledger's typed methods and core/queries), and no file
+# outside core/ledger writes the ledger's tables (INSERT, UPDATE, DELETE).
 # Usage: check_includes.sh SOURCE_DIR
 set -euo pipefail
 root=$1
@@ -58,6 +59,13 @@ while IFS= read -r hit; do
     esac
 done < <(grep -rnHE '^#include "' "$root/adapters" "$root/ui" "$root/app" \
     --include='*.h' --include='*.cpp' --include='*.in' || true)
+# Only the ledger writes its tables: Ledger's methods and ledger/LedgerTransfer (the merge's
+# import primitives). A statement that writes anywhere else is a second write path.
+while IFS= read -r hit; do
+    complain "${hit#"$root"/}: writes ledger rows outside core/ledger (add a typed Ledger or LedgerImport method)"
+done < <(grep -rnHE '"[^"]*(INSERT INTO|INSERT OR [A-Z]+ INTO|REPLACE INTO|UPDATE [a-z_.]+ SET|DELETE FROM)' \
+    "$root/core" "$root/ui" "$root/app" "$root/adapters" --include='*.h' --include='*.cpp' |
+    grep -v "^$root/core/ledger/" || true)
 if [ "$checked" -eq 0 ]; then
     echo "check_includes: no includes found under $root (wrong folder?)" >&2
     exit 1
