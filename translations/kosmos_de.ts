@@ -1310,38 +1310,6 @@ Weltmodell: %2</translation>
         <translation>Kosmos Workstation</translation>
     </message>
     <message>
-        <source>Runs</source>
-        <translation>Läufe</translation>
-    </message>
-    <message>
-        <source>Verdicts</source>
-        <translation>Urteile</translation>
-    </message>
-    <message>
-        <source>Provenance</source>
-        <translation>Herkunft</translation>
-    </message>
-    <message>
-        <source>Bookmarks</source>
-        <translation>Lesezeichen</translation>
-    </message>
-    <message>
-        <source>Events</source>
-        <translation>Ereignisse</translation>
-    </message>
-    <message>
-        <source>Bookmark this frame</source>
-        <translation>Lesezeichen für dieses Bild</translation>
-    </message>
-    <message>
-        <source>Bookmark</source>
-        <translation>Lesezeichen</translation>
-    </message>
-    <message>
-        <source>Name:</source>
-        <translation>Name:</translation>
-    </message>
-    <message>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
@@ -1402,44 +1370,8 @@ Weltmodell: %2</translation>
         <translation>Ledger kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <source>run %1: %2 frames, %3 actions%4</source>
-        <translation>Lauf %1: %2 Bilder, %3 Aktionen%4</translation>
-    </message>
-    <message>
-        <source>, validation %1</source>
-        <translation>, Validierung %1</translation>
-    </message>
-    <message>
-        <source>run %1 cannot be shown completely: %2</source>
-        <translation>Lauf %1 kann nicht vollständig angezeigt werden: %2</translation>
-    </message>
-    <message>
         <source>Cannot compare: %1</source>
         <translation>Vergleich nicht möglich: %1</translation>
-    </message>
-    <message>
-        <source>Exporting run %1...</source>
-        <translation>Lauf %1 wird exportiert...</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>Abbrechen</translation>
-    </message>
-    <message>
-        <source>Export cancelled after %1 frames</source>
-        <translation>Export nach %1 Bildern abgebrochen</translation>
-    </message>
-    <message>
-        <source>Exported %1 frames and %2 actions to %3</source>
-        <translation>%1 Bilder und %2 Aktionen nach %3 exportiert</translation>
-    </message>
-    <message>
-        <source>Export failed: %1</source>
-        <translation>Export fehlgeschlagen: %1</translation>
-    </message>
-    <message>
-        <source>The bookmark was not saved (the ledger cannot be written): %1</source>
-        <translation>Das Lesezeichen wurde nicht gespeichert (das Ledger ist nicht beschreibbar): %1</translation>
     </message>
     <message>
         <source>&lt;b&gt;Kosmos Workstation %1&lt;/b&gt;&lt;br&gt;Auditable evaluation of robot policies through learned world models.&lt;br&gt;&lt;br&gt;Qt %2&lt;br&gt;SQLite %3&lt;br&gt;OpenCV %4&lt;br&gt;FFmpeg libavformat %5, libavcodec %6</source>
@@ -1492,26 +1424,6 @@ Weltmodell: %2</translation>
     <message>
         <source>&amp;Label clips blind...</source>
         <translation>Clips blind &amp;labeln...</translation>
-    </message>
-    <message>
-        <source>Blind labeling</source>
-        <translation>Blindes Labeln</translation>
-    </message>
-    <message>
-        <source>Annotator id:</source>
-        <translation>Annotator-ID:</translation>
-    </message>
-    <message>
-        <source>%1 human labels saved</source>
-        <translation>%1 menschliche Labels gespeichert</translation>
-    </message>
-    <message>
-        <source>Labeling needs a writable ledger: %1</source>
-        <translation>Labeln braucht ein beschreibbares Ledger: %1</translation>
-    </message>
-    <message>
-        <source>%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)</source>
-        <translation>%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)</translation>
     </message>
     <message>
         <source>Compare with the same start in another &amp;world</source>
@@ -1582,68 +1494,12 @@ Weltmodell: %2</translation>
         <translation>Der Vergleich zeigt zwei Läufe: die ersten zwei der %1 gewählten</translation>
     </message>
     <message>
-        <source>%1 run key(s) copied</source>
-        <translation>%1 Laufschlüssel kopiert</translation>
-    </message>
-    <message>
-        <source>Compare the first two selected</source>
-        <translation>Die ersten zwei gewählten vergleichen</translation>
-    </message>
-    <message>
-        <source>Compare with the same start</source>
-        <translation>Mit demselben Start vergleichen</translation>
-    </message>
-    <message>
-        <source>Retry the failed ones</source>
-        <translation>Die fehlgeschlagenen wiederholen</translation>
-    </message>
-    <message>
-        <source>Label blind...</source>
-        <translation>Blind beschriften...</translation>
-    </message>
-    <message>
-        <source>Copy run keys</source>
-        <translation>Laufschlüssel kopieren</translation>
-    </message>
-    <message>
         <source>%1: %2 runs, %3 artifacts</source>
         <translation>%1: %2 Läufe, %3 Artefakte</translation>
     </message>
     <message>
         <source>ledger cannot be read: %1</source>
         <translation>Ledger nicht lesbar: %1</translation>
-    </message>
-    <message>
-        <source>Export %1 run(s)...</source>
-        <translation>%1 Lauf/Läufe exportieren...</translation>
-    </message>
-    <message>
-        <source>Cannot judge again: %1</source>
-        <translation>Erneutes Bewerten nicht möglich: %1</translation>
-    </message>
-    <message>
-        <source>kosmos-cli was not found</source>
-        <translation>kosmos-cli wurde nicht gefunden</translation>
-    </message>
-    <message>
-        <source>Judging %1 run(s) again with %2...</source>
-        <translation>%1 Lauf/Läufe werden mit %2 erneut bewertet...</translation>
-    </message>
-    <message>
-        <source>Judge again with another judge...</source>
-        <translation>Mit einem anderen Bewerter erneut bewerten...</translation>
-    </message>
-    <message>
-        <source>A judge configuration (as kosmos-cli judge --judge takes)</source>
-        <translation>Eine Bewerter-Konfiguration (wie sie kosmos-cli judge --judge nimmt)</translation>
-    </message>
-    <message>
-        <source>Judge configurations (*.json)</source>
-        <translation>Bewerter-Konfigurationen (*.json)</translation>
-    </message>
-    <message>
-        <source>Exported %1 run(s) to %2, one folder each</source>
-        <translation>%1 Lauf/Läufe nach %2 exportiert, je ein Ordner</translation>
     </message>
     <message>
         <source>%1: %2 runs, %3 artifacts, as the batch writes them; read here read-only</source>
@@ -2028,6 +1884,153 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
     <message>
         <source>Select an item to read its values in full</source>
         <translation>Wählen Sie einen Eintrag, um seine Werte vollständig zu lesen</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::ReviewWorkspace</name>
+    <message>
+        <source>Bookmark this frame</source>
+        <translation>Lesezeichen für dieses Bild</translation>
+    </message>
+    <message>
+        <source>Bookmark</source>
+        <translation>Lesezeichen</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>Name:</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Verdicts</source>
+        <translation>Urteile</translation>
+    </message>
+    <message>
+        <source>Provenance</source>
+        <translation>Herkunft</translation>
+    </message>
+    <message>
+        <source>Bookmarks</source>
+        <translation>Lesezeichen</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>Ereignisse</translation>
+    </message>
+    <message>
+        <source>run %1: %2 frames, %3 actions%4</source>
+        <translation>Lauf %1: %2 Bilder, %3 Aktionen%4</translation>
+    </message>
+    <message>
+        <source>, validation %1</source>
+        <translation>, Validierung %1</translation>
+    </message>
+    <message>
+        <source>run %1 cannot be shown completely: %2</source>
+        <translation>Lauf %1 kann nicht vollständig angezeigt werden: %2</translation>
+    </message>
+    <message>
+        <source>The bookmark was not saved (the ledger cannot be written): %1</source>
+        <translation>Das Lesezeichen wurde nicht gespeichert (das Ledger ist nicht beschreibbar): %1</translation>
+    </message>
+    <message>
+        <source>Compare the first two selected</source>
+        <translation>Die ersten zwei gewählten vergleichen</translation>
+    </message>
+    <message>
+        <source>Compare with the same start</source>
+        <translation>Mit demselben Start vergleichen</translation>
+    </message>
+    <message>
+        <source>Export %1 run(s)...</source>
+        <translation>%1 Lauf/Läufe exportieren...</translation>
+    </message>
+    <message>
+        <source>Retry the failed ones</source>
+        <translation>Die fehlgeschlagenen wiederholen</translation>
+    </message>
+    <message>
+        <source>Label blind...</source>
+        <translation>Blind beschriften...</translation>
+    </message>
+    <message>
+        <source>Judge again with another judge...</source>
+        <translation>Mit einem anderen Bewerter erneut bewerten...</translation>
+    </message>
+    <message>
+        <source>A judge configuration (as kosmos-cli judge --judge takes)</source>
+        <translation>Eine Bewerter-Konfiguration (wie sie kosmos-cli judge --judge nimmt)</translation>
+    </message>
+    <message>
+        <source>Judge configurations (*.json)</source>
+        <translation>Bewerter-Konfigurationen (*.json)</translation>
+    </message>
+    <message>
+        <source>Copy run keys</source>
+        <translation>Laufschlüssel kopieren</translation>
+    </message>
+    <message>
+        <source>%1 failed run(s) queued for a new attempt (their failed attempts stay recorded)</source>
+        <translation>%1 fehlgeschlagene(r) Lauf/Läufe für einen neuen Versuch eingereiht (die fehlgeschlagenen Versuche bleiben aufgezeichnet)</translation>
+    </message>
+    <message>
+        <source>Cannot judge again: %1</source>
+        <translation>Erneutes Bewerten nicht möglich: %1</translation>
+    </message>
+    <message>
+        <source>kosmos-cli was not found</source>
+        <translation>kosmos-cli wurde nicht gefunden</translation>
+    </message>
+    <message>
+        <source>Judging %1 run(s) again with %2...</source>
+        <translation>%1 Lauf/Läufe werden mit %2 erneut bewertet...</translation>
+    </message>
+    <message>
+        <source>%1 run key(s) copied</source>
+        <translation>%1 Laufschlüssel kopiert</translation>
+    </message>
+    <message>
+        <source>Blind labeling</source>
+        <translation>Blindes Labeln</translation>
+    </message>
+    <message>
+        <source>Annotator id:</source>
+        <translation>Annotator-ID:</translation>
+    </message>
+    <message>
+        <source>%1 human labels saved</source>
+        <translation>%1 menschliche Labels gespeichert</translation>
+    </message>
+    <message>
+        <source>Labeling needs a writable ledger: %1</source>
+        <translation>Labeln braucht ein beschreibbares Ledger: %1</translation>
+    </message>
+    <message>
+        <source>Exported %1 run(s) to %2, one folder each</source>
+        <translation>%1 Lauf/Läufe nach %2 exportiert, je ein Ordner</translation>
+    </message>
+    <message>
+        <source>Exporting run %1...</source>
+        <translation>Lauf %1 wird exportiert...</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Export cancelled after %1 frames</source>
+        <translation>Export nach %1 Bildern abgebrochen</translation>
+    </message>
+    <message>
+        <source>Exported %1 frames and %2 actions to %3</source>
+        <translation>%1 Bilder und %2 Aktionen nach %3 exportiert</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>Export fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>

@@ -30,6 +30,7 @@ class FramePlayer;
 class PluginCatalog;
 class ProgressPanel;
 class ProvenancePanel;
+class ReviewWorkspace;
 class RunController;
 class RunWorkspace;
 class RunsModel;
@@ -37,11 +38,12 @@ class RunsView;
 class TracesPlot;
 class VerdictPanel;
 
-// Composes the views; owns the read-only ledger connection they read. Computes nothing itself.
-// Four workspaces, each with the whole window (a mode bar, Ctrl+1..4, remembered): Review (runs,
-// player and traces, verdicts, provenance, bookmarks and events as docks of their own layout),
-// Compare, Evaluate and Run (batch progress). Opening a ledger resets every view; finished runs
-// refresh every view that depends on them.
+// Composes the workspaces; owns the read-only ledger connection they read. Computes nothing
+// itself. Four workspaces, each with the whole window (a mode bar, Ctrl+1..4, remembered): Review
+// (its controller: workspaces/ReviewWorkspace), Compare, Evaluate and Run (workspaces/
+// RunWorkspace). The window holds the menus, the status bar, opening and creating ledgers, and
+// the wiring between workspaces. Opening a ledger resets every view; finished runs refresh every
+// view that depends on them.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -94,21 +96,22 @@ public:
     QString copySelectedRunKeys();
     void setWorkspace(Workspace workspace);
     Workspace workspace() const;
-    QMainWindow *reviewWorkspace() const { return m_review; }
+    QMainWindow *reviewWorkspace() const;
+    ReviewWorkspace *review() const { return m_review; }
     QWidget *workspaceWidget(Workspace workspace) const;
     // The ledger's run and artifact counts in the status bar (kept current after batches).
     QLabel *ledgerSummary() const { return m_ledgerSummary; }
     CompareView *compareView() const { return m_compare; }
     EvaluationView *evaluation() const { return m_evaluation; }
-    BookmarksPanel *bookmarks() const { return m_bookmarks; }
-    EventsPanel *events() const { return m_events; }
+    BookmarksPanel *bookmarks() const;
+    EventsPanel *events() const;
 
-    RunsModel *runsModel() const { return m_runsModel; }
-    RunsView *runsView() const { return m_runsView; }
-    FramePlayer *player() const { return m_player; }
-    TracesPlot *traces() const { return m_traces; }
-    VerdictPanel *verdicts() const { return m_verdicts; }
-    ProvenancePanel *provenance() const { return m_provenance; }
+    RunsModel *runsModel() const;
+    RunsView *runsView() const;
+    FramePlayer *player() const;
+    TracesPlot *traces() const;
+    VerdictPanel *verdicts() const;
+    ProvenancePanel *provenance() const;
 
     // Running rollouts (Run menu): kosmos-cli is the engine; without its path the menu says
     // why it is disabled.
@@ -138,51 +141,28 @@ private:
     void updateLedgerSummary();
     void fitToScreen(bool restored);
     QString startFolder() const; // for file dialogs: the open ledger's folder, else home
-    void addPlaybackShortcuts();
-    void showRunsMenu(const QPoint &pos);
-    void exportSelected();
-    void retrySelectedFailed();
-    void showRun(qint64 runId);
-    void refreshMarkers();
-    Ledger *writer();
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
     void showAbout();
-    QDockWidget *addDock(const QString &title, const char *objectName, QWidget *widget,
-                         Qt::DockWidgetArea area);
     void buildWorkspaces();
+    void buildWorkspaceBar();
     void buildFileMenu();
-    void labelClipsBlind();
     void compareWithTheSameStart();
 
     std::unique_ptr<Ledger> m_ledger;
-    std::unique_ptr<Ledger> m_writer; // opened on the first bookmark
-    qint64 m_currentRun = 0;
-    QList<int> m_judgeFrames; // of the shown run, read once in showRun()
-    QList<int> m_failureFrames;
-    RunsModel *m_runsModel;
-    RunsView *m_runsView;
-    FramePlayer *m_player;
-    TracesPlot *m_traces;
-    VerdictPanel *m_verdicts;
-    ProvenancePanel *m_provenance;
-    BookmarksPanel *m_bookmarks;
-    EventsPanel *m_events;
+    ReviewWorkspace *m_review = nullptr; // the Review workspace's controller
     CompareView *m_compare;
-    QSplitter *m_centre = nullptr;
-    QMainWindow *m_review = nullptr;
     QStackedWidget *m_stack = nullptr;
     QActionGroup *m_workspaces = nullptr;
     EvaluationView *m_evaluation = nullptr;
     QScrollArea *m_evaluationScroll = nullptr;
     QLabel *m_ledgerSummary = nullptr;
     QTimer *m_refreshTimer = nullptr;
-    std::function<void()> m_firstLayout; // the default dock sizes, until shown once
+    bool m_laidOut = false; // Review's docks sized once, after the first show
     QMenu *m_recentMenu = nullptr;
     QString m_lastError;
     QPointer<QMessageBox> m_openError; // the last "Cannot open ledger", while it is shown
     QString m_openedMessage;
-    QByteArray m_reviewState; // Review's dock layout when it was last left
     int m_shownPage = 0; // the status bar's message of the opening, until something replaces it
     std::function<QStringList()> m_aboutExtras;
     std::function<CloseChoice()> m_askOnClose;

@@ -24,6 +24,7 @@
 #include "views/CompareView.h"
 #include "views/EvaluationView.h"
 #include "views/RunsView.h"
+#include "workspaces/ReviewWorkspace.h"
 
 #include "TestSupport.h"
 
@@ -137,6 +138,40 @@ private slots:
         QCOMPARE(window.runsModel()->matchingCount(), 0);
         // Adding a bookmark now has no run to go to.
         QVERIFY(!window.addBookmark(QStringLiteral("nowhere")));
+    }
+
+    // The Review workspace's controller works without the window around it: it shows a run of
+    // the ledger it is given, bookmarks through its own writable connection, exports, and
+    // lets go of everything when the ledger goes.
+    void reviewWorkspaceWorksWithoutTheWindow()
+    {
+        QWidget host;
+        ui::ReviewWorkspace review(&host);
+        QSignalSpy messages(&review, &ui::ReviewWorkspace::message);
+        Ledger ledger = Ledger::open(copyOfDemo("review-alone.kosmos").toStdString(),
+                                     {OpenMode::ReadOnly});
+        QVERIFY(review.runsModel()->open(QString::fromStdString(ledger.readerUri())));
+        review.setLedger(&ledger);
+        review.selectRun(4);
+        QCOMPARE(review.currentRun(), 4);
+        QVERIFY(review.player()->frameCount() > 0);
+        QVERIFY(review.traces()->trackCount() > 0);
+        QVERIFY(review.verdicts()->tree()->topLevelItemCount() > 0);
+        QVERIFY(!messages.isEmpty());
+        QVERIFY(messages.last().at(0).toString().startsWith(QStringLiteral("run 4:")));
+        review.player()->seek(2);
+        QVERIFY(review.addBookmark(QStringLiteral("here")));
+        QCOMPARE(review.bookmarks()->list()->count(), 1);
+        QCOMPARE(ledger.bookmarks(4).size(), std::size_t(1)); // it reached the ledger
+        const QString out = QString::fromStdString((m_dir / "review-alone-export").string());
+        QVERIFY(review.exportRun(4, out, ExportOptions{true, true, false, true}));
+        QVERIFY(QDir(out).exists());
+        QCOMPARE(review.runsToActOn(), QList<qint64>{4});
+        review.setLedger(nullptr);
+        QCOMPARE(review.currentRun(), 0);
+        QCOMPARE(review.player()->frameCount(), 0);
+        QCOMPARE(review.bookmarks()->list()->count(), 0);
+        QVERIFY(!review.addBookmark(QStringLiteral("no run")));
     }
 
     // A ledger that fails to open leaves the one shown intact: never a mix of the two.
