@@ -148,8 +148,8 @@ private slots:
         QWidget host;
         ui::ReviewWorkspace review(&host);
         QSignalSpy messages(&review, &ui::ReviewWorkspace::message);
-        Ledger ledger = Ledger::open(copyOfDemo("review-alone.kosmos").toStdString(),
-                                     {OpenMode::ReadOnly});
+        Ledger ledger =
+            Ledger::open(copyOfDemo("review-alone.kosmos").toStdString(), {OpenMode::ReadOnly});
         QVERIFY(review.runsModel()->open(QString::fromStdString(ledger.readerUri())));
         review.setLedger(&ledger);
         review.selectRun(4);
