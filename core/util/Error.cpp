@@ -39,6 +39,8 @@ std::string_view errorCodeName(ErrorCode code)
         return "remote_unreachable";
     case ErrorCode::Busy:
         return "busy";
+    case ErrorCode::Unavailable:
+        return "unavailable";
     }
     return "unknown";
 }

@@ -27,6 +27,7 @@ enum class ErrorCode
     RemoteDisconnected, // the connection to a served model closed before it answered
     RemoteUnreachable,  // a served model could not be reached at all
     Busy,               // another live process holds what was asked for (a run, an import)
+    Unavailable,        // this build or installation lacks what was asked for (a module)
 };
 
 std::string_view errorCodeName(ErrorCode code);

@@ -1,0 +1,83 @@
+#include "dataset/ParquetReader.h"
+
+#include "util/Error.h"
+#include "util/InstallPaths.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace kosmos {
+
+namespace fs = std::filesystem;
+
+const ParquetColumn *ParquetTable::find(const std::string &name) const
+{
+    for (const ParquetColumn &c : columns)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+namespace {
+
+struct Module
+{
+    ParquetReader *reader = nullptr;
+    std::string error;
+};
+
+Module &module()
+{
+    static Module m;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        fs::path path;
+        try {
+            path = executablePath().parent_path() / ".." / KOSMOS_PKGLIBDIR / "libkosmos-parquet.so";
+        } catch (const std::exception &e) {
+            m.error = e.what();
+            return;
+        }
+        path = path.lexically_normal();
+        if (!fs::exists(path)) {
+            m.error = "reading LeRobot datasets needs Kosmos's Parquet module, " + path.string() +
+                      ", which this installation does not have (install the kosmos-datasets "
+                      "package, or build with Arrow: scripts/setup-arrow.sh, then rebuild)";
+            return;
+        }
+        // Never unloaded: Arrow keeps process-wide state (memory pools, registries).
+        void *library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            const char *why = ::dlerror();
+            m.error = "cannot load " + path.string() + ": " + (why ? why : "unknown reason");
+            return;
+        }
+        using Entry = ParquetReader *(*)();
+        const auto entry = reinterpret_cast<Entry>(::dlsym(library, "kosmos_parquet_reader_v1"));
+        m.reader = entry ? entry() : nullptr;
+        if (!m.reader)
+            m.error = path.string() + " is not Kosmos's Parquet module of this version";
+    });
+    return m;
+}
+
+} // namespace
+
+ParquetReader &parquetReader()
+{
+    Module &m = module();
+    if (!m.reader)
+        throw Error(ErrorCode::Unavailable, m.error);
+    return *m.reader;
+}
+
+bool parquetAvailable(std::string *why)
+{
+    Module &m = module();
+    if (!m.reader && why)
+        *why = m.error;
+    return m.reader != nullptr;
+}
+
+} // namespace kosmos

@@ -1,0 +1,265 @@
+// LeRobot datasets read natively (core/dataset): info.json's checks, and every value of datasets
+// that LeRobot 0.4.4 itself wrote from real gym-pusht rollouts compared with LeRobot's own reading
+// of them (tests/fixtures/lerobot/README.md says how both were made), then hostile copies of them.
+#include "dataset/LeRobotDataset.h"
+#include "dataset/LeRobotInfo.h"
+#include "dataset/ParquetReader.h"
+#include "util/Error.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace kosmos;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFixtures = fs::path(KOSMOS_SOURCE_DIR) / "tests" / "fixtures" / "lerobot";
+
+std::string readText(const fs::path &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// The fixture's info.json with one field replaced.
+std::string infoWith(const std::string &key, const nlohmann::json &value)
+{
+    nlohmann::json doc = nlohmann::json::parse(readText(kFixtures / "pusht-h264/meta/info.json"));
+    doc[key] = value;
+    return doc.dump();
+}
+
+// Error code and message of what `f` throws.
+template<typename F>
+std::pair<ErrorCode, std::string> errorOf(F &&f)
+{
+    try {
+        f();
+    } catch (const Error &e) {
+        return {e.code(), e.what()};
+    }
+    ADD_FAILURE() << "no error";
+    return {ErrorCode::InvalidInput, ""};
+}
+
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+void requireParquet()
+{
+    std::string why;
+    if (!parquetAvailable(&why))
+        GTEST_SKIP() << why;
+}
+
+} // namespace
+
+TEST(LeRobotInfo, TheWritersInfoParsesWithItsFeaturesNamesAndCameras)
+{
+    const LeRobotInfo info =
+        parseLeRobotInfo(readText(kFixtures / "pusht-h264/meta/info.json"), "info.json");
+    EXPECT_EQ(info.codebaseVersion, "v3.0");
+    EXPECT_EQ(info.robotType, "pusht");
+    EXPECT_EQ(info.fps, 10);
+    EXPECT_EQ(info.totalEpisodes, 3);
+    EXPECT_EQ(info.totalFrames, 72);
+    EXPECT_EQ(info.cameras(), std::vector<std::string>{"observation.image"});
+    ASSERT_TRUE(info.feature("action"));
+    EXPECT_EQ(info.feature("action")->names, (std::vector<std::string>{"motor_0", "motor_1"}));
+    EXPECT_TRUE(info.feature("next.reward")->names.empty()) << "names: null";
+    EXPECT_EQ(info.feature("observation.image")->videoCodec, "h264");
+    EXPECT_EQ(formatLeRobotPath(info.dataPath, {{"chunk_index", 3}, {"file_index", 12}}, "x"),
+              "data/chunk-003/file-012.parquet");
+}
+
+TEST(LeRobotInfo, WhatCannotBeTrueIsRefusedNamingTheField)
+{
+    const std::vector<std::tuple<std::string, nlohmann::json, std::string>> cases = {
+        {"codebase_version", "v1.6", "codebase_version"},
+        {"total_frames", 1'000'000'000'000LL, "total_frames"},
+        {"fps", -5, "fps"},
+        {"fps", "ten", "fps"},
+        {"data_path", "../../etc/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet",
+         "leaves the dataset"},
+        {"data_path", "/etc/passwd", "not a relative path"},
+        {"data_path", "data/{episode_chunk}/x.parquet", "unknown placeholder"},
+        {"data_path", "data/chunk-{chunk_index:03x}.parquet", "unsupported format"},
+        {"video_path", nullptr, "video_path"},
+        {"features", nlohmann::json::array(), "features"},
+    };
+    for (const auto &[key, value, expected] : cases) {
+        const auto [code, message] =
+            errorOf([&] { parseLeRobotInfo(infoWith(key, value), "meta/info.json"); });
+        EXPECT_EQ(code, ErrorCode::InvalidInput) << key;
+        EXPECT_TRUE(contains(message, "meta/info.json")) << message;
+        EXPECT_TRUE(contains(message, expected)) << key << ": " << message;
+    }
+    nlohmann::json doc = nlohmann::json::parse(readText(kFixtures / "pusht-h264/meta/info.json"));
+    doc["features"]["action"]["names"] = {"only_one"};
+    const auto [code, message] = errorOf([&] { parseLeRobotInfo(doc.dump(), "info.json"); });
+    EXPECT_TRUE(contains(message, "features.action.names")) << message;
+    EXPECT_EQ(errorOf([] { parseLeRobotInfo("{\"codebase_version\": ", "info.json"); }).first,
+              ErrorCode::InvalidInput);
+}
+
+class LeRobotFixture : public ::testing::TestWithParam<std::string>
+{
+};
+
+// Every value Kosmos reads equals LeRobot's own reading of the same files.
+TEST_P(LeRobotFixture, EveryValueEqualsLeRobotsOwnReading)
+{
+    requireParquet();
+    const std::string name = GetParam();
+    const nlohmann::json ref =
+        nlohmann::json::parse(readText(kFixtures / (name + ".reference.json")));
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / name);
+    EXPECT_EQ(d.info().codebaseVersion, ref["codebase_version"]);
+    EXPECT_EQ(d.info().cameras(), ref["cameras"].get<std::vector<std::string>>());
+    ASSERT_EQ(d.episodes().size(), ref["episodes"].size());
+    for (std::size_t i = 0; i < d.episodes().size(); ++i) {
+        const LeRobotEpisode &e = d.episodes()[i];
+        const auto &r = ref["episodes"][i];
+        EXPECT_EQ(e.index, r["episode_index"]);
+        EXPECT_EQ(e.length, r["length"]);
+        EXPECT_EQ(e.tasks, r["tasks"].get<std::vector<std::string>>());
+        EXPECT_EQ(e.fromIndex, r["dataset_from_index"]);
+        EXPECT_EQ(e.toIndex, r["dataset_to_index"]);
+        for (const auto &[camera, video] : e.videos)
+            EXPECT_TRUE(fs::exists(video.file)) << camera << " " << video.file;
+    }
+    std::size_t compared = 0;
+    for (const LeRobotEpisode &e : d.episodes()) {
+        const LeRobotEpisodeData data = d.readEpisode(e.index);
+        ASSERT_EQ(data.length(), e.length);
+        for (std::int64_t k = 0; k < data.length(); ++k) {
+            const auto &r = ref["frames"][static_cast<std::size_t>(e.fromIndex + k)];
+            const std::string at = name + " episode " + std::to_string(e.index) + " frame " +
+                                   std::to_string(k);
+            EXPECT_EQ(data.index[k], r["index"]) << at;
+            EXPECT_EQ(data.frameIndex[k], r["frame_index"]) << at;
+            EXPECT_EQ(r["episode_index"], e.index) << at;
+            EXPECT_EQ(data.timestamps[k], r["timestamp"].get<double>()) << at; // bit for bit
+            EXPECT_EQ(data.taskIndex[k], r["task_index"]) << at;
+            EXPECT_EQ(d.task(data.taskIndex[k]), r["task"]) << at;
+            for (const char *key :
+                 {"action", "observation.state", "next.reward", "next.success", "next.done"}) {
+                const LeRobotTrace *t = data.trace(key);
+                ASSERT_TRUE(t) << key;
+                ASSERT_EQ(static_cast<std::size_t>(t->width), r[key].size()) << at << " " << key;
+                for (int j = 0; j < t->width; ++j)
+                    EXPECT_EQ(t->at(k, j), r[key][static_cast<std::size_t>(j)].get<double>())
+                        << at << " " << key << "[" << j << "]";
+            }
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, ref["frames"].size());
+    const LeRobotEpisodeData first = d.readEpisode(d.episodes().front().index);
+    EXPECT_EQ(first.trace("action")->names, (std::vector<std::string>{"motor_0", "motor_1"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(WrittenByLeRobot, LeRobotFixture,
+                         ::testing::Values("pusht-h264", "pusht-av1"),
+                         [](const auto &param) {
+                             std::string n = param.param;
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });
+
+// Hostile copies of a dataset LeRobot wrote: each refused with the file and what is wrong, and
+// the fixture itself untouched.
+class LeRobotHostile : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        requireParquet();
+        fs::copy(kFixtures / "pusht-h264", m_root, fs::copy_options::recursive);
+    }
+    fs::path file(const std::string &relative) const { return m_root / relative; }
+    void setInfo(const std::string &key, const nlohmann::json &value)
+    {
+        std::ofstream(file("meta/info.json")) << infoWith(key, value);
+    }
+    std::pair<ErrorCode, std::string> openError() const
+    {
+        return errorOf([&] { LeRobotDataset::open(m_root); });
+    }
+
+    test::TempDir m_dir;
+    fs::path m_root = m_dir / "hostile";
+};
+
+TEST_F(LeRobotHostile, ATruncatedDataFileIsCorruptAndNamed)
+{
+    const fs::path data = file("data/chunk-000/file-000.parquet");
+    fs::resize_file(data, fs::file_size(data) / 2);
+    const LeRobotDataset d = LeRobotDataset::open(m_root); // the index is intact
+    const auto [code, message] = errorOf([&] { d.readEpisode(0); });
+    EXPECT_EQ(code, ErrorCode::Corrupt);
+    EXPECT_TRUE(contains(message, "file-000.parquet")) << message;
+}
+
+TEST_F(LeRobotHostile, ACorruptEpisodeIndexIsRefusedAtOpen)
+{
+    std::ofstream(file("meta/episodes/chunk-000/file-000.parquet"), std::ios::trunc) << "PAR1 no";
+    const auto [code, message] = openError();
+    EXPECT_EQ(code, ErrorCode::Corrupt);
+    EXPECT_TRUE(contains(message, "meta/episodes/chunk-000/file-000.parquet")) << message;
+}
+
+TEST_F(LeRobotHostile, CountsThatDisagreeAreRefused)
+{
+    setInfo("total_frames", 73);
+    auto [code, message] = openError();
+    EXPECT_EQ(code, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message, "total_frames is 73")) << message;
+    setInfo("total_frames", 72);
+    setInfo("total_episodes", 4);
+    std::tie(code, message) = openError();
+    EXPECT_TRUE(contains(message, "total_episodes is 4")) << message;
+}
+
+TEST_F(LeRobotHostile, AFeatureTheDataLacksIsNamed)
+{
+    nlohmann::json doc = nlohmann::json::parse(readText(file("meta/info.json")));
+    doc["features"]["observation.velocity"] = {{"dtype", "float32"}, {"shape", {3}}};
+    std::ofstream(file("meta/info.json")) << doc.dump();
+    const LeRobotDataset d = LeRobotDataset::open(m_root);
+    const auto [code, message] = errorOf([&] { d.readEpisode(1); });
+    EXPECT_EQ(code, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message, "observation.velocity")) << message;
+}
+
+TEST_F(LeRobotHostile, ASymlinkOutOfTheFolderIsRefused)
+{
+    const fs::path outside = m_dir / "elsewhere.parquet";
+    fs::rename(file("meta/tasks.parquet"), outside);
+    fs::create_symlink(outside, file("meta/tasks.parquet"));
+    const auto [code, message] = openError();
+    EXPECT_EQ(code, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message, "outside the dataset folder")) << message;
+}
+
+TEST_F(LeRobotHostile, MissingPartsAndUnknownVersionsSayWhat)
+{
+    fs::remove(file("meta/tasks.parquet"));
+    auto [code, message] = openError();
+    EXPECT_EQ(code, ErrorCode::NotFound);
+    EXPECT_TRUE(contains(message, "tasks.parquet")) << message;
+    setInfo("codebase_version", "v2.0");
+    std::tie(code, message) = openError();
+    EXPECT_TRUE(contains(message, "v2.0")) << message;
+    fs::remove(file("meta/info.json"));
+    std::tie(code, message) = openError();
+    EXPECT_EQ(code, ErrorCode::NotFound);
+    EXPECT_TRUE(contains(message, "not a LeRobot dataset")) << message;
+}
