@@ -9,6 +9,8 @@
 #                   desktop entry, icons, AppStream metadata, MIME type, man pages, completion
 #   kosmos-physics  the MuJoCo physics reference world and its scripted policies
 #   kosmos-torch    the libtorch adapter plugins and the shipped model packages (models/)
+#   kosmos-datasets the Parquet module for LeRobot datasets and the Arrow/Parquet C++ libraries it
+#                   needs (from the pinned pyarrow wheel; Debian 12 has no Arrow package)
 
 set(KOSMOS_APP_ID "io.github.kosmos_workstation.Kosmos")
 # The components this build has (each a package; CPACK_COMPONENTS_ALL below).
@@ -18,6 +20,38 @@ if(KOSMOS_HAVE_MUJOCO)
 endif()
 if(KOSMOS_HAVE_TORCH)
     list(APPEND KOSMOS_COMPONENTS torch)
+endif()
+if(KOSMOS_HAVE_ARROW)
+    list(APPEND KOSMOS_COMPONENTS datasets)
+    # The module beside the CLI's verbs, and Arrow's libraries beside it under their sonames (its
+    # RUNPATH is $ORIGIN): private to Kosmos, never in the linker's search path.
+    install(TARGETS kosmos_parquet LIBRARY DESTINATION "${KOSMOS_PKGLIBDIR}" COMPONENT datasets)
+    foreach(lib arrow parquet)
+        file(REAL_PATH "${KOSMOS_ARROW_DIR}/lib${lib}.so" real)
+        execute_process(COMMAND objdump -p "${real}" OUTPUT_VARIABLE dyn)
+        string(REGEX MATCH "SONAME +([^ \n]+)" _ "${dyn}")
+        # Stripped copies (the wheel's carry their symbol tables; CPack strips only targets).
+        set(stripped "${PROJECT_BINARY_DIR}/packaging/arrow/${CMAKE_MATCH_1}")
+        add_custom_command(OUTPUT "${stripped}" DEPENDS "${real}"
+            COMMAND ${CMAKE_COMMAND} -E make_directory "${PROJECT_BINARY_DIR}/packaging/arrow"
+            COMMAND objcopy --strip-unneeded "${real}" "${stripped}"
+            COMMENT "Stripping ${CMAKE_MATCH_1} for kosmos-datasets" VERBATIM)
+        list(APPEND arrow_stripped "${stripped}")
+    endforeach()
+    add_custom_target(kosmos_arrow_stripped ALL DEPENDS ${arrow_stripped})
+    install(FILES ${arrow_stripped} DESTINATION "${KOSMOS_PKGLIBDIR}"
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ COMPONENT datasets)
+    # Arrow's wheel links bzip2, curl, libxml2 and zlib statically: lintian's embedded-library,
+    # overridden with the reason (packaging/debian/kosmos-datasets.lintian-overrides).
+    install(FILES "${PROJECT_SOURCE_DIR}/packaging/debian/kosmos-datasets.lintian-overrides"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/lintian/overrides" RENAME kosmos-datasets
+        COMPONENT datasets)
+    file(GLOB arrow_notices "${KOSMOS_ARROW_DIR}/../pyarrow-*.dist-info/licenses/*.txt")
+    foreach(notice IN LISTS arrow_notices)
+        get_filename_component(name "${notice}" NAME)
+        install(FILES "${notice}" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/kosmos-datasets"
+            RENAME "arrow-${name}" COMPONENT datasets)
+    endforeach()
 endif()
 set(linux "${PROJECT_SOURCE_DIR}/packaging/linux")
 
@@ -127,7 +161,7 @@ set(CPACK_DEBIAN_KOSMOS_PACKAGE_SECTION science)
 # workstation's read models), Qt Multimedia's FFmpeg backend (reference videos), the platform
 # plugins and Qt's image formats.
 set(CPACK_DEBIAN_KOSMOS_PACKAGE_DEPENDS "libqt6sql6-sqlite, qt6-qpa-plugins, libqt6multimedia6")
-set(CPACK_DEBIAN_KOSMOS_PACKAGE_RECOMMENDS "kosmos-physics, xdg-utils, qt6-translations-l10n")
+set(CPACK_DEBIAN_KOSMOS_PACKAGE_RECOMMENDS "kosmos-physics, kosmos-datasets, xdg-utils, qt6-translations-l10n")
 set(CPACK_DEBIAN_KOSMOS_PACKAGE_SUGGESTS "kosmos-torch, slurm-client")
 set(CPACK_COMPONENT_KOSMOS_DESCRIPTION
     "Kosmos Workstation: auditable robot-policy evaluation in world models
@@ -158,6 +192,16 @@ The torch.* policy, world-model and judge plugins of Kosmos Workstation
 (TorchScript packages; CPU with Debian's libtorch) and the small model
 packages trained on the physics world, in /usr/share/kosmos/models.")
 
+set(CPACK_DEBIAN_DATASETS_PACKAGE_NAME kosmos-datasets)
+set(CPACK_DEBIAN_DATASETS_PACKAGE_DEPENDS "kosmos (= __KOSMOS_DEB_VERSION__)")
+# Arrow's libraries are the package's own, in its private folder.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CMAKE_INSTALL_PREFIX}/${KOSMOS_PKGLIBDIR}")
+set(CPACK_COMPONENT_DATASETS_DESCRIPTION
+    "Kosmos Workstation: LeRobot datasets
+The Parquet module with which Kosmos Workstation opens and imports LeRobot
+datasets (codebase v3.0 and v2.1), and the Apache Arrow and Parquet C++
+libraries it needs, from the pyarrow wheel the build was made with.")
+
 # scripts/package.sh passes the version built (project version, and the git commit when HEAD is
 # not a release tag) as KOSMOS_DEB_VERSION; the per-component Depends above name it.
 set(CPACK_PROJECT_CONFIG_FILE "${PROJECT_BINARY_DIR}/packaging/CPackProjectConfig.cmake")
@@ -171,5 +215,6 @@ endif()
 set(full "${KOSMOS_DEB_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}")
 string(REPLACE "__KOSMOS_DEB_VERSION__" "${full}" CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS "${CPACK_DEBIAN_PHYSICS_PACKAGE_DEPENDS}")
 string(REPLACE "__KOSMOS_DEB_VERSION__" "${full}" CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "${CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS}")
+string(REPLACE "__KOSMOS_DEB_VERSION__" "${full}" CPACK_DEBIAN_DATASETS_PACKAGE_DEPENDS "${CPACK_DEBIAN_DATASETS_PACKAGE_DEPENDS}")
 ]=])
 include(CPack)

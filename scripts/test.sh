@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 started=$(date +%s)
 scripts/setup-debian.sh
+scripts/setup-arrow.sh # Arrow/Parquet C++ from the pinned pyarrow wheel (LeRobot datasets): ~15 s
 scripts/check-format.sh # .clang-format applied to every tracked C++ file
 scripts/build.sh
 mkdir -p build

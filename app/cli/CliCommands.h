@@ -185,6 +185,9 @@ int runReport(const ReportRequest &request);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runDatasetExport(const std::string &bundle, const kosmos::DatasetFilter &filter,
                      const std::string &directory, bool json);
+// A LeRobot dataset folder: its metadata, tasks and episodes, and with `episode` that episode's
+// numeric features summarized (docs/datasets.md, "LeRobot datasets").
+int runDatasetInspect(const std::string &folder, std::optional<int> episode, bool json);
 int runExport(const std::string &bundle, const std::string &run, const std::string &directory,
               bool video);
 int runEvents(const std::string &bundle, const std::string &run, bool follow, bool json,

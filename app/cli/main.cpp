@@ -453,11 +453,21 @@ const std::vector<Verb> &verbs()
                                  c.value("imagined").toStdString(), *replays, c.json});
          }},
         {"dataset",
-         "dataset export BUNDLE --to DIR",
-         "write completed runs as demonstrations (frames, actions, world states,\n"
-         "instruction, success and its source) for training (layout: docs/datasets.md)",
-         {"to", "protocol", "policy", "outcome", "json"},
+         "dataset export BUNDLE --to DIR | dataset inspect DIR [--episode N]",
+         "export: write completed runs as demonstrations (frames, actions, world states,\n"
+         "instruction, success and its source) for training (layout: docs/datasets.md);\n"
+         "inspect: what a LeRobot dataset (v3.0, v2.1) holds: features, tasks, episodes,\n"
+         "and one episode's actions and states (docs/datasets.md, \"LeRobot datasets\")",
+         {"to", "protocol", "policy", "outcome", "episode", "json"},
          [](const Call &c) -> R {
+             if (c.args.size() >= 2 && c.args[1] == QLatin1String("inspect")) {
+                 std::optional<int> episode;
+                 if (c.isSet("episode") && !(episode = c.intValue("episode", 0, 100000000)))
+                     return std::nullopt;
+                 if (!c.nArgs(3))
+                     return std::nullopt;
+                 return runDatasetInspect(c.str(2), episode, c.json);
+             }
              if (!c.nArgs(3) || c.args[1] != QLatin1String("export") || !c.isSet("to"))
                  return std::nullopt;
              kosmos::DatasetFilter filter;
@@ -680,6 +690,8 @@ constexpr OptionSpec kOptions[] = {
      "outcome", "any", false},
     {"world", "demo: synthetic (default) or physics (the MuJoCo world).", "world", "synthetic",
      false},
+    {"episode", "dataset inspect: also summarize this episode's actions, states and other values.",
+     "n", nullptr, false},
     {"physics", "fidelity: the physics protocol (name or SHA-256 prefix).", "protocol", nullptr,
      false},
     {"imagined", "fidelity: the imagined protocol (name or SHA-256 prefix).", "protocol", nullptr,

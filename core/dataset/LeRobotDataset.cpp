@@ -66,8 +66,8 @@ bool isNumeric(const LeRobotFeature &f)
 // The features every LeRobot data file has; not traces.
 bool isBookkeeping(const std::string &key)
 {
-    return key == "timestamp" || key == "frame_index" || key == "episode_index" ||
-           key == "index" || key == "task_index";
+    return key == "timestamp" || key == "frame_index" || key == "episode_index" || key == "index" ||
+           key == "task_index";
 }
 
 } // namespace
@@ -140,12 +140,12 @@ fs::path LeRobotDataset::inside(const std::string &relative, const std::string &
 
 const LeRobotEpisode &LeRobotDataset::episode(std::int64_t index) const
 {
-    const auto it = std::lower_bound(
-        m_episodes.begin(), m_episodes.end(), index,
-        [](const LeRobotEpisode &e, std::int64_t i) { return e.index < i; });
+    const auto it =
+        std::lower_bound(m_episodes.begin(), m_episodes.end(), index,
+                         [](const LeRobotEpisode &e, std::int64_t i) { return e.index < i; });
     if (it == m_episodes.end() || it->index != index)
-        throw Error(ErrorCode::NotFound, m_root.string() + " has no episode " +
-                                             std::to_string(index));
+        throw Error(ErrorCode::NotFound,
+                    m_root.string() + " has no episode " + std::to_string(index));
     return *it;
 }
 
@@ -167,9 +167,9 @@ void LeRobotDataset::readTasksV3()
     const ParquetFileInfo shape = reader.inspect(file);
     // Written from a pandas frame indexed by the task text: the index is "__index_level_0__"
     // (or "task" where a writer named it).
-    const std::string textColumn =
-        std::count(shape.columns.begin(), shape.columns.end(), "task") ? "task"
-                                                                       : "__index_level_0__";
+    const std::string textColumn = std::count(shape.columns.begin(), shape.columns.end(), "task")
+                                       ? "task"
+                                       : "__index_level_0__";
     const ParquetTable table = reader.read(file, {"task_index", textColumn});
     const ParquetColumn &text = column(table, textColumn, file);
     if (text.kind != ParquetColumn::Kind::String)
@@ -196,9 +196,8 @@ void LeRobotDataset::readEpisodesV3()
         bad(dir, "holds no episode index (chunk-*/file-*.parquet)");
     std::sort(files.begin(), files.end());
     const std::vector<std::string> cameras = m_info.cameras();
-    std::vector<std::string> wanted = {"episode_index",      "tasks",
-                                       "length",             "data/chunk_index",
-                                       "data/file_index",    "dataset_from_index",
+    std::vector<std::string> wanted = {"episode_index",    "tasks",           "length",
+                                       "data/chunk_index", "data/file_index", "dataset_from_index",
                                        "dataset_to_index"};
     for (const std::string &camera : cameras)
         for (const char *field : {"chunk_index", "file_index", "from_timestamp", "to_timestamp"})
@@ -217,8 +216,8 @@ void LeRobotDataset::readEpisodesV3()
         if (tasks.kind != ParquetColumn::Kind::StringList)
             bad(file, "column 'tasks' is " + tasks.arrowType + ", not a list of texts");
         for (std::size_t i = 0; i < index.size(); ++i) {
-            const std::string row = "row " + std::to_string(i) + " (episode " +
-                                    std::to_string(index[i]) + ")";
+            const std::string row =
+                "row " + std::to_string(i) + " (episode " + std::to_string(index[i]) + ")";
             LeRobotEpisode e;
             e.index = index[i];
             e.length = length[i];
@@ -230,27 +229,27 @@ void LeRobotDataset::readEpisodesV3()
                 bad(file, row + ": length " + std::to_string(e.length) + " and frames [" +
                               std::to_string(e.fromIndex) + ", " + std::to_string(e.toIndex) +
                               ") disagree");
-            e.dataFile = inside(formatLeRobotPath(m_info.dataPath,
-                                                  {{"chunk_index", chunk[i]},
-                                                   {"file_index", fileIndex[i]}},
-                                                  file.string() + " " + row),
-                                file.string() + " " + row);
+            e.dataFile =
+                inside(formatLeRobotPath(m_info.dataPath,
+                                         {{"chunk_index", chunk[i]}, {"file_index", fileIndex[i]}},
+                                         file.string() + " " + row),
+                       file.string() + " " + row);
             for (const std::string &camera : cameras) {
                 const std::string prefix = "videos/" + camera + "/";
                 LeRobotVideoRef v;
-                v.file = inside(formatLeRobotPath(*m_info.videoPath,
-                                                  {{"video_key", camera},
-                                                   {"chunk_index", ints(table, prefix + "chunk_index", file)[i]},
-                                                   {"file_index", ints(table, prefix + "file_index", file)[i]}},
-                                                  file.string() + " " + row),
+                v.file = inside(formatLeRobotPath(
+                                    *m_info.videoPath,
+                                    {{"video_key", camera},
+                                     {"chunk_index", ints(table, prefix + "chunk_index", file)[i]},
+                                     {"file_index", ints(table, prefix + "file_index", file)[i]}},
+                                    file.string() + " " + row),
                                 file.string() + " " + row);
                 v.fromTimestamp = doubles(table, prefix + "from_timestamp", file)[i];
                 v.toTimestamp = doubles(table, prefix + "to_timestamp", file)[i];
                 if (!std::isfinite(v.fromTimestamp) || !std::isfinite(v.toTimestamp) ||
                     v.fromTimestamp < 0 || v.toTimestamp < v.fromTimestamp)
-                    bad(file, row + ": " + camera + "'s span [" +
-                                  std::to_string(v.fromTimestamp) + ", " +
-                                  std::to_string(v.toTimestamp) + "] is not a time span");
+                    bad(file, row + ": " + camera + "'s span [" + std::to_string(v.fromTimestamp) +
+                                  ", " + std::to_string(v.toTimestamp) + "] is not a time span");
                 e.videos.emplace(camera, std::move(v));
             }
             m_episodes.push_back(std::move(e));
@@ -301,18 +300,18 @@ void LeRobotDataset::readMetaV21()
         e.toIndex = next + e.length;
         next = e.toIndex;
         const std::int64_t chunk = e.index / m_info.chunksSize;
-        e.dataFile = inside(formatLeRobotPath(m_info.dataPath,
-                                              {{"episode_chunk", chunk}, {"episode_index", e.index}},
-                                              where),
-                            where);
+        e.dataFile =
+            inside(formatLeRobotPath(m_info.dataPath,
+                                     {{"episode_chunk", chunk}, {"episode_index", e.index}}, where),
+                   where);
         for (const std::string &camera : m_info.cameras()) {
             LeRobotVideoRef v;
-            v.file = inside(formatLeRobotPath(*m_info.videoPath,
-                                              {{"video_key", camera},
-                                               {"episode_chunk", chunk},
-                                               {"episode_index", e.index}},
-                                              where),
-                            where);
+            v.file = inside(
+                formatLeRobotPath(
+                    *m_info.videoPath,
+                    {{"video_key", camera}, {"episode_chunk", chunk}, {"episode_index", e.index}},
+                    where),
+                where);
             v.toTimestamp = static_cast<double>(e.length) / m_info.fps;
             e.videos.emplace(camera, std::move(v));
         }

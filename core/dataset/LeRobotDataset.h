@@ -62,7 +62,7 @@ struct LeRobotEpisodeData
     std::vector<std::int64_t> frameIndex; // 0..length-1
     std::vector<double> timestamps;
     std::vector<std::int64_t> taskIndex;
-    std::vector<LeRobotTrace> traces; // every numeric feature, in info.json's order
+    std::vector<LeRobotTrace> traces; // every numeric feature, by key
     const LeRobotTrace *trace(const std::string &key) const;
     std::int64_t length() const { return static_cast<std::int64_t>(index.size()); }
 };

@@ -64,8 +64,7 @@ LeRobotFeature featureOf(const std::string &key, const nlohmann::json &f, const 
     if (!out.isImage() && !out.names.empty() &&
         static_cast<std::int64_t>(out.names.size()) != out.width())
         json::fail(where + ".names", "names " + std::to_string(out.names.size()) +
-                                         " values, the shape holds " +
-                                         std::to_string(out.width()));
+                                         " values, the shape holds " + std::to_string(out.width()));
     if (f.contains("info") && f["info"].is_object())
         out.videoCodec = json::optString(f["info"], "video.codec", where + ".info");
     return out;
@@ -146,8 +145,8 @@ LeRobotInfo parseLeRobotInfo(std::string_view text, const std::string &where)
         info.features.push_back(featureOf(key, f, where + ".features." + key));
     }
     if (!info.cameras().empty() && !info.videoPath)
-        json::fail(where + ".video_path", "is null, but features " + info.cameras().front() +
-                                              " and others are videos");
+        json::fail(where + ".video_path",
+                   "is null, but features " + info.cameras().front() + " and others are videos");
     return info;
 }
 
@@ -172,8 +171,8 @@ std::string formatLeRobotPath(std::string_view pattern,
         const std::string name(field.substr(0, colon));
         const auto value = values.find(name);
         if (value == values.end())
-            json::fail(where, "unknown placeholder {" + name + "} in '" + std::string(pattern) +
-                                  "'");
+            json::fail(where,
+                       "unknown placeholder {" + name + "} in '" + std::string(pattern) + "'");
         if (const auto *number = std::get_if<std::int64_t>(&value->second)) {
             std::string digits = std::to_string(*number);
             if (colon != std::string_view::npos) {

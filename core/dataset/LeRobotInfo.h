@@ -40,7 +40,7 @@ struct LeRobotInfo
     std::int64_t chunksSize = 0;
     std::string dataPath;                 // a template: data/chunk-{chunk_index:03d}/...
     std::optional<std::string> videoPath; // null: no videos
-    std::vector<LeRobotFeature> features; // in info.json's order
+    std::vector<LeRobotFeature> features; // by key
 
     bool isV3() const { return codebaseVersion == "v3.0"; }
     const LeRobotFeature *feature(std::string_view key) const;

@@ -34,7 +34,8 @@ Module &module()
     std::call_once(once, [] {
         fs::path path;
         try {
-            path = executablePath().parent_path() / ".." / KOSMOS_PKGLIBDIR / "libkosmos-parquet.so";
+            path =
+                executablePath().parent_path() / ".." / KOSMOS_PKGLIBDIR / "libkosmos-parquet.so";
         } catch (const std::exception &e) {
             m.error = e.what();
             return;

@@ -141,8 +141,8 @@ TEST_P(LeRobotFixture, EveryValueEqualsLeRobotsOwnReading)
         ASSERT_EQ(data.length(), e.length);
         for (std::int64_t k = 0; k < data.length(); ++k) {
             const auto &r = ref["frames"][static_cast<std::size_t>(e.fromIndex + k)];
-            const std::string at = name + " episode " + std::to_string(e.index) + " frame " +
-                                   std::to_string(k);
+            const std::string at =
+                name + " episode " + std::to_string(e.index) + " frame " + std::to_string(k);
             EXPECT_EQ(data.index[k], r["index"]) << at;
             EXPECT_EQ(data.frameIndex[k], r["frame_index"]) << at;
             EXPECT_EQ(r["episode_index"], e.index) << at;
@@ -167,8 +167,7 @@ TEST_P(LeRobotFixture, EveryValueEqualsLeRobotsOwnReading)
 }
 
 INSTANTIATE_TEST_SUITE_P(WrittenByLeRobot, LeRobotFixture,
-                         ::testing::Values("pusht-h264", "pusht-av1"),
-                         [](const auto &param) {
+                         ::testing::Values("pusht-h264", "pusht-av1"), [](const auto &param) {
                              std::string n = param.param;
                              std::replace(n.begin(), n.end(), '-', '_');
                              return n;
@@ -262,4 +261,33 @@ TEST_F(LeRobotHostile, MissingPartsAndUnknownVersionsSayWhat)
     std::tie(code, message) = openError();
     EXPECT_EQ(code, ErrorCode::NotFound);
     EXPECT_TRUE(contains(message, "not a LeRobot dataset")) << message;
+}
+
+// kosmos-cli dataset inspect: what the dataset holds, as JSON for scripts, and a clear error for a
+// folder that is not a dataset.
+TEST(LeRobotCli, InspectListsFeaturesTasksEpisodesAndOneEpisodesValues)
+{
+    requireParquet();
+    const auto r =
+        test::runProcess({test::cliPath(), "dataset", "inspect",
+                          (kFixtures / "pusht-h264").string(), "--episode", "2", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json out = nlohmann::json::parse(r.output);
+    EXPECT_EQ(out["codebase_version"], "v3.0");
+    EXPECT_EQ(out["total_frames"], 72);
+    EXPECT_EQ(out["cameras"], nlohmann::json::array({"observation.image"}));
+    EXPECT_EQ(out["episodes"].size(), 3u);
+    EXPECT_EQ(out["episodes"][2]["videos"]["observation.image"]["file"],
+              "videos/observation.image/chunk-000/file-000.mp4");
+    EXPECT_EQ(out["episode"]["length"], 24);
+    EXPECT_EQ(out["tasks"][0]["task"], "Push the T-shaped block onto the T-shaped target.");
+    const auto text = test::runProcess(
+        {test::cliPath(), "dataset", "inspect", (kFixtures / "pusht-av1").string()});
+    EXPECT_EQ(text.exitCode, 0) << text.output;
+    EXPECT_TRUE(contains(text.output, "2 episodes, 32 frames")) << text.output;
+    test::TempDir empty;
+    const auto bad =
+        test::runProcessWithStderr({test::cliPath(), "dataset", "inspect", empty.path().string()});
+    EXPECT_EQ(bad.exitCode, 4) << bad.output;
+    EXPECT_TRUE(contains(bad.output, "is not a LeRobot dataset")) << bad.output;
 }

@@ -96,6 +96,27 @@ TEST(Install, AnInstalledTreeFindsItsPluginsVerbsAndShippedModels)
                                     cli.string() + "' verify d.kosmos");
     EXPECT_EQ(demo.exitCode, 0) << demo.output;
 
+    // LeRobot datasets: without kosmos-datasets the installed CLI says why it cannot read one;
+    // with it (the module and Arrow's libraries beside it, found through $ORIGIN), it reads one.
+    const std::string dataset =
+        (fs::path(KOSMOS_SOURCE_DIR) / "tests/fixtures/lerobot/pusht-h264").string();
+    const auto without =
+        runIn(elsewhere.path(), "'" + cli.string() + "' dataset inspect '" + dataset + "' 2>&1");
+    EXPECT_NE(without.exitCode, 0);
+    EXPECT_NE(without.output.find("error [unavailable]"), std::string::npos) << without.output;
+    EXPECT_NE(without.output.find("kosmos-datasets"), std::string::npos) << without.output;
+    if (KOSMOS_HAVE_ARROW) {
+        const auto added =
+            runIn(prefix.path(), std::string("'") + KOSMOS_CMAKE_COMMAND + "' --install '" +
+                                     KOSMOS_BINARY_DIR + "' --prefix '" + prefix.path().string() +
+                                     "' --component datasets > /dev/null");
+        ASSERT_EQ(added.exitCode, 0) << added.output;
+        const auto with =
+            runIn(elsewhere.path(), "'" + cli.string() + "' dataset inspect '" + dataset + "'");
+        EXPECT_EQ(with.exitCode, 0) << with.output;
+        EXPECT_NE(with.output.find("3 episodes, 72 frames"), std::string::npos) << with.output;
+    }
+
     if (KOSMOS_HAVE_TORCH) {
         // A relative package path: not in the current folder, so from share/kosmos/models.
         const auto tested =

@@ -105,8 +105,9 @@ std::int64_t integerAt(const arrow::Array &a, int64_t i, const fs::path &file,
     case arrow::Type::UINT64: {
         const std::uint64_t v = static_cast<const arrow::UInt64Array &>(a).Value(i);
         if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-            invalid(file, column, "value " + std::to_string(v) + " at row " + std::to_string(i) +
-                                      " does not fit a signed 64-bit integer");
+            invalid(file, column,
+                    "value " + std::to_string(v) + " at row " + std::to_string(i) +
+                        " does not fit a signed 64-bit integer");
         return static_cast<std::int64_t>(v);
     }
     default:
@@ -221,7 +222,8 @@ ParquetColumn::Kind kindOf(const arrow::DataType &type, const fs::path &file,
         if (value == arrow::Type::STRING || value == arrow::Type::LARGE_STRING)
             return ParquetColumn::Kind::StringList;
     }
-    invalid(file, column, "type " + type.ToString() + " is not a number, a string or a list of numbers");
+    invalid(file, column,
+            "type " + type.ToString() + " is not a number, a string or a list of numbers");
 }
 
 class ArrowParquetReader final : public ParquetReader
@@ -255,8 +257,9 @@ public:
         for (const std::string &name : names) {
             const int index = schema->GetFieldIndex(name);
             if (index < 0)
-                invalid(file, name, "no such column (the file has " +
-                                        std::to_string(schema->num_fields()) + ")");
+                invalid(file, name,
+                        "no such column (the file has " + std::to_string(schema->num_fields()) +
+                            ")");
             std::shared_ptr<arrow::ChunkedArray> data;
             try {
                 check(reader->ReadColumn(index, &data), file);
