@@ -4,6 +4,7 @@
 #include "dataset/LeRobotDataset.h"
 #include "dataset/LeRobotInfo.h"
 #include "dataset/ParquetReader.h"
+#include "media/LeRobotFrames.h"
 #include "util/Error.h"
 
 #include "TestSupport.h"
@@ -11,7 +12,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <opencv2/core.hpp>
+
+#include <cmath>
 #include <fstream>
+#include <iostream>
 
 using namespace kosmos;
 namespace fs = std::filesystem;
@@ -164,6 +169,41 @@ TEST_P(LeRobotFixture, EveryValueEqualsLeRobotsOwnReading)
     EXPECT_EQ(compared, ref["frames"].size());
     const LeRobotEpisodeData first = d.readEpisode(d.episodes().front().index);
     EXPECT_EQ(first.trace("action")->names, (std::vector<std::string>{"motor_0", "motor_1"}));
+}
+
+// Frames decoded by FFmpeg here and by PyAV's FFmpeg in LeRobot: each frame's mean per channel
+// within one level of LeRobot's (two YUV-to-RGB conversions may differ by one level a pixel).
+TEST_P(LeRobotFixture, FramesMatchLeRobotsDecodingWithinOneLevel)
+{
+    requireParquet();
+    const std::string name = GetParam();
+    const nlohmann::json ref =
+        nlohmann::json::parse(readText(kFixtures / (name + ".reference.json")));
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / name);
+    double worst = 0;
+    for (const LeRobotEpisode &e : d.episodes()) {
+        const LeRobotEpisodeData data = d.readEpisode(e.index);
+        const LeRobotFrames frames = decodeLeRobotFrames(d, data, "observation.image");
+        ASSERT_EQ(static_cast<std::int64_t>(frames.frames.size()), e.length);
+        for (std::int64_t k = 0; k < e.length; ++k) {
+            const cv::Mat &f = frames.frames[static_cast<std::size_t>(k)];
+            ASSERT_EQ(f.cols, 96);
+            ASSERT_EQ(f.rows, 96);
+            const cv::Scalar mean = cv::mean(f);
+            const auto &want =
+                ref["frames"][static_cast<std::size_t>(e.fromIndex + k)]["observation.image.mean"];
+            for (int c = 0; c < 3; ++c) {
+                const double diff =
+                    std::abs(mean[c] - want[static_cast<std::size_t>(c)].get<double>());
+                worst = std::max(worst, diff);
+                EXPECT_LE(diff, 1.0)
+                    << name << " episode " << e.index << " frame " << k << " channel " << c;
+            }
+        }
+    }
+    RecordProperty("worst_mean_difference", std::to_string(worst));
+    std::cout << name << ": worst per-channel mean difference " << worst << " levels\n";
+    EXPECT_THROW(decodeLeRobotFrames(d, d.readEpisode(0), "observation.images.top"), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(WrittenByLeRobot, LeRobotFixture,
