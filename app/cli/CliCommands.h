@@ -185,6 +185,10 @@ int runReport(const ReportRequest &request);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runDatasetExport(const std::string &bundle, const kosmos::DatasetFilter &filter,
                      const std::string &directory, bool json);
+// The chosen episodes of a LeRobot dataset as recorded runs (pipeline/LeRobotImport.h); episodes
+// "0-9,17" or empty for all, camera empty for the first.
+int runImportLeRobot(const std::string &dataset, const std::string &bundle,
+                     const std::string &episodes, const std::string &camera);
 // A LeRobot dataset folder: its metadata, tasks and episodes, and with `episode` that episode's
 // numeric features summarized (docs/datasets.md, "LeRobot datasets").
 int runDatasetInspect(const std::string &folder, std::optional<int> episode, bool json);

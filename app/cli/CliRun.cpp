@@ -9,6 +9,7 @@
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
 #include "pipeline/Importer.h"
+#include "pipeline/LeRobotImport.h"
 #include "pipeline/Rejudge.h"
 #include "pipeline/RolloutEngine.h"
 #include "pipeline/WorkerPool.h"
@@ -637,6 +638,49 @@ int runImport(const std::string &directory, const std::string &bundle)
         std::cout << "imported " << directory << " as run " << r.runId << ": " << r.frames
                   << " frames, " << r.actions << " actions (provenance: imported)\n";
         return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runImportLeRobot(const std::string &dataset, const std::string &bundle,
+                     const std::string &episodes, const std::string &camera)
+{
+    try {
+        LeRobotImportOptions options;
+        if (!episodes.empty())
+            options.episodes = parseEpisodeList(episodes);
+        options.camera = camera;
+        Ledger ledger = Ledger::open(bundle);
+        std::signal(SIGINT, onInterrupt);
+        std::signal(SIGTERM, onInterrupt);
+        TerminalProgress bar;
+        const auto results =
+            importLeRobot(ledger, dataset, options, &g_stop,
+                          [&](int done, int total) { bar.update("episodes", done, total); });
+        bar.finish();
+        int failed = 0, added = 0, present = 0;
+        for (const LeRobotImportResult &r : results) {
+            if (r.run.state == "failed") {
+                ++failed;
+                std::cerr << "kosmos-cli: episode " << r.episode << " failed [" << r.run.errorCode
+                          << "]: " << r.run.error << " (recorded as run " << r.run.runId << ")\n";
+            } else if (r.run.state == "already_finished") {
+                ++present;
+            } else if (r.run.state == "completed") {
+                ++added;
+                std::cout << "episode " << r.episode << " -> run " << r.run.runId << ": "
+                          << r.run.frames << " frames, " << r.run.actions << " actions"
+                          << (r.label ? ", next.success: " + *r.label : std::string()) << "\n";
+            }
+        }
+        std::cout << "imported " << added << " episode(s) of " << dataset << " as recorded runs; "
+                  << present << " already imported; " << failed << " failed\n";
+        if (g_stop || (!results.empty() && results.back().run.state == "interrupted")) {
+            std::cerr << "kosmos-cli: import interrupted; the same import again finishes it\n";
+            return ExitCode::Interrupted;
+        }
+        return failed > 0 ? ExitCode::RunsFailed : ExitCode::Ok;
     } catch (const Error &e) {
         return reportError(e);
     }

@@ -477,13 +477,19 @@ const std::vector<Verb> &verbs()
              return runDatasetExport(c.str(2), filter, c.value("to").toStdString(), c.json);
          }},
         {"import",
-         "import DIR --ledger BUNDLE",
+         "import DIR --ledger BUNDLE | import --lerobot DATASET --ledger BUNDLE "
+         "[--episodes 0-9,17] [--camera KEY]",
          "import saved frames/video + actions (+ judge samples) as a run\n"
-         "(layout: docs/import.md)",
-         {"ledger"},
+         "(layout: docs/import.md); --lerobot: a LeRobot dataset's episodes as recorded\n"
+         "runs (frames of one camera, actions, success as a reference label)",
+         {"ledger", "lerobot", "episodes", "camera"},
          [](const Call &c) -> R {
              if (!c.nArgs(2) || !c.isSet("ledger"))
                  return std::nullopt;
+             if (c.isSet("lerobot"))
+                 return runImportLeRobot(c.str(1), c.value("ledger").toStdString(),
+                                         c.value("episodes").toStdString(),
+                                         c.value("camera").toStdString());
              return runImport(c.str(1), c.value("ledger").toStdString());
          }},
         {"demo",
@@ -690,6 +696,13 @@ constexpr OptionSpec kOptions[] = {
      "outcome", "any", false},
     {"world", "demo: synthetic (default) or physics (the MuJoCo world).", "world", "synthetic",
      false},
+    {"lerobot",
+     "import: DIR is a LeRobot dataset (v3.0, v2.1); each episode becomes a recorded run.", nullptr,
+     nullptr, false},
+    {"episodes", "import --lerobot: the episodes to import, e.g. 0-9,17 (default: all).", "list",
+     nullptr, false},
+    {"camera", "import --lerobot: the camera whose frames the runs hold (default: the first).",
+     "key", nullptr, false},
     {"episode", "dataset inspect: also summarize this episode's actions, states and other values.",
      "n", nullptr, false},
     {"physics", "fidelity: the physics protocol (name or SHA-256 prefix).", "protocol", nullptr,

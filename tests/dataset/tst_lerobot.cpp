@@ -4,8 +4,12 @@
 #include "dataset/LeRobotDataset.h"
 #include "dataset/LeRobotInfo.h"
 #include "dataset/ParquetReader.h"
+#include "ledger/Ledger.h"
 #include "media/LeRobotFrames.h"
+#include "pipeline/LeRobotImport.h"
+#include "queries/RolloutQuery.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 #include "TestSupport.h"
 
@@ -330,4 +334,100 @@ TEST(LeRobotCli, InspectListsFeaturesTasksEpisodesAndOneEpisodesValues)
         test::runProcessWithStderr({test::cliPath(), "dataset", "inspect", empty.path().string()});
     EXPECT_EQ(bad.exitCode, 4) << bad.output;
     EXPECT_TRUE(contains(bad.output, "is not a LeRobot dataset")) << bad.output;
+
+    const std::string ledger = (empty / "l.kosmos").string();
+    ASSERT_EQ(test::runProcess({test::cliPath(), "init", ledger}).exitCode, 0);
+    const auto imported = test::runProcess({test::cliPath(), "import", "--lerobot",
+                                            (kFixtures / "pusht-h264").string(), "--ledger", ledger,
+                                            "--episodes", "2"});
+    EXPECT_EQ(imported.exitCode, 0) << imported.output;
+    EXPECT_TRUE(contains(imported.output, "episode 2 -> run 1: 24 frames, 23 actions"))
+        << imported.output;
+    const auto wrong = test::runProcessWithStderr({test::cliPath(), "import", "--lerobot",
+                                                   (kFixtures / "pusht-h264").string(), "--ledger",
+                                                   ledger, "--episodes", "2-x"});
+    EXPECT_NE(wrong.exitCode, 0);
+    EXPECT_TRUE(contains(wrong.output, "--episodes: '2-x'")) << wrong.output;
+}
+
+// Episodes into a ledger as recorded runs: frames of the camera, the actions between them bit for
+// bit, the last action and every file's hash in the manifest, next.success as a reference label;
+// the same import again changes nothing.
+TEST(LeRobotImport, EpisodesBecomeRecordedRunsWithExactActionsAndTheirSuccess)
+{
+    requireParquet();
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "lr.kosmos");
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / "pusht-av1");
+    LeRobotImportOptions options;
+    options.episodes = parseEpisodeList("1");
+    const auto results = importLeRobot(ledger, kFixtures / "pusht-av1", options);
+    ASSERT_EQ(results.size(), 1u);
+    const auto &r = results[0];
+    ASSERT_EQ(r.run.state, "completed") << r.run.error;
+    EXPECT_EQ(r.run.frames, 16);
+    EXPECT_EQ(r.run.actions, 15);
+    EXPECT_EQ(r.label, "not_met");
+
+    const RolloutView rollout = loadRollout(ledger, r.run.runId);
+    const LeRobotEpisodeData data = d.readEpisode(1);
+    const LeRobotTrace &action = *data.trace("action");
+    ASSERT_EQ(rollout.actions.size(), 15u);
+    for (std::size_t k = 0; k < rollout.actions.size(); ++k)
+        for (int j = 0; j < 2; ++j)
+            EXPECT_EQ(rollout.actions[k][static_cast<std::size_t>(j)],
+                      action.at(static_cast<std::int64_t>(k), j));
+    EXPECT_EQ(rollout.frames.size(), 16u);
+    const auto run = ledger.run(r.run.runId);
+    EXPECT_EQ(run->instruction, d.task(0));
+    const nlohmann::json protocol = *ledger.protocol(run->protocolSha256);
+    const nlohmann::json &lerobot = protocol["manifest"]["lerobot"];
+    EXPECT_EQ(lerobot["recorded"], true);
+    EXPECT_EQ(lerobot["codebase_version"], "v3.0");
+    EXPECT_EQ(lerobot["episode_index"], 1);
+    // FFmpeg decoded the stream as AV1 (libdav1d), whatever info.json claims ("h264").
+    EXPECT_EQ(lerobot["video_decoder"], "libdav1d");
+    EXPECT_EQ(lerobot["files_sha256"]["meta/info.json"],
+              Sha256::fileHex(kFixtures / "pusht-av1/meta/info.json"));
+    EXPECT_EQ(lerobot["last_action_without_result"][0].get<double>(), action.at(15, 0));
+    EXPECT_TRUE(
+        contains(protocol["manifest"]["source"].get<std::string>(), "recorded, not generated"));
+    const auto labels = ledger.labels(r.run.runId);
+    ASSERT_EQ(labels.size(), 1u);
+    EXPECT_EQ(labels[0].source, "imported_reference");
+    EXPECT_EQ(labels[0].annotatorId, "lerobot:next.success");
+
+    const auto again = importLeRobot(ledger, kFixtures / "pusht-av1", options);
+    EXPECT_EQ(again.at(0).run.state, "already_finished");
+    EXPECT_EQ(again.at(0).run.runId, r.run.runId);
+    EXPECT_FALSE(again.at(0).label);
+    EXPECT_EQ(ledger.info().runs, 1);
+    EXPECT_EQ(ledger.labels(r.run.runId).size(), 1u);
+}
+
+TEST(LeRobotImport, WhatTheDatasetLacksIsRefusedBeforeAnythingIsWritten)
+{
+    requireParquet();
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "lr.kosmos");
+    LeRobotImportOptions camera;
+    camera.camera = "observation.images.wrist";
+    auto [code, message] =
+        errorOf([&] { importLeRobot(ledger, kFixtures / "pusht-h264", camera); });
+    EXPECT_EQ(code, ErrorCode::NotFound);
+    EXPECT_TRUE(contains(message, "observation.images.wrist")) << message;
+    LeRobotImportOptions episodes;
+    episodes.episodes = parseEpisodeList("0,7");
+    std::tie(code, message) =
+        errorOf([&] { importLeRobot(ledger, kFixtures / "pusht-h264", episodes); });
+    EXPECT_EQ(code, ErrorCode::NotFound);
+    EXPECT_TRUE(contains(message, "no episode 7")) << message;
+    EXPECT_EQ(ledger.info().runs, 0) << "episode 0 was written before episode 7 was refused";
+
+    EXPECT_EQ(parseEpisodeList("3,0-2,2"), (std::vector<std::int64_t>{0, 1, 2, 3}));
+    for (const char *bad : {"", "a", "3-1", "1,,2", "-4", "1-"}) {
+        const auto [c, m] = errorOf([&] { parseEpisodeList(bad); });
+        EXPECT_EQ(c, ErrorCode::InvalidInput) << bad;
+        EXPECT_TRUE(contains(m, "--episodes")) << m;
+    }
 }
