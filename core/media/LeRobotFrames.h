@@ -19,8 +19,8 @@ struct LeRobotEpisodeData;
 struct LeRobotFrames
 {
     std::string camera;
-    std::string codec; // the FFmpeg decoder that read the stream (not info.json's claim)
-    std::vector<cv::Mat> frames;   // RGB, 8 bits a channel, one per episode row
+    std::string codec;           // the FFmpeg decoder that read the stream (not info.json's claim)
+    std::vector<cv::Mat> frames; // RGB, 8 bits a channel, one per episode row
     std::vector<double> videoTime; // each frame's presentation time in its file, seconds
 };
 
