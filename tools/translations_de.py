@@ -8,6 +8,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "%1 (%2)": "%1 (%2)",
     "None of the chosen plugins can use CUDA (only libtorch plugins of a CUDA build can); they run on the CPU.":
         "Keines der gewählten Plugins kann CUDA nutzen (nur libtorch-Plugins eines CUDA-Builds können es); sie laufen auf der CPU.",
     "No plugin here can use CUDA: the synthetic and physics backends run on the CPU, and no libtorch plugin is built.":

@@ -2369,6 +2369,10 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <source>step %1, t = %2 s: %3</source>
         <translation>Schritt %1, t = %2 s: %3</translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::VerdictPanel</name>

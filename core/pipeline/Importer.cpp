@@ -20,6 +20,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -88,6 +89,7 @@ struct Inputs
     std::optional<fs::path> reference; // a real camera's recording of the same episode
     fs::path actions;
     std::optional<fs::path> judgeSamples;
+    std::optional<fs::path> states; // recorded per-frame states (states.json)
 };
 
 // Whether `path` is a file to read, following symbolic links (the folder is the user's: a link to
@@ -202,6 +204,8 @@ Inputs locate(const fs::path &dir)
                     "import " + dir.string() + ": more than one actions.* file");
     if (isInputFile(dir / "judge_samples.json"))
         in.judgeSamples = dir / "judge_samples.json";
+    if (isInputFile(dir / "states.json"))
+        in.states = dir / "states.json";
     return in;
 }
 
@@ -415,6 +419,56 @@ ActionTable storeActions(const ImportWriter &w, const fs::path &path, double fps
     return table;
 }
 
+// Recorded states (states.json: {"tracks": [{"name", "names", "values": one row a frame}]}), as
+// given and checked into the states artifact (kosmos.states/1) the traces read.
+void storeStates(const ImportWriter &w, const fs::path &path, std::size_t frames)
+{
+    const std::string where = path.filename().string();
+    const auto bytes = readBytes(path);
+    const std::int64_t sourceId =
+        w.put("states_source", path.filename().string(), bytes, "application/json");
+    w.importedWith(sourceId);
+    nlohmann::json tracks = nlohmann::json::array();
+    try {
+        const nlohmann::json doc = json::parseBounded(
+            std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()), where,
+            {16, 256u << 20, true});
+        const nlohmann::json &list = json::requireArray(doc, "tracks", where);
+        if (list.empty() || list.size() > 16)
+            json::fail(where + ".tracks", "must hold 1 to 16 tracks");
+        for (std::size_t t = 0; t < list.size(); ++t) {
+            const std::string at = where + ".tracks[" + std::to_string(t) + "]";
+            const std::string name = json::requireString(list[t], "name", at);
+            const nlohmann::json &names = json::requireArray(list[t], "names", at);
+            const nlohmann::json &values = json::requireArray(list[t], "values", at);
+            if (names.empty() || names.size() > 256)
+                json::fail(at + ".names", "must name 1 to 256 values");
+            for (const auto &n : names)
+                if (!n.is_string())
+                    json::fail(at + ".names", "must be texts");
+            if (values.size() != frames)
+                json::fail(at + ".values", "has " + std::to_string(values.size()) + " rows for " +
+                                               std::to_string(frames) + " frames");
+            for (std::size_t r = 0; r < values.size(); ++r) {
+                if (!values[r].is_array() || values[r].size() != names.size())
+                    json::fail(at + ".values[" + std::to_string(r) + "]",
+                               "must hold " + std::to_string(names.size()) + " numbers");
+                for (const auto &v : values[r])
+                    if (!v.is_number() || !std::isfinite(v.get<double>()))
+                        json::fail(at + ".values[" + std::to_string(r) + "]",
+                                   "holds a value that is not a finite number");
+            }
+            tracks.push_back({{"name", name}, {"names", names}, {"values", values}});
+        }
+    } catch (const Error &e) {
+        throw ImportFailure{"states_unreadable", e.what()};
+    }
+    const std::int64_t statesId =
+        w.putText("states", "states.json",
+                  nlohmann::json{{"schema", "kosmos.states/1"}, {"tracks", tracks}}.dump());
+    w.ledger.addProvenance(w.lease, sourceId, statesId, "parsed_from");
+}
+
 // Contracts: as declared, else inferred (and recorded as inferred).
 std::pair<ActionContract, FrameContract> importedContracts(const nlohmann::json &m, int dimension,
                                                            const cv::Mat &firstFrame, double fps)
@@ -454,6 +508,8 @@ RunSpec importSpec(Ledger &ledger, const fs::path &dir, const Inputs &in, nlohma
     all.push_back(in.actions);
     if (in.judgeSamples)
         all.push_back(*in.judgeSamples);
+    if (in.states)
+        all.push_back(*in.states);
     for (const auto &p : all)
         files[fs::relative(p, dir).string()] = Sha256::fileHex(inputTarget(p));
     const nlohmann::json protocol = {{"kosmos_import", 1},
@@ -508,6 +564,8 @@ void importAttempt(const ImportWriter &w, const fs::path &dir, const Inputs &in,
     if (dimensionCheck.has(Reason::ActionDimensionMismatch))
         throw ImportFailure{std::string(reasonName(Reason::ActionDimensionMismatch)),
                             dimensionCheck.summary()};
+    if (in.states)
+        storeStates(w, *in.states, imported.frames.size());
 
     RolloutEvidence evidence{imported.frames, imported.timestamps, 0,
                              table.rows,      actionContract,      frameContract};

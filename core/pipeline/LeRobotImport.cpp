@@ -144,6 +144,27 @@ nlohmann::json writeEpisode(const fs::path &dir, const LeRobotDataset &d, const 
         names.push_back(dim["name"]);
     std::ofstream(dir / "actions.json")
         << nlohmann::json{{"actions", rows}, {"names", names}}.dump();
+    // The recorded observations that are numbers (observation.state, ...): one row a frame.
+    nlohmann::json tracks = nlohmann::json::array();
+    for (const LeRobotTrace &t : data.traces) {
+        if (t.key.rfind("observation.", 0) != 0)
+            continue;
+        nlohmann::json valueNames = nlohmann::json::array();
+        for (int j = 0; j < t.width; ++j)
+            valueNames.push_back(j < static_cast<int>(t.names.size())
+                                     ? t.names[static_cast<std::size_t>(j)]
+                                     : std::to_string(j));
+        nlohmann::json values = nlohmann::json::array();
+        for (std::int64_t r = 0; r < data.length(); ++r) {
+            nlohmann::json row = nlohmann::json::array();
+            for (int j = 0; j < t.width; ++j)
+                row.push_back(t.at(r, j));
+            values.push_back(std::move(row));
+        }
+        tracks.push_back({{"name", t.key}, {"names", valueNames}, {"values", values}});
+    }
+    if (!tracks.empty())
+        std::ofstream(dir / "states.json") << nlohmann::json{{"tracks", tracks}}.dump();
 
     const std::string taskText = d.task(data.taskIndex.front());
     const LeRobotInfo &info = d.info();

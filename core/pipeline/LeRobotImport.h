@@ -4,7 +4,8 @@
 // "LeRobot datasets"): each episode goes through the same import as a saved rollout
 // (pipeline/Importer.h: artifacts, provenance, validation, idempotent), from a folder this writes:
 // its camera's frames decoded with FFmpeg (media/LeRobotFrames.h), its actions with their names
-// from info.json, and a manifest that says the run is *recorded* (never generated: no world
+// from info.json, its numeric observations (observation.state ...) as recorded states, one row a
+// frame (states.json), and a manifest that says the run is *recorded* (never generated: no world
 // model) and names the dataset, its codebase version and robot, the episode and its frame range,
 // and the SHA-256 of every dataset file read. A success field (next.success) becomes a reference
 // label (source imported_reference) that names the field it came from.

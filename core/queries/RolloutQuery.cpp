@@ -24,8 +24,10 @@ std::vector<ObjectTrack> objectTracksOf(const nlohmann::json &states)
             return;
         ObjectTrack &t = tracks[name];
         t.name = name;
+        t.unit = "m";
+        t.axes = {"x", "y", "z"};
         t.frames.push_back(frame);
-        t.positions.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+        t.values.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
     };
     for (const auto &entry : states["states"]) {
         if (!entry.is_object() || !entry.value("step", nlohmann::json()).is_number_integer())
@@ -44,6 +46,42 @@ std::vector<ObjectTrack> objectTracksOf(const nlohmann::json &states)
     }
     for (auto &[name, track] : tracks)
         out.push_back(std::move(track));
+    return out;
+}
+
+// Recorded states (an imported run's states artifact, kosmos.states/1): one track per recorded
+// feature, a row per frame; a malformed document shows nothing (verify reports the artifact).
+std::vector<ObjectTrack> recordedStatesOf(const nlohmann::json &doc)
+{
+    std::vector<ObjectTrack> out;
+    if (!doc.is_object() || doc.value("schema", "") != "kosmos.states/1" ||
+        !doc.value("tracks", nlohmann::json()).is_array())
+        return out;
+    for (const auto &t : doc["tracks"]) {
+        if (!t.is_object() || !t.value("name", nlohmann::json()).is_string() ||
+            !t.value("names", nlohmann::json()).is_array() ||
+            !t.value("values", nlohmann::json()).is_array())
+            continue;
+        ObjectTrack track;
+        track.name = t["name"].get<std::string>();
+        for (const auto &n : t["names"])
+            track.axes.push_back(n.is_string() ? n.get<std::string>() : std::string());
+        bool ok = true;
+        for (std::size_t f = 0; f < t["values"].size() && ok; ++f) {
+            const auto &row = t["values"][f];
+            ok = row.is_array() && row.size() == track.axes.size();
+            std::vector<double> values;
+            for (std::size_t j = 0; ok && j < row.size(); ++j) {
+                ok = row[j].is_number();
+                if (ok)
+                    values.push_back(row[j].get<double>());
+            }
+            track.frames.push_back(static_cast<int>(f));
+            track.values.push_back(std::move(values));
+        }
+        if (ok && !track.axes.empty())
+            out.push_back(std::move(track));
+    }
     return out;
 }
 
@@ -175,6 +213,7 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     std::optional<std::string> actionsSha;
     std::optional<std::string> contractsSha;
     std::optional<std::string> statesSha;
+    std::optional<std::string> recordedSha;
     while (artifacts.step()) {
         const std::string role = artifacts.text(0);
         if (role == "frame")
@@ -185,6 +224,8 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
             contractsSha = artifacts.text(2);
         else if (role == "world_states")
             statesSha = artifacts.text(2);
+        else if (role == "states")
+            recordedSha = artifacts.text(2);
         else if (role == "reference_video")
             view.referenceVideoSha256 = artifacts.text(2);
         else if (role == "video")
@@ -207,6 +248,8 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     std::sort(view.policyImages.begin(), view.policyImages.end(),
               [](const PolicyImage &a, const PolicyImage &b) { return a.step < b.step; });
     view.objectTracks = objectTracksOf(readJson(statesSha));
+    for (ObjectTrack &t : recordedStatesOf(readJson(recordedSha)))
+        view.objectTracks.push_back(std::move(t));
     readActions(view, readJson(actionsSha), readJson(contractsSha));
     readChunkBoundaries(db, view);
     readValidation(db, view);

@@ -28,13 +28,18 @@ struct PolicyImage
 
 // What the workstation shows of one run: its latest attempt that holds frames, the frame
 // artifacts in order, the actions as recorded, the contracts, the validation verdict.
-// A position over the rollout from the world's own state (the physics world's world_states
-// artifact): the hand or a block, at the frame each state belongs to (0: after the reset).
+// A value over the rollout that is not an action: a position from the world's own state (the
+// physics world's world_states artifact: the hand or a block, x/y/z in metres), or a recorded
+// state (an imported run's states artifact: a robot's observation.state, named per value), at
+// the frame each value belongs to (0: after the reset, or the start frame).
 struct ObjectTrack
 {
-    std::string name; // "hand", "red block" ...
+    std::string name;              // "hand", "red block", "observation.state" ...
+    std::string unit;              // "m"; empty when not known
+    std::vector<std::string> axes; // "x", "y", "z"; a recorded state's value names
     std::vector<int> frames;
-    std::vector<std::array<double, 3>> positions; // metres
+    std::vector<std::vector<double>> values; // per frame, one value per axis
+    bool isPosition() const { return axes.size() == 3 && unit == "m"; }
 };
 
 struct RolloutView

@@ -6,6 +6,7 @@
 #include "dataset/ParquetReader.h"
 #include "ledger/Ledger.h"
 #include "media/LeRobotFrames.h"
+#include "pipeline/Importer.h"
 #include "pipeline/LeRobotImport.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -378,6 +380,17 @@ TEST(LeRobotImport, EpisodesBecomeRecordedRunsWithExactActionsAndTheirSuccess)
             EXPECT_EQ(rollout.actions[k][static_cast<std::size_t>(j)],
                       action.at(static_cast<std::int64_t>(k), j));
     EXPECT_EQ(rollout.frames.size(), 16u);
+    // observation.state as a recorded state track, one row a frame, bit for bit.
+    const LeRobotTrace &state = *data.trace("observation.state");
+    ASSERT_EQ(rollout.objectTracks.size(), 1u);
+    const ObjectTrack &track = rollout.objectTracks[0];
+    EXPECT_EQ(track.name, "observation.state");
+    EXPECT_EQ(track.axes, (std::vector<std::string>{"motor_0", "motor_1"}));
+    ASSERT_EQ(track.values.size(), 16u);
+    for (std::size_t k = 0; k < 16; ++k)
+        for (int j = 0; j < 2; ++j)
+            EXPECT_EQ(track.values[k][static_cast<std::size_t>(j)],
+                      state.at(static_cast<std::int64_t>(k), j));
     const auto run = ledger.run(r.run.runId);
     EXPECT_EQ(run->instruction, d.task(0));
     const nlohmann::json protocol = *ledger.protocol(run->protocolSha256);
@@ -430,4 +443,37 @@ TEST(LeRobotImport, WhatTheDatasetLacksIsRefusedBeforeAnythingIsWritten)
         EXPECT_EQ(c, ErrorCode::InvalidInput) << bad;
         EXPECT_TRUE(contains(m, "--episodes")) << m;
     }
+}
+
+// The saved-rollout import's states.json (what --lerobot writes for observation.state): one row a
+// frame, finite numbers; anything else fails the attempt naming the file and the row.
+TEST(ImportStates, AStatesFileThatDoesNotFitFailsTheAttemptNamingIt)
+{
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "s.kosmos");
+    const fs::path in = dir / "episode";
+    fs::create_directories(in / "frames");
+    for (int i = 0; i < 3; ++i)
+        cv::imwrite((in / "frames" / ("000" + std::to_string(i) + ".png")).string(),
+                    cv::Mat(8, 8, CV_8UC3, cv::Scalar(10 * i, 20, 30)));
+    std::ofstream(in / "import.json")
+        << R"({"task": "t", "instruction": "i", "fps": 10, "source": "a test"})";
+    std::ofstream(in / "actions.json") << R"({"actions": [[0.5], [0.25]], "names": ["a"]})";
+    std::ofstream(in / "states.json")
+        << R"({"tracks": [{"name": "observation.state", "names": ["q"], "values": [[1], [2]]}]})";
+    const ImportResult r = importDirectory(ledger, in);
+    EXPECT_EQ(r.state, "failed");
+    EXPECT_EQ(r.errorCode, "states_unreadable");
+    EXPECT_TRUE(contains(r.error, "states.json.tracks[0].values")) << r.error;
+    EXPECT_TRUE(contains(r.error, "2 rows for 3 frames")) << r.error;
+
+    const fs::path good = dir / "good";
+    fs::copy(in, good, fs::copy_options::recursive);
+    std::ofstream(good / "states.json")
+        << R"({"tracks": [{"name": "observation.state", "names": ["q"], "values": [[1], [2], [3.5]]}]})";
+    const ImportResult ok = importDirectory(ledger, good);
+    ASSERT_EQ(ok.state, "completed") << ok.error;
+    const RolloutView view = loadRollout(ledger, ok.runId);
+    ASSERT_EQ(view.objectTracks.size(), 1u);
+    EXPECT_EQ(view.objectTracks[0].values[2][0], 3.5);
 }

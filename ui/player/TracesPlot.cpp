@@ -44,7 +44,6 @@ const QColor kGripper(200, 120, 0);
 const QColor kAction(40, 90, 170);
 const QColor kOverlay(220, 90, 20);
 const QColor kCursor(20, 20, 20); // not red: red marks validation failures
-const char *const kXyz[3] = {"x", "y", "z"};
 
 QString fmt(double v)
 {
@@ -195,8 +194,16 @@ QStringList TracesPlot::channels() const
     for (std::size_t d = m_rollout.dimensionNames.size();
          !m_rollout.actions.empty() && d < m_rollout.actions[0].size(); ++d)
         out << tr("action %1").arg(d);
-    for (const auto &track : m_rollout.objectTracks)
-        out << tr("%1 x/y/z [m]").arg(QString::fromStdString(track.name));
+    for (const auto &track : m_rollout.objectTracks) {
+        if (track.isPosition()) {
+            out << tr("%1 x/y/z [m]").arg(QString::fromStdString(track.name));
+            continue;
+        }
+        QStringList axes;
+        for (const auto &axis : track.axes)
+            axes << QString::fromStdString(axis);
+        out << tr("%1 (%2)").arg(QString::fromStdString(track.name), axes.join(QLatin1Char('/')));
+    }
     return out;
 }
 
@@ -289,16 +296,16 @@ QStringList TracesPlot::addTrackGraphs(QCPAxis *xAxis, QCPAxis *yAxis, const QLi
             }
         } else {
             const ObjectTrack &object = m_rollout.objectTracks[static_cast<std::size_t>(-1 - c)];
-            for (int axis = 0; axis < 3; ++axis) {
+            for (std::size_t axis = 0; axis < object.axes.size(); ++axis) {
                 auto *graph = m_plot->addGraph(xAxis, yAxis);
                 QVector<double> x, y;
                 for (std::size_t i = 0; i < object.frames.size(); ++i) {
                     x << object.frames[i];
-                    y << object.positions[i][static_cast<std::size_t>(axis)];
+                    y << object.values[i][axis];
                 }
                 graph->setData(x, y, true);
-                graph->setPen(QPen(channelColour(axis + 1), 1.2));
-                graph->setName(QString::fromLatin1(kXyz[axis]));
+                graph->setPen(QPen(channelColour(static_cast<int>(axis) + 1), 1.2));
+                graph->setName(QString::fromStdString(object.axes[axis]));
             }
             label << names.value(channelCount - 1 - c);
         }
@@ -399,9 +406,20 @@ void TracesPlot::updateLegend(const QList<int> &shownDims, bool chunked)
         legend << swatch(kAction, m_name.isEmpty() ? tr("this run") : m_name);
         legend << swatch(kOverlay, m_otherName, "- -");
     }
-    if (!m_rollout.objectTracks.empty())
-        for (int axis = 0; axis < 3; ++axis)
-            legend << swatch(channelColour(axis + 1), QString::fromLatin1(kXyz[axis]));
+    // The value colours of the object and state tracks: one per value position, named by what
+    // the tracks call it there ("x", or "x/motor_0" where a position and a state are shown).
+    std::vector<QStringList> axisNames;
+    for (const ObjectTrack &track : m_rollout.objectTracks)
+        for (std::size_t a = 0; a < track.axes.size(); ++a) {
+            if (axisNames.size() <= a)
+                axisNames.resize(a + 1);
+            const QString name = QString::fromStdString(track.axes[a]);
+            if (!axisNames[a].contains(name))
+                axisNames[a] << name;
+        }
+    for (std::size_t a = 0; a < axisNames.size(); ++a)
+        legend << swatch(channelColour(static_cast<int>(a) + 1),
+                         axisNames[a].join(QLatin1Char('/')));
     legend << swatch(kCursor, tr("cursor"), "|");
     if (chunked)
         legend << swatch(QColor(90, 140, 220), tr("world-model call"), "|");
@@ -599,11 +617,19 @@ QString TracesPlot::readOutAt(const QPointF &pixel) const
                     best = i;
                 }
             }
-            if (best < object.frames.size())
-                values << QStringLiteral("%1 x/y/z = %2, %3, %4 m")
-                              .arg(QString::fromStdString(object.name),
-                                   fmt(object.positions[best][0]), fmt(object.positions[best][1]),
-                                   fmt(object.positions[best][2]));
+            if (best < object.frames.size()) {
+                QStringList axes, numbers;
+                for (std::size_t a = 0; a < object.axes.size(); ++a) {
+                    axes << QString::fromStdString(object.axes[a]);
+                    numbers << fmt(object.values[best][a]);
+                }
+                values << QStringLiteral("%1 %2 = %3%4")
+                              .arg(QString::fromStdString(object.name), axes.join(QLatin1Char('/')),
+                                   numbers.join(QStringLiteral(", ")),
+                                   object.unit.empty()
+                                       ? QString()
+                                       : QLatin1Char(' ') + QString::fromStdString(object.unit));
+            }
         }
     }
     if (values.isEmpty())
