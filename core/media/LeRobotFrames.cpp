@@ -29,7 +29,12 @@ LeRobotFrames decodeLeRobotFrames(const LeRobotDataset &dataset, const LeRobotEp
                                              ")");
     }
     const LeRobotVideoRef &video = ref->second;
-    DecodedVideo decoded = decodeVideo(video.file);
+    // Only the episode's span of the file (a v3.0 video holds many episodes).
+    std::optional<VideoWindow> window;
+    if (episode.length() > 0)
+        window = VideoWindow{video.fromTimestamp + episode.timestamps.front() - kTolerance,
+                             video.fromTimestamp + episode.timestamps.back() + kTolerance};
+    DecodedVideo decoded = decodeVideo(video.file, window);
     LeRobotFrames out;
     out.camera = camera;
     out.codec = decoded.codec;

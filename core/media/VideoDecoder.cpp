@@ -47,7 +47,8 @@ struct SwsFreer
 
 } // namespace
 
-DecodedVideo decodeVideo(const std::filesystem::path &path)
+DecodedVideo decodeVideo(const std::filesystem::path &path,
+                         const std::optional<VideoWindow> &window)
 {
     // Kosmos reports decode failures itself, naming the file; keep FFmpeg's own log quiet.
     static const bool quiet = [] {
@@ -85,6 +86,15 @@ DecodedVideo decodeVideo(const std::filesystem::path &path)
     std::unique_ptr<AVPacket, PacketFreer> packet(av_packet_alloc());
     std::unique_ptr<SwsContext, SwsFreer> sws;
     const double timeBase = av_q2d(stream->time_base);
+    constexpr double kEdge = 1e-6; // a window's edges hold the frames exactly on them
+    bool past = false;             // a frame after the window was decoded: stop reading
+    if (window && window->from > 0) {
+        const auto target = static_cast<int64_t>(window->from / timeBase);
+        // Back to the key frame at or before the window; a file that cannot seek is read from
+        // its start (the frames before the window are skipped below).
+        if (av_seek_frame(format.get(), streamIndex, target, AVSEEK_FLAG_BACKWARD) >= 0)
+            avcodec_flush_buffers(ctx.get());
+    }
 
     auto drain = [&]() {
         while (true) {
@@ -93,6 +103,15 @@ DecodedVideo decodeVideo(const std::filesystem::path &path)
                 return;
             if (r < 0)
                 fail(averror(r));
+            const int64_t pts = frame->best_effort_timestamp;
+            const double t = pts == AV_NOPTS_VALUE ? static_cast<double>(video.frames.size()) /
+                                                         (video.fps > 0 ? video.fps : 1.0)
+                                                   : static_cast<double>(pts) * timeBase;
+            if (window && (t < window->from - kEdge || t > window->to + kEdge)) {
+                past = past || t > window->to + kEdge;
+                av_frame_unref(frame.get());
+                continue;
+            }
             sws.reset(sws_getCachedContext(sws.release(), frame->width, frame->height,
                                            static_cast<AVPixelFormat>(frame->format), frame->width,
                                            frame->height, AV_PIX_FMT_RGB24,
@@ -104,16 +123,12 @@ DecodedVideo decodeVideo(const std::filesystem::path &path)
             uint8_t *dst[4] = {rgb.data, nullptr, nullptr, nullptr};
             int dstStride[4] = {static_cast<int>(rgb.step), 0, 0, 0};
             sws_scale(sws.get(), frame->data, frame->linesize, 0, frame->height, dst, dstStride);
-            const int64_t pts = frame->best_effort_timestamp;
-            video.timestamps.push_back(pts == AV_NOPTS_VALUE
-                                           ? static_cast<double>(video.frames.size()) /
-                                                 (video.fps > 0 ? video.fps : 1.0)
-                                           : static_cast<double>(pts) * timeBase);
+            video.timestamps.push_back(t);
             video.frames.push_back(rgb);
             av_frame_unref(frame.get());
         }
     };
-    while (av_read_frame(format.get(), packet.get()) >= 0) {
+    while (!past && av_read_frame(format.get(), packet.get()) >= 0) {
         if (packet->stream_index == streamIndex) {
             if ((rc = avcodec_send_packet(ctx.get(), packet.get())) < 0 && rc != AVERROR(EAGAIN))
                 fail(averror(rc));
@@ -124,7 +139,9 @@ DecodedVideo decodeVideo(const std::filesystem::path &path)
     avcodec_send_packet(ctx.get(), nullptr);
     drain();
     if (video.frames.empty())
-        fail("the stream holds no decodable frame");
+        fail(window ? "no frame between " + std::to_string(window->from) + " s and " +
+                          std::to_string(window->to) + " s"
+                    : std::string("the stream holds no decodable frame"));
     return video;
 }
 

@@ -3,6 +3,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,20 @@ struct DecodedVideo
     std::string codec;
 };
 
+// A span of a video's presentation times, seconds: [from, to].
+struct VideoWindow
+{
+    double from = 0;
+    double to = 0;
+};
+
 // Decodes every frame of the first video stream with FFmpeg (libavformat/libavcodec/swscale),
-// frame-exactly. Throws Error(InvalidInput) naming the file when it cannot be decoded.
-DecodedVideo decodeVideo(const std::filesystem::path &path);
+// frame-exactly; with a window, only the frames whose presentation time lies in it, after a seek
+// to the key frame before it (a LeRobot file holds many episodes: one episode's frames are read
+// without decoding the file from its start). Throws Error(InvalidInput) naming the file when it
+// cannot be decoded.
+DecodedVideo decodeVideo(const std::filesystem::path &path,
+                         const std::optional<VideoWindow> &window = std::nullopt);
 
 enum class VideoFor
 {

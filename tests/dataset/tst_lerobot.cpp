@@ -6,6 +6,7 @@
 #include "dataset/ParquetReader.h"
 #include "ledger/Ledger.h"
 #include "media/LeRobotFrames.h"
+#include "media/VideoDecoder.h"
 #include "pipeline/Importer.h"
 #include "pipeline/LeRobotImport.h"
 #include "queries/RolloutQuery.h"
@@ -210,6 +211,25 @@ TEST_P(LeRobotFixture, FramesMatchLeRobotsDecodingWithinOneLevel)
     RecordProperty("worst_mean_difference", std::to_string(worst));
     std::cout << name << ": worst per-channel mean difference " << worst << " levels\n";
     EXPECT_THROW(decodeLeRobotFrames(d, d.readEpisode(0), "observation.images.top"), Error);
+}
+
+// A window decodes after a seek exactly the frames a whole-file decode gives at those times.
+TEST_P(LeRobotFixture, AWindowDecodesTheSameFramesAsTheWholeFile)
+{
+    const fs::path video =
+        kFixtures / GetParam() / "videos/observation.image/chunk-000/file-000.mp4";
+    const DecodedVideo whole = decodeVideo(video);
+    ASSERT_GT(whole.frames.size(), 20u);
+    const DecodedVideo part =
+        decodeVideo(video, VideoWindow{whole.timestamps[17] - 1e-4, whole.timestamps[19] + 1e-4});
+    ASSERT_EQ(part.frames.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(part.timestamps[i], whole.timestamps[17 + i]);
+        EXPECT_EQ(cv::norm(part.frames[i], whole.frames[17 + i], cv::NORM_INF), 0.0) << i;
+    }
+    const auto [code, message] = errorOf([&] { decodeVideo(video, VideoWindow{900, 901}); });
+    EXPECT_EQ(code, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message, "no frame between")) << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(WrittenByLeRobot, LeRobotFixture,
