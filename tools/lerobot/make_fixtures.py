@@ -5,6 +5,9 @@ which installs the pinned versions into .lerobot/venv first.
 
     python make_fixtures.py OUT_DIR
 
+With LeRobot 0.4.x it writes the v3.0 datasets (pusht-h264, pusht-av1); with LeRobot 0.3.x, which
+writes codebase v2.1, the v2.1 one (pusht-v21, its default AV1 encoding).
+
 writes OUT_DIR/<name>/ (the dataset as LeRobot wrote it) and OUT_DIR/<name>.reference.json (every
 value LeRobot's reader returns for it: per frame the indices, timestamp, task, action, state,
 reward, success and done, and per camera the decoded frame's mean value per channel on 0..255).
@@ -33,12 +36,16 @@ FEATURES = {
 TASK = "Push the T-shaped block onto the T-shaped target."
 
 
+V21 = version("lerobot").startswith("0.3.")
+
+
 def record(out: Path, name: str, vcodec: str, episodes: int, steps: int, seed: int) -> Path:
     root = out / name
     if root.exists():
         shutil.rmtree(root)
+    codec = {} if V21 else {"vcodec": vcodec}  # 0.3.x encodes with its default, libsvtav1
     ds = LeRobotDataset.create(repo_id=f"kosmos/{name}", fps=10, features=FEATURES, root=root,
-                               robot_type="pusht", use_videos=True, vcodec=vcodec)
+                               robot_type="pusht", use_videos=True, **codec)
     env = gym.make("gym_pusht/PushT-v0", obs_type="pixels_agent_pos", render_mode="rgb_array")
     rng = np.random.default_rng(seed)
     for episode in range(episodes):
@@ -50,18 +57,22 @@ def record(out: Path, name: str, vcodec: str, episodes: int, steps: int, seed: i
             action = np.clip(pos + 0.3 * (target - pos) + rng.normal(0, 8, 2), 0, 512).astype(np.float32)
             obs_next, reward, terminated, truncated, info = env.step(action)
             done = bool(terminated or truncated or step == steps - 1)
-            ds.add_frame({
+            row = {
                 "observation.image": obs["pixels"],
                 "observation.state": pos,
                 "action": action,
                 "next.reward": np.array([reward], dtype=np.float32),
                 "next.success": np.array([bool(info.get("is_success", False))]),
                 "next.done": np.array([done]),
-                "task": TASK,
-            })
+            }
+            if V21:
+                ds.add_frame(row, task=TASK)
+            else:
+                ds.add_frame({**row, "task": TASK})
             obs = obs_next
         ds.save_episode()
-    ds.finalize()
+    if not V21:
+        ds.finalize()
     env.close()
     return root
 
@@ -93,13 +104,22 @@ def reference(root: Path, name: str) -> dict:
             image = item[camera]  # float CHW in [0, 1]
             row[camera + ".mean"] = [number(v) for v in (image * 255.0).mean(dim=(1, 2)).tolist()]
         frames.append(row)
-    episodes = [{
-        "episode_index": int(e["episode_index"]),
-        "length": int(e["length"]),
-        "tasks": list(e["tasks"]),
-        "dataset_from_index": int(e["dataset_from_index"]),
-        "dataset_to_index": int(e["dataset_to_index"]),
-    } for e in ds.meta.episodes]
+    if V21:  # meta.episodes: {index: {episode_index, tasks, length}}; ranges from the data index
+        episodes = [{
+            "episode_index": int(e["episode_index"]),
+            "length": int(e["length"]),
+            "tasks": list(e["tasks"]),
+            "dataset_from_index": int(ds.episode_data_index["from"][i]),
+            "dataset_to_index": int(ds.episode_data_index["to"][i]),
+        } for i, e in enumerate(ds.meta.episodes.values())]
+    else:
+        episodes = [{
+            "episode_index": int(e["episode_index"]),
+            "length": int(e["length"]),
+            "tasks": list(e["tasks"]),
+            "dataset_from_index": int(e["dataset_from_index"]),
+            "dataset_to_index": int(e["dataset_to_index"]),
+        } for e in ds.meta.episodes]
     return {
         "made_by": {"lerobot": version("lerobot"), "gym-pusht": version("gym-pusht"),
                     "pyarrow": version("pyarrow"), "av": version("av"),
@@ -124,8 +144,9 @@ def _has(package: str) -> bool:
 def main() -> None:
     out = Path(sys.argv[1]).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    for name, vcodec, episodes, steps, seed in (("pusht-h264", "h264", 3, 24, 100),
-                                                ("pusht-av1", "libsvtav1", 2, 16, 200)):
+    sets = ((("pusht-v21", "libsvtav1", 2, 20, 300),) if V21 else
+            (("pusht-h264", "h264", 3, 24, 100), ("pusht-av1", "libsvtav1", 2, 16, 200)))
+    for name, vcodec, episodes, steps, seed in sets:
         root = record(out, name, vcodec, episodes, steps, seed)
         ref = reference(root, name)
         (out / f"{name}.reference.json").write_text(json.dumps(ref, indent=1) + "\n")
