@@ -124,10 +124,10 @@ LeRobotDataset LeRobotDataset::open(const fs::path &folder)
 
 fs::path LeRobotDataset::inside(const std::string &relative, const std::string &where) const
 {
-    const fs::path path = m_root / relative;
+    fs::path path = m_root / relative;
     std::error_code ec;
     if (fs::exists(fs::symlink_status(path, ec))) {
-        const fs::path real = fs::canonical(path, ec);
+        fs::path real = fs::canonical(path, ec);
         if (ec)
             throw Error(ErrorCode::Io, path.string() + ": " + ec.message());
         const auto rel = real.lexically_relative(m_root);

@@ -166,7 +166,7 @@ nlohmann::json writeEpisode(const fs::path &dir, const LeRobotDataset &d, const 
     if (!tracks.empty())
         std::ofstream(dir / "states.json") << nlohmann::json{{"tracks", tracks}}.dump();
 
-    const std::string taskText = d.task(data.taskIndex.front());
+    const std::string &taskText = d.task(data.taskIndex.front());
     const LeRobotInfo &info = d.info();
     const std::string source =
         "recorded, not generated: LeRobot dataset " + d.root().string() + " (codebase " +
