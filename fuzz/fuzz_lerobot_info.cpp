@@ -1,5 +1,5 @@
 // What a LeRobot dataset's metadata says before anything else of it is read: meta/info.json
-// (core/dataset/LeRobotInfo.h), its path templates, and a v2.1 episodes.jsonl line's fields.
+// (core/dataset/LeRobotInfo.h), its path templates, and v2.1's episodes.jsonl and tasks.jsonl.
 #include "FuzzSupport.h"
 #include "dataset/LeRobotInfo.h"
 
@@ -24,6 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             if (part == "..")
                 __builtin_trap();
     });
+    kosmos::fuzz::expectNamedErrorsOnly([&] {
+        for (const auto &e : kosmos::parseLeRobotEpisodesJsonl(input, "episodes.jsonl", 1000))
+            if (e.index < 0 || e.length < 0 || e.length > 1000)
+                __builtin_trap();
+    });
+    kosmos::fuzz::expectNamedErrorsOnly(
+        [&] { kosmos::parseLeRobotTasksJsonl(input, "tasks.jsonl"); });
     kosmos::fuzz::expectNamedErrorsOnly([&] {
         kosmos::formatLeRobotPath(input,
                                   {{"chunk_index", std::int64_t{3}},

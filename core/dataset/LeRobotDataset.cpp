@@ -106,6 +106,13 @@ LeRobotDataset LeRobotDataset::open(const fs::path &folder)
     }
     std::sort(d.m_episodes.begin(), d.m_episodes.end(),
               [](const LeRobotEpisode &a, const LeRobotEpisode &b) { return a.index < b.index; });
+    if (!d.m_info.isV3()) { // v2.1 keeps no ranges: the episodes' frames follow in index order
+        std::int64_t next = 0;
+        for (LeRobotEpisode &e : d.m_episodes) {
+            e.fromIndex = next;
+            e.toIndex = next += e.length;
+        }
+    }
     std::int64_t frames = 0;
     for (std::size_t i = 0; i < d.m_episodes.size(); ++i) {
         if (i > 0 && d.m_episodes[i].index == d.m_episodes[i - 1].index)
@@ -261,44 +268,17 @@ void LeRobotDataset::readEpisodesV3()
 
 void LeRobotDataset::readMetaV21()
 {
-    auto lines = [&](const std::string &relative) {
-        const fs::path file = inside(relative, relative);
-        const std::string text = json::readFileBounded(file, kMaxMetaBytes);
-        std::vector<std::pair<std::string, nlohmann::json>> out;
-        std::size_t start = 0;
-        int number = 0;
-        while (start < text.size()) {
-            std::size_t end = text.find('\n', start);
-            if (end == std::string::npos)
-                end = text.size();
-            ++number;
-            const std::string_view line(text.data() + start, end - start);
-            if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
-                const std::string where = file.string() + ":" + std::to_string(number);
-                out.emplace_back(where, json::parseBounded(line, where, {16, 1u << 20, true}));
-            }
-            start = end + 1;
-        }
-        return out;
-    };
-    for (const auto &[where, doc] : lines("meta/tasks.jsonl")) {
-        const std::int64_t index = json::requireInt(doc, "task_index", where, 0, 1'000'000'000);
-        if (!m_tasks.emplace(index, json::requireString(doc, "task", where)).second)
-            json::fail(where + ".task_index", "is listed twice");
-    }
-    std::int64_t next = 0;
-    for (const auto &[where, doc] : lines("meta/episodes.jsonl")) {
+    const fs::path tasks = inside("meta/tasks.jsonl", "meta/tasks.jsonl");
+    m_tasks = parseLeRobotTasksJsonl(json::readFileBounded(tasks, kMaxMetaBytes), tasks.string());
+    const fs::path episodes = inside("meta/episodes.jsonl", "meta/episodes.jsonl");
+    for (LeRobotEpisodeEntry &entry :
+         parseLeRobotEpisodesJsonl(json::readFileBounded(episodes, kMaxMetaBytes),
+                                   episodes.string(), m_info.totalFrames)) {
         LeRobotEpisode e;
-        e.index = json::requireInt(doc, "episode_index", where, 0, 10'000'000);
-        e.length = json::requireInt(doc, "length", where, 0, m_info.totalFrames);
-        for (const auto &t : json::requireArray(doc, "tasks", where)) {
-            if (!t.is_string())
-                json::fail(where + ".tasks", "must be a list of texts");
-            e.tasks.push_back(t.get<std::string>());
-        }
-        e.fromIndex = next;
-        e.toIndex = next + e.length;
-        next = e.toIndex;
+        e.index = entry.index;
+        e.length = entry.length;
+        e.tasks = std::move(entry.tasks);
+        const std::string where = episodes.string() + ": episode " + std::to_string(e.index);
         const std::int64_t chunk = e.index / m_info.chunksSize;
         e.dataFile =
             inside(formatLeRobotPath(m_info.dataPath,

@@ -150,6 +150,62 @@ LeRobotInfo parseLeRobotInfo(std::string_view text, const std::string &where)
     return info;
 }
 
+namespace {
+
+// Each non-blank line of a JSON-lines text, parsed: ("<where>:<line number>", document).
+std::vector<std::pair<std::string, nlohmann::json>> jsonLines(std::string_view text,
+                                                              const std::string &where)
+{
+    std::vector<std::pair<std::string, nlohmann::json>> out;
+    std::size_t start = 0;
+    int number = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        ++number;
+        const std::string_view line = text.substr(start, end - start);
+        if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+            const std::string at = where + ":" + std::to_string(number);
+            out.emplace_back(at, json::parseBounded(line, at, {16, 1u << 20, true}));
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<LeRobotEpisodeEntry>
+parseLeRobotEpisodesJsonl(std::string_view text, const std::string &where, std::int64_t maxLength)
+{
+    std::vector<LeRobotEpisodeEntry> out;
+    for (const auto &[at, doc] : jsonLines(text, where)) {
+        LeRobotEpisodeEntry e;
+        e.index = json::requireInt(doc, "episode_index", at, 0, kMaxEpisodes);
+        e.length = json::requireInt(doc, "length", at, 0, maxLength);
+        for (const auto &t : json::requireArray(doc, "tasks", at)) {
+            if (!t.is_string())
+                json::fail(at + ".tasks", "must be a list of texts");
+            e.tasks.push_back(t.get<std::string>());
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::map<std::int64_t, std::string> parseLeRobotTasksJsonl(std::string_view text,
+                                                           const std::string &where)
+{
+    std::map<std::int64_t, std::string> out;
+    for (const auto &[at, doc] : jsonLines(text, where)) {
+        const std::int64_t index = json::requireInt(doc, "task_index", at, 0, kMaxFrames);
+        if (!out.emplace(index, json::requireString(doc, "task", at)).second)
+            json::fail(at + ".task_index", "is listed twice");
+    }
+    return out;
+}
+
 std::string formatLeRobotPath(std::string_view pattern,
                               const std::map<std::string, LeRobotPathValue> &values,
                               const std::string &where)

@@ -52,6 +52,19 @@ struct LeRobotInfo
 // 10^7 episodes), a path template with an unknown placeholder or one that leaves the dataset.
 LeRobotInfo parseLeRobotInfo(std::string_view text, const std::string &where);
 
+// Codebase v2.1's JSON-lines metadata (meta/episodes.jsonl, meta/tasks.jsonl), pure: each
+// non-blank line parsed (bounded) and checked, errors naming "<where>:<line>" and the field.
+struct LeRobotEpisodeEntry
+{
+    std::int64_t index = 0;
+    std::int64_t length = 0;
+    std::vector<std::string> tasks;
+};
+std::vector<LeRobotEpisodeEntry>
+parseLeRobotEpisodesJsonl(std::string_view text, const std::string &where, std::int64_t maxLength);
+std::map<std::int64_t, std::string> parseLeRobotTasksJsonl(std::string_view text,
+                                                           const std::string &where);
+
 // Formats a path template as LeRobot does with Python's str.format: "{name}" and "{name:0Nd}"
 // for the placeholders given. The result must be a relative path that stays inside the dataset
 // (no "..", not absolute); anything else throws Error(InvalidInput) naming `where`.
