@@ -319,6 +319,49 @@ TEST_F(LeRobotHostile, ASymlinkOutOfTheFolderIsRefused)
     EXPECT_TRUE(contains(message, "outside the dataset folder")) << message;
 }
 
+// A value LeRobot could not have written (tools/lerobot/make_hostile.py changes one in its file):
+// named with the file, the column or field, and the row.
+TEST_F(LeRobotHostile, ValuesThatCannotBeTrueAreNamedWithTheirRow)
+{
+    const std::vector<std::tuple<std::string, std::int64_t, std::vector<std::string>>> cases = {
+        {"nan-action", 0, {"column 'action', row 5", "not finite"}},
+        {"time-back", 0, {"row 3", "goes back in time"}},
+        {"frame-index", 1, {"row 30", "frame_index is 7"}},
+    };
+    for (const auto &[name, episode, expected] : cases) {
+        fs::copy_file(kFixtures / "hostile" / (name + ".parquet"),
+                      file("data/chunk-000/file-000.parquet"),
+                      fs::copy_options::overwrite_existing);
+        const LeRobotDataset d = LeRobotDataset::open(m_root);
+        const auto [code, message] = errorOf([&] { d.readEpisode(episode); });
+        EXPECT_EQ(code, ErrorCode::InvalidInput) << name;
+        EXPECT_TRUE(contains(message, "file-000.parquet")) << message;
+        for (const std::string &part : expected)
+            EXPECT_TRUE(contains(message, part)) << name << ": " << message;
+    }
+}
+
+// A video shorter than its episode index says: the row without a frame is named.
+TEST_F(LeRobotHostile, AShorterVideoNamesTheRowWithoutAFrame)
+{
+    const LeRobotDataset d = LeRobotDataset::open(m_root);
+    const LeRobotEpisodeData last = d.readEpisode(2);
+    // The video of episodes 0..1 only: LeRobot's file from the two-episode AV1 fixture stands in.
+    fs::copy_file(kFixtures / "pusht-av1/videos/observation.image/chunk-000/file-000.mp4",
+                  file("videos/observation.image/chunk-000/file-000.mp4"),
+                  fs::copy_options::overwrite_existing);
+    const auto [code, message] =
+        errorOf([&] { decodeLeRobotFrames(d, last, "observation.image"); });
+    EXPECT_EQ(code, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message, "file-000.mp4")) << message;
+    std::ofstream(file("videos/observation.image/chunk-000/file-000.mp4"), std::ios::trunc)
+        << "not a video";
+    const auto [code2, message2] =
+        errorOf([&] { decodeLeRobotFrames(d, last, "observation.image"); });
+    EXPECT_EQ(code2, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message2, "cannot decode video")) << message2;
+}
+
 TEST_F(LeRobotHostile, MissingPartsAndUnknownVersionsSayWhat)
 {
     fs::remove(file("meta/tasks.parquet"));
