@@ -44,6 +44,14 @@ echo "wrote docs/screenshot-record.png"
 shot screenshot-launcher "$demo" --dialog launcher --protocol examples/tabletop-demo.json
 shot screenshot-plugins "$demo" --dialog plugins
 
+# A LeRobot dataset's episodes imported as recorded runs (the v3.0 fixture LeRobot itself wrote):
+# frames, action and observation.state traces, the imported success label.
+rm -rf build/screenshot-lerobot.kosmos
+build/bin/kosmos-cli init build/screenshot-lerobot.kosmos > /dev/null
+build/bin/kosmos-cli import --lerobot tests/fixtures/lerobot/pusht-h264 \
+    --ledger build/screenshot-lerobot.kosmos > /dev/null
+shot screenshot-lerobot build/screenshot-lerobot.kosmos --run 2
+
 # A batch running in worker processes, followed by the progress dock (the workstation picks up
 # a batch that is still running when it opens the ledger).
 rm -rf build/screenshot-progress.kosmos
