@@ -451,7 +451,10 @@ void TracesPlot::rebuild()
     for (int o = 0; o < static_cast<int>(m_rollout.objectTracks.size()); ++o)
         if (channelVisible(dims + o))
             m_trackChannels << QList<int>{-1 - o};
-    const bool chunked = m_rollout.chunkBoundaries.size() + 1 < m_rollout.actions.size();
+    // World-model calls are marked only where the run recorded them (never on an imported or
+    // recorded run, which had no world model).
+    const bool chunked = !m_rollout.chunkBoundaries.empty() &&
+                         m_rollout.chunkBoundaries.size() + 1 < m_rollout.actions.size();
     for (int track = 0; track < m_trackChannels.size(); ++track)
         addTrack(track, m_trackChannels[track], dims, chunked);
     if (!m_trackChannels.isEmpty())
