@@ -8,6 +8,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "this is a LeRobot dataset, not a ledger. Import its episodes as recorded runs, then open the ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (opening a dataset directly is not available yet)":
+        "dies ist ein LeRobot-Datensatz, kein Ledger. Importieren Sie seine Episoden als aufgezeichnete Läufe und öffnen Sie dann das Ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (einen Datensatz direkt zu öffnen ist noch nicht möglich)",
     "%1 (%2)": "%1 (%2)",
     "None of the chosen plugins can use CUDA (only libtorch plugins of a CUDA build can); they run on the CPU.":
         "Keines der gewählten Plugins kann CUDA nutzen (nur libtorch-Plugins eines CUDA-Builds können es); sie laufen auf der CPU.",

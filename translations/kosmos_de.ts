@@ -1505,6 +1505,10 @@ Weltmodell: %2</translation>
         <source>%1: %2 runs, %3 artifacts, as the batch writes them; read here read-only</source>
         <translation>%1: %2 Läufe, %3 Artefakte, während der Stapel sie schreibt; hier nur lesend geöffnet</translation>
     </message>
+    <message>
+        <source>this is a LeRobot dataset, not a ledger. Import its episodes as recorded runs, then open the ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (opening a dataset directly is not available yet)</source>
+        <translation>dies ist ein LeRobot-Datensatz, kein Ledger. Importieren Sie seine Episoden als aufgezeichnete Läufe und öffnen Sie dann das Ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (einen Datensatz direkt zu öffnen ist noch nicht möglich)</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::PluginCatalog</name>

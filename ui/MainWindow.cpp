@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "dataset/LeRobotDataset.h"
 #include "dialogs/SettingsDialog.h"
 #include "ledger/Ledger.h"
 #include "media/RolloutExport.h"
@@ -398,6 +399,15 @@ void MainWindow::refreshAfterRuns()
 bool MainWindow::openLedger(const QString &path)
 {
     try {
+        // A LeRobot dataset folder: said plainly, with the way in that exists today.
+        if (LeRobotDataset::isDataset(path.toStdString()))
+            throw Error(ErrorCode::InvalidInput,
+                        tr("this is a LeRobot dataset, not a ledger. Import its episodes as "
+                           "recorded runs, then open the ledger: kosmos-cli import --lerobot %1 "
+                           "--ledger NAME.kosmos (opening a dataset directly is not available "
+                           "yet)")
+                            .arg(path)
+                            .toStdString());
         // Everything that can refuse the new ledger before any view changes: a ledger that fails
         // to open leaves the one shown intact (title, runs, player, verdicts), never a mix.
         auto ledger =

@@ -174,6 +174,20 @@ private slots:
         QVERIFY(!review.addBookmark(QStringLiteral("no run")));
     }
 
+    // A LeRobot dataset given where a ledger is expected (File > Open, drag and drop, `kosmos
+    // DIR`): said plainly, with the import command that brings it in.
+    void aLeRobotDatasetIsNamedWithTheWayToImportIt()
+    {
+        ui::MainWindow window;
+        const QString dataset =
+            QStringLiteral(KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot/pusht-h264");
+        QVERIFY(!window.openLedger(dataset));
+        QVERIFY2(window.lastError().contains(QStringLiteral("LeRobot dataset")),
+                 qPrintable(window.lastError()));
+        QVERIFY2(window.lastError().contains(QStringLiteral("kosmos-cli import --lerobot")),
+                 qPrintable(window.lastError()));
+    }
+
     // A ledger that fails to open leaves the one shown intact: never a mix of the two.
     void aLedgerThatFailsToOpenLeavesThePreviousOneShown()
     {
