@@ -11,7 +11,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 started=$(date +%s)
 scripts/setup-debian.sh
-scripts/setup-arrow.sh # Arrow/Parquet C++ from the pinned pyarrow wheel (LeRobot datasets): ~15 s
+# Arrow/Parquet C++ from the pinned pyarrow wheel (LeRobot datasets): ~15 s. Without it (no access
+# to Python's package index) the build has no Parquet module, and the dataset tests check that
+# the feature says why instead.
+scripts/setup-arrow.sh || echo "test.sh: no Arrow C++: LeRobot datasets are tested for saying why they are unavailable" >&2
 scripts/check-format.sh # .clang-format applied to every tracked C++ file
 scripts/build.sh
 mkdir -p build
