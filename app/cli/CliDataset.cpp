@@ -156,7 +156,8 @@ int runDatasetInspect(const std::string &folder, std::optional<int> episodeIndex
             {"features", features},
             {"tasks", tasks},
             {"episodes", episodes},
-            {"parquet", parquetReader().version()}};
+            {"parquet", parquetAvailable() ? nlohmann::json(parquetReader().version())
+                                           : nlohmann::json()}}; // v2.1 metadata is JSON
         if (episode)
             out["episode"] = {
                 {"episode_index", episode->episodeIndex},
