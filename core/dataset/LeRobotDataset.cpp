@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 
 namespace kosmos {
@@ -48,11 +47,6 @@ const std::vector<double> &doubles(const ParquetTable &table, const std::string 
     if (c.kind != ParquetColumn::Kind::Double)
         bad(file, "column '" + name + "' is " + c.arrowType + ", not a number");
     return c.doubles;
-}
-
-std::string sizeText(std::size_t n)
-{
-    return std::to_string(n);
 }
 
 bool isNumeric(const LeRobotFeature &f)
@@ -122,7 +116,7 @@ LeRobotDataset LeRobotDataset::open(const fs::path &folder)
     }
     if (static_cast<std::int64_t>(d.m_episodes.size()) != d.m_info.totalEpisodes)
         bad(infoFile, "total_episodes is " + std::to_string(d.m_info.totalEpisodes) +
-                          ", the episode index lists " + sizeText(d.m_episodes.size()));
+                          ", the episode index lists " + std::to_string(d.m_episodes.size()));
     if (frames != d.m_info.totalFrames)
         bad(infoFile, "total_frames is " + std::to_string(d.m_info.totalFrames) +
                           ", the episodes' lengths add up to " + std::to_string(frames));
@@ -177,6 +171,11 @@ void LeRobotDataset::readTasksV3()
     const std::string textColumn = std::count(shape.columns.begin(), shape.columns.end(), "task")
                                        ? "task"
                                        : "__index_level_0__";
+    // Counted before anything is read: a file claiming more rows than info.json allows is refused
+    // before its columns are materialized.
+    if (shape.rows > m_info.totalTasks)
+        bad(file, "holds " + std::to_string(shape.rows) + " rows, info.json's total_tasks is " +
+                      std::to_string(m_info.totalTasks));
     const ParquetTable table = reader.read(file, {"task_index", textColumn});
     const ParquetColumn &text = column(table, textColumn, file);
     if (text.kind != ParquetColumn::Kind::String)
@@ -186,8 +185,8 @@ void LeRobotDataset::readTasksV3()
         if (!m_tasks.emplace(index[i], text.strings[i]).second)
             bad(file, "task_index " + std::to_string(index[i]) + " is listed twice");
     if (static_cast<std::int64_t>(m_tasks.size()) != m_info.totalTasks)
-        bad(file, "holds " + sizeText(m_tasks.size()) + " tasks, info.json's total_tasks is " +
-                      std::to_string(m_info.totalTasks));
+        bad(file, "holds " + std::to_string(m_tasks.size()) +
+                      " tasks, info.json's total_tasks is " + std::to_string(m_info.totalTasks));
 }
 
 void LeRobotDataset::readEpisodesV3()
@@ -212,6 +211,10 @@ void LeRobotDataset::readEpisodesV3()
     ParquetReader &reader = parquetReader();
     for (const fs::path &found : files) {
         const fs::path file = inside(found.lexically_relative(m_root).string(), "episode index");
+        const std::int64_t rows = reader.inspect(file).rows;
+        if (rows > m_info.totalEpisodes)
+            bad(file, "holds " + std::to_string(rows) + " rows, info.json's total_episodes is " +
+                          std::to_string(m_info.totalEpisodes));
         const ParquetTable table = reader.read(file, wanted);
         const auto &index = ints(table, "episode_index", file);
         const auto &length = ints(table, "length", file);
@@ -320,6 +323,9 @@ LeRobotEpisodeData LeRobotDataset::readEpisode(std::int64_t episodeIndex) const
             numeric.push_back(&f);
             wanted.push_back(f.key);
         }
+    if (shape.rows > m_info.totalFrames)
+        bad(file, "holds " + std::to_string(shape.rows) + " rows, info.json's total_frames is " +
+                      std::to_string(m_info.totalFrames));
     const ParquetTable table = reader.read(file, wanted);
     const auto &episodes = ints(table, "episode_index", file);
     std::vector<std::size_t> rows;
@@ -327,7 +333,7 @@ LeRobotEpisodeData LeRobotDataset::readEpisode(std::int64_t episodeIndex) const
         if (episodes[r] == episodeIndex)
             rows.push_back(r);
     if (static_cast<std::int64_t>(rows.size()) != e.length)
-        bad(file, "holds " + sizeText(rows.size()) + " rows of episode " +
+        bad(file, "holds " + std::to_string(rows.size()) + " rows of episode " +
                       std::to_string(episodeIndex) + ", the episode index says " +
                       std::to_string(e.length));
 

@@ -13,9 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace kosmos {
@@ -26,7 +28,8 @@ std::vector<std::int64_t> parseEpisodeList(const std::string &text)
 {
     std::set<std::int64_t> out;
     auto number = [&](const std::string &part, const std::string &s) {
-        if (s.empty() || s.size() > 12 || !std::all_of(s.begin(), s.end(), ::isdigit))
+        if (s.empty() || s.size() > 12 ||
+            !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
             throw Error(ErrorCode::InvalidInput,
                         "--episodes: '" + part + "' is not an episode index or a range A-B");
         return std::stoll(s);
@@ -79,9 +82,12 @@ private:
     fs::path m_path;
 };
 
+// A file's SHA-256, once per import: a v3.0 data or video file holds many episodes.
+using HashCache = std::map<fs::path, std::string>;
+
 // Every dataset file this episode's import read, by its path in the dataset, with its SHA-256.
 nlohmann::json filesRead(const LeRobotDataset &d, const LeRobotEpisode &e,
-                         const std::string &camera)
+                         const std::string &camera, HashCache &hashes)
 {
     std::set<fs::path> files = {d.root() / "meta/info.json", e.dataFile};
     if (d.info().isV3()) {
@@ -96,8 +102,12 @@ nlohmann::json filesRead(const LeRobotDataset &d, const LeRobotEpisode &e,
     }
     files.insert(e.videos.at(camera).file);
     nlohmann::json out = nlohmann::json::object();
-    for (const fs::path &f : files)
-        out[f.lexically_relative(d.root()).string()] = Sha256::fileHex(f);
+    for (const fs::path &f : files) {
+        auto cached = hashes.find(f);
+        if (cached == hashes.end())
+            cached = hashes.emplace(f, Sha256::fileHex(f)).first;
+        out[f.lexically_relative(d.root()).string()] = cached->second;
+    }
     return out;
 }
 
@@ -116,7 +126,7 @@ nlohmann::json actionContract(const LeRobotTrace &action, double fps)
 // The import folder of one episode (docs/import.md's layout); returns its manifest.
 nlohmann::json writeEpisode(const fs::path &dir, const LeRobotDataset &d, const LeRobotEpisode &e,
                             const LeRobotEpisodeData &data, const LeRobotFrames &frames,
-                            const std::string &camera)
+                            const std::string &camera, HashCache &hashes)
 {
     fs::create_directories(dir / "frames");
     for (std::size_t k = 0; k < frames.frames.size(); ++k) {
@@ -192,7 +202,7 @@ nlohmann::json writeEpisode(const fs::path &dir, const LeRobotDataset &d, const 
           {"video_decoder", frames.codec},
           {"video_time", {frames.videoTime.front(), frames.videoTime.back()}},
           {"tasks", e.tasks},
-          {"files_sha256", filesRead(d, e, camera)},
+          {"files_sha256", filesRead(d, e, camera, hashes)},
           {"last_action_without_result", lastAction}}}};
     std::ofstream(dir / "import.json") << manifest.dump(2);
     return manifest;
@@ -238,6 +248,7 @@ std::vector<LeRobotImportResult> importLeRobot(Ledger &ledger, const fs::path &d
                     d.root().string() + "/meta/info.json: no 'action' feature to import");
 
     std::vector<LeRobotImportResult> out;
+    HashCache hashes;
     int done = 0;
     for (const std::int64_t index : episodes) {
         if (stop && stop->load())
@@ -255,7 +266,7 @@ std::vector<LeRobotImportResult> importLeRobot(Ledger &ledger, const fs::path &d
         std::snprintf(name, sizeof name, "episode-%06lld", static_cast<long long>(index));
         const fs::path dir = scratch.path() / ("lerobot-" + d.root().filename().string() + "-" +
                                                name + "-" + camera);
-        writeEpisode(dir, d, e, data, frames, camera);
+        writeEpisode(dir, d, e, data, frames, camera, hashes);
         LeRobotImportResult result;
         result.episode = index;
         result.run = importDirectory(ledger, dir, stop);
