@@ -39,29 +39,14 @@ nlohmann::json episodeJson(const LeRobotDataset &d, const LeRobotEpisode &e)
             {"videos", videos}};
 }
 
-// One episode's numeric features: per value, min / mean / max over the episode.
+// One episode's numeric features: per value, min / mean / max over the episode (core's summary).
 nlohmann::json traceSummary(const LeRobotEpisodeData &data)
 {
     nlohmann::json out = nlohmann::json::array();
     for (const LeRobotTrace &t : data.traces) {
         nlohmann::json values = nlohmann::json::array();
-        for (int j = 0; j < t.width; ++j) {
-            double lo = 0, hi = 0, sum = 0;
-            for (std::int64_t r = 0; r < data.length(); ++r) {
-                const double v = t.at(r, j);
-                lo = r == 0 ? v : std::min(lo, v);
-                hi = r == 0 ? v : std::max(hi, v);
-                sum += v;
-            }
-            const std::string name = j < static_cast<int>(t.names.size())
-                                         ? t.names[static_cast<std::size_t>(j)]
-                                         : std::to_string(j);
-            values.push_back(
-                {{"name", name},
-                 {"min", lo},
-                 {"mean", data.length() ? sum / static_cast<double>(data.length()) : 0.0},
-                 {"max", hi}});
-        }
+        for (const LeRobotValueSummary &v : summarize(t, data.length()))
+            values.push_back({{"name", v.name}, {"min", v.min}, {"mean", v.mean}, {"max", v.max}});
         out.push_back({{"feature", t.key}, {"values", values}});
     }
     return out;

@@ -66,6 +66,30 @@ bool isBookkeeping(const std::string &key)
 
 } // namespace
 
+std::string LeRobotTrace::valueName(int column) const
+{
+    return column < static_cast<int>(names.size()) ? names[static_cast<std::size_t>(column)]
+                                                   : std::to_string(column);
+}
+
+std::vector<LeRobotValueSummary> summarize(const LeRobotTrace &trace, std::int64_t rows)
+{
+    std::vector<LeRobotValueSummary> out;
+    for (int j = 0; j < trace.width; ++j) {
+        LeRobotValueSummary v{trace.valueName(j), 0, 0, 0};
+        double sum = 0;
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const double x = trace.at(r, j);
+            v.min = r == 0 ? x : std::min(v.min, x);
+            v.max = r == 0 ? x : std::max(v.max, x);
+            sum += x;
+        }
+        v.mean = rows > 0 ? sum / static_cast<double>(rows) : 0.0;
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
 const LeRobotTrace *LeRobotEpisodeData::trace(const std::string &key) const
 {
     for (const LeRobotTrace &t : traces)

@@ -53,7 +53,19 @@ struct LeRobotTrace
     {
         return values[static_cast<std::size_t>(row * width + column)];
     }
+    // A value's name: info.json's, else its index.
+    std::string valueName(int column) const;
 };
+
+// One value of a trace over an episode: its name, min, mean and max (dataset inspect).
+struct LeRobotValueSummary
+{
+    std::string name;
+    double min = 0;
+    double mean = 0;
+    double max = 0;
+};
+std::vector<LeRobotValueSummary> summarize(const LeRobotTrace &trace, std::int64_t rows);
 
 struct LeRobotEpisodeData
 {

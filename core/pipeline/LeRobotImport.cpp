@@ -161,9 +161,7 @@ nlohmann::json writeEpisode(const fs::path &dir, const LeRobotDataset &d, const 
             continue;
         nlohmann::json valueNames = nlohmann::json::array();
         for (int j = 0; j < t.width; ++j)
-            valueNames.push_back(j < static_cast<int>(t.names.size())
-                                     ? t.names[static_cast<std::size_t>(j)]
-                                     : std::to_string(j));
+            valueNames.push_back(t.valueName(j));
         nlohmann::json values = nlohmann::json::array();
         for (std::int64_t r = 0; r < data.length(); ++r) {
             nlohmann::json row = nlohmann::json::array();

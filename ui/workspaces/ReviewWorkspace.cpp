@@ -206,6 +206,11 @@ void ReviewWorkspace::refresh()
     }
 }
 
+QString ReviewWorkspace::startFolder() const
+{
+    return m_startFolder ? m_startFolder() : QDir::homePath();
+}
+
 void ReviewWorkspace::fail(const QString &error)
 {
     m_lastError = error;
@@ -344,8 +349,7 @@ void ReviewWorkspace::showRunsMenu(const QPoint &pos)
     QAction *rejudge = menu.addAction(tr("Judge again with another judge..."), this, [this] {
         const QString config = QFileDialog::getOpenFileName(
             m_window, tr("A judge configuration (as kosmos-cli judge --judge takes)"),
-            m_startFolder ? m_startFolder() : QDir::homePath(),
-            tr("Judge configurations (*.json)"));
+            startFolder(), tr("Judge configurations (*.json)"));
         if (!config.isEmpty())
             rejudgeSelected(config);
     });
@@ -436,7 +440,7 @@ void ReviewWorkspace::exportCurrentRunDialog()
 {
     if (!m_ledger || m_currentRun == 0)
         return;
-    ExportDialog dialog(1, m_startFolder ? m_startFolder() : QDir::homePath(), m_window);
+    ExportDialog dialog(1, startFolder(), m_window);
     if (dialog.exec() == QDialog::Accepted)
         exportRun(m_currentRun, dialog.folder(), dialog.options());
 }
@@ -446,8 +450,7 @@ void ReviewWorkspace::exportSelectedDialog()
     const QList<qint64> runs = runsToActOn();
     if (!m_ledger || runs.isEmpty())
         return;
-    ExportDialog dialog(static_cast<int>(runs.size()),
-                        m_startFolder ? m_startFolder() : QDir::homePath(), m_window);
+    ExportDialog dialog(static_cast<int>(runs.size()), startFolder(), m_window);
     if (dialog.exec() == QDialog::Accepted)
         exportRuns(runs, dialog.folder(), dialog.options());
 }

@@ -116,6 +116,7 @@ private:
     void showRunsMenu(const QPoint &pos);
     void refreshMarkers();
     void fail(const QString &error);
+    QString startFolder() const; // where file dialogs start
 
     QWidget *m_window;
     Ledger *m_ledger = nullptr;
