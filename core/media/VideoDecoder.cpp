@@ -88,6 +88,7 @@ DecodedVideo decodeVideo(const std::filesystem::path &path,
     const double timeBase = av_q2d(stream->time_base);
     constexpr double kEdge = 1e-6; // a window's edges hold the frames exactly on them
     bool past = false;             // a frame after the window was decoded: stop reading
+    std::size_t decoded = 0;       // every frame decoded, kept or not (times without a pts)
     if (window && window->from > 0) {
         const auto target = static_cast<int64_t>(window->from / timeBase);
         // Back to the key frame at or before the window; a file that cannot seek is read from
@@ -104,9 +105,10 @@ DecodedVideo decodeVideo(const std::filesystem::path &path,
             if (r < 0)
                 fail(averror(r));
             const int64_t pts = frame->best_effort_timestamp;
-            const double t = pts == AV_NOPTS_VALUE ? static_cast<double>(video.frames.size()) /
-                                                         (video.fps > 0 ? video.fps : 1.0)
-                                                   : static_cast<double>(pts) * timeBase;
+            const double t = pts == AV_NOPTS_VALUE
+                                 ? static_cast<double>(decoded) / (video.fps > 0 ? video.fps : 1.0)
+                                 : static_cast<double>(pts) * timeBase;
+            ++decoded;
             if (window && (t < window->from - kEdge || t > window->to + kEdge)) {
                 past = past || t > window->to + kEdge;
                 av_frame_unref(frame.get());
