@@ -5,11 +5,15 @@
 //                                                                7 x 100,000 points
 //   QT_QPA_PLATFORM=offscreen kosmos-bench-gui --scroll LEDGER   open a large ledger to a painted
 //                                                                window, then scroll all its runs
+//   QT_QPA_PLATFORM=offscreen kosmos-bench-gui --dataset DIR     open a LeRobot dataset to its
+//                                                                first frame painted, then switch
+//                                                                episodes (each to its first frame)
 // Playback builds a 1,000-step synthetic rollout (320x256 frames, 7 action tracks) once, opens it
 // in the main window and times each step: seek (decode when not decoded ahead), frame paint,
 // trace-cursor layer replot, all painted.
 #include "MainWindow.h"
 #include "SyntheticFactory.h"
+#include "dataset/LeRobotDataset.h"
 #include "ledger/Ledger.h"
 #include "pipeline/RolloutEngine.h"
 #include "player/FramePlayer.h"
@@ -18,6 +22,7 @@
 #include "models/RunsModel.h"
 #include "util/ProcessStats.h"
 #include "views/RunsView.h"
+#include "workspaces/DatasetWorkspace.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -135,6 +140,55 @@ int benchScroll(QApplication &app, const QString &ledger)
     return 0;
 }
 
+// Opens a LeRobot dataset in a 1280x720 main window to its first episode's first frame painted,
+// then switches to 50 episodes spread over the dataset, each to its first frame painted.
+int benchDataset(QApplication &app, const QString &folder)
+{
+    const double before = rssMiB();
+    QElapsedTimer timer;
+    timer.start();
+    ui::MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    app.processEvents();
+    const double windowMs = timer.nsecsElapsed() / 1e6;
+    timer.start();
+    if (!window.openDataset(folder)) {
+        std::fprintf(stderr, "cannot open %s: %s\n", qPrintable(folder),
+                     qPrintable(window.lastError()));
+        return 1;
+    }
+    ui::DatasetWorkspace *d = window.datasetWorkspace();
+    const auto painted = [&] {
+        while (d->player()->view()->image().isNull())
+            app.processEvents(QEventLoop::AllEvents, 5);
+        d->player()->repaint(); // the frame view with it
+    };
+    painted();
+    const double openMs = timer.nsecsElapsed() / 1e6;
+    const auto &episodes = d->dataset()->episodes();
+    std::vector<double> switches;
+    const std::size_t step = std::max<std::size_t>(1, episodes.size() / 50);
+    for (std::size_t i = step; i < episodes.size() && switches.size() < 50; i += step) {
+        timer.start();
+        if (!d->showEpisode(episodes[i].index)) {
+            std::fprintf(stderr, "episode %lld: %s\n", static_cast<long long>(episodes[i].index),
+                         qPrintable(d->lastError()));
+            return 1;
+        }
+        painted();
+        switches.push_back(timer.nsecsElapsed() / 1e6);
+    }
+    std::printf("| %zu episodes, %lld frames | window %.0f ms; open to the first frame painted "
+                "%.0f ms | switch episode (to its first frame painted) median %.1f ms, p95 %.1f "
+                "ms, max %.1f ms over %zu | RSS %.0f MiB (+%.0f) |\n",
+                episodes.size(), static_cast<long long>(d->dataset()->info().totalFrames), windowMs,
+                openMs, percentile(switches, 0.5), percentile(switches, 0.95),
+                *std::max_element(switches.begin(), switches.end()), switches.size(), rssMiB(),
+                rssMiB() - before);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -145,6 +199,8 @@ int main(int argc, char **argv)
         benchTraces(app, 100000);
         return 0;
     }
+    if (argc > 2 && std::string(argv[1]) == "--dataset")
+        return benchDataset(app, QString::fromLocal8Bit(argv[2]));
     if (argc > 2 && std::string(argv[1]) == "--scroll")
         return benchScroll(app, QString::fromLocal8Bit(argv[2]));
     const std::filesystem::path dir = argc > 1 ? argv[1] : "bench-data";

@@ -8,8 +8,67 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
-    "this is a LeRobot dataset, not a ledger. Import its episodes as recorded runs, then open the ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (opening a dataset directly is not available yet)":
-        "dies ist ein LeRobot-Datensatz, kein Ledger. Importieren Sie seine Episoden als aufgezeichnete Läufe und öffnen Sie dann das Ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (einen Datensatz direkt zu öffnen ist noch nicht möglich)",
+    "Camera:": "Kamera:",
+    "Filter episodes (task, index, outcome)":
+        "Episoden filtern (Aufgabe, Index, Ergebnis)",
+    "%1 of %2 episodes":
+        "%1 von %2 Episoden",
+    "Episodes":
+        "Episoden",
+    "Dataset":
+        "Datensatz",
+    "No dataset open: File > Open dataset..., or drop a LeRobot dataset folder on the window.":
+        "Kein Datensatz geöffnet: Datei > Datensatz öffnen... oder einen LeRobot-Datensatzordner auf das Fenster ziehen.",
+    "%1 episodes":
+        "%1 Episoden",
+    "All cameras, side by side":
+        "Alle Kameras nebeneinander",
+    "<b>%1</b><br>LeRobot %2, robot %3, %4 fps<br>%5 episodes, %6 frames, %7 tasks<br>Cameras: %8<br><br><b>Features</b><br>%9<br><br>Recorded data, read in place: nothing is written. To judge, label, evaluate or train on these episodes, import them as recorded runs:<br><tt>%10</tt>":
+        "<b>%1</b><br>LeRobot %2, Roboter %3, %4 fps<br>%5 Episoden, %6 Frames, %7 Aufgaben<br>Kameras: %8<br><br><b>Merkmale</b><br>%9<br><br>Aufgezeichnete Daten, an Ort und Stelle gelesen: Es wird nichts geschrieben. Um diese Episoden zu bewerten, zu labeln, auszuwerten oder darauf zu trainieren, importieren Sie sie als aufgezeichnete Läufe:<br><tt>%10</tt>",
+    "Episode %1: %2":
+        "Episode %1: %2",
+    "Episode %1 of a recorded dataset (read-only, not a generated rollout): %2 frames, \"%3\"":
+        "Episode %1 eines aufgezeichneten Datensatzes (nur lesend, kein generiertes Rollout): %2 Frames, \"%3\"",
+    "No episode with frames is shown":
+        "Keine Episode mit Frames wird angezeigt",
+    "Episode %1: %2 frames (%3) and values.csv written to %4%5":
+        "Episode %1: %2 Frames (%3) und values.csv nach %4 geschrieben%5",
+    ", video %1":
+        ", Video %1",
+    "Cannot export episode %1: %2":
+        "Episode %1 kann nicht exportiert werden: %2",
+    "Choose an episode first":
+        "Wählen Sie zuerst eine Episode",
+    "Export episode %1 to a folder":
+        "Episode %1 in einen Ordner exportieren",
+    "The dataset keeps no per-episode statistics for %1":
+        "Der Datensatz führt keine Statistik je Episode für %1",
+    "Episode":
+        "Episode",
+    "Frames":
+        "Frames",
+    "Seconds":
+        "Sekunden",
+    "%1: its maximum over the episode, from the dataset's own statistics":
+        "%1: sein Maximum über die Episode, aus der eigenen Statistik des Datensatzes",
+    "Open a ledger or a LeRobot dataset: File > Open, drag a NAME.kosmos or dataset folder here, or pass it on the command line.":
+        "Öffnen Sie ein Ledger oder einen LeRobot-Datensatz: Datei > Öffnen, einen NAME.kosmos- oder Datensatzordner hierher ziehen oder ihn auf der Kommandozeile angeben.",
+    "&Dataset":
+        "&Datensatz",
+    "A LeRobot dataset's episodes, cameras and traces, read in place (File > Open dataset...)":
+        "Episoden, Kameras und Verläufe eines LeRobot-Datensatzes, an Ort und Stelle gelesen (Datei > Datensatz öffnen...)",
+    "Open &dataset...":
+        "&Datensatz öffnen...",
+    "Open a LeRobot dataset (a folder with meta/info.json)":
+        "Einen LeRobot-Datensatz öffnen (ein Ordner mit meta/info.json)",
+    "Export the shown e&pisode...":
+        "Die angezeigte E&pisode exportieren...",
+    "Cannot open dataset":
+        "Datensatz kann nicht geöffnet werden",
+    "%1 (dataset) - Kosmos Workstation":
+        "%1 (Datensatz) - Kosmos Workstation",
+    "%1: LeRobot %2 dataset, %3 episodes; read in place, read-only (import episodes to evaluate them)":
+        "%1: LeRobot-Datensatz %2, %3 Episoden; an Ort und Stelle gelesen, nur lesend (Episoden importieren, um sie auszuwerten)",
     "%1 (%2)": "%1 (%2)",
     "None of the chosen plugins can use CUDA (only libtorch plugins of a CUDA build can); they run on the CPU.":
         "Keines der gewählten Plugins kann CUDA nutzen (nur libtorch-Plugins eines CUDA-Builds können es); sie laufen auf der CPU.",

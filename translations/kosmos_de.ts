@@ -424,6 +424,116 @@ Weltmodell: %2</translation>
     </message>
 </context>
 <context>
+    <name>kosmos::ui::DatasetWorkspace</name>
+    <message>
+        <source>Camera:</source>
+        <translation>Kamera:</translation>
+    </message>
+    <message>
+        <source>Filter episodes (task, index, outcome)</source>
+        <translation>Episoden filtern (Aufgabe, Index, Ergebnis)</translation>
+    </message>
+    <message>
+        <source>%1 of %2 episodes</source>
+        <translation>%1 von %2 Episoden</translation>
+    </message>
+    <message>
+        <source>Episodes</source>
+        <translation>Episoden</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>Datensatz</translation>
+    </message>
+    <message>
+        <source>No dataset open: File &gt; Open dataset..., or drop a LeRobot dataset folder on the window.</source>
+        <translation>Kein Datensatz geöffnet: Datei &gt; Datensatz öffnen... oder einen LeRobot-Datensatzordner auf das Fenster ziehen.</translation>
+    </message>
+    <message>
+        <source>%1 episodes</source>
+        <translation>%1 Episoden</translation>
+    </message>
+    <message>
+        <source>All cameras, side by side</source>
+        <translation>Alle Kameras nebeneinander</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;LeRobot %2, robot %3, %4 fps&lt;br&gt;%5 episodes, %6 frames, %7 tasks&lt;br&gt;Cameras: %8&lt;br&gt;&lt;br&gt;&lt;b&gt;Features&lt;/b&gt;&lt;br&gt;%9&lt;br&gt;&lt;br&gt;Recorded data, read in place: nothing is written. To judge, label, evaluate or train on these episodes, import them as recorded runs:&lt;br&gt;&lt;tt&gt;%10&lt;/tt&gt;</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;LeRobot %2, Roboter %3, %4 fps&lt;br&gt;%5 Episoden, %6 Frames, %7 Aufgaben&lt;br&gt;Kameras: %8&lt;br&gt;&lt;br&gt;&lt;b&gt;Merkmale&lt;/b&gt;&lt;br&gt;%9&lt;br&gt;&lt;br&gt;Aufgezeichnete Daten, an Ort und Stelle gelesen: Es wird nichts geschrieben. Um diese Episoden zu bewerten, zu labeln, auszuwerten oder darauf zu trainieren, importieren Sie sie als aufgezeichnete Läufe:&lt;br&gt;&lt;tt&gt;%10&lt;/tt&gt;</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keins</translation>
+    </message>
+    <message>
+        <source>Episode %1: %2</source>
+        <translation>Episode %1: %2</translation>
+    </message>
+    <message>
+        <source>Episode %1 of a recorded dataset (read-only, not a generated rollout): %2 frames, "%3"</source>
+        <translation>Episode %1 eines aufgezeichneten Datensatzes (nur lesend, kein generiertes Rollout): %2 Frames, "%3"</translation>
+    </message>
+    <message>
+        <source>No episode with frames is shown</source>
+        <translation>Keine Episode mit Frames wird angezeigt</translation>
+    </message>
+    <message>
+        <source>Episode %1: %2 frames (%3) and values.csv written to %4%5</source>
+        <translation>Episode %1: %2 Frames (%3) und values.csv nach %4 geschrieben%5</translation>
+    </message>
+    <message>
+        <source>, video %1</source>
+        <translation>, Video %1</translation>
+    </message>
+    <message>
+        <source>Cannot export episode %1: %2</source>
+        <translation>Episode %1 kann nicht exportiert werden: %2</translation>
+    </message>
+    <message>
+        <source>Choose an episode first</source>
+        <translation>Wählen Sie zuerst eine Episode</translation>
+    </message>
+    <message>
+        <source>Export episode %1 to a folder</source>
+        <translation>Episode %1 in einen Ordner exportieren</translation>
+    </message>
+</context>
+<context>
+    <name>kosmos::ui::EpisodesModel</name>
+    <message>
+        <source>The dataset keeps no per-episode statistics for %1</source>
+        <translation>Der Datensatz führt keine Statistik je Episode für %1</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>Aufgabe</translation>
+    </message>
+    <message>
+        <source>Episode</source>
+        <translation>Episode</translation>
+    </message>
+    <message>
+        <source>Frames</source>
+        <translation>Frames</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>Sekunden</translation>
+    </message>
+    <message>
+        <source>%1: its maximum over the episode, from the dataset's own statistics</source>
+        <translation>%1: sein Maximum über die Episode, aus der eigenen Statistik des Datensatzes</translation>
+    </message>
+</context>
+<context>
     <name>kosmos::ui::EvaluationView</name>
     <message>
         <source>n = 0 (no rate)</source>
@@ -1350,10 +1460,6 @@ Weltmodell: %2</translation>
         <translation>&amp;Über Kosmos</translation>
     </message>
     <message>
-        <source>Open a ledger: File &gt; Open, drag a NAME.kosmos folder here, or pass it on the command line.</source>
-        <translation>Ein Ledger öffnen: Datei &gt; Öffnen, einen NAME.kosmos-Ordner hierher ziehen oder ihn auf der Kommandozeile angeben.</translation>
-    </message>
-    <message>
         <source>%1 - Kosmos Workstation</source>
         <translation>%1 - Kosmos Workstation</translation>
     </message>
@@ -1506,8 +1612,40 @@ Weltmodell: %2</translation>
         <translation>%1: %2 Läufe, %3 Artefakte, während der Stapel sie schreibt; hier nur lesend geöffnet</translation>
     </message>
     <message>
-        <source>this is a LeRobot dataset, not a ledger. Import its episodes as recorded runs, then open the ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (opening a dataset directly is not available yet)</source>
-        <translation>dies ist ein LeRobot-Datensatz, kein Ledger. Importieren Sie seine Episoden als aufgezeichnete Läufe und öffnen Sie dann das Ledger: kosmos-cli import --lerobot %1 --ledger NAME.kosmos (einen Datensatz direkt zu öffnen ist noch nicht möglich)</translation>
+        <source>Open a ledger or a LeRobot dataset: File &gt; Open, drag a NAME.kosmos or dataset folder here, or pass it on the command line.</source>
+        <translation>Öffnen Sie ein Ledger oder einen LeRobot-Datensatz: Datei &gt; Öffnen, einen NAME.kosmos- oder Datensatzordner hierher ziehen oder ihn auf der Kommandozeile angeben.</translation>
+    </message>
+    <message>
+        <source>&amp;Dataset</source>
+        <translation>&amp;Datensatz</translation>
+    </message>
+    <message>
+        <source>A LeRobot dataset's episodes, cameras and traces, read in place (File &gt; Open dataset...)</source>
+        <translation>Episoden, Kameras und Verläufe eines LeRobot-Datensatzes, an Ort und Stelle gelesen (Datei &gt; Datensatz öffnen...)</translation>
+    </message>
+    <message>
+        <source>Open &amp;dataset...</source>
+        <translation>&amp;Datensatz öffnen...</translation>
+    </message>
+    <message>
+        <source>Open a LeRobot dataset (a folder with meta/info.json)</source>
+        <translation>Einen LeRobot-Datensatz öffnen (ein Ordner mit meta/info.json)</translation>
+    </message>
+    <message>
+        <source>Export the shown e&amp;pisode...</source>
+        <translation>Die angezeigte E&amp;pisode exportieren...</translation>
+    </message>
+    <message>
+        <source>Cannot open dataset</source>
+        <translation>Datensatz kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>%1 (dataset) - Kosmos Workstation</source>
+        <translation>%1 (Datensatz) - Kosmos Workstation</translation>
+    </message>
+    <message>
+        <source>%1: LeRobot %2 dataset, %3 episodes; read in place, read-only (import episodes to evaluate them)</source>
+        <translation>%1: LeRobot-Datensatz %2, %3 Episoden; an Ort und Stelle gelesen, nur lesend (Episoden importieren, um sie auszuwerten)</translation>
     </message>
 </context>
 <context>

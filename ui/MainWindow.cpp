@@ -12,6 +12,7 @@
 #include "views/CompareView.h"
 #include "views/EvaluationView.h"
 #include "views/RunsView.h"
+#include "workspaces/DatasetWorkspace.h"
 #include "workspaces/ReviewWorkspace.h"
 #include "workspaces/RunWorkspace.h"
 
@@ -94,8 +95,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_compare(new Com
         std::clamp(settings.value(QStringLiteral("window/workspace"), 0).toInt(), 0, 3)));
     fitToScreen(restored);
     rebuildRecentMenu();
-    statusBar()->showMessage(tr("Open a ledger: File > Open, drag a NAME.kosmos folder here, or "
-                                "pass it on the command line."));
+    statusBar()->showMessage(tr("Open a ledger or a LeRobot dataset: File > Open, drag a "
+                                "NAME.kosmos or dataset folder here, or pass it on the command "
+                                "line."));
 }
 
 void MainWindow::buildWorkspaces()
@@ -143,6 +145,11 @@ void MainWindow::buildWorkspaces()
     m_stack->addWidget(m_compare);
     m_stack->addWidget(m_evaluationScroll);
     m_stack->addWidget(m_run->page());
+    // Dataset: a LeRobot dataset's episodes, read in place.
+    m_dataset = new DatasetWorkspace(this);
+    connect(m_dataset, &DatasetWorkspace::message, this,
+            [this](const QString &text) { statusBar()->showMessage(text); });
+    m_stack->addWidget(m_dataset->page());
     // Review's docks as last seen: a hidden Review is not laid out again when the window
     // changes, so quitting in another workspace saves this, not the hidden one's state.
     connect(m_stack, &QStackedWidget::currentChanged, this, [this](int index) {
@@ -164,13 +171,16 @@ void MainWindow::buildWorkspaceBar()
     addToolBar(Qt::TopToolBarArea, bar);
     m_workspaces = new QActionGroup(this);
     m_workspaces->setExclusive(true);
-    const QString names[] = {tr("&Review"), tr("&Compare"), tr("&Evaluate"), tr("R&un")};
+    const QString names[] = {tr("&Review"), tr("&Compare"), tr("&Evaluate"), tr("R&un"),
+                             tr("&Dataset")};
     const QString tips[] = {
         tr("Runs, frames and traces, verdicts, provenance, bookmarks and events"),
         tr("Two runs side by side on one timeline"),
         tr("Judge calibration, paired audit, policy ranking, fidelity"),
-        tr("Batch progress: workers, shards, resources")};
-    for (int i = 0; i < 4; ++i) {
+        tr("Batch progress: workers, shards, resources"),
+        tr("A LeRobot dataset's episodes, cameras and traces, read in place (File > Open "
+           "dataset...)")};
+    for (int i = 0; i < 5; ++i) {
         QAction *a = bar->addAction(names[i]);
         a->setCheckable(true);
         a->setData(i);
@@ -253,6 +263,15 @@ void MainWindow::buildFileMenu()
         if (!dir.isEmpty())
             openLedger(dir);
     });
+    file->addAction(tr("Open &dataset..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                    [this] {
+                        const QString dir = QFileDialog::getExistingDirectory(
+                            this, tr("Open a LeRobot dataset (a folder with meta/info.json)"),
+                            m_dataset->isOpen() ? QFileInfo(m_dataset->folder()).absolutePath()
+                                                : startFolder());
+                        if (!dir.isEmpty())
+                            openDataset(dir);
+                    });
     file->addAction(tr("&New ledger..."), this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, tr("New ledger bundle (a folder NAME.kosmos)"),
@@ -262,10 +281,17 @@ void MainWindow::buildFileMenu()
                 path.endsWith(QStringLiteral(".kosmos")) ? path : path + QStringLiteral(".kosmos"));
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(tr("&Export current run..."), QKeySequence(Qt::CTRL | Qt::Key_E), m_review,
-                    &ReviewWorkspace::exportCurrentRunDialog);
+    file->addAction(tr("&Export current run..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+        // In the Dataset workspace the same key exports the episode shown.
+        if (workspace() == Workspace::Dataset)
+            m_dataset->exportEpisodeDialog();
+        else
+            m_review->exportCurrentRunDialog();
+    });
     file->addAction(tr("Export the &selected runs..."), m_review,
                     &ReviewWorkspace::exportSelectedDialog);
+    file->addAction(tr("Export the shown e&pisode..."), m_dataset,
+                    &DatasetWorkspace::exportEpisodeDialog);
     file->addSeparator();
     file->addAction(tr("&Settings..."), QKeySequence::Preferences, this,
                     [this] { SettingsDialog(this).exec(); });
@@ -396,18 +422,42 @@ void MainWindow::refreshAfterRuns()
     }
 }
 
+bool MainWindow::openDataset(const QString &path)
+{
+    if (!m_dataset->open(path)) {
+        m_lastError = m_dataset->lastError();
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, m_lastError));
+        if (QGuiApplication::platformName() != QLatin1String("offscreen")) {
+            delete m_openError;
+            m_openError = new QMessageBox(QMessageBox::Warning, tr("Cannot open dataset"),
+                                          QStringLiteral("%1\n\n%2").arg(path, m_lastError),
+                                          QMessageBox::Ok, this);
+            m_openError->setAttribute(Qt::WA_DeleteOnClose);
+            m_openError->open();
+        }
+        return false;
+    }
+    m_lastError.clear();
+    const LeRobotDataset &d = *m_dataset->dataset();
+    setWindowTitle(tr("%1 (dataset) - Kosmos Workstation")
+                       .arg(QString::fromStdString(d.root().filename().string())));
+    m_openedMessage =
+        tr("%1: LeRobot %2 dataset, %3 episodes; read in place, read-only (import "
+           "episodes to evaluate them)")
+            .arg(m_dataset->folder(), QString::fromStdString(d.info().codebaseVersion))
+            .arg(static_cast<qint64>(d.episodes().size()));
+    statusBar()->showMessage(m_openedMessage);
+    rememberRecent(path);
+    setWorkspace(Workspace::Dataset);
+    return true;
+}
+
 bool MainWindow::openLedger(const QString &path)
 {
+    // A LeRobot dataset folder opens as a dataset, read in place.
+    if (LeRobotDataset::isDataset(path.toStdString()))
+        return openDataset(path);
     try {
-        // A LeRobot dataset folder: said plainly, with the way in that exists today.
-        if (LeRobotDataset::isDataset(path.toStdString()))
-            throw Error(ErrorCode::InvalidInput,
-                        tr("this is a LeRobot dataset, not a ledger. Import its episodes as "
-                           "recorded runs, then open the ledger: kosmos-cli import --lerobot %1 "
-                           "--ledger NAME.kosmos (opening a dataset directly is not available "
-                           "yet)")
-                            .arg(path)
-                            .toStdString());
         // Everything that can refuse the new ledger before any view changes: a ledger that fails
         // to open leaves the one shown intact (title, runs, player, verdicts), never a mix.
         auto ledger =

@@ -24,6 +24,7 @@ namespace kosmos::ui {
 
 class BookmarksPanel;
 class CompareView;
+class DatasetWorkspace;
 class EvaluationView;
 class EventsPanel;
 class FramePlayer;
@@ -39,11 +40,11 @@ class TracesPlot;
 class VerdictPanel;
 
 // Composes the workspaces; owns the read-only ledger connection they read. Computes nothing
-// itself. Four workspaces, each with the whole window (a mode bar, Ctrl+1..4, remembered): Review
-// (its controller: workspaces/ReviewWorkspace), Compare, Evaluate and Run (workspaces/
-// RunWorkspace). The window holds the menus, the status bar, opening and creating ledgers, and
-// the wiring between workspaces. Opening a ledger resets every view; finished runs refresh every
-// view that depends on them.
+// itself. Five workspaces, each with the whole window (a mode bar, Ctrl+1..5, remembered): Review
+// (its controller: workspaces/ReviewWorkspace), Compare, Evaluate, Run (workspaces/RunWorkspace)
+// and Dataset (a LeRobot dataset read in place: workspaces/DatasetWorkspace). The window holds the
+// menus, the status bar, opening and creating ledgers, and the wiring between workspaces. Opening a
+// ledger resets every view; finished runs refresh every view that depends on them.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -53,14 +54,19 @@ public:
         Review,
         Compare,
         Evaluate,
-        Run
+        Run,
+        Dataset
     };
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
     // Opens a bundle (or its ledger.sqlite) read-only. On failure the window stays usable, shows
     // why, and lastError() says it.
+    // A LeRobot dataset folder given here opens in the Dataset workspace instead (openDataset).
     bool openLedger(const QString &path);
+    // Opens a LeRobot dataset (v3.0 or v2.1) for review in place, read-only, in the Dataset
+    // workspace; the ledger open stays open. False with lastError() when it cannot be read.
+    bool openDataset(const QString &path);
     // Creates an empty ledger bundle (File > New ledger...) and opens it; never overwrites one.
     bool createLedger(const QString &path);
     QString lastError() const { return m_lastError; }
@@ -98,6 +104,7 @@ public:
     Workspace workspace() const;
     QMainWindow *reviewWorkspace() const;
     ReviewWorkspace *review() const { return m_review; }
+    DatasetWorkspace *datasetWorkspace() const { return m_dataset; }
     QWidget *workspaceWidget(Workspace workspace) const;
     // The ledger's run and artifact counts in the status bar (kept current after batches).
     QLabel *ledgerSummary() const { return m_ledgerSummary; }
@@ -167,7 +174,8 @@ private:
     std::function<QStringList()> m_aboutExtras;
     std::function<CloseChoice()> m_askOnClose;
     QMenu *m_runMenu = nullptr;
-    RunWorkspace *m_run = nullptr; // the Run workspace's controller
+    RunWorkspace *m_run = nullptr;         // the Run workspace's controller
+    DatasetWorkspace *m_dataset = nullptr; // the Dataset workspace's controller
 };
 
 } // namespace kosmos::ui

@@ -184,7 +184,8 @@ struct ReportRequest
 int runReport(const ReportRequest &request);
 int runJudgments(const std::string &bundle, const std::string &run, bool json);
 int runDatasetExport(const std::string &bundle, const kosmos::DatasetFilter &filter,
-                     const std::string &directory, bool json);
+                     const std::string &directory, const std::string &format, bool lossless,
+                     bool json);
 // The chosen episodes of a LeRobot dataset as recorded runs (pipeline/LeRobotImport.h); episodes
 // "0-9,17" or empty for all, camera empty for the first.
 int runImportLeRobot(const std::string &dataset, const std::string &bundle,

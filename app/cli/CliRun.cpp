@@ -825,10 +825,42 @@ int runJudgments(const std::string &bundle, const std::string &runText, bool jso
 }
 
 int runDatasetExport(const std::string &bundle, const DatasetFilter &filter,
-                     const std::string &directory, bool json)
+                     const std::string &directory, const std::string &format, bool lossless,
+                     bool json)
 {
     try {
+        if (format != "kosmos" && format != "lerobot")
+            throw Error(ErrorCode::InvalidInput,
+                        "--format must be kosmos or lerobot, not '" + format + "'");
+        if (lossless && format != "lerobot")
+            throw Error(ErrorCode::InvalidInput, "--lossless applies to --format lerobot only");
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        if (format == "lerobot") {
+            const LeRobotExportResult r = exportLeRobotDataset(ledger, filter, directory, lossless);
+            if (json) {
+                std::cout << nlohmann::json({{"format", "lerobot"},
+                                             {"codebase_version", "v3.0"},
+                                             {"episodes", r.episodes},
+                                             {"frames", r.frames},
+                                             {"without_label", r.withoutLabel},
+                                             {"observation_state", r.states},
+                                             {"video_codec", r.videoCodec},
+                                             {"directory", r.directory.string()}})
+                                 .dump(2)
+                          << "\n";
+            } else {
+                std::cout << r.episodes << " episode(s), " << r.frames
+                          << " frames, written as a LeRobot v3.0 dataset to "
+                          << r.directory.string() << " (video " << r.videoCodec
+                          << (r.states ? "; observation.state: the world's state" : "") << ")";
+                if (r.withoutLabel > 0)
+                    std::cout << "; " << r.withoutLabel
+                              << " without a reference label (next.success false, "
+                                 "kosmos/success_source empty)";
+                std::cout << "\n";
+            }
+            return ExitCode::Ok;
+        }
         const DatasetExportResult r = exportDataset(ledger, filter, directory);
         if (json) {
             std::cout << nlohmann::json({{"episodes", r.episodes},

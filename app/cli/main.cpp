@@ -453,12 +453,14 @@ const std::vector<Verb> &verbs()
                                  c.value("imagined").toStdString(), *replays, c.json});
          }},
         {"dataset",
-         "dataset export BUNDLE --to DIR | dataset inspect DIR [--episode N]",
+         "dataset export BUNDLE --to DIR [--format kosmos|lerobot] [--lossless] | "
+         "dataset inspect DIR [--episode N]",
          "export: write completed runs as demonstrations (frames, actions, world states,\n"
          "instruction, success and its source) for training (layout: docs/datasets.md);\n"
+         "--format lerobot: a LeRobot v3.0 dataset LeRobot loads (H.264; --lossless: exact);\n"
          "inspect: what a LeRobot dataset (v3.0, v2.1) holds: features, tasks, episodes,\n"
          "and one episode's actions and states (docs/datasets.md, \"LeRobot datasets\")",
-         {"to", "protocol", "policy", "outcome", "episode", "json"},
+         {"to", "protocol", "policy", "outcome", "episode", "format", "lossless", "json"},
          [](const Call &c) -> R {
              if (c.args.size() >= 2 && c.args[1] == QLatin1String("inspect")) {
                  std::optional<int> episode;
@@ -474,7 +476,10 @@ const std::vector<Verb> &verbs()
              filter.protocol = c.value("protocol").toStdString();
              filter.policy = c.value("policy").toStdString();
              filter.outcome = c.value("outcome").toStdString();
-             return runDatasetExport(c.str(2), filter, c.value("to").toStdString(), c.json);
+             const QString format =
+                 c.isSet("format") ? c.value("format") : QStringLiteral("kosmos");
+             return runDatasetExport(c.str(2), filter, c.value("to").toStdString(),
+                                     format.toStdString(), c.isSet("lossless"), c.json);
          }},
         {"import",
          "import DIR --ledger BUNDLE | import --lerobot DATASET --ledger BUNDLE "
@@ -705,6 +710,14 @@ constexpr OptionSpec kOptions[] = {
      "key", nullptr, false},
     {"episode", "dataset inspect: also summarize this episode's actions, states and other values.",
      "n", nullptr, false},
+    {"format",
+     "dataset export: kosmos (default: the layout of docs/datasets.md) or lerobot (a LeRobot "
+     "v3.0 dataset).",
+     "format", "kosmos", false},
+    {"lossless",
+     "dataset export --format lerobot: encode the videos losslessly (H.264 RGB, crf 0): every "
+     "frame reads back exactly.",
+     nullptr, nullptr, false},
     {"physics", "fidelity: the physics protocol (name or SHA-256 prefix).", "protocol", nullptr,
      false},
     {"imagined", "fidelity: the imagined protocol (name or SHA-256 prefix).", "protocol", nullptr,

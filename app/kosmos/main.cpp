@@ -6,6 +6,7 @@
 #include "run/LauncherDialog.h"
 #include "run/PluginManagerDialog.h"
 #include "views/EvaluationView.h"
+#include "workspaces/DatasetWorkspace.h"
 
 #include "host/PluginRegistry.h"
 
@@ -67,7 +68,8 @@ void raiseDock(kosmos::ui::MainWindow &window, const QString &name)
         {QStringLiteral("evaluate"), Workspace::Evaluate},
         {QStringLiteral("evaluation"), Workspace::Evaluate},
         {QStringLiteral("run"), Workspace::Run},
-        {QStringLiteral("progress"), Workspace::Run}};
+        {QStringLiteral("progress"), Workspace::Run},
+        {QStringLiteral("dataset"), Workspace::Dataset}};
     if (workspaces.contains(name)) {
         window.setWorkspace(workspaces.value(name));
         return;
@@ -114,7 +116,11 @@ int screenshotOfDialog(kosmos::ui::MainWindow &window, const QString &name,
 int screenshotOfWindow(kosmos::ui::MainWindow &window, int frame, const QString &png)
 {
     QCoreApplication::processEvents();
-    window.player()->seek(frame >= 0 ? frame : window.player()->frameCount() / 2);
+    kosmos::ui::FramePlayer *player =
+        window.workspace() == kosmos::ui::MainWindow::Workspace::Dataset
+            ? window.datasetWorkspace()->player()
+            : window.player();
+    player->seek(frame >= 0 ? frame : player->frameCount() / 2);
     QElapsedTimer settle; // let decode-ahead, plots and a video's first frame arrive
     settle.start();
     while (settle.elapsed() < 1500)
@@ -152,8 +158,15 @@ int main(int argc, char *argv[])
         QStringLiteral("Kosmos Workstation: review rollouts, verdicts and provenance."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("ledger"),
-                                 QStringLiteral("a NAME.kosmos bundle to open"));
+    parser.addPositionalArgument(
+        QStringLiteral("ledger"),
+        QStringLiteral("a NAME.kosmos bundle to open, or a LeRobot dataset folder to review"));
+    const QCommandLineOption episodeOption(QStringLiteral("episode"),
+                                           QStringLiteral("show this episode of a dataset"),
+                                           QStringLiteral("index"));
+    const QCommandLineOption sizeOption(
+        QStringLiteral("size"), QStringLiteral("with --screenshot: the window's size (1400x860)"),
+        QStringLiteral("WxH"));
     const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("select this run id"),
                                        QStringLiteral("id"));
     const QCommandLineOption screenshotOption(
@@ -167,7 +180,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption raiseOption(
         QStringLiteral("raise"),
         QStringLiteral(
-            "show this workspace (review, compare, evaluate, run) or bring this dock of Review to "
+            "show this workspace (review, compare, evaluate, run, dataset) or bring this dock of "
+            "Review to "
             "the front: runs, verdicts, provenance, bookmarks, events"),
         QStringLiteral("dock"));
     const QCommandLineOption languageOption(
@@ -188,7 +202,8 @@ int main(int argc, char *argv[])
         QStringLiteral("show this tab of the Evaluate workspace (0-3; 3: Fidelity)"),
         QStringLiteral("index"));
     parser.addOptions({runOption, screenshotOption, compareOption, raiseOption, languageOption,
-                       frameOption, dialogOption, protocolOption, tabOption});
+                       frameOption, dialogOption, protocolOption, tabOption, episodeOption,
+                       sizeOption});
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
@@ -201,10 +216,17 @@ int main(int argc, char *argv[])
     kosmos::ui::MainWindow window;
     window.setAboutExtras(runtimeLines);
     window.setCliPath(QCoreApplication::applicationDirPath() + QStringLiteral("/kosmos-cli"));
-    if (screenshot) // otherwise the window keeps its saved size, or fits the screen
-        window.resize(1400, 860);
+    if (screenshot) { // otherwise the window keeps its saved size, or fits the screen
+        const QStringList size = parser.value(sizeOption).split(QLatin1Char('x'));
+        if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)
+            window.resize(size[0].toInt(), size[1].toInt());
+        else
+            window.resize(1400, 860);
+    }
     if (!parser.positionalArguments().isEmpty())
         window.openLedger(parser.positionalArguments().first());
+    if (parser.isSet(episodeOption))
+        window.datasetWorkspace()->showEpisode(parser.value(episodeOption).toLongLong());
     if (parser.isSet(runOption))
         window.selectRun(parser.value(runOption).toLongLong());
     if (parser.isSet(compareOption))

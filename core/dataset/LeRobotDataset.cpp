@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace kosmos {
@@ -233,13 +234,23 @@ void LeRobotDataset::readEpisodesV3()
         for (const char *field : {"chunk_index", "file_index", "from_timestamp", "to_timestamp"})
             wanted.push_back("videos/" + camera + "/" + field);
     ParquetReader &reader = parquetReader();
+    const std::vector<std::string> outcomes = outcomeKeys();
     for (const fs::path &found : files) {
         const fs::path file = inside(found.lexically_relative(m_root).string(), "episode index");
-        const std::int64_t rows = reader.inspect(file).rows;
+        const ParquetFileInfo shape = reader.inspect(file);
+        const std::int64_t rows = shape.rows;
         if (rows > m_info.totalEpisodes)
             bad(file, "holds " + std::to_string(rows) + " rows, info.json's total_episodes is " +
                           std::to_string(m_info.totalEpisodes));
-        const ParquetTable table = reader.read(file, wanted);
+        // The outcome fields' per-episode maximum, where LeRobot's writer kept statistics.
+        std::vector<std::string> read = wanted;
+        std::vector<std::string> stats;
+        for (const std::string &key : outcomes)
+            if (std::count(shape.columns.begin(), shape.columns.end(), "stats/" + key + "/max")) {
+                stats.push_back(key);
+                read.push_back("stats/" + key + "/max");
+            }
+        const ParquetTable table = reader.read(file, read);
         const auto &index = ints(table, "episode_index", file);
         const auto &length = ints(table, "length", file);
         const auto &chunk = ints(table, "data/chunk_index", file);
@@ -286,6 +297,20 @@ void LeRobotDataset::readEpisodesV3()
                                   ", " + std::to_string(v.toTimestamp) + "] is not a time span");
                 e.videos.emplace(camera, std::move(v));
             }
+            for (const std::string &key : stats) {
+                const ParquetColumn &c = column(table, "stats/" + key + "/max", file);
+                constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+                const bool number = c.kind == ParquetColumn::Kind::Double ||
+                                    c.kind == ParquetColumn::Kind::DoubleList;
+                const double value =
+                    number ? (c.width == 1 && i < c.doubles.size() ? c.doubles[i] : kNone)
+                           : (c.kind == ParquetColumn::Kind::Int64 ? static_cast<double>(c.ints[i])
+                                                                   : kNone);
+                if (!std::isfinite(value))
+                    bad(file, row + ": column 'stats/" + key + "/max' (" + c.arrowType +
+                                  ") is not one finite number");
+                e.outcomes.emplace(key, value);
+            }
             m_episodes.push_back(std::move(e));
         }
     }
@@ -324,6 +349,71 @@ void LeRobotDataset::readMetaV21()
         }
         m_episodes.push_back(std::move(e));
     }
+    readEpisodeStatsV21();
+}
+
+// v2.1's per-episode statistics (meta/episodes_stats.jsonl, optional): the outcome fields' max.
+void LeRobotDataset::readEpisodeStatsV21()
+{
+    const std::vector<std::string> outcomes = outcomeKeys();
+    std::error_code ec;
+    if (outcomes.empty() || !fs::exists(m_root / "meta" / "episodes_stats.jsonl", ec))
+        return;
+    const fs::path file = inside("meta/episodes_stats.jsonl", "meta/episodes_stats.jsonl");
+    const std::string text = json::readFileBounded(file, kMaxMetaBytes);
+    std::map<std::int64_t, LeRobotEpisode *> byIndex;
+    for (LeRobotEpisode &e : m_episodes)
+        byIndex[e.index] = &e;
+    std::size_t from = 0;
+    for (int line = 1; from < text.size(); ++line) {
+        std::size_t to = text.find('\n', from);
+        if (to == std::string::npos)
+            to = text.size();
+        const std::string entry = text.substr(from, to - from);
+        from = to + 1;
+        if (entry.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        const std::string where = "line " + std::to_string(line);
+        const nlohmann::json j = nlohmann::json::parse(entry, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("episode_index") ||
+            !j["episode_index"].is_number_integer() || !j.contains("stats") ||
+            !j["stats"].is_object())
+            bad(file, where + ": not an object with an integer episode_index and stats");
+        const auto found = byIndex.find(j["episode_index"].get<std::int64_t>());
+        if (found == byIndex.end())
+            bad(file, where + ": episode " +
+                          std::to_string(j["episode_index"].get<std::int64_t>()) +
+                          " is not in meta/episodes.jsonl");
+        for (const std::string &key : outcomes) {
+            const auto stat = j["stats"].find(key);
+            if (stat == j["stats"].end())
+                continue;
+            const nlohmann::json *max =
+                stat->is_object() && stat->contains("max") ? &(*stat)["max"] : nullptr;
+            if (max && max->is_array() && max->size() == 1)
+                max = &(*max)[0];
+            if (!max || !(max->is_number() || max->is_boolean()))
+                bad(file, where + ": stats." + key + ".max is not one number");
+            const double value =
+                max->is_boolean() ? (max->get<bool>() ? 1.0 : 0.0) : max->get<double>();
+            if (!std::isfinite(value))
+                bad(file, where + ": stats." + key + ".max is not finite");
+            found->second->outcomes[key] = value;
+        }
+    }
+}
+
+std::vector<std::string> LeRobotDataset::outcomeKeys() const
+{
+    std::vector<std::string> keys;
+    for (const LeRobotFeature &f : m_info.features) {
+        const bool one = f.shape.empty() || (f.shape.size() == 1 && f.shape[0] == 1);
+        if (isNumeric(f) && one && !isBookkeeping(f.key) &&
+            (f.key.find("success") != std::string::npos ||
+             f.key.find("reward") != std::string::npos))
+            keys.push_back(f.key);
+    }
+    return keys;
 }
 
 // ---- an episode's rows -------------------------------------------------------------------------

@@ -40,6 +40,10 @@ struct LeRobotEpisode
     std::int64_t fromIndex = 0; // global frame indices [fromIndex, toIndex)
     std::int64_t toIndex = 0;
     std::map<std::string, LeRobotVideoRef> videos; // by camera key
+    // The episode's outcome fields (a success or reward feature of one value, outcomeKeys()) as
+    // the dataset's own per-episode statistics give them: the maximum over the episode. Absent
+    // when the dataset keeps no statistics for them (read the episode's rows instead).
+    std::map<std::string, double> outcomes;
 };
 
 // One numeric feature of an episode, row-major: length x width values.
@@ -96,6 +100,9 @@ public:
     // The task text of a task index; Error(NotFound) for one the dataset does not have.
     const std::string &task(std::int64_t taskIndex) const;
     const std::map<std::int64_t, std::string> &tasks() const { return m_tasks; }
+    // The features that say how an episode went: numeric, one value a row, named like a success
+    // or a reward ("next.success", "next.reward", "is_success" ...), in info.json's order.
+    std::vector<std::string> outcomeKeys() const;
 
     // The episode's rows of its data file, checked (see above).
     LeRobotEpisodeData readEpisode(std::int64_t episodeIndex) const;
@@ -104,6 +111,7 @@ private:
     void readTasksV3();
     void readEpisodesV3();
     void readMetaV21();
+    void readEpisodeStatsV21();
     std::filesystem::path inside(const std::string &relative, const std::string &where) const;
 
     std::filesystem::path m_root;

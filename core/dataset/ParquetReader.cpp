@@ -24,6 +24,7 @@ namespace {
 struct Module
 {
     ParquetReader *reader = nullptr;
+    ParquetWriter *writer = nullptr;
     std::string error;
 };
 
@@ -57,6 +58,14 @@ Module &module()
         using Entry = ParquetReader *(*)();
         const auto entry = reinterpret_cast<Entry>(::dlsym(library, "kosmos_parquet_reader_v1"));
         m.reader = entry ? entry() : nullptr;
+        using WriterEntry = ParquetWriter *(*)();
+        const auto writer =
+            reinterpret_cast<WriterEntry>(::dlsym(library, "kosmos_parquet_writer_v1"));
+        m.writer = writer ? writer() : nullptr;
+        if (!m.reader || !m.writer) {
+            m.reader = nullptr;
+            m.writer = nullptr;
+        }
         if (!m.reader)
             m.error = path.string() + " is not Kosmos's Parquet module of this version";
     });
@@ -71,6 +80,14 @@ ParquetReader &parquetReader()
     if (!m.reader)
         throw Error(ErrorCode::Unavailable, m.error);
     return *m.reader;
+}
+
+ParquetWriter &parquetWriter()
+{
+    Module &m = module();
+    if (!m.writer)
+        throw Error(ErrorCode::Unavailable, m.error);
+    return *m.writer;
 }
 
 bool parquetAvailable(std::string *why)

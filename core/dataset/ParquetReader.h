@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kosmos {
@@ -63,9 +64,50 @@ public:
                               const std::vector<std::string> &columns) = 0;
 };
 
+// A column to write (LeRobot datasets written by kosmos-cli dataset export --format lerobot).
+struct ParquetOutColumn
+{
+    enum class Type
+    {
+        Int64,
+        Bool,
+        Float32,
+        Float64,
+        String
+    };
+    std::string name;
+    Type type = Type::Int64;
+    // 0: one value a row; n > 0: a fixed-size list of n values a row (LeRobot's arrays, as
+    // Hugging Face datasets writes them); -1: a list per row of its own length (rowLengths).
+    int width = 0;
+    std::vector<std::int64_t> rowLengths;
+    std::vector<std::int64_t> ints;   // Int64, Bool (0 or 1)
+    std::vector<double> doubles;      // Float32 (narrowed), Float64
+    std::vector<std::string> strings; // String
+};
+
+struct ParquetOutTable
+{
+    std::int64_t rows = 0;
+    std::vector<ParquetOutColumn> columns;
+    std::vector<std::pair<std::string, std::string>> metadata; // the schema's key-value metadata
+};
+
+class ParquetWriter
+{
+public:
+    virtual ~ParquetWriter() = default;
+    // Writes `table` to `file` (one row group, Snappy where Arrow has it). A column whose value
+    // count does not fit its rows and width throws Error(InvalidInput) naming it; a file that
+    // cannot be written, Error(Io).
+    virtual void write(const std::filesystem::path &file, const ParquetOutTable &table) = 0;
+};
+
 // The reader of the module next to this program (<bin>/../<pkglibdir>/libkosmos-parquet.so),
 // loaded once. Throws Error(Unavailable) saying why when it is not there or cannot be loaded.
 ParquetReader &parquetReader();
+// Its writer; throws as parquetReader() does.
+ParquetWriter &parquetWriter();
 // Whether it can be loaded; `why` says why not.
 bool parquetAvailable(std::string *why = nullptr);
 
@@ -73,3 +115,4 @@ bool parquetAvailable(std::string *why = nullptr);
 
 // The module's one entry point (C linkage, looked up by name).
 extern "C" kosmos::ParquetReader *kosmos_parquet_reader_v1();
+extern "C" kosmos::ParquetWriter *kosmos_parquet_writer_v1();

@@ -2,10 +2,14 @@
 
 #include "ledger/Ledger.h"
 #include "ledger/LedgerSql.h"
+#include "media/LeRobotWriter.h"
 #include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
 #include "util/FileWrite.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -246,6 +250,133 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
                   "person). A simulated or generated rollout is not evidence of real "
                   "robot-task success."}});
     stagingFolder.publish(directory); // an empty folder given as the target is replaced
+    result.directory = directory;
+    return result;
+}
+
+namespace {
+
+// A run's world state per frame as one row of values, named "<track>.<axis>"; empty when a
+// track does not give every frame a value.
+std::pair<std::vector<std::string>, std::vector<std::vector<double>>>
+statesOf(const RolloutView &rollout)
+{
+    std::vector<std::string> names;
+    std::vector<std::vector<double>> rows(rollout.frames.size());
+    for (const ObjectTrack &t : rollout.objectTracks) {
+        if (t.frames.size() != rollout.frames.size())
+            return {};
+        for (std::size_t i = 0; i < t.frames.size(); ++i)
+            if (t.frames[i] != static_cast<int>(i) || t.values[i].size() != t.axes.size())
+                return {};
+        for (const std::string &axis : t.axes)
+            names.push_back(t.axes.size() == 1 && axis == t.name ? t.name : t.name + "." + axis);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            rows[i].insert(rows[i].end(), t.values[i].begin(), t.values[i].end());
+    }
+    return {names, rows};
+}
+
+} // namespace
+
+LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &filter,
+                                         const fs::path &directory, bool lossless)
+{
+    if (filter.outcome != "any" && filter.outcome != "met" && filter.outcome != "not_met")
+        throw Error(ErrorCode::InvalidInput,
+                    "--outcome must be met, not_met or any, not '" + filter.outcome + "'");
+    std::error_code ec;
+    if (fs::exists(directory, ec) && !fs::is_empty(directory, ec))
+        throw Error(ErrorCode::InvalidInput,
+                    directory.string() + " exists and is not empty: give a new folder");
+    const std::vector<Candidate> candidates = candidatesOf(ledger, filter);
+    LabelReader labels(ledger);
+    struct Chosen
+    {
+        const Candidate *candidate;
+        EpisodeLabel label;
+        RolloutView rollout;
+    };
+    std::vector<Chosen> chosen;
+    for (const Candidate &c : candidates) {
+        EpisodeLabel label = labels.of(c.runId);
+        if (filter.outcome != "any" &&
+            (label.success.is_null() || label.success.get<bool>() != (filter.outcome == "met")))
+            continue;
+        RolloutView rollout = loadRollout(ledger, c.runId);
+        if (rollout.frames.empty() || !rollout.attemptId || rollout.actions.empty())
+            continue;
+        chosen.push_back({&c, std::move(label), std::move(rollout)});
+    }
+    if (chosen.empty())
+        throw Error(ErrorCode::InvalidInput, "no completed run with frames and actions matches "
+                                             "(protocol '" +
+                                                 filter.protocol + "', policy '" + filter.policy +
+                                                 "', outcome " + filter.outcome + ")");
+    // One action and state layout for the whole dataset: the first run's.
+    LeRobotWriterOptions options;
+    options.fps = std::round(chosen.front().rollout.controlRateHz);
+    options.lossless = lossless;
+    options.actionNames = chosen.front().rollout.dimensionNames;
+    if (options.actionNames.empty())
+        for (std::size_t d = 0; d < chosen.front().rollout.actions.front().size(); ++d)
+            options.actionNames.push_back(std::to_string(d));
+    std::vector<std::string> stateNames = statesOf(chosen.front().rollout).first;
+    for (const Chosen &c : chosen)
+        if (statesOf(c.rollout).first != stateNames)
+            stateNames.clear(); // not every run has the same state: none is written
+    options.stateNames = stateNames;
+
+    fs::create_directories(
+        directory.parent_path().empty() ? fs::path(".") : directory.parent_path(), ec);
+    StagingFolder staging(directory.parent_path(), "lerobot");
+    LeRobotExportResult result;
+    {
+        LeRobotWriter writer(staging.path(), options);
+        for (const Chosen &c : chosen) {
+            const std::string run = "run " + std::to_string(c.candidate->runId);
+            if (c.rollout.dimensionNames != chosen.front().rollout.dimensionNames ||
+                c.rollout.actions.front().size() != options.actionNames.size())
+                throw Error(ErrorCode::InvalidInput,
+                            run + "'s actions are not named as run " +
+                                std::to_string(chosen.front().candidate->runId) +
+                                "'s: one LeRobot dataset has one action layout (narrow the "
+                                "export with --protocol or --policy)");
+            if (std::abs(c.rollout.controlRateHz - options.fps) > 1e-9)
+                throw Error(ErrorCode::InvalidInput,
+                            run + " runs at " + std::to_string(c.rollout.controlRateHz) +
+                                " Hz, the dataset at " + std::to_string(options.fps) + " Hz");
+            LeRobotOutEpisode e;
+            e.task = c.candidate->instruction;
+            for (const RolloutFrame &f : c.rollout.frames) {
+                const auto bytes = ledger.artifacts().read(f.sha256); // hash-checked
+                cv::Mat bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+                if (bgr.empty())
+                    throw Error(ErrorCode::Corrupt, run + ": frame " + f.name + " is not an image");
+                cv::Mat rgb;
+                cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+                e.frames.push_back(std::move(rgb));
+            }
+            // Frame i+1 follows action i: the last frame has no action of its own.
+            e.actions = c.rollout.actions;
+            e.actions.resize(e.frames.size(), c.rollout.actions.back());
+            if (!options.stateNames.empty())
+                e.states = statesOf(c.rollout).second;
+            if (c.label.success.is_boolean())
+                e.success = c.label.success.get<bool>();
+            else
+                ++result.withoutLabel;
+            e.extra["kosmos/run_key"] = c.candidate->runKey;
+            e.extra["kosmos/success_source"] =
+                c.label.source.is_string() ? c.label.source.get<std::string>() : std::string();
+            writer.add(e);
+        }
+        result.videoCodec = writer.finish();
+        result.episodes = writer.episodes();
+        result.frames = writer.frames();
+    }
+    result.states = !options.stateNames.empty();
+    staging.publish(directory);
     result.directory = directory;
     return result;
 }

@@ -35,4 +35,25 @@ struct DatasetExportResult
 DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
                                   const std::filesystem::path &directory);
 
+// The same runs as a LeRobot v3.0 dataset (media/LeRobotWriter.h) that LeRobot's LeRobotDataset
+// loads: one row per frame, observation.image (the frames, H.264, or lossless), action (the
+// run's actions as float64; the last frame, which no action follows, repeats the last action and
+// is marked next.done), observation.state (the world's per-step state, every tracked value, where
+// every run has the same), next.success (the run's success on its last row), the instruction as
+// the task; the run key and where success comes from as episode columns (kosmos/run_key,
+// kosmos/success_source). Every run must have the same action names and frame size
+// (Error(InvalidInput) naming the run that differs: narrow the filter). Written to a staging
+// folder and moved into place when complete.
+struct LeRobotExportResult
+{
+    int episodes = 0;
+    std::int64_t frames = 0;
+    int withoutLabel = 0;
+    bool states = false;
+    std::string videoCodec;
+    std::filesystem::path directory;
+};
+LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &filter,
+                                         const std::filesystem::path &directory, bool lossless);
+
 } // namespace kosmos

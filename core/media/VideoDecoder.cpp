@@ -171,8 +171,12 @@ std::string encodeVideo(const std::filesystem::path &path, const std::vector<cv:
     if (av_log_get_level() > AV_LOG_WARNING)
         av_log_set_level(AV_LOG_WARNING);
     const AVCodec *codec = nullptr;
-    if (!mkv && use == VideoFor::Browsers)
-        codec = avcodec_find_encoder_by_name("libx264");
+    const bool lerobot = use == VideoFor::LeRobot || use == VideoFor::LeRobotLossless;
+    const bool rgb = use == VideoFor::LeRobotLossless;
+    if (!mkv && (use == VideoFor::Browsers || lerobot))
+        codec = avcodec_find_encoder_by_name(rgb ? "libx264rgb" : "libx264");
+    if (lerobot && !codec) // LeRobot's readers expect H.264 (or AV1, HEVC): no fallback
+        fail(std::string(rgb ? "libx264rgb" : "libx264") + " is not in this FFmpeg");
     const bool h264 = codec != nullptr;
     if (!codec)
         codec = avcodec_find_encoder(mkv ? AV_CODEC_ID_FFV1 : AV_CODEC_ID_MPEG4);
@@ -181,20 +185,21 @@ std::string encodeVideo(const std::filesystem::path &path, const std::vector<cv:
     AVStream *stream = avformat_new_stream(format.get(), nullptr);
     std::unique_ptr<AVCodecContext, CodecFreer> ctx(avcodec_alloc_context3(codec));
     // yuv420p needs an even size: H.264 drops the odd last row/column (scaled from the full frame).
-    ctx->width = h264 ? frames[0].cols & ~1 : frames[0].cols;
-    ctx->height = h264 ? frames[0].rows & ~1 : frames[0].rows;
+    ctx->width = h264 && !rgb ? frames[0].cols & ~1 : frames[0].cols;
+    ctx->height = h264 && !rgb ? frames[0].rows & ~1 : frames[0].rows;
     if (ctx->width == 0 || ctx->height == 0)
         fail("frames of " + std::to_string(frames[0].cols) + "x" + std::to_string(frames[0].rows) +
              " are too small");
     ctx->time_base = AVRational{1, fps};
     ctx->framerate = AVRational{fps, 1};
-    ctx->pix_fmt = mkv ? AV_PIX_FMT_BGR0 : AV_PIX_FMT_YUV420P;
+    ctx->pix_fmt = mkv ? AV_PIX_FMT_BGR0 : rgb ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_YUV420P;
     AVDictionary *options = nullptr;
     if (h264) {
         ctx->thread_count = 0; // x264's own choice for this machine, as the ffmpeg CLI does
-        ctx->gop_size = std::max(1, fps * 2);
-        av_dict_set(&options, "crf", "18", 0);
-        av_dict_set(&options, "preset", "medium", 0);
+        // LeRobot's encoding: a key frame every 2 frames, so any frame decodes after a short seek.
+        ctx->gop_size = lerobot ? 2 : std::max(1, fps * 2);
+        av_dict_set(&options, "crf", rgb ? "0" : "18", 0);
+        av_dict_set(&options, "preset", lerobot ? "fast" : "medium", 0);
     } else {
         ctx->gop_size = 1;
     }

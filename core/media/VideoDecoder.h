@@ -35,8 +35,11 @@ DecodedVideo decodeVideo(const std::filesystem::path &path,
 enum class VideoFor
 {
     Fidelity, // FFV1 in .mkv, or MPEG-4 Part 2 at high quality (every frame a key frame) in .mp4
-    Browsers  // H.264 (libx264, yuv420p, even size, crf 18) in .mp4 with the index first
+    Browsers, // H.264 (libx264, yuv420p, even size, crf 18) in .mp4 with the index first
               // (faststart): what browsers and slide decks play
+    LeRobot,  // H.264 (libx264, yuv420p, crf 18) with a key frame every 2 frames, as LeRobot
+              // writes its videos; no fallback (Error(Io) without libx264)
+    LeRobotLossless // the same losslessly: libx264rgb, RGB 4:4:4, crf 0 (every frame exact)
 };
 
 // Encodes RGB frames. Returns the codec used ("ffv1", "mpeg4", "h264"); Browsers falls back to

@@ -20,7 +20,9 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -255,6 +257,89 @@ TEST_P(LeRobotFixture, AWindowDecodesTheSameFramesAsTheWholeFile)
     EXPECT_TRUE(contains(message, "no frame between")) << message;
 }
 
+// Each episode's outcome fields come from the dataset's own per-episode statistics (v3.0: the
+// episode index's stats columns; v2.1: episodes_stats.jsonl) and equal the maximum over its rows.
+TEST_P(LeRobotFixture, OutcomesAreTheEpisodesStatisticsAndMatchItsRows)
+{
+    if (!parquetOrSaysWhy())
+        return;
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / GetParam());
+    EXPECT_EQ(d.outcomeKeys(), (std::vector<std::string>{"next.reward", "next.success"}));
+    for (const LeRobotEpisode &e : d.episodes()) {
+        const LeRobotEpisodeData data = d.readEpisode(e.index);
+        for (const std::string &key : d.outcomeKeys()) {
+            ASSERT_TRUE(e.outcomes.count(key))
+                << GetParam() << " episode " << e.index << " " << key;
+            double max = -1e300;
+            for (std::int64_t k = 0; k < data.length(); ++k)
+                max = std::max(max, data.trace(key)->at(k, 0));
+            EXPECT_EQ(e.outcomes.at(key), max)
+                << GetParam() << " episode " << e.index << " " << key;
+        }
+    }
+}
+
+// The workstation's view of an episode: frames decoded in blocks by the cache are the frames of
+// a whole-episode decode; actions and every other feature are the episode's values, named.
+TEST_P(LeRobotFixture, TheReviewViewShowsTheEpisodesFramesAndValues)
+{
+    if (!parquetOrSaysWhy())
+        return;
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / GetParam());
+    const LeRobotEpisodeData data = d.readEpisode(d.episodes().back().index);
+    const LeRobotFrames whole = decodeLeRobotFrames(d, data, "observation.image");
+    LeRobotFrameCache cache(d, data);
+    for (std::int64_t k = data.length() - 1; k >= 0; k -= 3) // backwards: blocks re-read
+        EXPECT_EQ(cv::norm(cache.frame("observation.image", k),
+                           whole.frames[static_cast<std::size_t>(k)], cv::NORM_INF),
+                  0.0)
+            << k;
+    EXPECT_THROW(cache.frame("observation.image", data.length()), Error);
+    EXPECT_THROW(cache.frame("observation.images.top", 0), Error);
+    const RolloutView view = episodeRolloutView(d, data);
+    EXPECT_EQ(static_cast<std::int64_t>(view.frames.size()), data.length());
+    EXPECT_EQ(view.dimensionNames, (std::vector<std::string>{"motor_0", "motor_1"}));
+    ASSERT_EQ(static_cast<std::int64_t>(view.actions.size()), data.length());
+    EXPECT_EQ(view.actions[3][1], data.trace("action")->at(3, 1));
+    EXPECT_EQ(view.controlRateHz, 10.0);
+    const auto state =
+        std::find_if(view.objectTracks.begin(), view.objectTracks.end(),
+                     [](const ObjectTrack &t) { return t.name == "observation.state"; });
+    ASSERT_NE(state, view.objectTracks.end());
+    EXPECT_EQ(state->axes, (std::vector<std::string>{"motor_0", "motor_1"}));
+    EXPECT_EQ(state->values[5][0], data.trace("observation.state")->at(5, 0));
+    EXPECT_TRUE(view.chunkBoundaries.empty());
+    EXPECT_FALSE(view.validationVerdict.has_value());
+}
+
+// Exporting an episode writes its frames losslessly and every value as exact text.
+TEST_P(LeRobotFixture, AnExportedEpisodeHoldsItsFramesAndExactValues)
+{
+    if (!parquetOrSaysWhy())
+        return;
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / GetParam());
+    const LeRobotEpisodeData data = d.readEpisode(0);
+    const test::TempDir dir;
+    const LeRobotEpisodeExport out =
+        exportLeRobotEpisode(d, data, "observation.image", dir.path() / "e0", true);
+    EXPECT_EQ(out.frames, data.length());
+    EXPECT_TRUE(fs::exists(out.video)) << out.video;
+    const LeRobotFrames frames = decodeLeRobotFrames(d, data, "observation.image");
+    cv::Mat png = cv::imread((out.framesDir / "frame-00007.png").string());
+    cv::cvtColor(png, png, cv::COLOR_BGR2RGB);
+    EXPECT_EQ(cv::norm(png, frames.frames[7], cv::NORM_INF), 0.0);
+    std::ifstream csv(out.csv);
+    std::string header, row0;
+    std::getline(csv, header);
+    std::getline(csv, row0);
+    EXPECT_TRUE(contains(header, "row,timestamp,")) << header;
+    EXPECT_TRUE(contains(header, "observation.state[motor_0]")) << header;
+    EXPECT_TRUE(contains(header, "action[motor_1]")) << header;
+    // The first value after row and timestamp reads back as exactly the first trace's first value.
+    const std::string first = row0.substr(row0.find(',', row0.find(',') + 1) + 1);
+    EXPECT_EQ(std::stod(first.substr(0, first.find(','))), data.traces.front().at(0, 0)) << row0;
+}
+
 INSTANTIATE_TEST_SUITE_P(WrittenByLeRobot, LeRobotFixture,
                          ::testing::Values("pusht-h264", "pusht-av1", "pusht-v21"),
                          [](const auto &param) {
@@ -417,6 +502,56 @@ TEST_F(LeRobotHostile, MissingPartsAndUnknownVersionsSayWhat)
 
 // kosmos-cli dataset inspect: what the dataset holds, as JSON for scripts, and a clear error for a
 // folder that is not a dataset.
+// v2.1's per-episode statistics: a line that is not one, or one naming an episode the dataset
+// does not have, is refused with the file and the line.
+TEST(LeRobotV21, BadEpisodeStatisticsAreNamedByLine)
+{
+    const test::TempDir dir;
+    fs::copy(kFixtures / "pusht-v21", dir.path() / "d", fs::copy_options::recursive);
+    const fs::path stats = dir.path() / "d" / "meta" / "episodes_stats.jsonl";
+    const std::string good = readText(stats);
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {good + "{\"episode_index\": 9, \"stats\": {}}\n", "line 3: episode 9"},
+        {"not json\n", "line 1"},
+        {"{\"episode_index\": 0, \"stats\": {\"next.reward\": {\"max\": [\"x\"]}}}\n",
+         "stats.next.reward.max is not one number"},
+    };
+    for (const auto &[text, expected] : cases) {
+        std::ofstream(stats, std::ios::trunc) << text;
+        const auto [code, message] = errorOf([&] { LeRobotDataset::open(dir.path() / "d"); });
+        EXPECT_EQ(code, ErrorCode::InvalidInput) << text;
+        EXPECT_TRUE(contains(message, "episodes_stats.jsonl")) << message;
+        EXPECT_TRUE(contains(message, expected)) << message;
+    }
+    fs::remove(stats); // optional: without it the episodes have no outcomes
+    const LeRobotDataset d = LeRobotDataset::open(dir.path() / "d");
+    EXPECT_TRUE(d.episodes().front().outcomes.empty());
+}
+
+// dataset export's format options: what is wrong is named, nothing is written.
+TEST(LeRobotCli, ExportFormatOptionsAreChecked)
+{
+    const test::TempDir dir;
+    const auto bundle = (dir.path() / "empty.kosmos").string();
+    Ledger::create(bundle);
+    const auto bogus =
+        test::runProcessWithStderr({test::cliPath(), "dataset", "export", bundle, "--to",
+                                    (dir.path() / "out").string(), "--format", "parquet"});
+    EXPECT_NE(bogus.exitCode, 0);
+    EXPECT_TRUE(contains(bogus.output, "--format must be kosmos or lerobot")) << bogus.output;
+    const auto lossless =
+        test::runProcessWithStderr({test::cliPath(), "dataset", "export", bundle, "--to",
+                                    (dir.path() / "out").string(), "--lossless"});
+    EXPECT_NE(lossless.exitCode, 0);
+    EXPECT_TRUE(contains(lossless.output, "--lossless applies to --format lerobot"))
+        << lossless.output;
+    const auto none =
+        test::runProcessWithStderr({test::cliPath(), "dataset", "export", bundle, "--to",
+                                    (dir.path() / "out").string(), "--format", "lerobot"});
+    EXPECT_NE(none.exitCode, 0);
+    EXPECT_FALSE(fs::exists(dir.path() / "out"));
+}
+
 TEST(LeRobotCli, InspectListsFeaturesTasksEpisodesAndOneEpisodesValues)
 {
     if (!parquetOrSaysWhy())

@@ -1,12 +1,16 @@
 // The physics reference world: MuJoCo tabletop, headless rendering, success from state.
 #include "TestSupport.h"
 
+#include "dataset/LeRobotDataset.h"
+#include "dataset/ParquetReader.h"
 #include "ledger/Ledger.h"
 #include "ledger/LedgerSql.h"
 #include "media/DatasetExport.h"
+#include "media/LeRobotFrames.h"
 #include "physics/PhysicsTabletop.h"
 #include "physics/PhysicsWorldModel.h"
 #include "physics/ScriptedPhysicsPolicy.h"
+#include "pipeline/LeRobotImport.h"
 #include "pipeline/RolloutEngine.h"
 #include "protocol/Protocol.h"
 #include "queries/BatchSummary.h"
@@ -22,6 +26,9 @@
 #include <map>
 
 #include <gtest/gtest.h>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <cstring>
 #include <filesystem>
@@ -301,6 +308,108 @@ TEST(PhysicsWorld, TheEngineRecordsPhysicsLabelsAndThePoseTrace)
     EXPECT_EQ(labels[0].annotatorId, "physics.tabletop");
     EXPECT_TRUE(nlohmann::json::parse(*labels[0].notes).contains("start_state"));
     EXPECT_TRUE(verifyLedger(ledger).problems.empty());
+}
+
+// The same runs as a LeRobot v3.0 dataset: read back natively, every action and state bit for
+// bit, every frame exactly (lossless) or within the codec's tolerance (H.264), success per
+// episode; then imported as recorded runs with the same actions. That LeRobot's own reader loads
+// it is checked by tools/lerobot/check_export.py (docs/datasets.md).
+TEST(PhysicsWorld, ALeRobotExportReadsBackExactlyAndImportsAgain)
+{
+    test::TempDir dir;
+    const auto bundle = dir / "physics.kosmos";
+    runPhysicsProtocol(bundle);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    std::string why;
+    if (!parquetAvailable(&why)) { // says why, writes nothing
+        try {
+            exportLeRobotDataset(ledger, {"", "", "any"}, dir / "lossless", true);
+            ADD_FAILURE() << "exported without the Parquet module";
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::Unavailable) << e.what();
+        }
+        EXPECT_FALSE(std::filesystem::exists(dir / "lossless"));
+        return;
+    }
+    const LeRobotExportResult r =
+        exportLeRobotDataset(ledger, {"", "", "any"}, dir / "lossless", true);
+    EXPECT_EQ(r.episodes, 4);
+    EXPECT_EQ(r.frames, 4 * 41);
+    EXPECT_TRUE(r.states);
+    const LeRobotExportResult lossy =
+        exportLeRobotDataset(ledger, {"", "", "any"}, dir / "h264", false);
+    EXPECT_EQ(lossy.videoCodec, "h264");
+    const LeRobotDataset exact = LeRobotDataset::open(dir / "lossless");
+    const LeRobotDataset h264 = LeRobotDataset::open(dir / "h264");
+    EXPECT_EQ(exact.info().codebaseVersion, "v3.0");
+    ASSERT_EQ(exact.episodes().size(), 4u);
+    double worstPsnr = 1e9;
+    for (std::int64_t e = 0; e < 4; ++e) {
+        const RolloutView run = loadRollout(ledger, e + 1);
+        const LeRobotEpisodeData data = exact.readEpisode(e);
+        ASSERT_EQ(data.length(), 41);
+        EXPECT_EQ(exact.task(data.taskIndex[0]), "put the red block in the green square");
+        const LeRobotTrace *action = data.trace("action");
+        ASSERT_TRUE(action);
+        for (std::int64_t k = 0; k < 41; ++k)
+            for (int j = 0; j < action->width; ++j)
+                EXPECT_EQ(action->at(k, j),
+                          run.actions[static_cast<std::size_t>(std::min<std::int64_t>(k, 39))]
+                                     [static_cast<std::size_t>(j)])
+                    << "episode " << e << " row " << k;
+        EXPECT_EQ(action->names, run.dimensionNames);
+        const LeRobotTrace *state = data.trace("observation.state");
+        ASSERT_TRUE(state);
+        int column = 0;
+        for (const ObjectTrack &track : run.objectTracks)
+            for (std::size_t axis = 0; axis < track.axes.size(); ++axis, ++column)
+                for (std::int64_t k = 0; k < 41; ++k)
+                    EXPECT_EQ(state->at(k, column),
+                              track.values[static_cast<std::size_t>(k)][axis]);
+        EXPECT_EQ(column, state->width);
+        // Success: the run's physics label, on the last row, and the episode's statistics.
+        const auto labels = ledger.labels(e + 1);
+        ASSERT_EQ(labels.size(), 1u);
+        const double met = labels[0].completion == "met" ? 1.0 : 0.0;
+        EXPECT_EQ(data.trace("next.success")->at(40, 0), met);
+        EXPECT_EQ(exact.episode(e).outcomes.at("next.success"), met);
+        // Frames: lossless exactly the stored pixels; H.264 within its tolerance.
+        const LeRobotFrames frames = decodeLeRobotFrames(exact, data, "observation.image");
+        const LeRobotFrames near =
+            decodeLeRobotFrames(h264, h264.readEpisode(e), "observation.image");
+        for (std::size_t k = 0; k < 41; k += 8) {
+            const auto bytes = ledger.artifacts().read(run.frames[k].sha256);
+            cv::Mat stored = cv::imdecode(bytes, cv::IMREAD_COLOR);
+            cv::cvtColor(stored, stored, cv::COLOR_BGR2RGB);
+            EXPECT_EQ(cv::norm(frames.frames[k], stored, cv::NORM_INF), 0.0)
+                << "episode " << e << " frame " << k;
+            worstPsnr = std::min(worstPsnr, cv::PSNR(near.frames[k], stored));
+        }
+    }
+    std::cout << "H.264 export: worst PSNR " << worstPsnr << " dB\n";
+    EXPECT_GE(worstPsnr, 32.0); // crf 18 on 160x128 renders: 34.4 dB measured
+
+    // Back into a ledger as recorded runs: the same actions, bit for bit.
+    const auto again = dir / "again.kosmos";
+    Ledger::create(again);
+    Ledger imported = Ledger::open(again);
+    const auto results = importLeRobot(imported, dir / "lossless", {});
+    ASSERT_EQ(results.size(), 4u);
+    for (std::size_t e = 0; e < 4; ++e) {
+        const RolloutView original = loadRollout(ledger, static_cast<std::int64_t>(e) + 1);
+        const RolloutView back = loadRollout(imported, results[e].run.runId);
+        EXPECT_EQ(back.frames.size(), 41u);
+        EXPECT_EQ(back.actions, original.actions) << "episode " << e;
+    }
+
+    // A used folder or a filter that matches nothing: named, nothing written or changed.
+    const auto infoBefore =
+        std::filesystem::last_write_time(dir / "lossless" / "meta" / "info.json");
+    EXPECT_THROW(exportLeRobotDataset(ledger, {"", "", "any"}, dir / "lossless", true), Error);
+    EXPECT_EQ(std::filesystem::last_write_time(dir / "lossless" / "meta" / "info.json"),
+              infoBefore);
+    EXPECT_THROW(exportLeRobotDataset(ledger, {"", "nobody", "any"}, dir / "none", false), Error);
+    EXPECT_FALSE(std::filesystem::exists(dir / "none"));
 }
 
 TEST(PhysicsWorld, DatasetExportWritesDemonstrationsWithTheirSuccessSource)

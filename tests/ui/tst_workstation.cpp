@@ -4,6 +4,8 @@
 // fixture, as in the README's first command.
 #include "MainWindow.h"
 #include "Translations.h"
+#include "dataset/LeRobotDataset.h"
+#include "dataset/ParquetReader.h"
 #include "dialogs/ExportDialog.h"
 #include "evaluation/EvaluationRecord.h"
 #include "ledger/Ledger.h"
@@ -24,6 +26,7 @@
 #include "views/CompareView.h"
 #include "views/EvaluationView.h"
 #include "views/RunsView.h"
+#include "workspaces/DatasetWorkspace.h"
 #include "workspaces/ReviewWorkspace.h"
 
 #include "TestSupport.h"
@@ -174,18 +177,114 @@ private slots:
         QVERIFY(!review.addBookmark(QStringLiteral("no run")));
     }
 
-    // A LeRobot dataset given where a ledger is expected (File > Open, drag and drop, `kosmos
-    // DIR`): said plainly, with the import command that brings it in.
-    void aLeRobotDatasetIsNamedWithTheWayToImportIt()
+    // A LeRobot dataset (File > Open dataset, drag and drop, `kosmos DIR`, or given where a
+    // ledger is expected) opens in the Dataset workspace, read in place: its episodes with their
+    // outcome, the camera, the traces named from info.json, the shared cursor and the playback
+    // keys, switching episodes, the filter, and the export of the episode shown. Without the
+    // Parquet module a v3.0 dataset says why it cannot be read and what to install.
+    void aLeRobotDatasetOpensForReviewInPlace()
     {
         ui::MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(window.openLedger(m_demo));
+        const QString title = window.windowTitle();
         const QString dataset =
             QStringLiteral(KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot/pusht-h264");
-        QVERIFY(!window.openLedger(dataset));
-        QVERIFY2(window.lastError().contains(QStringLiteral("LeRobot dataset")),
+        ui::DatasetWorkspace *d = window.datasetWorkspace();
+        std::string why;
+        if (!parquetAvailable(&why)) {
+            QVERIFY(!window.openLedger(dataset));
+            QVERIFY2(window.lastError().contains(QStringLiteral("libkosmos-parquet.so")),
+                     qPrintable(window.lastError()));
+            QVERIFY2(window.lastError().contains(QStringLiteral("setup-arrow.sh")),
+                     qPrintable(window.lastError()));
+            QCOMPARE(window.windowTitle(), title); // the ledger shown stays
+            QVERIFY(!d->isOpen());
+            return;
+        }
+        QVERIFY2(window.openLedger(dataset), qPrintable(window.lastError())); // routed
+        QCOMPARE(window.workspace(), ui::MainWindow::Workspace::Dataset);
+        QVERIFY(window.windowTitle().contains(QStringLiteral("pusht-h264 (dataset)")));
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("read-only")));
+        QCOMPARE(window.runsModel()->rowCount(), 60); // the ledger stays open beside it
+
+        // The episodes: index, task, frames, seconds, outcome fields (v3.0 statistics).
+        QAbstractItemModel *episodes = d->episodesTable()->model();
+        QCOMPARE(episodes->rowCount(), 3);
+        QStringList headers;
+        for (int c = 0; c < episodes->columnCount(); ++c)
+            headers << episodes->headerData(c, Qt::Horizontal).toString();
+        QCOMPARE(headers, (QStringList{QStringLiteral("Episode"), QStringLiteral("Frames"),
+                                       QStringLiteral("Seconds"), QStringLiteral("next.reward"),
+                                       QStringLiteral("next.success"), QStringLiteral("Task")}));
+        QCOMPARE(episodes->index(0, 1).data().toInt(), 24);
+        QCOMPARE(episodes->index(0, 4).data().toString(), QStringLiteral("no"));
+        QVERIFY(episodes->index(0, 5).data().toString().contains(QStringLiteral("T-shaped")));
+
+        // The first episode is shown: its camera, frames, traces named from info.json.
+        QCOMPARE(d->currentEpisode(), 0);
+        QCOMPARE(d->cameraBox()->currentText(), QStringLiteral("observation.image"));
+        QCOMPARE(d->player()->frameCount(), 24);
+        QTRY_VERIFY(!d->player()->view()->image().isNull());
+        QCOMPARE(d->player()->view()->image().size(), QSize(96, 96));
+        const QStringList channels = d->traces()->channels();
+        QVERIFY2(channels.join(QLatin1Char(',')).contains(QStringLiteral("motor_0")),
+                 qPrintable(channels.join(QLatin1Char(','))));
+        QVERIFY2(channels.join(QLatin1Char(',')).contains(QStringLiteral("observation.state")),
+                 qPrintable(channels.join(QLatin1Char(','))));
+        QVERIFY(d->summary()->text().contains(QStringLiteral("kosmos-cli import --lerobot")));
+
+        // The shared cursor and the keys: the traces follow the player.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        d->episodesTable()->setFocus();
+        QTRY_VERIFY(d->episodesTable()->hasFocus());
+        QTest::keyClick(d->episodesTable(), Qt::Key_Right, Qt::ShiftModifier);
+        QCOMPARE(d->player()->position(), 10);
+        QTest::keyClick(d->episodesTable(), Qt::Key_Right);
+        QCOMPARE(d->player()->position(), 11);
+        QTRY_VERIFY(!d->player()->view()->image().isNull());
+
+        // Another episode: its own frames and values.
+        const QImage before = d->player()->view()->image();
+        QVERIFY(d->showEpisode(2));
+        QCOMPARE(d->episodesTable()->currentIndex().row(), 2);
+        QCOMPARE(d->player()->frameCount(), 24);
+        QTRY_VERIFY(!d->player()->view()->image().isNull());
+        QVERIFY(!d->showEpisode(7)); // not in the dataset: said, nothing shown half
+        QVERIFY2(d->lastError().contains(QStringLiteral("7")), qPrintable(d->lastError()));
+
+        // The filter narrows the episodes.
+        d->filter()->setText(QStringLiteral("no such task"));
+        QCOMPARE(episodes->rowCount(), 0);
+        d->filter()->clear();
+        QCOMPARE(episodes->rowCount(), 3);
+
+        // Export of the episode shown: frames, values, video.
+        QVERIFY(d->showEpisode(1));
+        const test::TempDir out;
+        const QString to = QString::fromStdString((out.path() / "episode-1").string());
+        QVERIFY2(d->exportEpisode(to, true), qPrintable(d->lastError()));
+        QCOMPARE(QDir(to + QStringLiteral("/frames")).entryList(QDir::Files).size(), 24);
+        QVERIFY(QFile::exists(to + QStringLiteral("/values.csv")));
+        QVERIFY(QFile::exists(to + QStringLiteral("/episode-1.mp4")));
+
+        // A folder that is not a dataset is refused; the dataset shown stays.
+        QVERIFY(!window.openDataset(QStringLiteral(KOSMOS_SOURCE_DIR "/docs")));
+        QVERIFY2(window.lastError().contains(QStringLiteral("meta/info.json")),
                  qPrintable(window.lastError()));
-        QVERIFY2(window.lastError().contains(QStringLiteral("kosmos-cli import --lerobot")),
+        QCOMPARE(d->currentEpisode(), 1);
+        QCOMPARE(d->player()->frameCount(), 24);
+
+        // v2.1 opens the same way.
+        QVERIFY2(window.openDataset(
+                     QStringLiteral(KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot/pusht-v21")),
                  qPrintable(window.lastError()));
+        QCOMPARE(episodes->rowCount(), 2);
+        QCOMPARE(d->player()->frameCount(), d->dataset()->episodes().front().length);
+        QTRY_VERIFY(!d->player()->view()->image().isNull());
+        QCOMPARE(episodes->index(0, 4).data().toString(), QStringLiteral("no"));
     }
 
     // A ledger that fails to open leaves the one shown intact: never a mix of the two.

@@ -3,6 +3,7 @@
 #include "ledger/Ledger.h"
 #include "player/ReferenceVideo.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -203,6 +204,7 @@ void FramePlayer::releaseLedger()
         m_watcher->waitForFinished(); // its decode reads the ledger's artifact store
     m_timer->stop();
     m_ledger = nullptr;
+    m_frames = nullptr;
     m_rollout = RolloutView{};
     m_cache.clear();
     m_decoding = -1;
@@ -268,11 +270,17 @@ void FramePlayer::clear()
 
 void FramePlayer::setRollout(Ledger *ledger, const RolloutView &rollout)
 {
+    load(ledger, rollout, {});
+}
+
+void FramePlayer::load(Ledger *ledger, const RolloutView &rollout, FrameSource frames)
+{
     if (m_watcher)
         m_watcher->waitForFinished();
     m_timer->stop();
     m_play->setText(tr("Play"));
     m_ledger = ledger;
+    m_frames = std::move(frames);
     m_rollout = rollout;
     m_cache.clear();
     m_decoding = -1;
@@ -286,6 +294,41 @@ void FramePlayer::setRollout(Ledger *ledger, const RolloutView &rollout)
     setMarkers({}, {}, {}); // the new rollout's world-model calls; the caller adds the rest
     show(0);
     showReference();
+}
+
+void FramePlayer::setFrames(const RolloutView &rollout, FrameSource frames)
+{
+    RolloutView shown = rollout;
+    shown.policyImages.clear(); // the source gives frames only
+    shown.referenceVideoSha256.reset();
+    shown.sourceVideoSha256.reset();
+    load(nullptr, shown, std::move(frames));
+}
+
+void FramePlayer::addPlaybackKeys(const QList<QWidget *> &widgets)
+{
+    struct Key
+    {
+        QKeySequence key;
+        std::function<void()> run;
+    };
+    const QList<Key> keys = {
+        {QKeySequence(Qt::Key_Space), [this] { togglePlay(); }},
+        {QKeySequence(Qt::Key_Right), [this] { step(1); }},
+        {QKeySequence(Qt::Key_Left), [this] { step(-1); }},
+        {QKeySequence(Qt::SHIFT | Qt::Key_Right), [this] { step(10); }},
+        {QKeySequence(Qt::SHIFT | Qt::Key_Left), [this] { step(-10); }},
+        {QKeySequence(Qt::Key_Home), [this] { seek(0); }},
+        {QKeySequence(Qt::Key_End), [this] { seek(frameCount() - 1); }},
+    };
+    for (const Key &k : keys) {
+        auto *action = new QAction(this);
+        action->setShortcut(k.key);
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(action, &QAction::triggered, this, k.run);
+        for (QWidget *w : widgets)
+            w->addAction(action);
+    }
 }
 
 void FramePlayer::showPolicyImage(int frame)
@@ -388,7 +431,11 @@ void FramePlayer::setSpeed(double s)
 
 QImage FramePlayer::decode(int frame) const
 {
-    if (!m_ledger || frame < 0 || frame >= frameCount())
+    if (frame < 0 || frame >= frameCount())
+        return {};
+    if (m_frames)
+        return m_frames(frame);
+    if (!m_ledger)
         return {};
     try {
         const auto bytes =

@@ -8,6 +8,7 @@
 #include <QSlider>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -98,6 +99,14 @@ public:
 
     // The ledger must outlive the player's use of it (the main window owns both).
     void setRollout(Ledger *ledger, const RolloutView &rollout);
+    // Frames that are not ledger artifacts (a recorded dataset's episode, read in place): one
+    // per entry of rollout.frames, each made by `frames` (called on a worker thread and on the
+    // GUI thread, so it must be safe to call from both; a null image shows as no frame).
+    using FrameSource = std::function<QImage(int frame)>;
+    void setFrames(const RolloutView &rollout, FrameSource frames);
+    // The playback keys (Space, Left/Right, Shift = 10, Home/End) over `widgets` and their
+    // children, not only when the frame has focus; line edits keep their own keys.
+    void addPlaybackKeys(const QList<QWidget *> &widgets);
     // Waits for the frame being decoded in the background, then forgets the ledger and the
     // rollout: call it before the ledger it was given goes away.
     void releaseLedger();
@@ -132,6 +141,7 @@ protected:
     void keyPressEvent(QKeyEvent *event) override;
 
 private:
+    void load(Ledger *ledger, const RolloutView &rollout, FrameSource frames);
     void decodeAhead();
     void show(int frame);
     QImage decode(int frame) const;
@@ -139,6 +149,7 @@ private:
     void showPolicyImage(int frame);
 
     Ledger *m_ledger = nullptr;
+    FrameSource m_frames; // instead of the ledger's artifacts
     RolloutView m_rollout;
     int m_position = 0;
     QHash<int, QImage> m_cache;

@@ -138,31 +138,9 @@ QList<QAction *> ReviewWorkspace::dockActions() const
 
 void ReviewWorkspace::addPlaybackShortcuts()
 {
-    // Playback keys work whenever the runs table, the player or the traces have focus (a widget
-    // shortcut context over those), not only after clicking the frame. Typing in a filter box
-    // keeps its keys: line edits claim them first.
-    struct Key
-    {
-        QKeySequence key;
-        std::function<void()> run;
-    };
-    const QList<Key> keys = {
-        {QKeySequence(Qt::Key_Space), [this] { m_player->togglePlay(); }},
-        {QKeySequence(Qt::Key_Right), [this] { m_player->step(1); }},
-        {QKeySequence(Qt::Key_Left), [this] { m_player->step(-1); }},
-        {QKeySequence(Qt::SHIFT | Qt::Key_Right), [this] { m_player->step(10); }},
-        {QKeySequence(Qt::SHIFT | Qt::Key_Left), [this] { m_player->step(-10); }},
-        {QKeySequence(Qt::Key_Home), [this] { m_player->seek(0); }},
-        {QKeySequence(Qt::Key_End), [this] { m_player->seek(m_player->frameCount() - 1); }},
-    };
-    for (const Key &k : keys) {
-        auto *action = new QAction(this);
-        action->setShortcut(k.key);
-        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        connect(action, &QAction::triggered, this, k.run);
-        m_runsView->table()->addAction(action);
-        m_centre->addAction(action);
-    }
+    // Playback keys work whenever the runs table, the player or the traces have focus, not only
+    // after clicking the frame. Typing in a filter box keeps its keys.
+    m_player->addPlaybackKeys({m_runsView->table(), m_centre});
 }
 
 // ---- the ledger shown --------------------------------------------------------------------------

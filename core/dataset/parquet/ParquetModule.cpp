@@ -6,8 +6,11 @@
 
 #include <arrow/api.h>
 #include <arrow/io/file.h>
+#include <arrow/util/compression.h>
 #include <arrow/util/config.h>
+#include <arrow/util/key_value_metadata.h>
 #include <parquet/arrow/reader.h>
+#include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
 
 #include <limits>
@@ -304,9 +307,167 @@ private:
     }
 };
 
+// ---- writing -----------------------------------------------------------------------------------
+
+[[noreturn]] void cannotWrite(const fs::path &file, const std::string &what)
+{
+    throw Error(ErrorCode::Io, file.string() + ": " + what);
+}
+
+void ok(const arrow::Status &status, const fs::path &file)
+{
+    if (!status.ok())
+        cannotWrite(file, status.ToString());
+}
+
+std::shared_ptr<arrow::DataType> valueType(ParquetOutColumn::Type type)
+{
+    switch (type) {
+    case ParquetOutColumn::Type::Int64:
+        return arrow::int64();
+    case ParquetOutColumn::Type::Bool:
+        return arrow::boolean();
+    case ParquetOutColumn::Type::Float32:
+        return arrow::float32();
+    case ParquetOutColumn::Type::Float64:
+        return arrow::float64();
+    case ParquetOutColumn::Type::String:
+        return arrow::utf8();
+    }
+    return arrow::int64();
+}
+
+// The flat values of a column (every row's, in order) as one Arrow array.
+std::shared_ptr<arrow::Array> flatValues(const ParquetOutColumn &c, std::int64_t count,
+                                         const fs::path &file)
+{
+    const auto has = [&](std::size_t n) {
+        if (static_cast<std::int64_t>(n) != count)
+            throw Error(ErrorCode::InvalidInput, file.string() + ", column '" + c.name +
+                                                     "': " + std::to_string(n) + " values, " +
+                                                     std::to_string(count) + " expected");
+    };
+    std::shared_ptr<arrow::Array> out;
+    switch (c.type) {
+    case ParquetOutColumn::Type::Int64: {
+        has(c.ints.size());
+        arrow::Int64Builder b;
+        ok(b.AppendValues(c.ints), file);
+        ok(b.Finish(&out), file);
+        break;
+    }
+    case ParquetOutColumn::Type::Bool: {
+        has(c.ints.size());
+        arrow::BooleanBuilder b;
+        for (std::int64_t v : c.ints)
+            ok(b.Append(v != 0), file);
+        ok(b.Finish(&out), file);
+        break;
+    }
+    case ParquetOutColumn::Type::Float32: {
+        has(c.doubles.size());
+        arrow::FloatBuilder b;
+        for (double v : c.doubles)
+            ok(b.Append(static_cast<float>(v)), file);
+        ok(b.Finish(&out), file);
+        break;
+    }
+    case ParquetOutColumn::Type::Float64: {
+        has(c.doubles.size());
+        arrow::DoubleBuilder b;
+        ok(b.AppendValues(c.doubles), file);
+        ok(b.Finish(&out), file);
+        break;
+    }
+    case ParquetOutColumn::Type::String: {
+        has(c.strings.size());
+        arrow::StringBuilder b;
+        ok(b.AppendValues(c.strings), file);
+        ok(b.Finish(&out), file);
+        break;
+    }
+    }
+    return out;
+}
+
+class ArrowParquetWriter final : public ParquetWriter
+{
+public:
+    void write(const fs::path &file, const ParquetOutTable &table) override
+    {
+        std::vector<std::shared_ptr<arrow::Field>> fields;
+        std::vector<std::shared_ptr<arrow::Array>> arrays;
+        for (const ParquetOutColumn &c : table.columns) {
+            const auto item = arrow::field("element", valueType(c.type));
+            if (c.width == 0) {
+                arrays.push_back(flatValues(c, table.rows, file));
+                fields.push_back(arrow::field(c.name, valueType(c.type), false));
+            } else if (c.width > 0) {
+                auto values = flatValues(c, table.rows * c.width, file);
+                auto type = arrow::fixed_size_list(item, c.width);
+                arrays.push_back(
+                    std::make_shared<arrow::FixedSizeListArray>(type, table.rows, values));
+                fields.push_back(arrow::field(c.name, type, false));
+            } else {
+                if (static_cast<std::int64_t>(c.rowLengths.size()) != table.rows)
+                    throw Error(ErrorCode::InvalidInput,
+                                file.string() + ", column '" + c.name +
+                                    "': " + std::to_string(c.rowLengths.size()) + " row lengths, " +
+                                    std::to_string(table.rows) + " rows");
+                std::vector<std::int32_t> offsets{0};
+                for (std::int64_t n : c.rowLengths)
+                    offsets.push_back(offsets.back() + static_cast<std::int32_t>(n));
+                auto values = flatValues(c, offsets.back(), file);
+                arrow::Int32Builder ob;
+                ok(ob.AppendValues(offsets), file);
+                std::shared_ptr<arrow::Array> offsetArray;
+                ok(ob.Finish(&offsetArray), file);
+                auto list = check(arrow::ListArray::FromArrays(*offsetArray, *values), file);
+                auto type = arrow::list(item);
+                arrays.push_back(std::make_shared<arrow::ListArray>(
+                    type, table.rows, list->value_offsets(), list->values()));
+                fields.push_back(arrow::field(c.name, type, false));
+            }
+        }
+        std::vector<std::string> keys, values;
+        for (const auto &[k, v] : table.metadata) {
+            keys.push_back(k);
+            values.push_back(v);
+        }
+        auto schema =
+            arrow::schema(fields, keys.empty() ? nullptr : arrow::key_value_metadata(keys, values));
+        auto arrowTable = arrow::Table::Make(schema, arrays, table.rows);
+        ok(arrowTable->Validate(), file);
+        std::shared_ptr<arrow::io::FileOutputStream> out;
+        auto opened = arrow::io::FileOutputStream::Open(file.string());
+        if (!opened.ok())
+            cannotWrite(file, opened.status().ToString());
+        out = *opened;
+        parquet::WriterProperties::Builder properties;
+        if (arrow::util::Codec::IsAvailable(arrow::Compression::SNAPPY))
+            properties.compression(arrow::Compression::SNAPPY);
+        auto arrowProperties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+        try {
+            ok(parquet::arrow::WriteTable(*arrowTable, arrow::default_memory_pool(), out,
+                                          std::max<std::int64_t>(1, table.rows), properties.build(),
+                                          arrowProperties),
+               file);
+        } catch (const parquet::ParquetException &e) {
+            cannotWrite(file, e.what());
+        }
+        ok(out->Close(), file);
+    }
+};
+
 } // namespace
 
 } // namespace kosmos
+
+extern "C" __attribute__((visibility("default"))) kosmos::ParquetWriter *kosmos_parquet_writer_v1()
+{
+    static kosmos::ArrowParquetWriter writer;
+    return &writer;
+}
 
 extern "C" __attribute__((visibility("default"))) kosmos::ParquetReader *kosmos_parquet_reader_v1()
 {
