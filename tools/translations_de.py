@@ -8,6 +8,30 @@ import sys
 import xml.etree.ElementTree as ET
 
 DE = {
+    "Against recordings...":
+        "Gegen Aufzeichnungen...",
+    "Replay a LeRobot dataset's recorded actions open loop in a world model and compare its frames with the recorded ones (kosmos-cli fidelity replay)":
+        "Die aufgezeichneten Aktionen eines LeRobot-Datensatzes offen im Weltmodell abspielen und seine Frames mit den aufgezeichneten vergleichen (kosmos-cli fidelity replay)",
+    "A LeRobot dataset whose recorded episodes the world model replays":
+        "Ein LeRobot-Datensatz, dessen aufgezeichnete Episoden das Weltmodell abspielt",
+    "The world model's configuration ({\"plugin\", \"settings\"})":
+        "Die Konfiguration des Weltmodells ({\"plugin\", \"settings\"})",
+    "JSON (*.json)":
+        "JSON (*.json)",
+    "Replaying the recorded episodes of %1 in the world model...":
+        "Die aufgezeichneten Episoden von %1 werden im Weltmodell abgespielt...",
+    "kosmos-cli fidelity replay failed: %1":
+        "kosmos-cli fidelity replay ist fehlgeschlagen: %1",
+    "step (open-loop replay of recorded actions, against the recorded frames)":
+        "Schritt (offenes Abspielen aufgezeichneter Aktionen, gegen die aufgezeichneten Frames)",
+    "No replay: no episode of %1 has two frames.":
+        "Kein Abspielen: Keine Episode von %1 hat zwei Frames.",
+    "%1 recorded episodes of %2: PSNR %3 dB [%4, %5] after the first step, %6 dB [%7, %8] at step %9 (mean, 95% interval over episodes); how well the world model predicts recorded video, not evidence of success.":
+        "%1 aufgezeichnete Episoden von %2: PSNR %3 dB [%4, %5] nach dem ersten Schritt, %6 dB [%7, %8] bei Schritt %9 (Mittel, 95-%-Intervall über Episoden); wie gut das Weltmodell aufgezeichnetes Video vorhersagt, kein Beleg für Erfolg.",
+    "PSNR (dB), 95% band":
+        "PSNR (dB), 95-%-Band",
+    "SSIM, 95% band":
+        "SSIM, 95-%-Band",
     "Camera:": "Kamera:",
     "Filter episodes (task, index, outcome)":
         "Episoden filtern (Aufgabe, Index, Ergebnis)",

@@ -110,6 +110,14 @@
         <source>No replay compared yet: Compare frames replays physics actions in the world model</source>
         <translation>Noch keine Wiedergabe verglichen: Bilder vergleichen spielt Physik-Aktionen im Weltmodell ab</translation>
     </message>
+    <message>
+        <source>PSNR (dB), 95% band</source>
+        <translation>PSNR (dB), 95-%-Band</translation>
+    </message>
+    <message>
+        <source>SSIM, 95% band</source>
+        <translation>SSIM, 95-%-Band</translation>
+    </message>
 </context>
 <context>
     <name>EvaluationView</name>
@@ -1031,6 +1039,46 @@ Weltmodell: %2</translation>
     <message>
         <source>&lt;b&gt;%1 paired episodes&lt;/b&gt; (same policy, same start); unpaired %2 physics, %3 imagined.&lt;br&gt;Across the policies with a rate in both worlds, 95% bootstrap over starts (%4 replicates): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (lower is better; it rests on the pairwise orders physics states). Anchors: WorldGym r = 0.78; SC3-Eval Pearson 0.929, MMRV 0.119.&lt;br&gt;Pairwise orders: %8 the same, %9 opposite, %10 indeterminate in a world.&lt;br&gt;Per episode: agreement %11 (n = %12), world-model success when physics failed %13, failure when physics succeeded %14.&lt;br&gt;&lt;i&gt;Both worlds are simulations: this is agreement with a physics reference, not evidence of real robot-task success.&lt;/i&gt;</source>
         <translation>&lt;b&gt;%1 gepaarte Episoden&lt;/b&gt; (gleiche Policy, gleicher Start); ungepaart %2 Physik, %3 vorgestellt.&lt;br&gt;Über die Policies mit einer Rate in beiden Welten, 95-%-Bootstrap über Starts (%4 Wiederholungen): &lt;b&gt;Pearson %5&lt;/b&gt;, Spearman %6, &lt;b&gt;MMRV %7&lt;/b&gt; (kleiner ist besser; sie beruht auf den paarweisen Reihenfolgen, die die Physik festlegt). Anker: WorldGym r = 0,78; SC3-Eval Pearson 0,929, MMRV 0,119.&lt;br&gt;Paarweise Reihenfolgen: %8 gleich, %9 umgekehrt, %10 in einer Welt unbestimmt.&lt;br&gt;Je Episode: Übereinstimmung %11 (n = %12), Erfolg im Weltmodell bei Fehlschlag in der Physik %13, Fehlschlag bei Erfolg in der Physik %14.&lt;br&gt;&lt;i&gt;Beide Welten sind Simulationen: Dies ist Übereinstimmung mit einer Physik-Referenz, kein Beleg für echten Roboter-Aufgabenerfolg.&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>Against recordings...</source>
+        <translation>Gegen Aufzeichnungen...</translation>
+    </message>
+    <message>
+        <source>Replay a LeRobot dataset's recorded actions open loop in a world model and compare its frames with the recorded ones (kosmos-cli fidelity replay)</source>
+        <translation>Die aufgezeichneten Aktionen eines LeRobot-Datensatzes offen im Weltmodell abspielen und seine Frames mit den aufgezeichneten vergleichen (kosmos-cli fidelity replay)</translation>
+    </message>
+    <message>
+        <source>A LeRobot dataset whose recorded episodes the world model replays</source>
+        <translation>Ein LeRobot-Datensatz, dessen aufgezeichnete Episoden das Weltmodell abspielt</translation>
+    </message>
+    <message>
+        <source>The world model's configuration ({"plugin", "settings"})</source>
+        <translation>Die Konfiguration des Weltmodells ({"plugin", "settings"})</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Replaying the recorded episodes of %1 in the world model...</source>
+        <translation>Die aufgezeichneten Episoden von %1 werden im Weltmodell abgespielt...</translation>
+    </message>
+    <message>
+        <source>kosmos-cli fidelity replay failed: %1</source>
+        <translation>kosmos-cli fidelity replay ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>step (open-loop replay of recorded actions, against the recorded frames)</source>
+        <translation>Schritt (offenes Abspielen aufgezeichneter Aktionen, gegen die aufgezeichneten Frames)</translation>
+    </message>
+    <message>
+        <source>No replay: no episode of %1 has two frames.</source>
+        <translation>Kein Abspielen: Keine Episode von %1 hat zwei Frames.</translation>
+    </message>
+    <message>
+        <source>%1 recorded episodes of %2: PSNR %3 dB [%4, %5] after the first step, %6 dB [%7, %8] at step %9 (mean, 95% interval over episodes); how well the world model predicts recorded video, not evidence of success.</source>
+        <translation>%1 aufgezeichnete Episoden von %2: PSNR %3 dB [%4, %5] nach dem ersten Schritt, %6 dB [%7, %8] bei Schritt %9 (Mittel, 95-%-Intervall über Episoden); wie gut das Weltmodell aufgezeichnetes Video vorhersagt, kein Beleg für Erfolg.</translation>
     </message>
 </context>
 <context>

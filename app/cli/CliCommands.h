@@ -75,6 +75,16 @@ struct FidelityOptionsCli
     bool json = false;
 };
 int runFidelity(const FidelityOptionsCli &options);
+struct FidelityReplayOptions
+{
+    std::string executableDir;
+    std::string dataset;
+    std::string worldModelConfig;
+    std::string episodes; // "0-9,17"; empty: all
+    std::string camera;
+    bool json = false;
+};
+int runFidelityReplay(const FidelityReplayOptions &options);
 
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);

@@ -2,14 +2,19 @@
 // (core/evaluation/Fidelity.h; docs/fidelity.md).
 #include "CliCommands.h"
 
+#include "dataset/LeRobotDataset.h"
 #include "evaluation/Calibration.h"
 #include "evaluation/Fidelity.h"
+#include "evaluation/RecordedFidelity.h"
 #include "host/PluginRegistry.h"
 #include "ledger/Ledger.h"
+#include "pipeline/LeRobotImport.h"
 #include "queries/RolloutQuery.h"
 #include "util/BoundedJson.h"
 #include "util/Error.h"
 #include "util/FileWrite.h"
+
+#include "TerminalProgress.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -148,6 +153,40 @@ int runFidelity(const FidelityOptionsCli &o)
             std::cout << out.dump(2) << "\n";
         } else {
             std::cout << toText(report, &curve);
+        }
+        return ExitCode::Ok;
+    } catch (const Error &e) {
+        return reportError(e);
+    }
+}
+
+int runFidelityReplay(const FidelityReplayOptions &o)
+{
+    try {
+        const nlohmann::json world = readConfig(o.worldModelConfig, "world-model");
+        const LeRobotDataset dataset = LeRobotDataset::open(o.dataset);
+        RecordedReplayOptions options;
+        if (!o.episodes.empty())
+            options.episodes = parseEpisodeList(o.episodes);
+        options.camera = o.camera;
+        PluginRegistry registry;
+        registry.scan(PluginRegistry::configuredSearchPath(o.executableDir));
+        const std::string plugin = world.value("plugin", std::string());
+        auto model =
+            registry.createWorldModel(plugin, world.value("settings", nlohmann::json::object()));
+        TerminalProgress bar;
+        const RecordedReplay replay =
+            replayRecorded(dataset, *model, options, nullptr,
+                           [&](int done, int total) { bar.update("replay", done, total); });
+        bar.finish();
+        if (o.json) {
+            nlohmann::json out = toJson(replay);
+            out["dataset"] = dataset.root().string();
+            out["codebase_version"] = dataset.info().codebaseVersion;
+            out["world_model"] = world;
+            std::cout << out.dump(2) << "\n";
+        } else {
+            std::cout << toText(replay, dataset.root().string(), plugin);
         }
         return ExitCode::Ok;
     } catch (const Error &e) {

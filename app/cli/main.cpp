@@ -430,13 +430,24 @@ const std::vector<Verb> &verbs()
          }},
         {"fidelity",
          "fidelity BUNDLE --physics P --imagined I | fidelity prepare BUNDLE --protocol P "
-         "--world-model WM.json --judge J.json --to DIR",
+         "--world-model WM.json --judge J.json --to DIR | fidelity replay DATASET "
+         "--world-model WM.json [--episodes 0-9] [--camera KEY]",
          "a learned world model against physics: the same policies from the same starts,\n"
          "success rates with intervals, Pearson/Spearman/MMRV with bootstrap intervals,\n"
          "pairwise orders, per-episode agreement, PSNR/SSIM of open-loop replays;\n"
-         "prepare: the imagined protocol (one task per physics start) (docs/fidelity.md)",
-         {"physics", "imagined", "replays", "protocol", "world-model", "judge", "to", "json"},
+         "prepare: the imagined protocol (one task per physics start);\n"
+         "replay: a LeRobot dataset's recorded actions open loop in the world model, PSNR/SSIM\n"
+         "per step against the recorded frames with 95% intervals (docs/fidelity.md)",
+         {"physics", "imagined", "replays", "protocol", "world-model", "judge", "to", "episodes",
+          "camera", "json"},
          [](const Call &c) -> R {
+             if (c.args.size() >= 2 && c.args[1] == QLatin1String("replay")) {
+                 if (!c.nArgs(3) || !c.isSet("world-model"))
+                     return std::nullopt;
+                 return runFidelityReplay({c.exeDir, c.str(2), c.value("world-model").toStdString(),
+                                           c.value("episodes").toStdString(),
+                                           c.value("camera").toStdString(), c.json});
+             }
              if (c.args.size() >= 2 && c.args[1] == QLatin1String("prepare")) {
                  if (!c.nArgs(3) || !c.isSet("protocol") || !c.isSet("world-model") ||
                      !c.isSet("judge") || !c.isSet("to"))
@@ -704,9 +715,12 @@ constexpr OptionSpec kOptions[] = {
     {"lerobot",
      "import: DIR is a LeRobot dataset (v3.0, v2.1); each episode becomes a recorded run.", nullptr,
      nullptr, false},
-    {"episodes", "import --lerobot: the episodes to import, e.g. 0-9,17 (default: all).", "list",
+    {"episodes",
+     "import --lerobot, fidelity replay: the episodes to use, e.g. 0-9,17 (default: all).", "list",
      nullptr, false},
-    {"camera", "import --lerobot: the camera whose frames the runs hold (default: the first).",
+    {"camera",
+     "import --lerobot: the camera whose frames the runs hold; fidelity replay: the camera "
+     "compared (default: the first).",
      "key", nullptr, false},
     {"episode", "dataset inspect: also summarize this episode's actions, states and other values.",
      "n", nullptr, false},
@@ -724,7 +738,8 @@ constexpr OptionSpec kOptions[] = {
      false},
     {"replays", "fidelity: physics starts replayed open loop in the world model (default 20).", "n",
      "20", false},
-    {"world-model", "fidelity prepare: the world model configuration (JSON: plugin, settings).",
+    {"world-model",
+     "fidelity prepare, fidelity replay: the world model configuration (JSON: plugin, settings).",
      "file", nullptr, false},
     {"device",
      "run, submit: cpu, cuda or cuda:N for every component whose plugin can use it (torch.*; "

@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -425,8 +426,55 @@ void addReplay(FrameFidelityCurve &curve, const std::vector<cv::Mat> &physics,
         const int c = ++curve.count[k];
         curve.psnrMean[k] += (p - curve.psnrMean[k]) / c;
         curve.ssimMean[k] += (s - curve.ssimMean[k]) / c;
+        if (curve.psnrSamples.size() < steps - 1) {
+            curve.psnrSamples.resize(steps - 1);
+            curve.ssimSamples.resize(steps - 1);
+        }
+        curve.psnrSamples[k].push_back(p);
+        curve.ssimSamples[k].push_back(s);
     }
     ++curve.episodes;
+}
+
+void addIntervals(FrameFidelityCurve &curve, int replicates, std::uint64_t seed)
+{
+    const std::size_t steps = curve.psnrSamples.size();
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    curve.psnrLower.assign(steps, none);
+    curve.psnrUpper.assign(steps, none);
+    curve.ssimLower.assign(steps, none);
+    curve.ssimUpper.assign(steps, none);
+    std::mt19937_64 random(seed);
+    std::vector<double> psnr(static_cast<std::size_t>(replicates)),
+        ssim(static_cast<std::size_t>(replicates));
+    for (std::size_t k = 0; k < steps; ++k) {
+        const std::vector<double> &p = curve.psnrSamples[k];
+        const std::vector<double> &q = curve.ssimSamples[k];
+        const std::size_t n = p.size();
+        if (n < 2 || replicates < 2)
+            continue;
+        std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+        for (int r = 0; r < replicates; ++r) {
+            double sp = 0, sq = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::size_t j = pick(random);
+                sp += p[j];
+                sq += q[j];
+            }
+            psnr[static_cast<std::size_t>(r)] = sp / static_cast<double>(n);
+            ssim[static_cast<std::size_t>(r)] = sq / static_cast<double>(n);
+        }
+        std::sort(psnr.begin(), psnr.end());
+        std::sort(ssim.begin(), ssim.end());
+        const auto at = [&](const std::vector<double> &v, double quantile) {
+            return v[std::min(v.size() - 1,
+                              static_cast<std::size_t>(quantile * static_cast<double>(v.size())))];
+        };
+        curve.psnrLower[k] = at(psnr, 0.025);
+        curve.psnrUpper[k] = at(psnr, 0.975);
+        curve.ssimLower[k] = at(ssim, 0.025);
+        curve.ssimUpper[k] = at(ssim, 0.975);
+    }
 }
 
 FrameFidelityCurve replayInWorldModel(Ledger &ledger, const FidelityReport &report,
@@ -482,6 +530,18 @@ FrameFidelityCurve frameFidelityFromJson(const nlohmann::json &json)
     if (curve.ssimMean.size() != curve.psnrMean.size() ||
         curve.count.size() != curve.psnrMean.size())
         return {};
+    curve.psnrLower = numbers("psnr_db_lower");
+    curve.psnrUpper = numbers("psnr_db_upper");
+    curve.ssimLower = numbers("ssim_lower");
+    curve.ssimUpper = numbers("ssim_upper");
+    for (const auto *v : {&curve.psnrLower, &curve.psnrUpper, &curve.ssimLower, &curve.ssimUpper})
+        if (v->size() != curve.psnrMean.size()) {
+            curve.psnrLower.clear();
+            curve.psnrUpper.clear();
+            curve.ssimLower.clear();
+            curve.ssimUpper.clear();
+            break;
+        }
     return curve;
 }
 
@@ -605,10 +665,25 @@ nlohmann::json toJson(const FrameFidelityCurve &c)
             out.push_back(std::round(x * 1000) / 1000);
         return out;
     };
-    return {{"episodes", c.episodes},
-            {"psnr_db", rounded(c.psnrMean)},
-            {"ssim", rounded(c.ssimMean)},
-            {"count", c.count}};
+    nlohmann::json out = {{"episodes", c.episodes},
+                          {"psnr_db", rounded(c.psnrMean)},
+                          {"ssim", rounded(c.ssimMean)},
+                          {"count", c.count}};
+    if (!c.psnrLower.empty()) { // NaN (fewer than 2 episodes at a step) as null
+        auto interval = [](const std::vector<double> &v) {
+            nlohmann::json a = nlohmann::json::array();
+            for (double x : v)
+                a.push_back(std::isfinite(x) ? nlohmann::json(std::round(x * 1000) / 1000)
+                                             : nlohmann::json());
+            return a;
+        };
+        out["psnr_db_lower"] = interval(c.psnrLower);
+        out["psnr_db_upper"] = interval(c.psnrUpper);
+        out["ssim_lower"] = interval(c.ssimLower);
+        out["ssim_upper"] = interval(c.ssimUpper);
+        out["interval"] = "95%, percentile bootstrap over episodes";
+    }
+    return out;
 }
 
 std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)

@@ -129,7 +129,16 @@ struct FrameFidelityCurve
     std::vector<double> ssimMean;
     std::vector<int> count; // episodes that reached the step
     int episodes = 0;
+    // 95% intervals of the per-step means over episodes (percentile bootstrap over episodes,
+    // addIntervals); empty until computed, NaN at a step fewer than 2 episodes reached.
+    std::vector<double> psnrLower, psnrUpper, ssimLower, ssimUpper;
+    // Each episode's value at each step (what the intervals are drawn from).
+    std::vector<std::vector<double>> psnrSamples, ssimSamples;
 };
+// Fills the curve's 95% intervals: per step, the 2.5th and 97.5th percentiles of the mean over
+// `replicates` resamples of the episodes that reached it (fixed seed: the same curve gives the
+// same intervals).
+void addIntervals(FrameFidelityCurve &curve, int replicates = 2000, std::uint64_t seed = 20261205);
 // PSNR (dB, 8-bit peak; 99 for identical images) and SSIM (Wang et al. 2004: 11x11 Gaussian,
 // sigma 1.5, K1 0.01, K2 0.03, mean over channels) of two RGB uint8 images of one size.
 double framePsnr(const cv::Mat &a, const cv::Mat &b);

@@ -4,6 +4,7 @@
 #include "dataset/LeRobotDataset.h"
 #include "dataset/LeRobotInfo.h"
 #include "dataset/ParquetReader.h"
+#include "evaluation/RecordedFidelity.h"
 #include "ledger/Ledger.h"
 #include "media/LeRobotFrames.h"
 #include "media/VideoDecoder.h"
@@ -526,6 +527,99 @@ TEST(LeRobotV21, BadEpisodeStatisticsAreNamedByLine)
     fs::remove(stats); // optional: without it the episodes have no outcomes
     const LeRobotDataset d = LeRobotDataset::open(dir.path() / "d");
     EXPECT_TRUE(d.episodes().front().outcomes.empty());
+}
+
+// A world that never moves: every predicted frame is the start frame. Replaying a recorded
+// episode in it gives, per step, the PSNR/SSIM of the recorded frame against the first one.
+class FrozenWorld : public WorldModel
+{
+public:
+    explicit FrozenWorld(double fps, double bound = 1000) : m_fps(fps), m_bound(bound) {}
+    ActionContract actionContract() const override
+    {
+        ActionContract c;
+        c.dimensions = {{"x", "px", -m_bound, m_bound}, {"y", "px", -m_bound, m_bound}};
+        c.controlRateHz = m_fps;
+        return c;
+    }
+    FrameContract frameContract() const override
+    {
+        FrameContract f;
+        f.width = 96;
+        f.height = 96;
+        f.fps = m_fps;
+        f.certifiedChunkLengths = {5};
+        return f;
+    }
+    std::vector<cv::Mat> reset(const WorldStart &start) override
+    {
+        m_start = start.startFrame.clone();
+        instruction = start.instruction;
+        return {m_start.clone()};
+    }
+    std::vector<cv::Mat> step(const ActionChunk &actions) override
+    {
+        ++steps;
+        return std::vector<cv::Mat>(actions.size(), m_start.clone());
+    }
+    std::string instruction;
+    int steps = 0;
+
+private:
+    double m_fps;
+    double m_bound;
+    cv::Mat m_start;
+};
+
+// fidelity replay: each episode's recorded actions in a world model from its first recorded
+// frame, PSNR/SSIM per step against the recorded frames, a mean and a 95% interval over episodes.
+TEST(LeRobotReplay, RecordedActionsReplayInAWorldModelAgainstTheRecordedFrames)
+{
+    if (!parquetOrSaysWhy())
+        return;
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / "pusht-h264");
+    FrozenWorld world(10);
+    const RecordedReplay r = replayRecorded(d, world, {});
+    EXPECT_EQ(r.episodes, (std::vector<std::int64_t>{0, 1, 2}));
+    EXPECT_EQ(world.instruction, "Push the T-shaped block onto the T-shaped target.");
+    EXPECT_EQ(r.chunk, 5);
+    EXPECT_EQ(world.steps, 3 * 4); // 23 actions an episode: 4 whole chunks of 5
+    ASSERT_EQ(r.curve.psnrMean.size(), 20u);
+    ASSERT_EQ(r.curve.psnrLower.size(), 20u);
+    // Step 7 by hand: each episode's frame 7 against its frame 0.
+    double psnr = 0, ssim = 0;
+    for (std::int64_t e = 0; e < 3; ++e) {
+        const LeRobotFrames f = decodeLeRobotFrames(d, d.readEpisode(e), "observation.image");
+        psnr += framePsnr(f.frames[7], f.frames[0]) / 3;
+        ssim += frameSsim(f.frames[7], f.frames[0]) / 3;
+    }
+    EXPECT_NEAR(r.curve.psnrMean[6], psnr, 1e-9);
+    EXPECT_NEAR(r.curve.ssimMean[6], ssim, 1e-9);
+    EXPECT_EQ(r.curve.count[6], 3);
+    EXPECT_LE(r.curve.psnrLower[6], r.curve.psnrMean[6]);
+    EXPECT_GE(r.curve.psnrUpper[6], r.curve.psnrMean[6]);
+    EXPECT_TRUE(contains(r.notes.front(), "9 recorded actions")) << r.notes.front();
+    const nlohmann::json j = toJson(r);
+    EXPECT_EQ(j["frame_fidelity"]["psnr_db_lower"].size(), 20u);
+    const FrameFidelityCurve back = frameFidelityFromJson(j["frame_fidelity"]);
+    EXPECT_EQ(back.psnrUpper.size(), 20u);
+
+    // What the world model cannot take is refused before anything runs, naming both sides.
+    FrozenWorld slow(5);
+    EXPECT_TRUE(contains(errorOf([&] { replayRecorded(d, slow, {}); }).second,
+                         "the world model runs at 5.00 frames a second, the dataset at 10.00"));
+    EXPECT_EQ(slow.steps, 0);
+    FrozenWorld narrow(10, 1.0); // the recorded actions (pixels, ~100-500) are out of its bounds
+    const auto [code, message] = errorOf([&] { replayRecorded(d, narrow, {}); });
+    EXPECT_EQ(code, ErrorCode::InvalidInput);
+    EXPECT_TRUE(contains(message, "episode 0, rows 0-4")) << message;
+    RecordedReplayOptions missing;
+    missing.episodes = {0, 7};
+    EXPECT_EQ(errorOf([&] { replayRecorded(d, world, missing); }).first, ErrorCode::NotFound);
+    RecordedReplayOptions camera;
+    camera.camera = "observation.images.top";
+    EXPECT_TRUE(contains(errorOf([&] { replayRecorded(d, world, camera); }).second,
+                         "no camera 'observation.images.top'"));
 }
 
 // dataset export's format options: what is wrong is named, nothing is written.

@@ -5,6 +5,7 @@
 #include "LedgerSettings.h"
 #include "MainWindow.h"
 #include "Vocabulary.h"
+#include "dataset/ParquetReader.h"
 #include "dialogs/ExportDialog.h"
 #include "dialogs/LabelingDialog.h"
 #include "dialogs/ScreenFit.h"
@@ -12,6 +13,7 @@
 #include "evaluation/Calibration.h"
 #include "evaluation/Fidelity.h"
 #include "ledger/Ledger.h"
+#include "media/LeRobotWriter.h"
 #include "models/RunsModel.h"
 #include "player/FramePlayer.h"
 #include "plots/EvaluationPlots.h"
@@ -53,6 +55,7 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <opencv2/core.hpp>
 #include <qcustomplot.h>
 
 #include <fstream>
@@ -253,6 +256,65 @@ private slots:
                      QStringLiteral("No protocol of this ledger has physics labels")),
                  qPrintable(panel->summary()->text()));
         QCOMPARE(panel->table()->rowCount(), 0);
+    }
+
+    // Against recordings: a LeRobot dataset's recorded actions replayed in a world model by
+    // kosmos-cli fidelity replay; the curve plotted with its 95% bands. Needs no ledger. What
+    // the world model cannot take is said in the panel.
+    void fidelityAgainstRecordingsPlotsTheCurveWithItsBands()
+    {
+        test::TempDir dir;
+        ui::EvaluationView view;
+        view.setCliPath(QString::fromStdString(test::cliPath()));
+        auto *panel = view.fidelity();
+        QVERIFY(panel->recordingsButton()->isEnabled());
+        const QString config = QString::fromStdString((dir / "world.json").string());
+        std::ofstream(config.toStdString())
+            << R"({"plugin": "synthetic.tabletop", "settings": {}})";
+        QSignalSpy done(panel, &ui::FidelityPanel::framesCompared);
+        std::string why;
+        if (!parquetAvailable(&why)) { // the CLI says why; the panel shows it
+            panel->compareWithRecordings(
+                QStringLiteral(KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot/pusht-h264"), config);
+            QVERIFY(done.wait(60000));
+            QVERIFY2(panel->framesSummary()->text().contains(QStringLiteral("libkosmos-parquet")),
+                     qPrintable(panel->framesSummary()->text()));
+            return;
+        }
+        // Three recorded episodes of 8 frames: 7-D actions at 5 fps, 320x256 frames.
+        const auto dataset = dir / "recorded";
+        {
+            LeRobotWriterOptions options;
+            options.fps = 5;
+            options.actionNames = {"dx", "dy", "dz", "droll", "dpitch", "dyaw", "gripper"};
+            LeRobotWriter writer(dataset, options);
+            for (int e = 0; e < 3; ++e) {
+                LeRobotOutEpisode episode;
+                episode.task = "put the red block in the green square";
+                for (int k = 0; k < 8; ++k) {
+                    episode.frames.emplace_back(256, 320, CV_8UC3,
+                                                cv::Scalar(90 + 10 * e + k, 120, 150));
+                    episode.actions.push_back({0.01 * (k % 3), 0, 0, 0, 0, 0, 1});
+                }
+                writer.add(episode);
+            }
+            writer.finish();
+        }
+        panel->compareWithRecordings(QString::fromStdString(dataset.string()), config);
+        QVERIFY(done.wait(60000));
+        QVERIFY2(panel->framesSummary()->text().contains(QStringLiteral("3 recorded episodes")),
+                 qPrintable(panel->framesSummary()->text()));
+        QVERIFY(panel->framesSummary()->text().contains(QStringLiteral("not evidence")));
+        QCOMPARE(panel->frameCurve().psnrMean.size(), 7u);
+        QCOMPARE(panel->frameCurve().psnrLower.size(), 7u);
+        // The means and the two bands (each a pair of graphs).
+        QCOMPARE(panel->framesPlot()->graphCount(), 6);
+        // Actions the world model cannot take: said, with the CLI's words.
+        panel->compareWithRecordings(
+            QStringLiteral(KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot/pusht-h264"), config);
+        QVERIFY(done.wait(60000));
+        QVERIFY2(panel->framesSummary()->text().contains(QStringLiteral("7-D actions")),
+                 qPrintable(panel->framesSummary()->text()));
     }
 
     void launcherRefusesBadInputNamingTheField()

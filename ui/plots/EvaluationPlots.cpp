@@ -229,7 +229,8 @@ void EvaluationPlots::fidelity(QCustomPlot *plot, const FidelityReport &report)
     plot->replot();
 }
 
-void EvaluationPlots::frameFidelity(QCustomPlot *plot, const FrameFidelityCurve &curve)
+void EvaluationPlots::frameFidelity(QCustomPlot *plot, const FrameFidelityCurve &curve,
+                                    const QString &against)
 {
     reset(plot);
     QVector<double> steps, psnr, ssim;
@@ -238,20 +239,49 @@ void EvaluationPlots::frameFidelity(QCustomPlot *plot, const FrameFidelityCurve 
         psnr << curve.psnrMean[i];
         ssim << curve.ssimMean[i];
     }
+    // The 95% bands first (drawn under the means), where the curve has them.
+    const bool bands = curve.psnrLower.size() == curve.psnrMean.size() && !steps.isEmpty();
+    auto band = [&](QCPAxis *axis, const std::vector<double> &lo, const std::vector<double> &hi,
+                    const QColor &colour) {
+        QVector<double> x, lower, upper;
+        for (std::size_t i = 0; i < lo.size(); ++i)
+            if (std::isfinite(lo[i]) && std::isfinite(hi[i])) {
+                x << static_cast<double>(i + 1);
+                lower << lo[i];
+                upper << hi[i];
+            }
+        auto *l = plot->addGraph(plot->xAxis, axis);
+        l->setData(x, lower);
+        l->setPen(Qt::NoPen);
+        l->removeFromLegend();
+        auto *u = plot->addGraph(plot->xAxis, axis);
+        u->setData(x, upper);
+        u->setPen(Qt::NoPen);
+        QColor fill = colour;
+        fill.setAlpha(50);
+        u->setBrush(fill);
+        u->setChannelFillGraph(l);
+        u->removeFromLegend();
+    };
+    if (bands) {
+        band(plot->yAxis, curve.psnrLower, curve.psnrUpper, kBlue);
+        band(plot->yAxis2, curve.ssimLower, curve.ssimUpper, kOrange);
+    }
     auto *p = plot->addGraph(plot->xAxis, plot->yAxis);
     p->setData(steps, psnr);
     p->setPen(QPen(kBlue, 2));
-    p->setName(tr("PSNR (dB)"));
+    p->setName(bands ? tr("PSNR (dB), 95% band") : tr("PSNR (dB)"));
     plot->yAxis2->setVisible(true);
     auto *s = plot->addGraph(plot->xAxis, plot->yAxis2);
     s->setData(steps, ssim);
     s->setPen(QPen(kOrange, 2));
-    s->setName(tr("SSIM"));
+    s->setName(bands ? tr("SSIM, 95% band") : tr("SSIM"));
     plot->legend->setVisible(!steps.isEmpty());
     sayWhyEmpty(plot, steps.isEmpty(),
                 tr("No replay compared yet: Compare frames replays physics actions in the world "
                    "model"));
-    plot->xAxis->setLabel(tr("step (open-loop replay of physics actions)"));
+    plot->xAxis->setLabel(against.isEmpty() ? tr("step (open-loop replay of physics actions)")
+                                            : against);
     plot->yAxis->setLabel(tr("PSNR (dB)"));
     plot->yAxis2->setLabel(tr("SSIM"));
     plot->xAxis->setRange(0, std::max(1.0, static_cast<double>(steps.size()) + 1.0));

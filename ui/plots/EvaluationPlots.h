@@ -34,7 +34,10 @@ public:
     // fidelity table), Wilson intervals both ways, the identity line dashed.
     static void fidelity(QCustomPlot *plot, const FidelityReport &report);
     // PSNR (left axis) and SSIM (right axis) per step of the open-loop replays.
-    static void frameFidelity(QCustomPlot *plot, const FrameFidelityCurve &curve);
+    // The mean PSNR and SSIM per step, each with its 95% band where the curve has intervals;
+    // `against` says what the predicted frames are compared with (the x axis' label).
+    static void frameFidelity(QCustomPlot *plot, const FrameFidelityCurve &curve,
+                              const QString &against = {});
 };
 
 } // namespace kosmos::ui

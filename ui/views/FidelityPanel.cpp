@@ -7,6 +7,9 @@
 #include "util/BoundedJson.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,6 +24,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace kosmos::ui {
 
@@ -48,6 +52,7 @@ FidelityPanel::FidelityPanel(QWidget *parent)
       m_table(new QTableWidget(0, 6, this)), m_summary(new QLabel(this)),
       m_scatter(new QCustomPlot(this)), m_replays(new QSpinBox(this)),
       m_framesButton(new QPushButton(tr("Compare frames (kosmos-cli)"), this)),
+      m_recordingsButton(new QPushButton(tr("Against recordings..."), this)),
       m_framesText(new QLabel(this)), m_frames(new QCustomPlot(this))
 {
     auto *form = new QFormLayout;
@@ -74,6 +79,11 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     framesRow->addWidget(new QLabel(tr("Open-loop replays:"), this));
     framesRow->addWidget(m_replays);
     framesRow->addWidget(m_framesButton);
+    m_recordingsButton->setToolTip(
+        tr("Replay a LeRobot dataset's recorded actions open loop in a world model and compare "
+           "its frames with the recorded ones (kosmos-cli fidelity replay)"));
+    m_recordingsButton->setEnabled(false); // until kosmos-cli is known
+    framesRow->addWidget(m_recordingsButton);
     framesRow->addWidget(m_framesText, 1);
     auto *left = new QSplitter(Qt::Vertical, this);
     left->addWidget(m_table);
@@ -95,6 +105,13 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     for (QComboBox *box : {m_physics, m_imagined})
         connect(box, &QComboBox::currentIndexChanged, this, &FidelityPanel::update);
     connect(m_framesButton, &QPushButton::clicked, this, &FidelityPanel::compareFrames);
+    connect(m_recordingsButton, &QPushButton::clicked, this, [this] { compareWithRecordings(); });
+}
+
+void FidelityPanel::setCliPath(const QString &cliPath)
+{
+    m_cliPath = cliPath;
+    m_recordingsButton->setEnabled(!m_cliPath.isEmpty()); // needs no ledger
 }
 
 void FidelityPanel::setLedger(Ledger *ledger)
@@ -273,7 +290,8 @@ void FidelityPanel::compareFrames()
                     .arg(QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
             return;
         }
-        const FrameFidelityCurve curve = frameFidelityFromJson(doc["frame_fidelity"]);
+        m_curve = frameFidelityFromJson(doc["frame_fidelity"]);
+        const FrameFidelityCurve &curve = m_curve;
         EvaluationPlots::frameFidelity(m_frames, curve);
         m_framesText->setText(
             curve.psnrMean.empty()
@@ -286,6 +304,7 @@ void FidelityPanel::compareFrames()
                       .arg(curve.psnrMean.size())
                       .arg(curve.ssimMean.front(), 0, 'f', 3)
                       .arg(curve.ssimMean.back(), 0, 'f', 3));
+        emit framesCompared();
     });
     m_process->start(m_cliPath, {QStringLiteral("fidelity"),
                                  QString::fromStdString(m_ledger->bundle().string()),
@@ -293,6 +312,78 @@ void FidelityPanel::compareFrames()
                                  QStringLiteral("--imagined"), m_imagined->currentData().toString(),
                                  QStringLiteral("--replays"), QString::number(m_replays->value()),
                                  QStringLiteral("--json")});
+}
+
+void FidelityPanel::compareWithRecordings(const QString &datasetGiven, const QString &configGiven)
+{
+    if (m_cliPath.isEmpty() || (m_process && m_process->state() != QProcess::NotRunning))
+        return;
+    QString dataset = datasetGiven;
+    QString config = configGiven;
+    if (dataset.isEmpty())
+        dataset = QFileDialog::getExistingDirectory(
+            this, tr("A LeRobot dataset whose recorded episodes the world model replays"));
+    if (dataset.isEmpty())
+        return;
+    if (config.isEmpty())
+        config = QFileDialog::getOpenFileName(
+            this, tr("The world model's configuration ({\"plugin\", \"settings\"})"), QString(),
+            tr("JSON (*.json)"));
+    if (config.isEmpty())
+        return;
+    if (!m_process)
+        m_process = new QProcess(this);
+    m_process->disconnect();
+    m_framesText->setText(tr("Replaying the recorded episodes of %1 in the world model...")
+                              .arg(QDir::toNativeSeparators(dataset)));
+    m_framesButton->setEnabled(false);
+    m_recordingsButton->setEnabled(false);
+    connect(m_process, &QProcess::finished, this, [this, dataset](int code) {
+        m_framesButton->setEnabled(m_ledger != nullptr);
+        m_recordingsButton->setEnabled(true);
+        const QByteArray out = m_process->readAllStandardOutput();
+        nlohmann::json doc;
+        try {
+            json::Limits limits;
+            limits.maxBytes = 8u << 20;
+            limits.maxDepth = 16;
+            doc =
+                json::parseBounded(out.toStdString(), "kosmos-cli fidelity replay --json", limits);
+        } catch (const std::exception &) {
+        }
+        if (code != 0 || !doc.is_object() || !doc.contains("frame_fidelity")) {
+            m_framesText->setText(
+                tr("kosmos-cli fidelity replay failed: %1")
+                    .arg(QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
+            emit framesCompared();
+            return;
+        }
+        m_curve = frameFidelityFromJson(doc["frame_fidelity"]);
+        EvaluationPlots::frameFidelity(
+            m_frames, m_curve,
+            tr("step (open-loop replay of recorded actions, against the recorded frames)"));
+        const auto at = [&](const std::vector<double> &v, std::size_t i) {
+            return i < v.size() && std::isfinite(v[i]) ? QString::number(v[i], 'f', 2)
+                                                       : QStringLiteral("n/a");
+        };
+        const std::size_t last = m_curve.psnrMean.empty() ? 0 : m_curve.psnrMean.size() - 1;
+        m_framesText->setText(
+            m_curve.psnrMean.empty()
+                ? tr("No replay: no episode of %1 has two frames.").arg(dataset)
+                : tr("%1 recorded episodes of %2: PSNR %3 dB [%4, %5] after the first step, %6 "
+                     "dB [%7, %8] at step %9 (mean, 95% interval over episodes); how well the "
+                     "world model predicts recorded video, not evidence of success.")
+                      .arg(m_curve.episodes)
+                      .arg(QFileInfo(dataset).fileName())
+                      .arg(at(m_curve.psnrMean, 0), at(m_curve.psnrLower, 0),
+                           at(m_curve.psnrUpper, 0), at(m_curve.psnrMean, last),
+                           at(m_curve.psnrLower, last), at(m_curve.psnrUpper, last))
+                      .arg(last + 1));
+        emit framesCompared();
+    });
+    m_process->start(m_cliPath,
+                     {QStringLiteral("fidelity"), QStringLiteral("replay"), dataset,
+                      QStringLiteral("--world-model"), config, QStringLiteral("--json")});
 }
 
 } // namespace kosmos::ui

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "evaluation/Fidelity.h"
+
 #include <QWidget>
 
 class QComboBox;
@@ -21,14 +23,15 @@ namespace kosmos::ui {
 // against physics success rates with intervals both ways, the per-policy table, the correlations
 // with bootstrap intervals and the per-episode agreement, computed here from the open ledger. The
 // open-loop frame comparison loads the world model, which the workstation never does itself: it
-// runs kosmos-cli fidelity --json and plots the PSNR/SSIM curve it returns.
+// runs kosmos-cli fidelity --json and plots the PSNR/SSIM curve it returns; "Against
+// recordings..." does the same with a LeRobot dataset's recorded episodes (fidelity replay).
 class FidelityPanel : public QWidget
 {
     Q_OBJECT
 public:
     explicit FidelityPanel(QWidget *parent = nullptr);
     void setLedger(Ledger *ledger);
-    void setCliPath(const QString &cliPath) { m_cliPath = cliPath; }
+    void setCliPath(const QString &cliPath);
     // Lists the protocols; proposes the newest "...-imagined" one and the physics one it names.
     void refresh();
 
@@ -39,9 +42,21 @@ public:
     QPushButton *framesButton() const { return m_framesButton; }
     QLabel *framesSummary() const { return m_framesText; }
 
+    QPushButton *recordingsButton() const { return m_recordingsButton; }
+    QCustomPlot *framesPlot() const { return m_frames; }
+    // The last curve plotted (from either comparison).
+    const FrameFidelityCurve &frameCurve() const { return m_curve; }
+
 public slots:
     void update();
     void compareFrames();
+    // Against recordings: a LeRobot dataset's recorded actions replayed open loop in a world
+    // model (kosmos-cli fidelity replay DATASET --world-model CONFIG --json), the PSNR/SSIM curve
+    // against the recorded frames with its 95% bands. Asks for both when called without them.
+    void compareWithRecordings(const QString &dataset = {}, const QString &worldModelConfig = {});
+
+signals:
+    void framesCompared(); // a comparison ended (its curve plotted, or why not said)
 
 private:
     Ledger *m_ledger = nullptr;
@@ -53,6 +68,8 @@ private:
     QCustomPlot *m_scatter;
     QSpinBox *m_replays;
     QPushButton *m_framesButton;
+    QPushButton *m_recordingsButton;
+    FrameFidelityCurve m_curve;
     QLabel *m_framesText;
     QCustomPlot *m_frames;
     QProcess *m_process = nullptr;
