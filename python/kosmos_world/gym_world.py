@@ -1,0 +1,137 @@
+"""A gymnasium environment as a Kosmos world: reset with a seed, step with a chunk of actions,
+the rendered frame after each, and success from the environment's own definition
+(info["is_success"] by default, or a reward threshold). docs/remote-worlds.md."""
+
+import importlib
+from importlib import metadata as importlib_metadata
+
+import numpy as np
+
+
+def _version(distribution):
+    try:
+        return importlib_metadata.version(distribution)
+    except importlib_metadata.PackageNotFoundError:
+        return None
+
+
+class GymWorld:
+    def __init__(self, env_id, kwargs=None, imports=(), success_key="is_success",
+                 reward_threshold=None, action_names=None):
+        import gymnasium as gym
+
+        for module in imports:
+            importlib.import_module(module)  # registers the package's environments
+        kwargs = dict(kwargs or {})
+        kwargs.setdefault("render_mode", "rgb_array")
+        self.env_id = env_id
+        self.kwargs = kwargs
+        self.env = gym.make(env_id, **kwargs)
+        self.success_key = success_key
+        self.reward_threshold = reward_threshold
+        space = self.env.action_space
+        if not hasattr(space, "low") or len(space.shape) != 1:
+            raise ValueError(f"{env_id}: the action space {space} is not a 1-D Box")
+        width = space.shape[0]
+        self.action_names = list(action_names or [f"a{i}" for i in range(width)])
+        if len(self.action_names) != width:
+            raise ValueError(f"{len(self.action_names)} action names for {width} values")
+        self.low = np.asarray(space.low, dtype=np.float64)
+        self.high = np.asarray(space.high, dtype=np.float64)
+        self._success = None
+        self._reward = None
+        self._done = False
+        self._obs = None
+        self.env.reset(seed=0)
+        first = self._render()
+        self.height, self.width = int(first.shape[0]), int(first.shape[1])
+        spec = self.env.spec
+        self.fps = float(self.env.metadata.get("render_fps") or 10)
+        self.package = spec.entry_point.split(":")[0].split(".")[0] if spec and isinstance(
+            spec.entry_point, str) else None
+
+    def _render(self):
+        frame = self.env.render()
+        frame = np.asarray(frame)
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError(f"{self.env_id}: render() gave {frame.dtype} {frame.shape}, "
+                             "not uint8 [H, W, 3]")
+        return np.ascontiguousarray(frame)
+
+    def metadata(self):
+        package = self.package
+        return {
+            "kind": "simulator",
+            "name": self.env_id,
+            "env_id": self.env_id,
+            "env_kwargs": {k: v for k, v in self.kwargs.items()},
+            "versions": {"gymnasium": _version("gymnasium"),
+                         "mujoco": _version("mujoco"),
+                         **({package.replace("_", "-"): _version(package.replace("_", "-"))}
+                            if package else {})},
+            "action": {"names": self.action_names, "min": self.low.tolist(),
+                       "max": self.high.tolist(), "units": ["1"] * len(self.action_names)},
+            "frame": {"width": self.width, "height": self.height},
+            "control_rate_hz": self.fps,
+            "chunk_lengths": [],
+            "success": ({"info_key": self.success_key} if self.reward_threshold is None
+                        else {"reward_at_least": self.reward_threshold}),
+        }
+
+    def reset(self, frame, instruction, seed, start_state):
+        self._obs, info = self.env.reset(seed=int(seed))
+        self._success = self._success_of(None, info)
+        self._reward = None
+        self._done = False
+        return self._render()[None]
+
+    def _success_of(self, reward, info):
+        if self.reward_threshold is not None:
+            return None if reward is None else bool(reward >= self.reward_threshold)
+        value = info.get(self.success_key) if isinstance(info, dict) else None
+        return None if value is None else bool(value)
+
+    def step(self, actions):
+        frames = []
+        for action in np.asarray(actions, dtype=np.float64):
+            if not self._done:
+                self._obs, reward, terminated, truncated, info = self.env.step(
+                    action.astype(self.env.action_space.dtype))
+                self._reward = float(reward)
+                success = self._success_of(self._reward, info)
+                # Success once reached stays reached (a simulator episode ends there).
+                self._success = bool(self._success) or bool(success) if success is not None \
+                    else self._success
+                self._done = bool(terminated or truncated)
+            frames.append(self._render())  # after the end: the last frame, held
+        return np.stack(frames)
+
+    def success(self):
+        return self._success
+
+    def reward(self):
+        return self._reward
+
+    def done(self):
+        return self._done
+
+    def proprio(self):
+        obs = self._obs
+        if isinstance(obs, dict):
+            for key in ("agent_pos", "state", "qpos"):
+                if key in obs:
+                    return np.asarray(obs[key], dtype=np.float64).ravel()
+        return None
+
+    def state(self):
+        obs = self._obs
+        if isinstance(obs, np.ndarray) and obs.size <= 4096 and obs.dtype.kind in "fiub":
+            return {"observation": obs.astype(np.float64).ravel().tolist()}
+        if isinstance(obs, dict):
+            out = {}
+            for key, value in obs.items():
+                value = np.asarray(value)
+                if value.size <= 4096 and value.dtype.kind in "fiub" and value.ndim <= 1:
+                    out[key] = value.astype(np.float64).ravel().tolist()
+            return out or None
+        return None

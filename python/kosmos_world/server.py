@@ -1,0 +1,136 @@
+"""The reference world server (docs/remote-worlds.md): openpi's wire (websockets, msgpack-numpy,
+metadata first, one binary request and one binary reply; an error is the traceback as a text
+frame, then close code 1011), GET /healthz, pings every 20 s so a long step keeps its client.
+
+Requests: {"type": "reset", "seed", "instruction", "frame" (uint8 [H, W, 3] or None),
+"start_state"} -> {"frames": uint8 [N, H, W, 3], ...}; {"type": "step", "actions": float64
+[T, D]} -> {"frames": uint8 [T, H, W, 3], ...}; {"type": "health"} -> {"ok": True}. Every reply
+to reset and step also carries "success", "reward", "done", "state", "proprio" (float64 [P], what
+a policy reads of the robot's own state; None where the world has none) and "server_timing":
+{"call_ms"}.
+"""
+
+import asyncio
+import functools
+import http
+import logging
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+from . import msgpack_numpy
+
+try:  # the implementation whose handler and process_request signatures these are
+    from websockets.legacy.server import serve
+except ImportError:  # pragma: no cover
+    from websockets import serve
+
+log = logging.getLogger("kosmos_world")
+
+
+def _optional(world, name):
+    method = getattr(world, name, None)
+    return method() if callable(method) else None
+
+
+def _check_frames(frames, count, metadata, what):
+    frames = np.asarray(frames)
+    height, width = metadata["frame"]["height"], metadata["frame"]["width"]
+    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[1:] != (height, width, 3):
+        raise ValueError(f"{what} returned {frames.dtype} {frames.shape}; expected uint8 "
+                         f"[N, {height}, {width}, 3]")
+    if count is not None and frames.shape[0] != count:
+        raise ValueError(f"{what} returned {frames.shape[0]} frames for {count} actions")
+    return np.ascontiguousarray(frames)
+
+
+class WorldServer:
+    """Serves worlds made by `factory` (one per connection: a simulator's episodes never mix;
+    a learned model may return one shared instance, whose calls the server then serializes)."""
+
+    def __init__(self, factory, host="127.0.0.1", port=8765):
+        self.factory = factory
+        self.host = host
+        self.port = port
+        self._locks = {}
+
+    async def _health(self, path, request_headers):
+        if path == "/healthz":
+            return http.HTTPStatus.OK, [], b"OK\n"
+        return None
+
+    async def _handler(self, websocket, path=None):
+        loop = asyncio.get_running_loop()
+        world = await loop.run_in_executor(None, self.factory)
+        lock = self._locks.setdefault(id(world), asyncio.Lock())
+        metadata = dict(world.metadata())
+        metadata.setdefault("kosmos_world", 1)
+        metadata.setdefault("provenance", {})
+        metadata["reported_by_server"] = True
+        packer = msgpack_numpy.Packer()
+        await websocket.send(packer.pack(metadata))
+        while True:
+            try:
+                message = await websocket.recv()
+            except Exception:  # the client went: nothing to answer
+                return
+            try:
+                request = msgpack_numpy.unpackb(message)
+                kind = request.get("type") if isinstance(request, dict) else None
+                start = time.perf_counter()
+                if kind == "health":
+                    reply = {"ok": True}
+                elif kind == "reset":
+                    frame = request.get("frame")
+                    call = functools.partial(world.reset, frame, request.get("instruction", ""),
+                                             int(request.get("seed", 0)),
+                                             request.get("start_state") or {})
+                    async with lock:
+                        frames = await loop.run_in_executor(None, call)
+                    reply = {"frames": _check_frames(frames, None, metadata, "reset")}
+                elif kind == "step":
+                    actions = np.asarray(request["actions"], dtype=np.float64)
+                    if actions.ndim != 2:
+                        raise ValueError(f"actions of shape {actions.shape}; expected [T, D]")
+                    async with lock:
+                        frames = await loop.run_in_executor(None, world.step, actions)
+                    reply = {"frames": _check_frames(frames, actions.shape[0], metadata, "step")}
+                else:
+                    raise ValueError(f"unknown request type {kind!r}")
+                if kind in ("reset", "step"):
+                    reply["success"] = _optional(world, "success")
+                    reply["reward"] = _optional(world, "reward")
+                    reply["done"] = _optional(world, "done")
+                    reply["state"] = _optional(world, "state")
+                    proprio = _optional(world, "proprio")
+                    reply["proprio"] = (None if proprio is None
+                                        else np.asarray(proprio, dtype=np.float64).ravel())
+                reply["server_timing"] = {"call_ms": (time.perf_counter() - start) * 1000}
+                await websocket.send(packer.pack(reply))
+            except Exception:
+                await websocket.send(traceback.format_exc())
+                await websocket.close(code=1011, reason="Internal server error")
+                return
+
+    async def serve(self, ready=None):
+        # Pings keep a client whose step runs long (tests shorten them: KOSMOS_WORLD_PING_S).
+        ping = float(os.environ.get("KOSMOS_WORLD_PING_S", "20"))
+        async with serve(self._handler, self.host, self.port, max_size=None,
+                         compression=None, ping_interval=ping, ping_timeout=ping,
+                         process_request=self._health) as server:
+            port = server.sockets[0].getsockname()[1]
+            print(f"kosmos_world: listening on ws://{self.host}:{port}", flush=True)
+            if ready:
+                ready(port)
+            await asyncio.Future()
+
+
+def run(factory, host, port):
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    try:
+        asyncio.run(WorldServer(factory, host, port).serve())
+    except KeyboardInterrupt:
+        pass

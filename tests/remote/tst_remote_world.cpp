@@ -1,0 +1,272 @@
+// remote.world against the reference server (python/kosmos_world), started on 127.0.0.1 by each
+// test with a toy world (tests/remote/worlds.py) whose frames the test recomputes on its own:
+// contracts from the metadata, frames byte for byte, a simulator's success as a physics label,
+// the state per step, and what a failing server does (a traceback, a timeout, a process that
+// dies), then a protocol end to end through kosmos-cli. Needs Debian's python3-websockets,
+// python3-msgpack and python3-numpy (packaging/debian-build-deps.txt).
+#include "RemoteWorld.h"
+#include "TestSupport.h"
+#include "ledger/Ledger.h"
+#include "util/Error.h"
+
+#include <QCoreApplication>
+#include <QProcess>
+#include <QProcessEnvironment>
+
+#include <gtest/gtest.h>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <fstream>
+#include <memory>
+
+using namespace kosmos;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The reference server with a ShiftWorld(**args) on a free port, stopped with the object.
+class WorldServer
+{
+public:
+    explicit WorldServer(const nlohmann::json &args, const char *ping = "20")
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PYTHONPATH"),
+                   QStringLiteral(KOSMOS_SOURCE_DIR "/python:" KOSMOS_SOURCE_DIR "/tests/remote"));
+        env.insert(QStringLiteral("KOSMOS_WORLD_PING_S"), QString::fromLatin1(ping));
+        m_process.setProcessEnvironment(env);
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(QStringLiteral("/usr/bin/python3"),
+                        {QStringLiteral("-m"), QStringLiteral("kosmos_world"),
+                         QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("model"),
+                         QStringLiteral("worlds:ShiftWorld"), QStringLiteral("--args"),
+                         QString::fromStdString(args.dump())});
+        if (!m_process.waitForStarted(10000))
+            throw Error(ErrorCode::Io, "cannot start /usr/bin/python3");
+        // The first line names the address.
+        while (m_url.empty() && m_process.waitForReadyRead(15000)) {
+            const QString line = QString::fromUtf8(m_process.readLine()).trimmed();
+            const int at = line.indexOf(QStringLiteral("ws://"));
+            if (at >= 0)
+                m_url = line.mid(at).toStdString();
+        }
+        if (m_url.empty())
+            throw Error(ErrorCode::Io, "the world server did not start: " +
+                                           m_process.readAllStandardError().toStdString() +
+                                           " (install python3-websockets python3-msgpack "
+                                           "python3-numpy: scripts/setup-debian.sh)");
+    }
+    ~WorldServer()
+    {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+    const std::string &url() const { return m_url; }
+    bool running() const { return m_process.state() == QProcess::Running; }
+
+private:
+    QProcess m_process;
+    std::string m_url;
+};
+
+// ShiftWorld's own frames, recomputed here.
+cv::Mat startImage(int width, int height, std::uint64_t seed)
+{
+    cv::Mat m(height, width, CV_8UC3);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            for (int c = 0; c < 3; ++c)
+                m.at<cv::Vec3b>(y, x)[c] = static_cast<unsigned char>(
+                    (3 * x + 5 * y + 40 * c + static_cast<int>(seed % 256)) % 256);
+    return m;
+}
+
+cv::Mat roll(const cv::Mat &m, int dy, int dx)
+{
+    cv::Mat out(m.size(), m.type());
+    for (int y = 0; y < m.rows; ++y)
+        for (int x = 0; x < m.cols; ++x)
+            out.at<cv::Vec3b>(((y + dy) % m.rows + m.rows) % m.rows,
+                              ((x + dx) % m.cols + m.cols) % m.cols) = m.at<cv::Vec3b>(y, x);
+    return out;
+}
+
+Action move(double dx, double dy)
+{
+    return {dx, dy, 0, 0, 0, 0, 1};
+}
+
+double diff(const cv::Mat &a, const cv::Mat &b)
+{
+    return cv::norm(a, b, cv::NORM_INF);
+}
+
+} // namespace
+
+TEST(RemoteWorld, ContractsFramesSuccessAndStateComeFromTheServer)
+{
+    WorldServer server(nlohmann::json{{"success_after", 3}, {"chunk_lengths", {1, 2}}});
+    const nlohmann::json settings = {{"url", server.url()}, {"timeout_s", 10}};
+    EXPECT_TRUE(remote::remoteWorldAvailability(settings).available)
+        << remote::remoteWorldAvailability(settings).reason;
+    auto world = remote::createRemoteWorld(settings);
+    const ActionContract a = world->actionContract();
+    ASSERT_EQ(a.dimension(), 7);
+    EXPECT_EQ(a.dimensions[0].name, "dx");
+    EXPECT_EQ(a.dimensions[0].max, 0.05);
+    EXPECT_EQ(a.dimensions[6].unit, "1");
+    EXPECT_EQ(a.controlRateHz, 5.0);
+    EXPECT_EQ(a.chunkLength, 1);
+    const FrameContract f = world->frameContract();
+    EXPECT_EQ(f.width, 64);
+    EXPECT_EQ(f.height, 48);
+    EXPECT_EQ(f.certifiedChunkLengths, (std::vector<int>{1, 2}));
+
+    WorldStart start;
+    start.seed = 17;
+    const auto first = world->reset(start);
+    ASSERT_EQ(first.size(), 1u);
+    cv::Mat expected = startImage(64, 48, 17);
+    EXPECT_EQ(diff(first[0], expected), 0.0);
+    EXPECT_FALSE(world->groundTruth()->success);
+    const auto frames = world->step({move(0.02, 0.01), move(-0.01, 0.03)});
+    ASSERT_EQ(frames.size(), 2u);
+    expected = roll(expected, 1, 2); // rows +round(100 * 0.01), columns +round(100 * 0.02)
+    EXPECT_EQ(diff(frames[0], expected), 0.0);
+    expected = roll(expected, 3, -1);
+    EXPECT_EQ(diff(frames[1], expected), 0.0);
+    const auto more = world->step({move(0.05, -0.04)});
+    EXPECT_EQ(diff(more[0], roll(expected, -4, 5)), 0.0);
+    const std::optional<GroundTruth> truth = world->groundTruth();
+    ASSERT_TRUE(truth);
+    EXPECT_TRUE(truth->success) << "three steps ran";
+    EXPECT_EQ(truth->source, "physics");
+    EXPECT_EQ(truth->details["env_id"], "kosmos-test/ShiftWorld-v0");
+    EXPECT_EQ(truth->details["reported_by_server"], true);
+    EXPECT_EQ(world->state()["steps"], 3);
+    EXPECT_TRUE(world->lastCallStats().contains("server_call_ms"));
+    // The identity carries what the server reports, marked as not verified.
+    const nlohmann::json identity = remote::remoteWorldIdentity(settings);
+    EXPECT_EQ(identity["details"]["server_metadata"]["provenance"]["model"], "shift-world");
+    EXPECT_NE(identity["details"]["provenance_note"].get<std::string>().find("not verified"),
+              std::string::npos);
+}
+
+TEST(RemoteWorld, ALearnedModelStartsFromTheFrameItIsGiven)
+{
+    WorldServer server(nlohmann::json{{"kind", "learned_model"}});
+    auto world = remote::createRemoteWorld({{"url", server.url()}});
+    WorldStart start;
+    start.seed = 5;
+    start.startFrame = startImage(128, 96, 99); // twice the model's size: area-resized
+    const auto first = world->reset(start);
+    cv::Mat resized;
+    cv::resize(start.startFrame, resized, cv::Size(64, 48), 0, 0, cv::INTER_AREA);
+    EXPECT_EQ(diff(first[0], resized), 0.0);
+    const auto next = world->step({move(0.03, 0.02)});
+    EXPECT_EQ(diff(next[0], roll(resized, 2, 3)), 0.0);
+    EXPECT_FALSE(world->groundTruth()) << "a learned model has no ground truth";
+}
+
+TEST(RemoteWorld, AServerErrorATimeoutAndADeadServerAreNamedAndTheNextEpisodeReconnects)
+{
+    {
+        WorldServer server(nlohmann::json{{"raise_at", 2}});
+        auto world = remote::createRemoteWorld({{"url", server.url()}});
+        world->reset({});
+        world->step({move(0, 0)});
+        try {
+            world->step({move(0, 0)});
+            ADD_FAILURE() << "the server's error was not reported";
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find("RuntimeError: boom at step 2"), std::string::npos)
+                << e.what();
+        }
+        EXPECT_EQ(world->reset({}).size(), 1u) << "a new connection for the next episode";
+    }
+    {
+        WorldServer server(nlohmann::json{{"sleep_s", 2.0}});
+        auto world = remote::createRemoteWorld({{"url", server.url()}, {"timeout_s", 0.5}});
+        world->reset({});
+        try {
+            world->step({move(0, 0)});
+            ADD_FAILURE() << "no timeout";
+        } catch (const Error &e) {
+            EXPECT_EQ(std::string(errorCodeName(e.code())), "remote_timeout") << e.what();
+        }
+    }
+    {
+        WorldServer server(nlohmann::json{{"die_at", 1}});
+        auto world = remote::createRemoteWorld({{"url", server.url()}, {"timeout_s", 10}});
+        world->reset({});
+        EXPECT_THROW(world->step({move(0, 0)}), Error);
+    }
+    {
+        WorldServer server(nlohmann::json{{"wrong_size_at", 1}});
+        auto world = remote::createRemoteWorld({{"url", server.url()}});
+        world->reset({});
+        try {
+            world->step({move(0, 0)});
+            ADD_FAILURE() << "frames of the wrong size were taken";
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find("expected uint8 [N, 48, 64, 3]"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    // Nothing listening: said, with how to start a server.
+    const auto none = remote::remoteWorldAvailability({{"url", "ws://127.0.0.1:9"}});
+    EXPECT_FALSE(none.available);
+    EXPECT_NE(none.reason.find("python -m kosmos_world"), std::string::npos) << none.reason;
+    EXPECT_THROW(remote::createRemoteWorld({{"url", "ws://127.0.0.1:9"}, {"bogus", 1}}), Error);
+}
+
+TEST(RemoteWorld, ALongStepKeepsItsConnection)
+{
+    // Pings every 0.3 s while a step takes 2 s: the client's socket thread answers them, so the
+    // server does not drop it (a 45 s diffusion step keeps its run the same way).
+    WorldServer server(nlohmann::json{{"sleep_s", 2.0}}, "0.3");
+    auto world = remote::createRemoteWorld({{"url", server.url()}, {"timeout_s", 10}});
+    world->reset({});
+    EXPECT_EQ(world->step({move(0, 0)}).size(), 1u);
+    EXPECT_EQ(world->step({move(0, 0)}).size(), 1u);
+}
+
+TEST(RemoteWorld, AProtocolRunsThroughKosmosCliWithTheSimulatorsSuccessAsPhysicsLabels)
+{
+    WorldServer server(nlohmann::json{{"success_after", 8}, {"width", 96}, {"height", 80}});
+    test::TempDir dir;
+    const auto bundle = (dir / "w.kosmos").string();
+    ASSERT_EQ(test::runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "remote-world"},
+        {"seed", 3},
+        {"horizon", 10},
+        {"episodes_per_task", 2},
+        {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
+        {"policies",
+         {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"world_model", {{"plugin", "remote.world"}, {"settings", {{"url", server.url()}}}}}};
+    std::ofstream(dir / "p.json") << protocol.dump();
+    const auto r = test::runProcessWithStderr(
+        {test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.info().labelsBySource.at("physics"), 2);
+    const auto labels = ledger.labels(1);
+    ASSERT_EQ(labels.size(), 1u);
+    EXPECT_EQ(labels[0].completion, "met") << "ten steps ran, success after eight";
+    const auto verify = test::runProcess({test::cliPath(), "verify", bundle});
+    EXPECT_EQ(verify.exitCode, 0) << verify.output;
+    const auto report = test::runProcess({test::cliPath(), "report", bundle, "--json"});
+    EXPECT_NE(report.output.find("not verified"), std::string::npos) << report.output;
+}
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
