@@ -240,6 +240,15 @@ Described describe(const std::string &bytes)
     return d;
 }
 
+// The seed as a msgpack integer (never a double: seeds above 2^53 would round).
+MsgValue seedValue(std::uint64_t seed)
+{
+    MsgValue v;
+    v.kind = MsgValue::Kind::Int;
+    v.i = static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL);
+    return v;
+}
+
 double msSince(std::chrono::steady_clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -265,7 +274,7 @@ public:
         }
         std::vector<std::pair<std::string, MsgValue>> request = {
             {"type", MsgValue::str("reset")},
-            {"seed", MsgValue::number(static_cast<double>(start.seed))},
+            {"seed", seedValue(start.seed)},
             {"instruction", MsgValue::str(start.instruction)},
             {"start_state", fromJson(start.startState)}};
         // A learned model starts from the frame it is given; a simulator from its seed.

@@ -22,14 +22,34 @@ ReplayPolicy::ReplayPolicy(const std::filesystem::path &file, const std::string 
     if (!doc.is_object() || !doc.contains(which) || !doc[which].is_array())
         throw Error(ErrorCode::InvalidInput,
                     where + " has no \"" + which + "\" array (a run's actions.json)");
-    const ActionContract contract = ActionContract::bridgeEndEffector();
+    // Another width than Bridge's 7, named by "dimension_names": the recorded values are what
+    // they are; the world's contract bounds them, not this one.
+    if (doc.contains("dimension_names") && doc["dimension_names"].is_array() &&
+        doc["dimension_names"].size() != 7) {
+        if (doc["dimension_names"].empty() || doc["dimension_names"].size() > 256)
+            throw Error(ErrorCode::InvalidInput,
+                        where + ": dimension_names must name 1 to 256 values");
+        m_contract = ActionContract{};
+        for (const auto &name : doc["dimension_names"]) {
+            if (!name.is_string())
+                throw Error(ErrorCode::InvalidInput,
+                            where + ": dimension_names holds a value that is not a text");
+            m_contract.dimensions.push_back({name.get<std::string>(), "1", -1e9, 1e9});
+        }
+        if (doc.contains("control_rate_hz") && doc["control_rate_hz"].is_number() &&
+            doc["control_rate_hz"].get<double>() > 0)
+            m_contract.controlRateHz = doc["control_rate_hz"].get<double>();
+    }
+    const ActionContract &contract = m_contract;
     for (std::size_t i = 0; i < doc[which].size(); ++i) {
         const auto &row = doc[which][i];
         if (!row.is_array() || static_cast<int>(row.size()) != contract.dimension())
-            throw Error(ErrorCode::InvalidInput, where + ": " + which + "[" + std::to_string(i) +
-                                                     "] is not " +
-                                                     std::to_string(contract.dimension()) +
-                                                     " numbers (a 7-D Bridge end-effector action)");
+            throw Error(ErrorCode::InvalidInput,
+                        where + ": " + which + "[" + std::to_string(i) + "] is not " +
+                            std::to_string(contract.dimension()) +
+                            (contract.dimension() == 7
+                                 ? " numbers (a 7-D Bridge end-effector action)"
+                                 : " numbers (its dimension_names)"));
         Action a;
         for (const auto &v : row) {
             if (!v.is_number() || !std::isfinite(v.get<double>()))

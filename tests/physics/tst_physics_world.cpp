@@ -523,4 +523,17 @@ TEST(PhysicsWorld, ARecordedRunReplaysOpenLoopFromItsStartToTheSameFrames)
     EXPECT_THROW(policy.act(obs), Error);
     EXPECT_THROW(replay::ReplayPolicy(out / "dataset.json", "policy_actions"), Error);
     EXPECT_THROW(replay::ReplayPolicy(out / "episode_00000" / "actions.json", "actions"), Error);
+
+    // Another width, named by dimension_names (a recorded PushT episode): that contract.
+    std::ofstream(dir / "pusht.json") << R"({"policy_actions": [[200.5, 310.25], [201, 309]],
+        "dimension_names": ["motor_0", "motor_1"], "control_rate_hz": 10})";
+    replay::ReplayPolicy pusht(dir / "pusht.json", "policy_actions");
+    EXPECT_EQ(pusht.actionContract().dimension(), 2);
+    EXPECT_EQ(pusht.actionContract().dimensions[1].name, "motor_1");
+    EXPECT_EQ(pusht.actionContract().controlRateHz, 10.0);
+    obs.step = 1;
+    EXPECT_EQ(pusht.act(obs).front(), (Action{201, 309}));
+    std::ofstream(dir / "ragged.json") << R"({"policy_actions": [[1, 2], [3]],
+        "dimension_names": ["a", "b"]})";
+    EXPECT_THROW(replay::ReplayPolicy(dir / "ragged.json", "policy_actions"), Error);
 }
