@@ -7,12 +7,12 @@ the ledger's frames and success label are compared with an independent run of th
 environment in this Python process, with the same seed (the run's, read from the ledger) and the
 same actions: every frame byte for byte, the success label equal to info["is_success"].
 
-    .lerobot/venv/bin/python tools/worlds/check_gym_replay.py build/bin/kosmos-cli \\
+    .worlds/venv/bin/python tools/worlds/check_gym_replay.py build/bin/kosmos-cli \\
         [--dataset tests/fixtures/lerobot/pusht-h264] [--episode 0] [--env gym_pusht/PushT-v0]
 
-Needs gymnasium, the environment's package, websockets, msgpack, numpy, pyarrow and Pillow in
-the Python running it (the project's .lerobot venv has them: tools/lerobot/make-fixtures.sh, then
-pip install websockets msgpack). Prints one JSON object; exits 1 on any difference.
+Needs gymnasium, the environment's package, websockets, msgpack, numpy and OpenCV (or Pillow) in
+the Python running it: scripts/setup-worlds.sh makes .worlds/venv with them, pinned (pyarrow too
+for a dataset without a reference reading). Prints one JSON object; exits 1 on any difference.
 """
 
 import argparse
@@ -28,25 +28,43 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
-from PIL import Image
 
 HERE = Path(__file__).resolve().parents[2]
 
 
 def episode_actions(dataset, episode):
+    """The episode's actions: from LeRobot's own reading of a fixture (DATASET.reference.json,
+    tests/fixtures/lerobot) where there is one, else from its parquet files (pyarrow)."""
     info = json.loads((Path(dataset) / "meta" / "info.json").read_text())
+    reference = Path(str(Path(dataset)) + ".reference.json")
     rows = []
-    for f in sorted(glob.glob(str(Path(dataset) / "data" / "**" / "*.parquet"), recursive=True)):
-        t = pq.read_table(f, columns=["episode_index", "frame_index", "action"]).to_pydict()
-        rows += [(k, a) for e, k, a in zip(t["episode_index"], t["frame_index"], t["action"])
-                 if e == episode]
+    if reference.is_file():
+        frames = json.loads(reference.read_text())["frames"]
+        rows = [(f["frame_index"], f["action"]) for f in frames if f["episode_index"] == episode]
+    else:
+        import pyarrow.parquet as pq
+        for f in sorted(glob.glob(str(Path(dataset) / "data" / "**" / "*.parquet"),
+                                  recursive=True)):
+            t = pq.read_table(f, columns=["episode_index", "frame_index", "action"]).to_pydict()
+            rows += [(k, a) for e, k, a in zip(t["episode_index"], t["frame_index"],
+                                                 t["action"]) if e == episode]
+    if not rows:
+        raise SystemExit(f"{dataset} has no episode {episode}")
     rows.sort()
     names = info["features"]["action"].get("names")
     if isinstance(names, dict):
         names = [n for v in names.values() for n in v]
     width = len(rows[0][1])
     return [a for _, a in rows], list(names or [f"a{i}" for i in range(width)]), info["fps"]
+
+
+def read_png(path):
+    try:
+        import cv2
+        return cv2.cvtColor(cv2.imread(str(path), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    except ImportError:
+        from PIL import Image
+        return np.asarray(Image.open(path).convert("RGB"))
 
 
 def main():
@@ -123,7 +141,7 @@ def main():
     for k, t in enumerate(truth):
         if k >= len(frames):
             break
-        got = np.asarray(Image.open(frames[k]).convert("RGB"))
+        got = read_png(frames[k])
         d = int(np.abs(got.astype(int) - t.astype(int)).max()) if got.shape == t.shape else 999
         worst = max(worst, d)
         equal += d == 0
