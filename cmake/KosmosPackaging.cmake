@@ -66,6 +66,11 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/packaging/icons/hicolor"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/icons" COMPONENT kosmos)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/"
     DESTINATION "${KOSMOS_PKGDATADIR}/examples" COMPONENT kosmos)
+# The reference world server for remote.world (docs/remote-worlds.md): run it with
+# PYTHONPATH=/usr/share/kosmos/python python3 -m kosmos_world ..., or pip install it from there.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/python/"
+    DESTINATION "${KOSMOS_PKGDATADIR}/python" COMPONENT kosmos
+    PATTERN "__pycache__" EXCLUDE PATTERN "*.egg-info" EXCLUDE)
 install(FILES "${PROJECT_SOURCE_DIR}/docs/user-guide.md"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/kosmos" COMPONENT kosmos)
 if(KOSMOS_HAVE_TORCH)

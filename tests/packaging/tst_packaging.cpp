@@ -72,6 +72,7 @@ TEST(Install, AnInstalledTreeFindsItsPluginsVerbsAndShippedModels)
     EXPECT_TRUE(fs::exists(prefix / "bin/kosmos"));
     EXPECT_TRUE(fs::exists(prefix.path() / KOSMOS_PKGLIBDIR / "plugins"));
     EXPECT_TRUE(fs::exists(prefix / "share/kosmos/examples/tabletop-demo.json"));
+    EXPECT_TRUE(fs::exists(prefix / "share/kosmos/python/kosmos_world/server.py"));
     EXPECT_TRUE(
         fs::exists(prefix / "share/applications/io.github.kosmos_workstation.Kosmos.desktop"));
     EXPECT_TRUE(fs::exists(prefix / "share/mime/packages/io.github.kosmos_workstation.Kosmos.xml"));
