@@ -317,6 +317,22 @@ private slots:
                  qPrintable(panel->framesSummary()->text()));
     }
 
+    // Run > New batch lists remote.world beside the native worlds, with its settings form (the
+    // server's address) and the reason it is unavailable while nothing listens there.
+    void launcherOffersTheRemoteWorldWithItsAddress()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("remote-world.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        ui::LauncherDialog dialog(catalog, controller);
+        const int remote = dialog.worldPlugin()->findData(QStringLiteral("remote.world"));
+        QVERIFY(remote >= 0);
+        dialog.worldPlugin()->setCurrentIndex(remote);
+        QVERIFY(dialog.worldForm()->editor(QStringLiteral("url")));
+        QVERIFY(dialog.worldForm()->editor(QStringLiteral("timeout_s")));
+    }
+
     void launcherRefusesBadInputNamingTheField()
     {
         ui::RunController controller(QString::fromStdString(test::cliPath()));
