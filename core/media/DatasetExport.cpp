@@ -82,7 +82,8 @@ std::vector<Candidate> candidatesOf(Ledger &ledger, const DatasetFilter &filter)
 }
 
 // What an episode's success is and where it comes from: the simulator's or the synthetic world's
-// own truth before a person's (JSON null where the run has no such label).
+// own truth, then a recorded dataset's own success field (an imported LeRobot episode), before a
+// person's (JSON null where the run has no such label).
 struct EpisodeLabel
 {
     nlohmann::json success = nullptr;
@@ -97,8 +98,10 @@ public:
     explicit LabelReader(Ledger &ledger)
         : m_label(LedgerSql::of(ledger), R"sql(
         SELECT h.completion, h.progress, h.source, h.notes FROM counted_labels h
-         WHERE h.run_id = ? AND h.source IN ('physics', 'synthetic_reference', 'human')
-         ORDER BY CASE h.source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1 ELSE 2 END,
+         WHERE h.run_id = ?
+           AND h.source IN ('physics', 'synthetic_reference', 'imported_reference', 'human')
+         ORDER BY CASE h.source WHEN 'physics' THEN 0 WHEN 'synthetic_reference' THEN 1
+                                WHEN 'imported_reference' THEN 2 ELSE 3 END,
                   h.label_id DESC
          LIMIT 1)sql")
     {
@@ -246,7 +249,8 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
          {"episodes", episodes},
          {"note", "Rollouts of the worlds named per episode. Success comes from the label "
                   "source named per episode (physics: a simulator's state; "
-                  "synthetic_reference: the procedural world's own truth; human: a "
+                  "synthetic_reference: the procedural world's own truth; "
+                  "imported_reference: a recorded dataset's own success field; human: a "
                   "person). A simulated or generated rollout is not evidence of real "
                   "robot-task success."}});
     stagingFolder.publish(directory); // an empty folder given as the target is replaced

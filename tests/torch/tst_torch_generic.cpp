@@ -4,6 +4,7 @@
 // then all three together through kosmos-cli (the whole engine, the judge quorum, verify).
 #include "ModelPackage.h"
 #include "TorchAdapters.h"
+#include "dataset/ParquetReader.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
 #include "util/Error.h"
@@ -595,6 +596,53 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
     EXPECT_NE(r.output.find("bad.npz: not a packed dataset"), std::string::npos) << r.output;
 }
 #endif
+
+// The trainer reads a LeRobot dataset through kosmos-cli (import, then export): the judge trains
+// on recordings with a success field (LeRobot's own PushT fixture here) and its package runs;
+// what recordings cannot train is refused with the reason. Without the Parquet module the
+// conversion says why.
+TEST(TorchGeneric, TheTrainerTrainsTheJudgeOnALeRobotDataset)
+{
+    TempDir dir;
+    const std::string trainer = std::string(KOSMOS_SOURCE_DIR) + "/tools/train/kosmos_train.py";
+    const std::string dataset =
+        std::string(KOSMOS_SOURCE_DIR) + "/tests/fixtures/lerobot/pusht-h264";
+    auto r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
+                                   "judge", "--tiny", "--threads", "2", "--kosmos-cli",
+                                   test::cliPath(), "--out", (dir / "m").string()});
+    if (!parquetAvailable()) {
+        EXPECT_EQ(r.exitCode, 2);
+        EXPECT_NE(r.output.find("libkosmos-parquet.so"), std::string::npos) << r.output;
+        return;
+    }
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("3 episodes, 1 instructions"), std::string::npos) << r.output;
+    const auto record = nlohmann::json::parse(std::ifstream(dir / "m" / "training-record.json"));
+    EXPECT_EQ(record["dataset"]["source"]["codebase_version"], "v3.0");
+    EXPECT_EQ(record["models"].size(), 1u);
+    EXPECT_EQ(record["models"]["judge"]["label_counts"][0], 3) << "three recorded failures";
+    // The package loads (its smoke test asks about the tabletop's instruction, which a PushT
+    // judge rightly does not know); it knows PushT's task.
+    EXPECT_EQ(
+        runProcess({test::cliPath(), "plugins", "--check", "torch.generic_judge", "--settings",
+                    nlohmann::json({{"package", (dir / "m" / "judge").string()}}).dump()})
+            .exitCode,
+        0);
+    const auto manifest =
+        nlohmann::json::parse(std::ifstream(dir / "m" / "judge" / "kosmos-model.json"));
+    EXPECT_NE(manifest.dump().find("Push the T-shaped block onto the T-shaped target."),
+              std::string::npos);
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only", "world",
+                              "--tiny", "--kosmos-cli", test::cliPath(), "--out",
+                              (dir / "w").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("this dataset's have 2 values"), std::string::npos) << r.output;
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
+                              "policies", "--tiny", "--kosmos-cli", test::cliPath(), "--out",
+                              (dir / "p").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("the hand's position"), std::string::npos) << r.output;
+}
 
 #ifdef KOSMOS_TEST_PHYSICS
 // `kosmos-cli run --device`: the device goes into the settings of every component whose plugin

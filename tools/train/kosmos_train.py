@@ -8,11 +8,18 @@ for the generic libtorch families (docs/training.md):
     and failing rollouts, autoregressive over chunks of CHUNK actions;
   * a success classifier (torch.generic_judge) from the last frames to progress 0..5.
 
-Input: a dataset exported from a physics ledger (kosmos-cli dataset export BUNDLE --to DIR).
+Input: a dataset exported from a physics ledger (kosmos-cli dataset export BUNDLE --to DIR), or a
+LeRobot dataset (v3.0, v2.1: a folder with meta/info.json), read through kosmos-cli (import
+--lerobot into a scratch ledger, then dataset export: the same checked reader as everywhere, the
+episodes' success from the dataset's own success field). On a LeRobot dataset the judge trains
+on any recordings with a success field; the world model on 7-D end-effector actions (it is built
+for the tabletop's camera, docs/training.md); the policies need the physics world's hand
+position, which recordings do not carry, and are refused with that reason.
 Everything is seeded; the record (models/training-record.json) holds the dataset's hash, the
 hyper-parameters, the losses, the wall time and every package file's SHA-256.
 
   kosmos_train.py --dataset DIR --out models            # the shipped configuration
+  kosmos_train.py --dataset LEROBOT_DIR --only judge --out M [--kosmos-cli build/bin/kosmos-cli]
   kosmos_train.py --dataset DIR --out /tmp/m --tiny     # a few steps of each (CI smoke run)
   kosmos_train.py --dataset DIR --pack DS.npz           # the dataset in one file (for a GPU)
   kosmos_train.py --dataset DS.npz --only world --device cuda --out M   # there (no OpenCV)
@@ -69,6 +76,40 @@ def sha256_file(path):
 
 # ---- data ---------------------------------------------------------------------------------------
 
+def is_lerobot(directory):
+    return os.path.isfile(os.path.join(directory, "meta", "info.json"))
+
+
+def convert_lerobot(directory, cli):
+    """A LeRobot dataset as a kosmos.dataset/1 folder, through kosmos-cli: its episodes imported
+    as recorded runs into a scratch ledger, then exported. Returns (folder, source record)."""
+    import subprocess
+    import tempfile
+    if not cli:
+        here = os.path.dirname(os.path.abspath(__file__))
+        for candidate in (os.path.join(here, "..", "..", "build", "bin", "kosmos-cli"),
+                          "/usr/bin/kosmos-cli"):
+            if os.access(candidate, os.X_OK):
+                cli = candidate
+                break
+    if not cli:
+        fail("reading a LeRobot dataset needs kosmos-cli (--kosmos-cli PATH)")
+    work = tempfile.mkdtemp(prefix="kosmos-train-lerobot-")
+    ledger = os.path.join(work, "recorded.kosmos")
+    for args in (["init", ledger], ["import", "--lerobot", directory, "--ledger", ledger],
+                 ["dataset", "export", ledger, "--to", os.path.join(work, "dataset")]):
+        run = subprocess.run([cli] + args, capture_output=True, text=True)
+        if run.returncode != 0:
+            fail(f"kosmos-cli {' '.join(args[:2])}: {(run.stderr or run.stdout).strip()}")
+    info_path = os.path.join(directory, "meta", "info.json")
+    with open(info_path) as f:
+        info = json.load(f)
+    source = {"lerobot": os.path.abspath(directory),
+              "codebase_version": info.get("codebase_version"),
+              "info_json_sha256": sha256_file(info_path)}
+    return os.path.join(work, "dataset"), source
+
+
 def load_dataset(directory):
     """Episodes of a kosmos.dataset/1 folder, frames area-resized to WIDTH x HEIGHT (as the C++
     adapters resize), with the dataset's content hash (dataset.json and every episode.json and
@@ -94,6 +135,8 @@ def load_dataset(directory):
             meta = json.load(f)
         with open(os.path.join(folder, "actions.json")) as f:
             actions = np.asarray(json.load(f)["policy_actions"], dtype=np.float32)
+        if actions.ndim != 2 or actions.shape[0] == 0:
+            fail(f"{folder}: no actions")
         frames = []
         for i in range(meta["frames"]):
             path = os.path.join(folder, "frames", f"{i:06d}.png")
@@ -125,6 +168,7 @@ def load_dataset(directory):
             "instruction": meta["instruction"],
             "policy": meta["policy"] if isinstance(meta["policy"], str) else json.dumps(meta["policy"]),
             "success": bool(meta["success"]),
+            "labelled": meta.get("success") is not None,
             "progress": int(meta["progress"]) if meta.get("progress") is not None else (5 if meta["success"] else 0),
             "start": json.dumps(meta.get("start_state"), sort_keys=True),
         })
@@ -903,7 +947,11 @@ def main(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check-held-out", metavar="DATASET",
                         help="with --out: exit 1 if DATASET shares a start with the training data")
-    parser.add_argument("--dataset", help="kosmos-cli dataset export folder")
+    parser.add_argument("--dataset",
+                        help="kosmos-cli dataset export folder, or a LeRobot dataset folder")
+    parser.add_argument("--kosmos-cli", metavar="PATH",
+                        help="kosmos-cli, to read a LeRobot dataset (default: the build's, then "
+                             "/usr/bin/kosmos-cli)")
     parser.add_argument("--out", required=True, help="folder for the packages and the record")
     parser.add_argument("--seed", type=int, default=20261203)
     parser.add_argument("--tiny", action="store_true",
@@ -936,7 +984,31 @@ def main(argv):
         if key not in WORLD or not value:
             parser.error(f"--world {item}: expected KEY=VALUE with KEY one of {sorted(WORLD)}")
         world_spec[key] = type(WORLD[key])(value)
-    episodes, dataset_sha = load_dataset(args.dataset)
+    source = None
+    dataset_path = args.dataset
+    if not dataset_path.endswith(".npz") and is_lerobot(dataset_path):
+        dataset_path, source = convert_lerobot(args.dataset, args.kosmos_cli)
+    episodes, dataset_sha = load_dataset(dataset_path)
+    if source:
+        # What recordings can train: the judge (frames, the task, the recorded success), the
+        # world model on 7-D end-effector actions; the policies read the physics world's hand.
+        width = episodes[0]["actions"].shape[1]
+        if "policies" in only:
+            if args.only:
+                fail("the policies read the hand's position from the physics world's state "
+                     "(states.json); a LeRobot dataset's episodes do not carry it: train the "
+                     "judge (--only judge) or, for 7-D end-effector actions, the world model")
+            only.discard("policies")
+        if "world" in only and width != len(DIMENSIONS):
+            if args.only:
+                fail(f"the world model takes 7-D end-effector actions "
+                     f"({', '.join(d[0] for d in DIMENSIONS)}); this dataset's have {width} values")
+            only.discard("world")
+        if "judge" in only and not any(e.get("labelled", True) for e in episodes):
+            fail("the judge learns from each episode's success: this dataset has no success "
+                 "field (next.success, is_success ...)")
+        print(f"LeRobot dataset {source['lerobot']} ({source['codebase_version']}): training "
+              f"{', '.join(sorted(only)) or 'nothing'}", flush=True)
     instructions = sorted({e["instruction"] for e in episodes})
     print(f"{len(episodes)} episodes, {len(instructions)} instructions, dataset {dataset_sha[:16]}",
           flush=True)
@@ -956,6 +1028,7 @@ def main(argv):
         for result in record["models"].values():
             result.setdefault("dataset_sha256", previous["sha256"])
     dataset = {"path": os.path.abspath(args.dataset), "sha256": dataset_sha,
+               **({"source": source} if source else {}),
                "episodes": len(episodes),
                "by_skill": {s: sum(skill_of(e) == s for e in episodes)
                             for s in ("expert", "noisy", "confuser", "other")},
