@@ -21,14 +21,14 @@ const kosmos::remote::WorldDescription &world()
         n.items = names;
         l.items = lo;
         h.items = hi;
-        const MsgValue meta = MsgValue::object(
-            {{"kosmos_world", MsgValue::number(1)},
-             {"kind", MsgValue::str("simulator")},
-             {"name", MsgValue::str("fuzz")},
-             {"action", MsgValue::object({{"names", n}, {"min", l}, {"max", h}})},
-             {"frame", MsgValue::object({{"width", MsgValue::number(64)},
-                                         {"height", MsgValue::number(48)}})},
-             {"control_rate_hz", MsgValue::number(5)}});
+        const MsgValue meta =
+            MsgValue::object({{"kosmos_world", MsgValue::number(1)},
+                              {"kind", MsgValue::str("simulator")},
+                              {"name", MsgValue::str("fuzz")},
+                              {"action", MsgValue::object({{"names", n}, {"min", l}, {"max", h}})},
+                              {"frame", MsgValue::object({{"width", MsgValue::number(64)},
+                                                          {"height", MsgValue::number(48)}})},
+                              {"control_rate_hz", MsgValue::number(5)}});
         return kosmos::remote::describeWorld(kosmos::remote::packOpenPi(meta));
     }();
     return d;
