@@ -258,6 +258,56 @@ TEST_P(LeRobotFixture, AWindowDecodesTheSameFramesAsTheWholeFile)
     EXPECT_TRUE(contains(message, "no frame between")) << message;
 }
 
+// ALOHA's transfer-cube scene (gym-aloha, MuJoCo), recorded by LeRobot 0.4.4's own writer: 14
+// joints named from info.json, a 480x640 camera at 50 fps. Every value equals LeRobot's reading,
+// bit for bit; every frame's mean per channel within one level of LeRobot's decoding.
+TEST(LeRobotAloha, EveryValueAndFrameEqualsLeRobotsOwnReading)
+{
+    if (!parquetOrSaysWhy())
+        return;
+    const nlohmann::json ref =
+        nlohmann::json::parse(readText(kFixtures / "aloha-h264.reference.json"));
+    const LeRobotDataset d = LeRobotDataset::open(kFixtures / "aloha-h264");
+    EXPECT_EQ(d.info().cameras(), (std::vector<std::string>{"observation.images.top"}));
+    EXPECT_EQ(d.info().fps, 50.0);
+    ASSERT_EQ(d.episodes().size(), ref["episodes"].size());
+    double worst = 0;
+    std::size_t compared = 0;
+    for (const LeRobotEpisode &e : d.episodes()) {
+        const LeRobotEpisodeData data = d.readEpisode(e.index);
+        const LeRobotTrace *action = data.trace("action");
+        ASSERT_TRUE(action);
+        ASSERT_EQ(action->width, 14);
+        EXPECT_EQ(action->valueName(0), "left_arm_waist");
+        EXPECT_EQ(action->valueName(13), "right_arm_gripper");
+        const LeRobotFrames frames = decodeLeRobotFrames(d, data, "observation.images.top");
+        for (std::int64_t k = 0; k < data.length(); ++k) {
+            const auto &r = ref["frames"][static_cast<std::size_t>(e.fromIndex + k)];
+            for (const char *key : {"action", "observation.state"}) {
+                const LeRobotTrace *t = data.trace(key);
+                ASSERT_EQ(static_cast<std::size_t>(t->width), r[key].size());
+                for (int j = 0; j < t->width; ++j)
+                    EXPECT_EQ(t->at(k, j), r[key][static_cast<std::size_t>(j)].get<double>())
+                        << key << " episode " << e.index << " row " << k << " [" << j << "]";
+            }
+            EXPECT_EQ(data.timestamps[static_cast<std::size_t>(k)], r["timestamp"].get<double>());
+            const cv::Mat &f = frames.frames[static_cast<std::size_t>(k)];
+            ASSERT_EQ(f.cols, 640);
+            ASSERT_EQ(f.rows, 480);
+            const cv::Scalar mean = cv::mean(f);
+            for (int c = 0; c < 3; ++c)
+                worst = std::max(
+                    worst,
+                    std::abs(mean[c] - r["observation.images.top.mean"][static_cast<std::size_t>(c)]
+                                           .get<double>()));
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, ref["frames"].size());
+    EXPECT_LE(worst, 1.0);
+    std::cout << "aloha-h264: worst per-channel mean difference " << worst << " levels\n";
+}
+
 // Each episode's outcome fields come from the dataset's own per-episode statistics (v3.0: the
 // episode index's stats columns; v2.1: episodes_stats.jsonl) and equal the maximum over its rows.
 TEST_P(LeRobotFixture, OutcomesAreTheEpisodesStatisticsAndMatchItsRows)

@@ -285,6 +285,18 @@ private slots:
         QCOMPARE(d->player()->frameCount(), d->dataset()->episodes().front().length);
         QTRY_VERIFY(!d->player()->view()->image().isNull());
         QCOMPARE(episodes->index(0, 4).data().toString(), QStringLiteral("no"));
+
+        // ALOHA (gym-aloha, recorded by LeRobot): a 480x640 camera, 14 named joints.
+        QVERIFY2(window.openDataset(
+                     QStringLiteral(KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot/aloha-h264")),
+                 qPrintable(window.lastError()));
+        QCOMPARE(d->cameraBox()->currentText(), QStringLiteral("observation.images.top"));
+        QTRY_VERIFY(!d->player()->view()->image().isNull());
+        QCOMPARE(d->player()->view()->image().size(), QSize(640, 480));
+        QVERIFY(d->traces()
+                    ->channels()
+                    .join(QLatin1Char(','))
+                    .contains(QStringLiteral("right_arm_gripper")));
     }
 
     // A ledger that fails to open leaves the one shown intact: never a mix of the two.

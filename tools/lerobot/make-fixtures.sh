@@ -16,14 +16,15 @@ out="${1:-$here/tests/fixtures/lerobot}"
 make() {
     local venv="$1"
     shift
-    if ! "$venv/bin/python" -c 'import lerobot, gym_pusht' > /dev/null 2>&1; then
+    if ! "$venv/bin/python" -c 'import lerobot, gym_pusht' > /dev/null 2>&1 ||
+        { [ "$venv" = "$here/.lerobot/venv" ] && ! "$venv/bin/python" -c 'import gym_aloha' > /dev/null 2>&1; }; then
         [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
         echo "make-fixtures: installing $* into $venv"
         "$venv/bin/pip" install --disable-pip-version-check -q "$@"
     fi
-    MUJOCO_GL=egl "$venv/bin/python" -W ignore "$here/tools/lerobot/make_fixtures.py" "$out"
+    MUJOCO_GL=egl "$venv/bin/python" -W ignore "$here/tools/lerobot/make_fixtures.py" "$out" ${KOSMOS_FIXTURES:-}
 }
-make "$here/.lerobot/venv" "lerobot==0.4.4" "gym-pusht==0.1.8" "pyarrow==26.0.1"
+make "$here/.lerobot/venv" "lerobot==0.4.4" "gym-pusht==0.1.8" "gym-aloha==0.1.3" "pyarrow==26.0.1"
 # LeRobot 0.3.3 with numpy 2.3 fails to store shape-(1,) features ("only 0-dimensional arrays can
 # be converted to Python scalars"): numpy 2.2 still converts them.
 make "$here/.lerobot/venv-v21" "lerobot==0.3.3" "gym-pusht==0.1.8" "numpy==2.2.6"

@@ -77,6 +77,56 @@ def record(out: Path, name: str, vcodec: str, episodes: int, steps: int, seed: i
     return root
 
 
+def record_aloha(out: Path, name: str, vcodec: str, episodes: int, steps: int, seed: int) -> Path:
+    """ALOHA's transfer-cube scene from gym-aloha (MuJoCo, 480x640 top camera, 14 joints at
+    50 fps): the arms move gently around their start (joint-position actions), so actions and
+    states vary; LeRobot's writer records it as it records any dataset."""
+    from gym_aloha.constants import JOINTS
+    import gym_aloha  # noqa: F401  (registers gym_aloha/AlohaTransferCube-v0)
+    root = out / name
+    if root.exists():
+        shutil.rmtree(root)
+    names = list(JOINTS)
+    features = {
+        "observation.images.top": {"dtype": "video", "shape": (480, 640, 3),
+                                   "names": ["height", "width", "channel"]},
+        "observation.state": {"dtype": "float32", "shape": (14,), "names": {"motors": names}},
+        "action": {"dtype": "float32", "shape": (14,), "names": {"motors": names}},
+        "next.reward": {"dtype": "float32", "shape": (1,), "names": None},
+        "next.success": {"dtype": "bool", "shape": (1,), "names": None},
+        "next.done": {"dtype": "bool", "shape": (1,), "names": None},
+    }
+    task = "Pick up the cube with the right arm and transfer it to the left arm."
+    ds = LeRobotDataset.create(repo_id=f"kosmos/{name}", fps=50, features=features, root=root,
+                               robot_type="aloha", use_videos=True, vcodec=vcodec)
+    env = gym.make("gym_aloha/AlohaTransferCube-v0", obs_type="pixels_agent_pos",
+                   render_mode="rgb_array")
+    rng = np.random.default_rng(seed)
+    for episode in range(episodes):
+        obs, _ = env.reset(seed=seed + episode)
+        start = obs["agent_pos"].astype(np.float32)
+        phase = rng.uniform(0, 2 * np.pi, 14)
+        for step in range(steps):
+            pos = obs["agent_pos"].astype(np.float32)
+            action = np.clip(start + 0.15 * np.sin(phase + 0.3 * step), -1, 1).astype(np.float32)
+            obs_next, reward, terminated, truncated, info = env.step(action)
+            done = bool(terminated or truncated or step == steps - 1)
+            ds.add_frame({
+                "observation.images.top": obs["pixels"]["top"],
+                "observation.state": pos,
+                "action": action,
+                "next.reward": np.array([reward], dtype=np.float32),
+                "next.success": np.array([bool(info.get("is_success", False))]),
+                "next.done": np.array([done]),
+                "task": task,
+            })
+            obs = obs_next
+        ds.save_episode()
+    ds.finalize()
+    env.close()
+    return root
+
+
 def number(x):
     x = float(x)
     return x if math.isfinite(x) else str(x)
@@ -122,6 +172,8 @@ def reference(root: Path, name: str) -> dict:
         } for e in ds.meta.episodes]
     return {
         "made_by": {"lerobot": version("lerobot"), "gym-pusht": version("gym-pusht"),
+                    **({"gym-aloha": version("gym-aloha"), "mujoco": version("mujoco")}
+                       if name.startswith("aloha") else {}),
                     "pyarrow": version("pyarrow"), "av": version("av"),
                     "torchcodec": version("torchcodec") if _has("torchcodec") else None,
                     "command": "tools/lerobot/make-fixtures.sh"},
@@ -143,11 +195,16 @@ def _has(package: str) -> bool:
 
 def main() -> None:
     out = Path(sys.argv[1]).resolve()
+    only = sys.argv[2:]  # names to (re)make; default: every fixture of this LeRobot version
     out.mkdir(parents=True, exist_ok=True)
     sets = ((("pusht-v21", "libsvtav1", 2, 20, 300),) if V21 else
-            (("pusht-h264", "h264", 3, 24, 100), ("pusht-av1", "libsvtav1", 2, 16, 200)))
+            (("pusht-h264", "h264", 3, 24, 100), ("pusht-av1", "libsvtav1", 2, 16, 200),
+             ("aloha-h264", "h264", 2, 12, 400)))
     for name, vcodec, episodes, steps, seed in sets:
-        root = record(out, name, vcodec, episodes, steps, seed)
+        if only and name not in only:
+            continue
+        make = record_aloha if name.startswith("aloha") else record
+        root = make(out, name, vcodec, episodes, steps, seed)
         ref = reference(root, name)
         (out / f"{name}.reference.json").write_text(json.dumps(ref, indent=1) + "\n")
         print(f"{name}: {len(ref['episodes'])} episodes, {len(ref['frames'])} frames, {vcodec}")
