@@ -377,6 +377,7 @@ void DatasetWorkspace::showFrames()
     m_player->setFrames(view, [shown, cameras, self](int frame) -> QImage {
         try {
             std::vector<cv::Mat> frames;
+            frames.reserve(cameras.size());
             for (const std::string &c : cameras)
                 frames.push_back(shown->cache->frame(c, frame));
             return toImage(sideBySide(frames));
