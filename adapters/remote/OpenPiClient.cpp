@@ -191,7 +191,7 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
                                   const std::function<bool()> &cancelled)
 {
     if (!connected())
-        throw Error(ErrorCode::RemoteDisconnected, "openpi: not connected");
+        throw Error(ErrorCode::RemoteDisconnected, m_name + ": not connected");
     {
         std::lock_guard lock(m_state->mutex);
         m_state->frames.clear();
@@ -211,13 +211,13 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
                 ") before replying";
             lock.unlock();
             drop();
-            throw Error(ErrorCode::RemoteDisconnected, "openpi: " + why);
+            throw Error(ErrorCode::RemoteDisconnected, m_name + ": " + why);
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             lock.unlock();
             drop();
             throw Error(ErrorCode::RemoteTimeout,
-                        "openpi: no reply within " + std::to_string(timeoutMs) +
+                        m_name + ": no reply within " + std::to_string(timeoutMs) +
                             " ms (settings.timeout_s); connection dropped");
         }
         if (cancelled) {
@@ -228,7 +228,7 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
                 lock.unlock();
                 drop();
                 throw Error(ErrorCode::InvalidInput,
-                            "openpi: cancelled while waiting for the server");
+                            m_name + ": cancelled while waiting for the server");
             }
         }
         m_state->changed.wait_for(lock, std::chrono::milliseconds(50));
@@ -245,7 +245,7 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
     lock.unlock();
     drop();
     throw Error(ErrorCode::RemoteError,
-                "openpi server error" +
+                m_name + " server error" +
                     (code ? " (closed with " + std::to_string(code) + ")" : std::string()) + ":\n" +
                     frame.bytes);
 }

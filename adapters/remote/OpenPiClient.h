@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 class QObject;
 class QThread;
@@ -28,6 +29,8 @@ public:
     OpenPiClient();
     ~OpenPiClient();
     OpenPiClient(const OpenPiClient &) = delete;
+    // Who the server is in error messages ("openpi", "remote.world").
+    void setName(std::string name) { m_name = std::move(name); }
     OpenPiClient &operator=(const OpenPiClient &) = delete;
 
     // Connects and reads the metadata frame. Throws Error: "unreachable: ...", "protocol
@@ -64,6 +67,7 @@ private:
     std::shared_ptr<State> m_state;
     QWebSocket *m_socket = nullptr; // lives in m_thread
     std::string m_metadata;
+    std::string m_name = "openpi";
 };
 
 } // namespace kosmos::remote

@@ -76,6 +76,7 @@ class RemoteWorld final : public WorldModel
 public:
     explicit RemoteWorld(const nlohmann::json &settings) : m_settings(settingsOf(settings))
     {
+        m_client.setName("remote.world");
         m_client.connect(m_settings.url, m_settings.apiKey, m_settings.connectTimeoutMs);
         m_described = describeWorld(m_client.metadata());
     }
