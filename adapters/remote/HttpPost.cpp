@@ -3,6 +3,10 @@
 #include "util/Error.h"
 
 #include <QElapsedTimer>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
 #include <QSslSocket>
 #include <QTcpSocket>
 
@@ -176,6 +180,23 @@ HttpReply postOnce(const QUrl &url, const QByteArray &body, const QByteArray &co
                             "): it may have crashed, see its log; the request was not sent "
                             "again");
     }
+}
+
+std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs)
+{
+    QNetworkAccessManager manager;
+    QNetworkRequest request(url);
+    request.setTransferTimeout(timeoutMs);
+    QNetworkReply *reply = manager.get(request);
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const std::string error = reply->error() == QNetworkReply::NoError
+                                  ? std::string()
+                                  : reply->errorString().toStdString();
+    reply->deleteLater();
+    return {status, error};
 }
 
 } // namespace kosmos::remote

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace kosmos::remote {
 
@@ -35,5 +36,9 @@ bool parseHttpResponse(const QByteArray &data, bool closed, HttpReply &reply,
 HttpReply postOnce(const QUrl &url, const QByteArray &body, const QByteArray &contentType,
                    int timeoutMs, const std::function<bool()> &cancelled, const std::string &who,
                    qint64 maxReplyBytes = qint64{256} << 20);
+
+// GET `url` with a timeout (a server's /healthz): the HTTP status, or 0 with the reason when no
+// answer came.
+std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs);
 
 } // namespace kosmos::remote

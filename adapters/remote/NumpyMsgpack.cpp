@@ -1,5 +1,7 @@
 #include "NumpyMsgpack.h"
 
+#include <cmath>
+
 #include "util/Error.h"
 
 #define MSGPACK_NO_BOOST
@@ -341,6 +343,46 @@ MsgValue unpackOpenPi(const std::string &bytes, const std::string &where)
     if (offset != bytes.size())
         bad(where, std::to_string(bytes.size() - offset) + " bytes after the msgpack value");
     return convert(handle.get(), where, 0);
+}
+
+nlohmann::json msgToJson(const MsgValue &v, bool expandSmallArrays)
+{
+    switch (v.kind) {
+    case MsgValue::Kind::Nil:
+        return nullptr;
+    case MsgValue::Kind::Bool:
+        return v.b;
+    case MsgValue::Kind::Int:
+        return v.i;
+    case MsgValue::Kind::Float:
+        return std::isfinite(v.f) ? nlohmann::json(v.f) : nlohmann::json(nullptr);
+    case MsgValue::Kind::Str:
+        return v.s;
+    case MsgValue::Kind::Bin:
+        return {{"bin_bytes", v.s.size()}};
+    case MsgValue::Kind::Array: {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto &item : v.items)
+            out.push_back(msgToJson(item, expandSmallArrays));
+        return out;
+    }
+    case MsgValue::Kind::Map: {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto &[key, value] : v.map)
+            out[key] = msgToJson(value, expandSmallArrays);
+        return out;
+    }
+    case MsgValue::Kind::NdArray: {
+        if (expandSmallArrays && v.array.shape.size() <= 1 && v.array.count() <= 4096) {
+            nlohmann::json out = nlohmann::json::array();
+            for (std::int64_t i = 0; i < v.array.count(); ++i)
+                out.push_back(v.array.at(i));
+            return out;
+        }
+        return {{"ndarray", {{"dtype", v.array.dtype}, {"shape", v.array.shape}}}};
+    }
+    }
+    return nullptr;
 }
 
 } // namespace kosmos::remote

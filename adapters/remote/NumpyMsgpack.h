@@ -7,6 +7,8 @@
 // Encoding and decoding here follow that byte for byte (msgpack-cxx does the msgpack itself);
 // decoding is strict and names what is wrong and where.
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -80,5 +82,10 @@ std::string packOpenPi(const MsgValue &value);
 // keys are str instead of bin, an unsupported dtype, data whose length does not match shape x
 // item size.
 MsgValue unpackOpenPi(const std::string &bytes, const std::string &where = "reply");
+
+// A value as JSON (for identities and the ledger): bin as its size, an ndarray as its dtype and
+// shape, or, with `expandSmallArrays`, a 1-D one of up to 4096 values as a list of numbers;
+// a non-finite float as null.
+nlohmann::json msgToJson(const MsgValue &value, bool expandSmallArrays = false);
 
 } // namespace kosmos::remote

@@ -91,57 +91,6 @@ ActionContract contractFor(int dim, int chunk)
     return c;
 }
 
-nlohmann::json toJson(const MsgValue &v)
-{
-    switch (v.kind) {
-    case MsgValue::Kind::Nil:
-        return nullptr;
-    case MsgValue::Kind::Bool:
-        return v.b;
-    case MsgValue::Kind::Int:
-        return v.i;
-    case MsgValue::Kind::Float:
-        return v.f;
-    case MsgValue::Kind::Str:
-        return v.s;
-    case MsgValue::Kind::Bin:
-        return {{"bin_bytes", v.s.size()}};
-    case MsgValue::Kind::Array: {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto &item : v.items)
-            out.push_back(toJson(item));
-        return out;
-    }
-    case MsgValue::Kind::Map: {
-        nlohmann::json out = nlohmann::json::object();
-        for (const auto &[key, value] : v.map)
-            out[key] = toJson(value);
-        return out;
-    }
-    case MsgValue::Kind::NdArray:
-        return {{"ndarray", {{"dtype", v.array.dtype}, {"shape", v.array.shape}}}};
-    }
-    return nullptr;
-}
-
-// GET url with a timeout: (HTTP status or 0, error text).
-std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs)
-{
-    QNetworkAccessManager manager;
-    QNetworkRequest request(url);
-    request.setTransferTimeout(timeoutMs);
-    QNetworkReply *reply = manager.get(request);
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const std::string error = reply->error() == QNetworkReply::NoError
-                                  ? std::string()
-                                  : reply->errorString().toStdString();
-    reply->deleteLater();
-    return {status, error};
-}
-
 struct OpenPiSettings
 {
     QString url;
@@ -208,7 +157,7 @@ public:
         }
         if (const MsgValue *timing = reply.find("policy_timing");
             timing && timing->kind == MsgValue::Kind::Map)
-            m_stats["policy_timing"] = toJson(*timing);
+            m_stats["policy_timing"] = msgToJson(*timing);
         const MsgValue *actions = reply.find("actions");
         if (!actions || actions->kind != MsgValue::Kind::NdArray)
             throw Error(ErrorCode::InvalidInput,
@@ -440,7 +389,7 @@ nlohmann::json openPiIdentity(const nlohmann::json &settings)
     OpenPiClient client;
     client.connect(s.url, QString::fromStdString(apiKey(settings)), s.connectTimeoutMs);
     return {
-        {"details", {{"server_metadata", toJson(unpackOpenPi(client.metadata(), "metadata"))}}}};
+        {"details", {{"server_metadata", msgToJson(unpackOpenPi(client.metadata(), "metadata"))}}}};
 }
 
 std::unique_ptr<Policy> createOpenPiPolicy(const nlohmann::json &settings)

@@ -1,5 +1,6 @@
 #include "RemoteWorld.h"
 
+#include "HttpPost.h"
 #include "NumpyMsgpack.h"
 #include "OpenPiClient.h"
 #include "RemoteWorldWire.h"
@@ -187,23 +188,6 @@ private:
     std::vector<double> m_proprio;
     std::optional<bool> m_success;
 };
-
-std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs)
-{
-    QNetworkAccessManager manager;
-    QNetworkRequest request(url);
-    request.setTransferTimeout(timeoutMs);
-    QNetworkReply *reply = manager.get(request);
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const std::string error = reply->error() == QNetworkReply::NoError
-                                  ? std::string()
-                                  : reply->errorString().toStdString();
-    reply->deleteLater();
-    return {status, error};
-}
 
 } // namespace
 

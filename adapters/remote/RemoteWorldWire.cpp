@@ -18,42 +18,7 @@ namespace {
 
 nlohmann::json worldJson(const MsgValue &v)
 {
-    switch (v.kind) {
-    case MsgValue::Kind::Nil:
-        return nullptr;
-    case MsgValue::Kind::Bool:
-        return v.b;
-    case MsgValue::Kind::Int:
-        return v.i;
-    case MsgValue::Kind::Float:
-        return std::isfinite(v.f) ? nlohmann::json(v.f) : nlohmann::json(nullptr);
-    case MsgValue::Kind::Str:
-        return v.s;
-    case MsgValue::Kind::Bin:
-        return {{"bin_bytes", v.s.size()}};
-    case MsgValue::Kind::Array: {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto &item : v.items)
-            out.push_back(worldJson(item));
-        return out;
-    }
-    case MsgValue::Kind::Map: {
-        nlohmann::json out = nlohmann::json::object();
-        for (const auto &[key, value] : v.map)
-            out[key] = worldJson(value);
-        return out;
-    }
-    case MsgValue::Kind::NdArray: {
-        if (v.array.count() <= 4096 && v.array.shape.size() <= 1) {
-            nlohmann::json out = nlohmann::json::array();
-            for (std::int64_t i = 0; i < v.array.count(); ++i)
-                out.push_back(v.array.at(i));
-            return out;
-        }
-        return {{"ndarray", {{"dtype", v.array.dtype}, {"shape", v.array.shape}}}};
-    }
-    }
-    return nullptr;
+    return msgToJson(v, true);
 }
 
 MsgValue worldMsg(const nlohmann::json &j)

@@ -198,10 +198,8 @@ private:
     sqlite::Statement m_artifact;
 };
 
-} // namespace
-
-DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
-                                  const fs::path &directory)
+// What both exports refuse before anything is read or written.
+void checkRequest(const DatasetFilter &filter, const fs::path &directory)
 {
     if (filter.outcome != "any" && filter.outcome != "met" && filter.outcome != "not_met")
         throw Error(ErrorCode::InvalidInput,
@@ -210,6 +208,15 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
     if (fs::exists(directory, ec) && !fs::is_empty(directory, ec))
         throw Error(ErrorCode::InvalidInput,
                     directory.string() + " exists and is not empty: give a new folder");
+}
+
+} // namespace
+
+DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
+                                  const fs::path &directory)
+{
+    checkRequest(filter, directory);
+    std::error_code ec;
 
     const std::vector<Candidate> chosen = candidatesOf(ledger, filter);
     LabelReader labels(ledger);
@@ -286,13 +293,8 @@ statesOf(const RolloutView &rollout)
 LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &filter,
                                          const fs::path &directory, bool lossless)
 {
-    if (filter.outcome != "any" && filter.outcome != "met" && filter.outcome != "not_met")
-        throw Error(ErrorCode::InvalidInput,
-                    "--outcome must be met, not_met or any, not '" + filter.outcome + "'");
+    checkRequest(filter, directory);
     std::error_code ec;
-    if (fs::exists(directory, ec) && !fs::is_empty(directory, ec))
-        throw Error(ErrorCode::InvalidInput,
-                    directory.string() + " exists and is not empty: give a new folder");
     const std::vector<Candidate> candidates = candidatesOf(ledger, filter);
     LabelReader labels(ledger);
     struct Chosen
