@@ -1,5 +1,8 @@
 // libkosmos-parquet.so: Apache Arrow's Parquet reader behind core/dataset/ParquetReader.h. The
-// only code that includes Arrow; loaded on first use by parquetReader().
+// only code that includes Arrow; loaded on first use by parquetReader(). Memory comes from the
+// system allocator (arrow::system_memory_pool), not the wheel's jemalloc pool: it is what the
+// sanitizers see, and it starts no allocator threads inside the host process (LeakSanitizer's
+// tracer crashed once among them).
 #include "dataset/ParquetReader.h"
 
 #include "util/Error.h"
@@ -300,7 +303,7 @@ private:
             throw Error(ErrorCode::NotFound, file.string() + " is not a file");
         try {
             auto input = check(arrow::io::ReadableFile::Open(file.string()), file);
-            return check(parquet::arrow::OpenFile(input, arrow::default_memory_pool()), file);
+            return check(parquet::arrow::OpenFile(input, arrow::system_memory_pool()), file);
         } catch (const parquet::ParquetException &e) {
             corrupt(file, e.what());
         }
@@ -448,7 +451,7 @@ public:
             properties.compression(arrow::Compression::SNAPPY);
         auto arrowProperties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
         try {
-            ok(parquet::arrow::WriteTable(*arrowTable, arrow::default_memory_pool(), out,
+            ok(parquet::arrow::WriteTable(*arrowTable, arrow::system_memory_pool(), out,
                                           std::max<std::int64_t>(1, table.rows), properties.build(),
                                           arrowProperties),
                file);
