@@ -199,4 +199,13 @@ std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs)
     return {status, error};
 }
 
+QUrl healthzUrl(const QString &websocketUrl)
+{
+    QUrl health(websocketUrl);
+    health.setScheme(health.scheme() == QLatin1String("wss") ? QStringLiteral("https")
+                                                             : QStringLiteral("http"));
+    health.setPath(QStringLiteral("/healthz"));
+    return health;
+}
+
 } // namespace kosmos::remote

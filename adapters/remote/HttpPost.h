@@ -40,5 +40,7 @@ HttpReply postOnce(const QUrl &url, const QByteArray &body, const QByteArray &co
 // GET `url` with a timeout (a server's /healthz): the HTTP status, or 0 with the reason when no
 // answer came.
 std::pair<int, std::string> httpGet(const QUrl &url, int timeoutMs);
+// A websocket server's health check: ws(s)://host:port -> http(s)://host:port/healthz.
+QUrl healthzUrl(const QString &websocketUrl);
 
 } // namespace kosmos::remote

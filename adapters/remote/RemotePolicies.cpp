@@ -365,10 +365,7 @@ Availability openPiAvailability(const nlohmann::json &settings)
     try {
         const OpenPiSettings s = openPiSettings(settings);
         layoutFromSettings(settings);
-        QUrl health(s.url);
-        health.setScheme(health.scheme() == QLatin1String("wss") ? QStringLiteral("https")
-                                                                 : QStringLiteral("http"));
-        health.setPath(QStringLiteral("/healthz"));
+        const QUrl health = healthzUrl(s.url);
         const auto [status, error] = httpGet(health, s.connectTimeoutMs);
         if (status == 0)
             return Availability::no("unreachable: " + s.url.toStdString() + ": " + error);

@@ -195,10 +195,7 @@ Availability remoteWorldAvailability(const nlohmann::json &settings)
 {
     try {
         const Settings s = settingsOf(settings);
-        QUrl health(s.url);
-        health.setScheme(health.scheme() == QLatin1String("wss") ? QStringLiteral("https")
-                                                                 : QStringLiteral("http"));
-        health.setPath(QStringLiteral("/healthz"));
+        const QUrl health = healthzUrl(s.url);
         const auto [status, error] = httpGet(health, s.connectTimeoutMs);
         if (status == 0)
             return Availability::no("unreachable: " + s.url.toStdString() + ": " + error +

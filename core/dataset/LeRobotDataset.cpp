@@ -374,8 +374,10 @@ void LeRobotDataset::readEpisodeStatsV21()
         if (entry.find_first_not_of(" \t\r") == std::string::npos)
             continue;
         const std::string where = "line " + std::to_string(line);
-        const nlohmann::json j = nlohmann::json::parse(entry, nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("episode_index") ||
+        json::Limits limits; // one line: bounded depth, as every parser of outside input
+        limits.maxDepth = 16;
+        const nlohmann::json j = json::parseBounded(entry, file.string() + ": " + where, limits);
+        if (!j.is_object() || !j.contains("episode_index") ||
             !j["episode_index"].is_number_integer() || !j.contains("stats") ||
             !j["stats"].is_object())
             bad(file, where + ": not an object with an integer episode_index and stats");

@@ -90,11 +90,6 @@ LeRobotFrameCache::LeRobotFrameCache(const LeRobotDataset &dataset,
 {
 }
 
-std::int64_t LeRobotFrameCache::rows() const
-{
-    return m_episode.length();
-}
-
 cv::Mat LeRobotFrameCache::frame(const std::string &camera, std::int64_t row)
 {
     if (row < 0 || row >= m_episode.length())

@@ -55,7 +55,6 @@ public:
     LeRobotFrameCache(const LeRobotDataset &dataset, const LeRobotEpisodeData &episode);
     // The frame of `row` from `camera` (RGB); throws as decodeLeRobotFrames does.
     cv::Mat frame(const std::string &camera, std::int64_t row);
-    std::int64_t rows() const;
 
 private:
     const LeRobotDataset &m_dataset;

@@ -45,6 +45,20 @@ QString rate(const Proportion &p)
     return QString::fromStdString(intervalText(p)) + QStringLiteral("  n = %1").arg(p.n);
 }
 
+// kosmos-cli's reply, read like any outside input: bounded size and depth; null when it is not
+// JSON (the caller then shows the process's error output).
+nlohmann::json cliReply(const QByteArray &out, const std::string &what)
+{
+    try {
+        json::Limits limits;
+        limits.maxBytes = 8u << 20;
+        limits.maxDepth = 16;
+        return json::parseBounded(out.toStdString(), what, limits);
+    } catch (const std::exception &) {
+        return nullptr;
+    }
+}
+
 } // namespace
 
 FidelityPanel::FidelityPanel(QWidget *parent)
@@ -275,15 +289,7 @@ void FidelityPanel::compareFrames()
     connect(m_process, &QProcess::finished, this, [this](int code) {
         m_framesButton->setEnabled(true);
         const QByteArray out = m_process->readAllStandardOutput();
-        // kosmos-cli's reply, read like any outside input: bounded size and depth.
-        nlohmann::json doc;
-        try {
-            json::Limits limits;
-            limits.maxBytes = 8u << 20;
-            limits.maxDepth = 16;
-            doc = json::parseBounded(out.toStdString(), "kosmos-cli fidelity --json", limits);
-        } catch (const std::exception &) {
-        }
+        const nlohmann::json doc = cliReply(out, "kosmos-cli fidelity --json");
         if (code != 0 || !doc.is_object() || !doc.contains("frame_fidelity")) {
             m_framesText->setText(
                 tr("kosmos-cli fidelity failed: %1")
@@ -342,15 +348,7 @@ void FidelityPanel::compareWithRecordings(const QString &datasetGiven, const QSt
         m_framesButton->setEnabled(m_ledger != nullptr);
         m_recordingsButton->setEnabled(true);
         const QByteArray out = m_process->readAllStandardOutput();
-        nlohmann::json doc;
-        try {
-            json::Limits limits;
-            limits.maxBytes = 8u << 20;
-            limits.maxDepth = 16;
-            doc =
-                json::parseBounded(out.toStdString(), "kosmos-cli fidelity replay --json", limits);
-        } catch (const std::exception &) {
-        }
+        const nlohmann::json doc = cliReply(out, "kosmos-cli fidelity replay --json");
         if (code != 0 || !doc.is_object() || !doc.contains("frame_fidelity")) {
             m_framesText->setText(
                 tr("kosmos-cli fidelity replay failed: %1")
