@@ -160,7 +160,11 @@ public:
         }
         if (const auto actions = artifactOf(*rollout.attemptId, "actions"))
             writeBytes(dir / "actions.json", m_ledger.artifacts().read(*actions));
-        const auto states = artifactOf(*rollout.attemptId, "world_states");
+        // The world's states (kosmos.world_states/1), or a recording's imported states
+        // (kosmos.states/1: one row a frame per track, observation.state and the like).
+        auto states = artifactOf(*rollout.attemptId, "world_states");
+        if (!states)
+            states = artifactOf(*rollout.attemptId, "states");
         if (states)
             writeBytes(dir / "states.json", m_ledger.artifacts().read(*states));
         writeJson(dir / "episode.json", {{"schema", "kosmos.episode/1"},

@@ -80,6 +80,7 @@ class GymWorld:
 
     def reset(self, frame, instruction, seed, start_state):
         self._obs, info = self.env.reset(seed=int(seed))
+        self._info = info if isinstance(info, dict) else {}
         self._success = self._success_of(None, info)
         self._reward = None
         self._done = False
@@ -98,6 +99,7 @@ class GymWorld:
                 self._obs, reward, terminated, truncated, info = self.env.step(
                     action.astype(self.env.action_space.dtype))
                 self._reward = float(reward)
+                self._info = info if isinstance(info, dict) else {}
                 success = self._success_of(self._reward, info)
                 # Success once reached stays reached (a simulator episode ends there).
                 self._success = bool(self._success) or bool(success) if success is not None \
@@ -124,14 +126,23 @@ class GymWorld:
         return None
 
     def state(self):
+        """The observation's numeric vectors, and the numeric entries of the step's info (the
+        simulator's own account: PushT's block_pose and goal_pose, for example) as info.KEY."""
         obs = self._obs
+        out = {}
         if isinstance(obs, np.ndarray) and obs.size <= 4096 and obs.dtype.kind in "fiub":
-            return {"observation": obs.astype(np.float64).ravel().tolist()}
-        if isinstance(obs, dict):
-            out = {}
+            out["observation"] = obs.astype(np.float64).ravel().tolist()
+        elif isinstance(obs, dict):
             for key, value in obs.items():
                 value = np.asarray(value)
                 if value.size <= 4096 and value.dtype.kind in "fiub" and value.ndim <= 1:
                     out[key] = value.astype(np.float64).ravel().tolist()
-            return out or None
-        return None
+        for key, value in getattr(self, "_info", {}).items():
+            try:
+                value = np.asarray(value)
+            except (TypeError, ValueError):
+                continue
+            if 0 < value.size <= 64 and value.dtype.kind in "fiub" and value.ndim <= 1 \
+                    and np.all(np.isfinite(value.astype(np.float64))):
+                out["info." + str(key)] = value.astype(np.float64).ravel().tolist()
+        return out or None

@@ -6,6 +6,7 @@
 #include "dataset/ParquetReader.h"
 #include "evaluation/RecordedFidelity.h"
 #include "ledger/Ledger.h"
+#include "media/DatasetExport.h"
 #include "media/LeRobotFrames.h"
 #include "media/VideoDecoder.h"
 #include "pipeline/Importer.h"
@@ -803,6 +804,15 @@ TEST(LeRobotImport, EpisodesBecomeRecordedRunsWithExactActionsAndTheirSuccess)
     EXPECT_FALSE(again.at(0).label);
     EXPECT_EQ(ledger.info().runs, 1);
     EXPECT_EQ(ledger.labels(r.run.runId).size(), 1u);
+
+    // The dataset export carries the recorded states (what tools/train's recorded policy reads).
+    exportDataset(ledger, DatasetFilter{}, dir / "export");
+    const auto states =
+        nlohmann::json::parse(std::ifstream(dir / "export" / "episode_00000" / "states.json"));
+    EXPECT_EQ(states["schema"], "kosmos.states/1");
+    EXPECT_EQ(states["tracks"][0]["name"], "observation.state");
+    EXPECT_EQ(states["tracks"][0]["values"].size(), 16u);
+    EXPECT_EQ(states["tracks"][0]["values"][3][1].get<double>(), state.at(3, 1));
 }
 
 TEST(LeRobotImport, WhatTheDatasetLacksIsRefusedBeforeAnythingIsWritten)

@@ -597,19 +597,21 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
 }
 #endif
 
-// The trainer reads a LeRobot dataset through kosmos-cli (import, then export): the judge trains
-// on recordings with a success field (LeRobot's own PushT fixture here) and its package runs;
-// what recordings cannot train is refused with the reason. Without the Parquet module the
-// conversion says why.
-TEST(TorchGeneric, TheTrainerTrainsTheJudgeOnALeRobotDataset)
+// The trainer reads a LeRobot dataset through kosmos-cli (import, then export): on LeRobot's own
+// PushT fixture it trains the judge (recordings with a success field), the recorded policy (the
+// frame, observation.state and the task -> the dataset's own 2-D actions) and the recorded world
+// model (no assumption about the camera); every package loads, the world model replays the
+// recording through `fidelity replay`, and what cannot be trained is refused with the reason.
+// Without the Parquet module the conversion says why.
+TEST(TorchGeneric, TheTrainerTrainsOnALeRobotDataset)
 {
     TempDir dir;
     const std::string trainer = std::string(KOSMOS_SOURCE_DIR) + "/tools/train/kosmos_train.py";
     const std::string dataset =
         std::string(KOSMOS_SOURCE_DIR) + "/tests/fixtures/lerobot/pusht-h264";
-    auto r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
-                                   "judge", "--tiny", "--threads", "2", "--kosmos-cli",
-                                   test::cliPath(), "--out", (dir / "m").string()});
+    auto r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--tiny",
+                                   "--threads", "2", "--kosmos-cli", test::cliPath(), "--out",
+                                   (dir / "m").string()});
     if (!parquetAvailable()) {
         EXPECT_EQ(r.exitCode, 2);
         EXPECT_NE(r.output.find("libkosmos-parquet.so"), std::string::npos) << r.output;
@@ -619,29 +621,50 @@ TEST(TorchGeneric, TheTrainerTrainsTheJudgeOnALeRobotDataset)
     EXPECT_NE(r.output.find("3 episodes, 1 instructions"), std::string::npos) << r.output;
     const auto record = nlohmann::json::parse(std::ifstream(dir / "m" / "training-record.json"));
     EXPECT_EQ(record["dataset"]["source"]["codebase_version"], "v3.0");
-    EXPECT_EQ(record["models"].size(), 1u);
+    ASSERT_EQ(record["models"].size(), 3u) << record.dump();
     EXPECT_EQ(record["models"]["judge"]["label_counts"][0], 3) << "three recorded failures";
-    // The package loads (its smoke test asks about the tabletop's instruction, which a PushT
-    // judge rightly does not know); it knows PushT's task.
-    EXPECT_EQ(
-        runProcess({test::cliPath(), "plugins", "--check", "torch.generic_judge", "--settings",
-                    nlohmann::json({{"package", (dir / "m" / "judge").string()}}).dump()})
-            .exitCode,
-        0);
-    const auto manifest =
-        nlohmann::json::parse(std::ifstream(dir / "m" / "judge" / "kosmos-model.json"));
-    EXPECT_NE(manifest.dump().find("Push the T-shaped block onto the T-shaped target."),
+    EXPECT_EQ(record["models"]["bc-recorded"]["state_key"], "observation.state");
+    const auto manifest = [&](const char *name) {
+        return nlohmann::json::parse(std::ifstream(dir / "m" / name / "kosmos-model.json"));
+    };
+    // The judge knows PushT's task (its smoke test would ask about the tabletop's instruction,
+    // which a PushT judge rightly does not know: --check loads it).
+    EXPECT_NE(manifest("judge").dump().find("Push the T-shaped block onto the T-shaped target."),
               std::string::npos);
-    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only", "world",
-                              "--tiny", "--kosmos-cli", test::cliPath(), "--out",
-                              (dir / "w").string()});
-    EXPECT_EQ(r.exitCode, 2);
-    EXPECT_NE(r.output.find("this dataset's have 2 values"), std::string::npos) << r.output;
+    // The policy's contract is the recording's: LeRobot's names, 10 Hz, bounds around the range
+    // recorded; its inputs the frame, the 2-D state and the task.
+    const auto policy = manifest("bc-recorded");
+    EXPECT_EQ(policy["action"]["dimensions"][0]["name"], "motor_0");
+    EXPECT_EQ(policy["action"]["dimensions"][1]["name"], "motor_1");
+    EXPECT_EQ(policy["action"]["control_rate_hz"], 10.0);
+    EXPECT_EQ(policy["io"]["inputs"][1]["shape"], nlohmann::json({1, 2}));
+    EXPECT_EQ(policy["io"]["output"], nlohmann::json({1, 5, 2}));
+    EXPECT_EQ(manifest("world")["io"]["inputs"].size(), 2u) << "frames and actions only";
+    for (const auto &[plugin, name] : {std::pair{"torch.generic_judge", "judge"},
+                                       std::pair{"torch.generic_policy", "bc-recorded"},
+                                       std::pair{"torch.generic_world_model", "world"}})
+        EXPECT_EQ(runProcess({test::cliPath(), "plugins", "--check", plugin, "--settings",
+                              nlohmann::json({{"package", (dir / "m" / name).string()}}).dump()})
+                      .exitCode,
+                  0)
+            << name;
+    // The recorded world replays the recording it learnt from (2-D actions, chunks of 5, 10 fps).
+    std::ofstream(dir / "world.json")
+        << nlohmann::json({{"plugin", "torch.generic_world_model"},
+                           {"settings", {{"package", (dir / "m" / "world").string()}}}})
+               .dump();
+    r = runProcessWithStderr({test::cliPath(), "fidelity", "replay", dataset, "--world-model",
+                              (dir / "world.json").string(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("\"episodes\""), std::string::npos) << r.output;
+    // A state the recording does not have is refused by name.
     r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
-                              "policies", "--tiny", "--kosmos-cli", test::cliPath(), "--out",
-                              (dir / "p").string()});
+                              "policies", "--tiny", "--state-key", "observation.velocity",
+                              "--kosmos-cli", test::cliPath(), "--out", (dir / "p").string()});
     EXPECT_EQ(r.exitCode, 2);
-    EXPECT_NE(r.output.find("the hand's position"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("the policy reads the recorded state (observation.velocity)"),
+              std::string::npos)
+        << r.output;
 }
 
 #ifdef KOSMOS_TEST_PHYSICS

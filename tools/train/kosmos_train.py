@@ -11,15 +11,15 @@ for the generic libtorch families (docs/training.md):
 Input: a dataset exported from a physics ledger (kosmos-cli dataset export BUNDLE --to DIR), or a
 LeRobot dataset (v3.0, v2.1: a folder with meta/info.json), read through kosmos-cli (import
 --lerobot into a scratch ledger, then dataset export: the same checked reader as everywhere, the
-episodes' success from the dataset's own success field). On a LeRobot dataset the judge trains
-on any recordings with a success field; the world model on 7-D end-effector actions (it is built
-for the tabletop's camera, docs/training.md); the policies need the physics world's hand
-position, which recordings do not carry, and are refused with that reason.
+episodes' success from the dataset's own success field, the recorded states). On a LeRobot
+dataset it trains the models of recorded.py, which assume nothing about the robot or camera: a
+behaviour-cloning policy over the dataset's own action and state widths (bc-recorded), an
+action-conditioned video predictor, and the judge where the dataset has a success field.
 Everything is seeded; the record (models/training-record.json) holds the dataset's hash, the
 hyper-parameters, the losses, the wall time and every package file's SHA-256.
 
   kosmos_train.py --dataset DIR --out models            # the shipped configuration
-  kosmos_train.py --dataset LEROBOT_DIR --only judge --out M [--kosmos-cli build/bin/kosmos-cli]
+  kosmos_train.py --dataset LEROBOT_DIR --out M [--kosmos-cli build/bin/kosmos-cli]
   kosmos_train.py --dataset DIR --out /tmp/m --tiny     # a few steps of each (CI smoke run)
   kosmos_train.py --dataset DIR --pack DS.npz           # the dataset in one file (for a GPU)
   kosmos_train.py --dataset DS.npz --only world --device cuda --out M   # there (no OpenCV)
@@ -49,6 +49,7 @@ PROPRIO = 7             # the physics world's proprio: hand x, y, z, 0, 0, 0, fi
 HAND_START = [0.0, -0.12, 0.14]  # the physics world's hand at reset (PhysicsTabletop.cpp)
 WORKSPACE = [(-0.28, 0.28), (-0.28, 0.28), (0.004, 0.25)]  # where it clamps the hand
 CHUNK = 5               # actions per policy call and per world-model call
+STATE_KEY = "observation.state"  # a recording's state track the recorded policy reads
 JUDGE_FRAMES = 4        # the last 4 of the judge's 16 frames
 DIMENSIONS = [("dx", "m", -0.05, 0.05), ("dy", "m", -0.05, 0.05), ("dz", "m", -0.05, 0.05),
               ("droll", "rad", -0.25, 0.25), ("dpitch", "rad", -0.25, 0.25),
@@ -95,12 +96,23 @@ def convert_lerobot(directory, cli):
     if not cli:
         fail("reading a LeRobot dataset needs kosmos-cli (--kosmos-cli PATH)")
     work = tempfile.mkdtemp(prefix="kosmos-train-lerobot-")
+    import atexit
+    import shutil
+    atexit.register(shutil.rmtree, work, True)  # read into memory before training starts
     ledger = os.path.join(work, "recorded.kosmos")
     for args in (["init", ledger], ["import", "--lerobot", directory, "--ledger", ledger],
                  ["dataset", "export", ledger, "--to", os.path.join(work, "dataset")]):
         run = subprocess.run([cli] + args, capture_output=True, text=True)
         if run.returncode != 0:
             fail(f"kosmos-cli {' '.join(args[:2])}: {(run.stderr or run.stdout).strip()}")
+    # The scratch ledger's path is the one thing that differs between two conversions: named
+    # by the recording instead, the same recording gives the same dataset hash.
+    index_path = os.path.join(work, "dataset", "dataset.json")
+    with open(index_path) as f:
+        index = json.load(f)
+    index["ledger"] = "(a scratch ledger of the recording " + os.path.abspath(directory) + ")"
+    with open(index_path, "w") as f:
+        json.dump(index, f, indent=1)
     info_path = os.path.join(directory, "meta", "info.json")
     with open(info_path) as f:
         info = json.load(f)
@@ -134,7 +146,8 @@ def load_dataset(directory):
         with open(os.path.join(folder, "episode.json")) as f:
             meta = json.load(f)
         with open(os.path.join(folder, "actions.json")) as f:
-            actions = np.asarray(json.load(f)["policy_actions"], dtype=np.float32)
+            recorded = json.load(f)
+        actions = np.asarray(recorded["policy_actions"], dtype=np.float32)
         if actions.ndim != 2 or actions.shape[0] == 0:
             fail(f"{folder}: no actions")
         frames = []
@@ -152,12 +165,18 @@ def load_dataset(directory):
         if os.path.isfile(states_path):
             digest.update(open(states_path, "rb").read())
             with open(states_path) as f:
-                states = json.load(f)["states"]
+                doc = json.load(f)
+            states = doc.get("states", [])
+            # Recorded states (an imported recording's kosmos.states/1: one row a frame per
+            # track): the track STATE_KEY (observation.state) is the proprio.
+            for track in doc.get("tracks", []):
+                if track.get("name") == STATE_KEY and len(track.get("values", [])) == len(frames):
+                    proprio = np.asarray(track["values"], dtype=np.float32)
             # The world's state after each step call (every step for the scripted policies,
             # every chunk for a chunked policy): a proprio per frame only when every frame has
             # one. What the physics world reports as proprio (PhysicsWorldModel.cpp).
             by_step = {int(s["step"]): s["state"] for s in states}
-            if all(t in by_step for t in range(len(frames))):
+            if states and all(t in by_step for t in range(len(frames))):
                 proprio = np.asarray([by_step[t]["hand"] + [0.0, 0.0, 0.0,
                                                             by_step[t]["finger_opening_m"] / 0.09]
                                       for t in range(len(frames))], dtype=np.float32)
@@ -171,11 +190,13 @@ def load_dataset(directory):
             "labelled": meta.get("success") is not None,
             "progress": int(meta["progress"]) if meta.get("progress") is not None else (5 if meta["success"] else 0),
             "start": json.dumps(meta.get("start_state"), sort_keys=True),
+            "action_names": recorded.get("column_names") or [],
+            "rate": meta.get("control_rate_hz"),
         })
     return episodes, digest.hexdigest()
 
 
-PACKED_FIELDS = ("instruction", "policy", "success", "progress", "start")
+PACKED_FIELDS = ("instruction", "policy", "success", "progress", "start", "action_names", "rate")
 
 
 def pack_dataset(episodes, sha, path):
@@ -612,7 +633,10 @@ def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0,
     return {**result, **files}
 
 
-def fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device, seconds):
+def fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device, seconds,
+              with_hand=True):
+    """Fits a world model on (episode, t) samples; `with_hand`: the model also takes the commanded
+    hand after each action (the tabletop's design), otherwise only frames and actions."""
     dev = torch.device(device)
     if dev.type == "cuda":
         torch.backends.cudnn.benchmark = True  # one input shape throughout
@@ -623,13 +647,13 @@ def fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device,
     actions = torch.from_numpy(np.concatenate([(e["actions"] - mean) / std for e in episodes])
                                .astype(np.float32)).to(dev)
     hands = torch.from_numpy(np.concatenate([commanded_hand(e["actions"]) for e in episodes])
-                             ).to(dev)
+                             ).to(dev) if with_hand else None
     frame_base = np.cumsum([0] + [len(e["frames"]) for e in episodes])[:-1]
     action_base = np.cumsum([0] + [len(e["actions"]) for e in episodes])[:-1]
     sample_episode = np.asarray([i for i, _ in samples])
     sample_t = np.asarray([t for _, t in samples])
     unroll = spec["unroll"]
-    span = CHUNK * unroll
+    span = model.chunk * unroll
     offsets = np.arange(span)
 
     def images(index):
@@ -648,14 +672,16 @@ def fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device,
                 sample_t[idx]
             context = images(np.stack([fb + np.maximum(t - 1, 0), fb + t], 1))
             acts = actions[torch.from_numpy(ab[:, None] + t[:, None] + offsets).to(dev)]
-            hand = hands[torch.from_numpy(fb[:, None] + t[:, None] + 1 + offsets).to(dev)]
+            hand = hands[torch.from_numpy(fb[:, None] + t[:, None] + 1 + offsets).to(dev)] \
+                if with_hand else None
             target = images(fb[:, None] + t[:, None] + 1 + offsets)
             loss = torch.zeros((), device=dev)
             # Unrolled: the second chunk starts from the model's own last two frames, as in a
             # closed-loop rollout.
             for r in range(unroll):
-                chunk = slice(r * CHUNK, (r + 1) * CHUNK)
-                pred = model(context, acts[:, chunk], hand[:, chunk])
+                chunk = slice(r * model.chunk, (r + 1) * model.chunk)
+                pred = model(context, acts[:, chunk], hand[:, chunk]) if with_hand \
+                    else model(context, acts[:, chunk])
                 goal = target[:, chunk]
                 last = context[:, -1:]
                 # L1, with the pixels that change weighted up (the arm and the blocks are small):
@@ -853,7 +879,8 @@ def write_golden(out, episodes, instructions):
         return
     cv2.imwrite(os.path.join(out, "golden-input.png"), cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
     image = to_tensor(frame[None])
-    proprio = (episode["proprio"][0] if episode["proprio"] is not None
+    proprio = (np.asarray(episode["proprio"][0], dtype=np.float32)
+               if episode["proprio"] is not None
                else np.asarray(HAND_START + [0.0, 0.0, 0.0, 1.0], dtype=np.float32))
     golden = {"input": "golden-input.png", "instruction": episode["instruction"],
               "instruction_id": instructions.index(episode["instruction"]),
@@ -870,10 +897,26 @@ def write_golden(out, episodes, instructions):
             if manifest["family"] == "generic_policy":
                 stats = manifest["action"]["normalization"]["statistics"]
                 mask = manifest["action"]["normalization"]["mask"]
-                normalized = module(image, torch.from_numpy(proprio)[None].float(), task)[0].numpy()
+                state = proprio[:manifest["io"]["inputs"][1]["shape"][1]]
+                if len(state) != manifest["io"]["inputs"][1]["shape"][1]:
+                    continue  # a package of another dataset beside this one's
+                normalized = module(image, torch.from_numpy(state)[None].float(), task)[0].numpy()
                 physical = [[float(v * stats["std"][d] + stats["mean"][d]) if mask[d] else float(v)
                              for d, v in enumerate(row)] for row in normalized]
                 golden[name] = {"actions": physical}
+            elif manifest["family"] == "generic_world_model" and len(manifest["io"]["inputs"]) == 2:
+                # The recorded design: frames and normalized actions only.
+                stats = manifest["action"]["normalization"]["statistics"]
+                chunk = manifest["io"]["inputs"][1]["shape"][1]
+                actions = np.asarray(episode["actions"][:chunk], dtype=np.float64)
+                if actions.shape != (chunk, len(stats["mean"])):
+                    continue
+                normalized = (actions - np.asarray(stats["mean"])) / np.asarray(stats["std"])
+                frames = module(torch.stack([image[0], image[0]])[None],
+                                torch.from_numpy(normalized).float()[None])[0]
+                pixels = (frames.clamp(0, 1) * 255.0).round().to(torch.uint8)
+                golden[name] = {"actions": actions.tolist(),
+                                "mean_pixel_per_frame": [float(f.float().mean()) for f in pixels]}
             elif manifest["family"] == "generic_world_model":
                 stats = manifest["action"]["normalization"]["statistics"]
                 actions = np.asarray(episode["actions"][:CHUNK], dtype=np.float64)
@@ -895,6 +938,187 @@ def write_golden(out, episodes, instructions):
         f.write("\n")
 
 
+# ---- recordings of any robot (LeRobot datasets): recorded.py ------------------------------------
+
+def recording_shape(episodes):
+    """The action names and control rate every episode of a recording shares."""
+    names, rate = episodes[0].get("action_names") or [], episodes[0].get("rate")
+    width = episodes[0]["actions"].shape[1]
+    if len(names) != width:
+        names = [f"action_{i}" for i in range(width)]
+    for e in episodes:
+        if e["actions"].shape[1] != width or e.get("rate") != rate:
+            fail(f"the episodes disagree: {e['actions'].shape[1]} actions at {e.get('rate')} Hz "
+                 f"beside {width} at {rate} Hz")
+    if not rate or rate <= 0:
+        fail("the recording states no control rate (fps)")
+    return names, float(rate)
+
+
+def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
+    """Behaviour cloning of the recording's own actions from its frames, its recorded state and
+    its task (recorded.RecordedPolicy), chunks of spec["chunk"]. Every fifth episode (by index)
+    validates when there are five or more: the epoch with the lowest validation loss is kept, and
+    the loss of always answering the mean action is reported beside it."""
+    from recorded import RecordedPolicy, held_out, policy_samples, recorded_contract
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    missing = [i for i, e in enumerate(episodes) if e["proprio"] is None]
+    if missing:
+        fail(f"the policy reads the recorded state ({STATE_KEY}); episode {missing[0]} has none "
+             "for every frame (--state-key names another observation feature)")
+    names, rate = recording_shape(episodes)
+    chunk = spec["chunk"]
+    for e in episodes:
+        e["task_id"] = instructions.index(e["instruction"])
+    held = held_out(len(episodes))
+    train = [e for e, h in zip(episodes, held) if not h]
+    valid = [e for e, h in zip(episodes, held) if h]
+    images, states, tasks, targets, _ = policy_samples(train, chunk)
+    width, state_width = targets.shape[2], len(states[0])
+    all_actions = np.concatenate([e["actions"] for e in episodes]).astype(np.float64)
+    mean = targets.reshape(-1, width).mean(0)
+    std = np.maximum(targets.reshape(-1, width).std(0), 1e-4)
+    contract = recorded_contract(names, all_actions, rate, chunk, mean, std)
+    lower = np.array([d["min"] for d in contract["dimensions"]])
+    upper = np.array([d["max"] for d in contract["dimensions"]])
+    images = to_tensor(np.stack(images))
+    states = torch.from_numpy(np.stack(states).astype(np.float32))
+    tasks = torch.tensor(tasks)
+    norm = torch.from_numpy((targets - mean) / std).float()
+    model = RecordedPolicy(len(instructions), state_width, width, chunk, HEIGHT, WIDTH)
+    model.lower.copy_(torch.from_numpy((lower - mean) / std).float())
+    model.upper.copy_(torch.from_numpy((upper - mean) / std).float())
+    model.pixel_mean.copy_(images.mean(0, keepdim=True))
+    model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
+    model.state_mean.copy_(states.mean(0, keepdim=True))
+    model.state_std.copy_(states.std(0, keepdim=True) + 1e-3)
+    if valid:
+        v_images, v_states, v_tasks, v_targets, _ = policy_samples(valid, chunk)
+        v_images = to_tensor(np.stack(v_images))
+        v_states = torch.from_numpy(np.stack(v_states).astype(np.float32))
+        v_tasks = torch.tensor(v_tasks)
+        v_norm = torch.from_numpy((v_targets - mean) / std).float()
+        baseline = float((v_norm ** 2).mean())  # always the training mean
+
+    def validation_loss():
+        model.eval()
+        with torch.no_grad():
+            total = sum(float(F.mse_loss(model(v_images[i:i + 256], v_states[i:i + 256],
+                                               v_tasks[i:i + 256]), v_norm[i:i + 256],
+                                         reduction="sum")) for i in range(0, len(v_images), 256))
+        model.train()
+        return total / v_norm.numel()
+
+    opt = torch.optim.Adam(model.parameters(), lr=spec["lr"])
+    total_steps = steps_cap or spec["epochs"] * ((len(images) + 63) // 64)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, total_steps)
+    losses, validation, step, best = [], [], 0, None
+    for epoch in range(spec["epochs"]):
+        total, count = 0.0, 0
+        for idx in batches(len(images), 64, rng):
+            idx = torch.from_numpy(idx)
+            loss = F.mse_loss(model(images[idx], states[idx], tasks[idx]), norm[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            schedule.step()
+            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
+            if steps_cap and step >= steps_cap:
+                break
+        losses.append(round(total / max(count, 1), 5))
+        if valid:
+            validation.append(round(validation_loss(), 5))
+            if best is None or validation[-1] < validation[best]:
+                best = epoch
+                kept = {k: v.clone() for k, v in model.state_dict().items()}
+        if steps_cap and step >= steps_cap:
+            break
+    if valid:
+        model.load_state_dict(kept)
+    io = {"vocabulary": instructions,
+          "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
+                     {"name": "proprio", "source": "proprio", "shape": [1, state_width]},
+                     {"name": "task", "source": "instruction_id"}],
+          "output": [1, chunk, width]}
+    files = write_package(out, "generic_policy", model, io, {"action": contract},
+                          f"Behaviour-cloning policy trained on a recording (tools/train, "
+                          f"{len(train)} episodes): frame, {STATE_KEY} ({state_width} values) "
+                          f"and task -> {chunk} x {width} actions at {rate:g} Hz. Not evidence "
+                          "of real robot success.")
+    result = {"episodes": len(train), "validation_episodes": len(valid), "samples": len(images),
+              "epoch_losses": losses, "steps": step, "state_key": STATE_KEY, **files}
+    if valid:
+        result.update({"validation_losses": validation, "kept_epoch": best,
+                       "validation_loss_of_the_mean_action": round(baseline, 5)})
+    return result
+
+
+def psnr(a, b):
+    mse = float(((a - b) ** 2).mean())
+    return 99.0 if mse <= 1e-10 else 10.0 * math.log10(1.0 / mse)
+
+
+def train_recorded_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0):
+    """The recorded world model (recorded.RecordedWorld) on every episode but the validation
+    fifth, chunks of spec["chunk"] unrolled spec["unroll"] times; then, open loop on the held-out
+    episodes from their first frames, PSNR per chunk against the recording beside the PSNR of
+    holding the last frame (what a model that learnt nothing scores)."""
+    from recorded import RecordedWorld, held_out, recorded_contract
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    names, rate = recording_shape(episodes)
+    chunk = spec["chunk"]
+    held = held_out(len(episodes))
+    train = [e for e, h in zip(episodes, held) if not h]
+    valid = [e for e, h in zip(episodes, held) if h]
+    all_actions = np.concatenate([e["actions"] for e in episodes]).astype(np.float64)
+    train_actions = np.concatenate([e["actions"] for e in train]).astype(np.float64)
+    mean, std = train_actions.mean(0), np.maximum(train_actions.std(0), 1e-4)
+    samples = world_samples(train, spec["stride"], chunk * spec["unroll"])
+    if not samples:
+        fail(f"no episode is longer than {chunk * spec['unroll']} actions (the world model trains "
+             "on that many; --world chunk=N sets a shorter chunk)")
+    model = RecordedWorld(all_actions.shape[1], chunk, HEIGHT, WIDTH)
+    result = fit_world(model, train, samples, mean, std, spec, rng, steps_cap, device, seconds,
+                       with_hand=False)
+    model = model.cpu().eval()
+    if valid:
+        curve, hold = [], []
+        with torch.no_grad():
+            for e in valid:
+                frames = to_tensor(e["frames"])
+                acts = torch.from_numpy(((e["actions"] - mean) / std).astype(np.float32))
+                context = torch.stack([frames[0], frames[0]])[None]
+                for k in range(min(len(e["actions"]) // chunk, 8)):
+                    pred = model(context, acts[k * chunk:(k + 1) * chunk][None])
+                    truth = frames[1 + k * chunk:1 + (k + 1) * chunk]
+                    while len(curve) <= k:
+                        curve.append([])
+                        hold.append([])
+                    curve[k].append(psnr(pred[0, -1], truth[-1]))
+                    hold[k].append(psnr(frames[0], truth[-1]))
+                    context = pred[:, -2:]
+        result["validation_psnr_db"] = {
+            "per_chunk_model": [round(float(np.mean(c)), 2) for c in curve],
+            "per_chunk_holding_the_first_frame": [round(float(np.mean(h)), 2) for h in hold],
+            "episodes": len(valid)}
+    io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
+                     {"name": "actions", "source": "actions", "shape": [1, chunk, len(names)]}],
+          "output": [1, chunk, 3, HEIGHT, WIDTH]}
+    frame = dict(frame_contract(), fps=rate, certified_chunk_lengths=[chunk])
+    files = write_package(out, "generic_world_model", model, io,
+                          {"action": recorded_contract(names, all_actions, rate, chunk, mean, std),
+                           "frame": frame},
+                          f"Action-conditioned video predictor trained on a recording "
+                          f"(tools/train, {len(train)} episodes): {WIDTH}x{HEIGHT} frames, "
+                          f"chunks of {chunk} at {rate:g} Hz. A generated rollout is not evidence "
+                          "of real robot success.")
+    result.update({"samples": len(samples), "episodes": len(train),
+                   "validation_episodes": len(valid), "hyper_parameters": spec})
+    return {**result, **files}
+
+
 POLICIES = {
     "bc-expert-full": {"skills": ["expert"], "fraction": 1.0, "epochs": 10,
                        "about": "every expert demonstration, 10 epochs"},
@@ -912,6 +1136,9 @@ POLICIES = {
 WORLD = {"steps": 1500, "batch": 16, "lr": 1e-3, "stride": 1, "changed_weight": 19.0,
          "amount_weight": 20.0, "unroll": 2}
 JUDGE = {"epochs": 40, "shift": 3, "validation_fifth": True}
+# On a recording (recorded.py): one policy and the world model that assumes no camera.
+RECORDED_POLICY = {"chunk": CHUNK, "epochs": 30, "lr": 1e-3}
+RECORDED_WORLD = dict(WORLD, steps=1500, chunk=CHUNK)
 
 
 def check_held_out(record_path, directory):
@@ -966,6 +1193,12 @@ def main(argv):
                         help="train the world model for at most about this long")
     parser.add_argument("--world", action="append", default=[], metavar="KEY=VALUE",
                         help="override one of the world model's hyper-parameters (steps=30000)")
+    parser.add_argument("--policy", action="append", default=[], metavar="KEY=VALUE",
+                        help="on a recording: override one of the recorded policy's "
+                             "hyper-parameters (chunk=8, epochs=30, lr=0.001)")
+    parser.add_argument("--state-key", default="observation.state", metavar="FEATURE",
+                        help="on a recording: the observation feature the policy reads as its "
+                             "state (default observation.state)")
     parser.add_argument("--world-weights", metavar="FILE",
                         help="script the world model from these weights (written elsewhere by "
                              "a training run, world/weights.npz) instead of training it")
@@ -978,35 +1211,43 @@ def main(argv):
         torch.set_num_threads(args.threads)
     only = set(args.only or ["policies", "world", "judge"])
     started = time.time()
-    world_spec = dict(WORLD)
+    world_spec, recorded_world = dict(WORLD), dict(RECORDED_WORLD)
     for item in args.world:
         key, _, value = item.partition("=")
-        if key not in WORLD or not value:
-            parser.error(f"--world {item}: expected KEY=VALUE with KEY one of {sorted(WORLD)}")
-        world_spec[key] = type(WORLD[key])(value)
+        if key not in RECORDED_WORLD or not value:
+            parser.error(f"--world {item}: expected KEY=VALUE with KEY one of "
+                         f"{sorted(RECORDED_WORLD)} (chunk: recordings only)")
+        recorded_world[key] = type(RECORDED_WORLD[key])(value)
+        if key in WORLD:
+            world_spec[key] = type(WORLD[key])(value)
+    recorded_policy = dict(RECORDED_POLICY)
+    for item in args.policy:
+        key, _, value = item.partition("=")
+        if key not in RECORDED_POLICY or not value:
+            parser.error(f"--policy {item}: expected KEY=VALUE with KEY one of "
+                         f"{sorted(RECORDED_POLICY)}")
+        recorded_policy[key] = type(RECORDED_POLICY[key])(value)
+    global STATE_KEY
+    STATE_KEY = args.state_key
     source = None
     dataset_path = args.dataset
     if not dataset_path.endswith(".npz") and is_lerobot(dataset_path):
         dataset_path, source = convert_lerobot(args.dataset, args.kosmos_cli)
     episodes, dataset_sha = load_dataset(dataset_path)
     if source:
-        # What recordings can train: the judge (frames, the task, the recorded success), the
-        # world model on 7-D end-effector actions; the policies read the physics world's hand.
-        width = episodes[0]["actions"].shape[1]
-        if "policies" in only:
+        # What a recording trains: the recorded policy and world model (recorded.py: any action
+        # and state width, no assumption about the camera), and the judge where it has a success
+        # field.
+        if "policies" in only and any(e["proprio"] is None for e in episodes):
             if args.only:
-                fail("the policies read the hand's position from the physics world's state "
-                     "(states.json); a LeRobot dataset's episodes do not carry it: train the "
-                     "judge (--only judge) or, for 7-D end-effector actions, the world model")
+                fail(f"the policy reads the recorded state ({STATE_KEY}): this dataset's "
+                     "episodes have none (--state-key names another observation feature)")
             only.discard("policies")
-        if "world" in only and width != len(DIMENSIONS):
-            if args.only:
-                fail(f"the world model takes 7-D end-effector actions "
-                     f"({', '.join(d[0] for d in DIMENSIONS)}); this dataset's have {width} values")
-            only.discard("world")
         if "judge" in only and not any(e.get("labelled", True) for e in episodes):
-            fail("the judge learns from each episode's success: this dataset has no success "
-                 "field (next.success, is_success ...)")
+            if args.only:
+                fail("the judge learns from each episode's success: this dataset has no "
+                     "success field (next.success, is_success ...)")
+            only.discard("judge")
         print(f"LeRobot dataset {source['lerobot']} ({source['codebase_version']}): training "
               f"{', '.join(sorted(only)) or 'nothing'}", flush=True)
     instructions = sorted({e["instruction"] for e in episodes})
@@ -1044,7 +1285,18 @@ def main(argv):
         "frame_size": [WIDTH, HEIGHT], "chunk": CHUNK,
         "torch": torch.__version__, "threads": torch.get_num_threads(),
     })
-    if "policies" in only:
+    if "policies" in only and source:
+        t0 = time.time()
+        result = train_recorded_policy(episodes, instructions, recorded_policy, args.seed, cap,
+                                       os.path.join(args.out, "bc-recorded"))
+        result.update({"hyper_parameters": recorded_policy, "wall_s": round(time.time() - t0, 1),
+                       "dataset_sha256": dataset_sha})
+        record["models"]["bc-recorded"] = result
+        print(f"policy bc-recorded: {result['samples']} samples, losses "
+              f"{result['epoch_losses'][-3:]}, validation {result.get('validation_losses', [])[-3:]}"
+              f" (the mean action: {result.get('validation_loss_of_the_mean_action')}), "
+              f"{result['wall_s']} s", flush=True)
+    elif "policies" in only:
         for i, (name, spec) in enumerate(POLICIES.items()):
             t0 = time.time()
             result = train_policy(name, episodes, instructions, spec, args.seed + i, cap,
@@ -1054,7 +1306,16 @@ def main(argv):
             record["models"][name] = result
             print(f"policy {name}: {result['samples']} samples, losses {result['epoch_losses'][-3:]}, "
                   f"{result['wall_s']} s", flush=True)
-    if "world" in only:
+    if "world" in only and source:
+        t0 = time.time()
+        result = train_recorded_world(episodes, recorded_world, args.seed + 100, cap,
+                                      os.path.join(args.out, "world"), args.device,
+                                      args.world_seconds)
+        result.update({"wall_s": round(time.time() - t0, 1), "dataset_sha256": dataset_sha})
+        record["models"]["world"] = result
+        print(f"world model (recorded): {result['samples']} samples, validation PSNR "
+              f"{result.get('validation_psnr_db')}, {result['wall_s']} s", flush=True)
+    elif "world" in only:
         t0 = time.time()
         result = train_world(episodes, world_spec, args.seed + 100, cap,
                              os.path.join(args.out, "world"), args.device, args.world_seconds,
