@@ -172,12 +172,20 @@ void OpenPiClient::connect(const QString &url, const QString &apiKey, int timeou
         drop();
         throw Error(ErrorCode::RemoteUnreachable, "unreachable: " + url.toStdString() + ": " + why);
     }
-    if (!arrived || m_state->frames.empty() || !m_state->frames.front().binary) {
-        const std::string detail =
-            !arrived || m_state->frames.empty()
-                ? (m_state->closed ? "the server closed the connection"
-                                   : "nothing within " + std::to_string(timeoutMs) + " ms")
-                : "a text frame: " + m_state->frames.front().bytes.substr(0, 200);
+    if (arrived && !m_state->frames.empty() && !m_state->frames.front().binary) {
+        // The server could not start its side (a world or policy that cannot be made): its
+        // traceback, whose last lines say what was wrong (the tail, where it is long).
+        const std::string &text = m_state->frames.front().bytes;
+        const std::string tail =
+            text.size() > 4000 ? "..." + text.substr(text.size() - 4000) : text;
+        lock.unlock();
+        drop();
+        throw Error(ErrorCode::RemoteError, m_name + " server error before its metadata:\n" + tail);
+    }
+    if (!arrived || m_state->frames.empty()) {
+        const std::string detail = m_state->closed
+                                       ? "the server closed the connection"
+                                       : "nothing within " + std::to_string(timeoutMs) + " ms";
         lock.unlock();
         drop();
         throw Error(ErrorCode::RemoteError,

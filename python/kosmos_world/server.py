@@ -64,9 +64,15 @@ class WorldServer:
 
     async def _handler(self, websocket, path=None):
         loop = asyncio.get_running_loop()
-        world = await loop.run_in_executor(None, self.factory)
+        try:  # a world that cannot be made says why, as any failing call does
+            world = await loop.run_in_executor(None, self.factory)
+            metadata = dict(world.metadata())
+        except Exception:
+            log.exception("the world could not be made")
+            await websocket.send(traceback.format_exc())
+            await websocket.close(code=1011, reason="Internal server error")
+            return
         lock = self._locks.setdefault(id(world), asyncio.Lock())
-        metadata = dict(world.metadata())
         metadata.setdefault("kosmos_world", 1)
         metadata.setdefault("provenance", {})
         metadata["reported_by_server"] = True

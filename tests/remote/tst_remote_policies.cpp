@@ -604,7 +604,7 @@ TEST(OpenPi, ServerErrorsTimeoutsAndBadRepliesAreNamed)
               std::string::npos);
     server.behaviour = PiBehaviour::NoMetadata;
     EXPECT_NE(openPiAvailability({{"url", server.url()}})
-                  .reason.find("protocol mismatch: first frame was not metadata"),
+                  .reason.find("server error before its metadata:\nhello"),
               std::string::npos);
     EXPECT_NE(openPiAvailability({{"url", "ws://127.0.0.1:1"}}).reason.find("unreachable"),
               std::string::npos);

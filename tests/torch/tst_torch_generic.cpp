@@ -17,8 +17,11 @@
 #include <opencv2/imgproc.hpp>
 #include <torch/script.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <set>
+#include <thread>
 
 using namespace kosmos;
 using namespace kosmos::torchadapters;
@@ -749,5 +752,78 @@ TEST(TorchGeneric, RunDevicePlacesEveryComponentThatCanUseItAndNamesTheOthers)
     EXPECT_NE(r.output.find("--device 'cuda:x': expected cpu, cuda or cuda:N"), std::string::npos)
         << r.output;
     EXPECT_FALSE(fs::exists(dir / "t.kosmos")) << "nothing written for a refused device";
+}
+#endif
+
+#ifdef KOSMOS_TEST_PHYSICS
+// A package served from Python (python/kosmos_world/package.py: Debian's python3-torch behind the
+// reference server) through remote.world is the native adapter's equal: the shipped world model
+// replays the same recorded episodes (a LeRobot export of two physics runs) and the fidelity
+// report (PSNR and SSIM per step, means and intervals) is the same, value for value.
+TEST(TorchGeneric, ThePackageServedFromPythonReportsTheNativeAdaptersFidelity)
+{
+    if (!parquetAvailable())
+        return; // LeRobot export and replay need the Parquet module (tst_lerobot says why)
+    TempDir dir;
+    nlohmann::json protocol = nlohmann::json::parse(
+        std::ifstream(std::string(KOSMOS_SOURCE_DIR) + "/examples/physics-demo.json"));
+    protocol["episodes_per_task"] = 1;
+    protocol["policies"] = nlohmann::json::array({protocol["policies"][0]});
+    std::ofstream(dir / "p.json") << protocol.dump();
+    const auto bundle = (dir / "d.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    auto r = runProcessWithStderr(
+        {test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    r = runProcessWithStderr({test::cliPath(), "dataset", "export", bundle, "--to",
+                              (dir / "lx").string(), "--format", "lerobot"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+
+    const std::string package = std::string(KOSMOS_SOURCE_DIR) + "/models/world";
+    const fs::path log = dir / "server.log";
+    const pid_t server = test::startProcess(
+        {"/usr/bin/env", "PYTHONPATH=" + std::string(KOSMOS_SOURCE_DIR) + "/python",
+         "/usr/bin/python3", "-m", "kosmos_world", "--port", "0", "model",
+         "kosmos_world.package:PackageWorld", "--args",
+         nlohmann::json({{"package", package}, {"threads", 1}}).dump()},
+        log, true);
+    std::string url;
+    for (int i = 0; i < 300 && url.empty(); ++i) {
+        const std::string text = test::readFile(log);
+        const auto at = text.find("ws://");
+        if (at != std::string::npos && text.find('\n', at) != std::string::npos)
+            url = text.substr(at, text.find('\n', at) - at);
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    const auto stop = [&] {
+        kill(server, SIGTERM);
+        test::waitProcess(server);
+    };
+    if (url.empty()) {
+        stop();
+        FAIL() << "the package server did not start: " << test::readFile(log);
+    }
+    const auto fidelity = [&](const nlohmann::json &world) {
+        std::ofstream(dir / "w.json") << world.dump();
+        const auto out =
+            runProcessWithStderr({test::cliPath(), "fidelity", "replay", (dir / "lx").string(),
+                                  "--world-model", (dir / "w.json").string(), "--json"});
+        EXPECT_EQ(out.exitCode, 0) << out.output;
+        const auto at = out.output.find('{');
+        return at == std::string::npos
+                   ? nlohmann::json()
+                   : nlohmann::json::parse(out.output.substr(at), nullptr, false);
+    };
+    const nlohmann::json remote =
+        fidelity({{"plugin", "remote.world"}, {"settings", {{"url", url}, {"timeout_s", 60}}}});
+    const nlohmann::json native =
+        fidelity({{"plugin", "torch.generic_world_model"}, {"settings", {{"package", package}}}});
+    stop();
+    ASSERT_TRUE(native.contains("frame_fidelity")) << native.dump();
+    EXPECT_EQ(native["episodes"], nlohmann::json({0, 1}));
+    EXPECT_EQ(remote["episodes"], native["episodes"]);
+    EXPECT_EQ(remote["frame_fidelity"], native["frame_fidelity"]);
+    EXPECT_EQ(remote["world_model"]["plugin"], "remote.world");
 }
 #endif
