@@ -86,6 +86,23 @@ struct FidelityReplayOptions
 };
 int runFidelityReplay(const FidelityReplayOptions &options);
 
+// `serve-world`: the reference world server (python/kosmos_world, installed in
+// share/kosmos/python) in place of this process, serving a gymnasium environment (`envId`) or a
+// Python world model (`model`, MODULE:FACTORY). Returns only when it cannot be started.
+struct ServeWorldOptions
+{
+    std::string envId;                // gym ENV_ID, or empty with `model`
+    std::string model;                // MODULE:FACTORY
+    std::vector<std::string> imports; // gym: modules imported first (registering the env)
+    std::string kwargs = "{}";        // gym.make keyword arguments (JSON object)
+    std::string args = "{}";          // FACTORY's keyword arguments (JSON object)
+    bool shared = false;              // model: one instance for every connection
+    std::string host = "127.0.0.1";
+    int port = 8765;
+    std::string python; // the interpreter; empty: $KOSMOS_PYTHON, else python3 on PATH
+};
+int runServeWorld(const ServeWorldOptions &options);
+
 int runInit(const std::string &bundle);
 int runInfo(const std::string &bundle, bool json);
 int runVerify(const std::string &bundle, bool json);

@@ -463,6 +463,31 @@ const std::vector<Verb> &verbs()
              return runFidelity({c.exeDir, c.str(1), c.value("physics").toStdString(),
                                  c.value("imagined").toStdString(), *replays, c.json});
          }},
+        {"serve-world",
+         "serve-world ENV_ID [--import PKG] [--kwargs JSON] | serve-world --model "
+         "MODULE:FACTORY [--args JSON] [--shared]",
+         "the reference world server for remote.world (docs/remote-worlds.md) in place of\n"
+         "this process: a gymnasium environment by its id (gym_pusht/PushT-v0 with --import\n"
+         "gym_pusht) or a Python world model; --port (8765), --host (127.0.0.1), --python\n"
+         "(the interpreter with the environment's packages: a venv's bin/python)",
+         {"model", "args", "shared", "import", "kwargs", "port", "host", "python"},
+         [](const Call &c) -> R {
+             const auto port = c.intValue("port", 0, 65535);
+             if (!port || !(c.nArgs(1) || c.nArgs(2)) || (c.nArgs(2) == c.isSet("model")))
+                 return std::nullopt;
+             ServeWorldOptions o;
+             o.envId = c.nArgs(2) ? c.str(1) : "";
+             o.model = c.value("model").toStdString();
+             for (const QString &module : c.values("import"))
+                 o.imports.push_back(module.toStdString());
+             o.kwargs = c.value("kwargs").toStdString();
+             o.args = c.value("args").toStdString();
+             o.shared = c.isSet("shared");
+             o.host = c.value("host").toStdString();
+             o.port = *port;
+             o.python = c.value("python").toStdString();
+             return runServeWorld(o);
+         }},
         {"dataset",
          "dataset export BUNDLE --to DIR [--format kosmos|lerobot] [--lossless] | "
          "dataset inspect DIR [--episode N]",
@@ -762,6 +787,23 @@ constexpr OptionSpec kOptions[] = {
      "submit --slurm: one more sbatch option (repeatable), written with '=': "
      "--sbatch-arg=--account=lab.",
      "arg", nullptr, false},
+    {"model", "serve-world: serve this Python world model, MODULE:FACTORY.", "module:factory",
+     nullptr, false},
+    {"args", "serve-world --model: the factory's keyword arguments (a JSON object).", "json", "{}",
+     false},
+    {"shared", "serve-world --model: one instance for every connection (one GPU model).", nullptr,
+     nullptr, false},
+    {"import",
+     "serve-world: a module to import first, which registers the environment (repeatable).",
+     "module", nullptr, false},
+    {"kwargs", "serve-world: gym.make's keyword arguments (a JSON object).", "json", "{}", false},
+    {"port", "serve-world: the port to listen on (0: any free one; default 8765).", "n", "8765",
+     false},
+    {"host", "serve-world: the address to listen on (default 127.0.0.1).", "address", "127.0.0.1",
+     false},
+    {"python",
+     "serve-world: the Python interpreter (default: $KOSMOS_PYTHON, else python3 on PATH).", "path",
+     nullptr, false},
     {"runs-per-transaction", "merge: runs taken per transaction (default 64).", "n", "64", true},
     {"worker-process", "run: internal, one isolated worker.", nullptr, nullptr, true},
 };

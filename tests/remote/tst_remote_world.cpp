@@ -30,6 +30,16 @@ class WorldServer
 {
 public:
     explicit WorldServer(const nlohmann::json &args, const char *ping = "20")
+        : WorldServer(QStringLiteral("/usr/bin/python3"),
+                      {QStringLiteral("-m"), QStringLiteral("kosmos_world"),
+                       QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("model"),
+                       QStringLiteral("worlds:ShiftWorld"), QStringLiteral("--args"),
+                       QString::fromStdString(args.dump())},
+                      ping)
+    {
+    }
+    // Any program that starts the server (kosmos-cli serve-world).
+    WorldServer(const QString &program, const QStringList &arguments, const char *ping = "20")
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("PYTHONPATH"),
@@ -37,13 +47,9 @@ public:
         env.insert(QStringLiteral("KOSMOS_WORLD_PING_S"), QString::fromLatin1(ping));
         m_process.setProcessEnvironment(env);
         m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.start(QStringLiteral("/usr/bin/python3"),
-                        {QStringLiteral("-m"), QStringLiteral("kosmos_world"),
-                         QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("model"),
-                         QStringLiteral("worlds:ShiftWorld"), QStringLiteral("--args"),
-                         QString::fromStdString(args.dump())});
+        m_process.start(program, arguments);
         if (!m_process.waitForStarted(10000))
-            throw Error(ErrorCode::Io, "cannot start /usr/bin/python3");
+            throw Error(ErrorCode::Io, "cannot start " + program.toStdString());
         // The first line names the address.
         while (m_url.empty() && m_process.waitForReadyRead(15000)) {
             const QString line = QString::fromUtf8(m_process.readLine()).trimmed();
@@ -262,6 +268,40 @@ TEST(RemoteWorld, AProtocolRunsThroughKosmosCliWithTheSimulatorsSuccessAsPhysics
     EXPECT_EQ(verify.exitCode, 0) << verify.output;
     const auto report = test::runProcess({test::cliPath(), "report", bundle, "--json"});
     EXPECT_NE(report.output.find("not verified"), std::string::npos) << report.output;
+}
+
+// kosmos-cli serve-world starts the reference server in its place (the package from the build
+// tree's share/kosmos/python, as from an install), for a model here; what is wrong on its
+// command line is named before Python starts.
+TEST(RemoteWorld, KosmosCliServeWorldStartsTheServerAndNamesWhatIsWrong)
+{
+    WorldServer server(QString::fromStdString(test::cliPath()),
+                       {QStringLiteral("serve-world"), QStringLiteral("--model"),
+                        QStringLiteral("worlds:ShiftWorld"), QStringLiteral("--args"),
+                        QStringLiteral(R"({"success_after": 2})"), QStringLiteral("--port"),
+                        QStringLiteral("0"), QStringLiteral("--python"),
+                        QStringLiteral("/usr/bin/python3")});
+    auto world = remote::createRemoteWorld({{"url", server.url()}, {"timeout_s", 10}});
+    EXPECT_EQ(world->actionContract().dimension(), 7);
+    const auto bad = [](const std::vector<std::string> &args) {
+        std::vector<std::string> all = {test::cliPath(), "serve-world"};
+        all.insert(all.end(), args.begin(), args.end());
+        return test::runProcessWithStderr(all);
+    };
+    auto r = bad({"gym_pusht/PushT-v0", "--kwargs", "{\"obs_type\": "});
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_NE(r.output.find("--kwargs"), std::string::npos) << r.output;
+    r = bad({"gym_pusht/PushT-v0", "--kwargs", "[1]"});
+    EXPECT_NE(r.output.find("--kwargs: expected a JSON object"), std::string::npos) << r.output;
+    r = bad({"gym_pusht/PushT-v0", "--python", "/no/such/python"});
+    EXPECT_NE(r.output.find("--python /no/such/python: no executable there"), std::string::npos)
+        << r.output;
+    r = bad({"--model", "no_colon"});
+    EXPECT_NE(r.output.find("expected MODULE:FACTORY"), std::string::npos) << r.output;
+    r = bad({"gym_pusht/PushT-v0", "--model", "a:b"});
+    EXPECT_EQ(r.exitCode, 2) << "an environment or a model, not both";
+    r = bad({"gym_pusht/PushT-v0", "--shared"});
+    EXPECT_NE(r.output.find("--shared and --args are for --model"), std::string::npos) << r.output;
 }
 
 int main(int argc, char **argv)
