@@ -49,14 +49,16 @@ def main(argv=None):
         make = getattr(importlib.import_module(module), name)
         args = json.loads(options.args)
         if options.shared:
-            instance = make(**args)
+            made = []
 
-            def factory():
-                return instance
+            def factory():  # made once, on the server's one world thread
+                if not made:
+                    made.append(make(**args))
+                return made[0]
         else:
             def factory():
                 return make(**args)
-    run(factory, options.host, options.port)
+    run(factory, options.host, options.port, shared=options.what == "model" and options.shared)
     return 0
 
 

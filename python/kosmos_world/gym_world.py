@@ -79,7 +79,11 @@ class GymWorld:
         }
 
     def reset(self, frame, instruction, seed, start_state):
-        self._obs, info = self.env.reset(seed=int(seed))
+        # Kosmos's seeds are 64-bit; environments that seed numpy's legacy RandomState (gym-aloha)
+        # take 32 bits only: every environment is reset with the seed mod 2^32, recorded in the
+        # state as env_seed.
+        self.env_seed = int(seed) % (2 ** 32)
+        self._obs, info = self.env.reset(seed=self.env_seed)
         self._info = info if isinstance(info, dict) else {}
         self._success = self._success_of(None, info)
         self._reward = None
@@ -129,7 +133,7 @@ class GymWorld:
         """The observation's numeric vectors, and the numeric entries of the step's info (the
         simulator's own account: PushT's block_pose and goal_pose, for example) as info.KEY."""
         obs = self._obs
-        out = {}
+        out = {"env_seed": [float(self.env_seed)]} if hasattr(self, "env_seed") else {}
         if isinstance(obs, np.ndarray) and obs.size <= 4096 and obs.dtype.kind in "fiub":
             out["observation"] = obs.astype(np.float64).ravel().tolist()
         elif isinstance(obs, dict):

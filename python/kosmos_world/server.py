@@ -11,6 +11,7 @@ a policy reads of the robot's own state; None where the world has none) and "ser
 """
 
 import asyncio
+import concurrent.futures
 import functools
 import http
 import logging
@@ -51,11 +52,17 @@ class WorldServer:
     """Serves worlds made by `factory` (one per connection: a simulator's episodes never mix;
     a learned model may return one shared instance, whose calls the server then serializes)."""
 
-    def __init__(self, factory, host="127.0.0.1", port=8765):
+    def __init__(self, factory, host="127.0.0.1", port=8765, shared=False):
         self.factory = factory
         self.host = host
         self.port = port
+        self.shared = shared
         self._locks = {}
+        # Every call of a world runs on one thread of its own (the world's thread): an OpenGL
+        # or EGL context (MuJoCo's renderer in dm_control, gym-aloha) is current on the thread
+        # that made it only. A shared world has one for the whole server.
+        self._shared_thread = (concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="kosmos-world") if shared else None)
 
     async def _health(self, path, request_headers):
         if path == "/healthz":
@@ -63,15 +70,31 @@ class WorldServer:
         return None
 
     async def _handler(self, websocket, path=None):
+        thread = self._shared_thread or concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="kosmos-world")
+        try:
+            await self._serve_connection(websocket, thread)
+        finally:
+            if thread is not self._shared_thread:
+                thread.shutdown(wait=False)
+
+    async def _serve_connection(self, websocket, thread):
         loop = asyncio.get_running_loop()
         try:  # a world that cannot be made says why, as any failing call does
-            world = await loop.run_in_executor(None, self.factory)
-            metadata = dict(world.metadata())
+            world = await loop.run_in_executor(thread, self.factory)
+            metadata = dict(await loop.run_in_executor(thread, world.metadata))
         except Exception:
             log.exception("the world could not be made")
             await websocket.send(traceback.format_exc())
             await websocket.close(code=1011, reason="Internal server error")
             return
+
+        def outcome():
+            proprio = _optional(world, "proprio")
+            return {"success": _optional(world, "success"), "reward": _optional(world, "reward"),
+                    "done": _optional(world, "done"), "state": _optional(world, "state"),
+                    "proprio": (None if proprio is None
+                                else np.asarray(proprio, dtype=np.float64).ravel())}
         lock = self._locks.setdefault(id(world), asyncio.Lock())
         metadata.setdefault("kosmos_world", 1)
         metadata.setdefault("provenance", {})
@@ -95,25 +118,21 @@ class WorldServer:
                                              int(request.get("seed", 0)),
                                              request.get("start_state") or {})
                     async with lock:
-                        frames = await loop.run_in_executor(None, call)
+                        frames = await loop.run_in_executor(thread, call)
+                        after = await loop.run_in_executor(thread, outcome)
                     reply = {"frames": _check_frames(frames, None, metadata, "reset")}
                 elif kind == "step":
                     actions = np.asarray(request["actions"], dtype=np.float64)
                     if actions.ndim != 2:
                         raise ValueError(f"actions of shape {actions.shape}; expected [T, D]")
                     async with lock:
-                        frames = await loop.run_in_executor(None, world.step, actions)
+                        frames = await loop.run_in_executor(thread, world.step, actions)
+                        after = await loop.run_in_executor(thread, outcome)
                     reply = {"frames": _check_frames(frames, actions.shape[0], metadata, "step")}
                 else:
                     raise ValueError(f"unknown request type {kind!r}")
                 if kind in ("reset", "step"):
-                    reply["success"] = _optional(world, "success")
-                    reply["reward"] = _optional(world, "reward")
-                    reply["done"] = _optional(world, "done")
-                    reply["state"] = _optional(world, "state")
-                    proprio = _optional(world, "proprio")
-                    reply["proprio"] = (None if proprio is None
-                                        else np.asarray(proprio, dtype=np.float64).ravel())
+                    reply.update(after)
                 reply["server_timing"] = {"call_ms": (time.perf_counter() - start) * 1000}
                 await websocket.send(packer.pack(reply))
             except Exception:
@@ -134,9 +153,9 @@ class WorldServer:
             await asyncio.Future()
 
 
-def run(factory, host, port):
+def run(factory, host, port, shared=False):
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     try:
-        asyncio.run(WorldServer(factory, host, port).serve())
+        asyncio.run(WorldServer(factory, host, port, shared).serve())
     except KeyboardInterrupt:
         pass

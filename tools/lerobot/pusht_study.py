@@ -76,7 +76,7 @@ def main():
             episode = json.load(f)
         with open(os.path.join(folder, "states.json")) as f:
             states = [s["state"] for s in json.load(f)["states"]]
-        seed = int(episode["seeds"]["episode"])
+        seed = int(episode["seeds"]["episode"]) % (2 ** 32)  # as the server resets
         policy.append(metrics(states))
         pusher.append(baseline(seed, episode["actions"], args.chunk, "pusher"))
         hold.append(baseline(seed, episode["actions"], args.chunk, "hold"))

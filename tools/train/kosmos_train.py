@@ -960,7 +960,8 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     its task (recorded.RecordedPolicy), chunks of spec["chunk"]. Every fifth episode (by index)
     validates when there are five or more: the epoch with the lowest validation loss is kept, and
     the loss of always answering the mean action is reported beside it."""
-    from recorded import RecordedPolicy, held_out, policy_samples, recorded_contract
+    from recorded import (RecordedPolicy, held_out, normalized_range, policy_samples,
+                          recorded_contract)
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     missing = [i for i, e in enumerate(episodes) if e["proprio"] is None]
@@ -980,15 +981,14 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     mean = targets.reshape(-1, width).mean(0)
     std = np.maximum(targets.reshape(-1, width).std(0), 1e-4)
     contract = recorded_contract(names, all_actions, rate, chunk, mean, std)
-    lower = np.array([d["min"] for d in contract["dimensions"]])
-    upper = np.array([d["max"] for d in contract["dimensions"]])
+    lower, upper = normalized_range(all_actions, mean, std)
     images = to_tensor(np.stack(images))
     states = torch.from_numpy(np.stack(states).astype(np.float32))
     tasks = torch.tensor(tasks)
     norm = torch.from_numpy((targets - mean) / std).float()
     model = RecordedPolicy(len(instructions), state_width, width, chunk, HEIGHT, WIDTH)
-    model.lower.copy_(torch.from_numpy((lower - mean) / std).float())
-    model.upper.copy_(torch.from_numpy((upper - mean) / std).float())
+    model.lower.copy_(torch.from_numpy(lower))
+    model.upper.copy_(torch.from_numpy(upper))
     model.pixel_mean.copy_(images.mean(0, keepdim=True))
     model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
     model.state_mean.copy_(states.mean(0, keepdim=True))

@@ -117,13 +117,13 @@ class RecordedWorld(nn.Module):
 
 
 def recorded_contract(names, actions, fps, chunk, mean, std):
-    """The action contract of a recording: its names, the range it covers (a twentieth of the
-    range wider on each side, so that a policy's clamped output and a replay of the recording
-    both lie inside), its fps; normal normalization by the recording's statistics. A dimension
-    named like a gripper whose values all lie in 0..1 is declared as the gripper (0 closed, 1
-    open), when there is exactly one."""
+    """The action contract of a recording: its names, the range it covers (exactly: the world
+    the recording came from accepted every action in it, and may accept nothing beyond; a
+    dimension that never changes is widened by 1e-6 so its range is not empty), its fps; normal
+    normalization by the recording's statistics. A dimension named like a gripper whose values
+    all lie in 0..1 is declared as the gripper (0 closed, 1 open), when there is exactly one."""
     lo, hi = actions.min(0).astype(np.float64), actions.max(0).astype(np.float64)
-    margin = np.maximum((hi - lo) / 20.0, 1e-3)
+    margin = np.where(hi - lo > 1e-9, 0.0, 1e-6)
     dims = [{"name": n, "unit": "recorded", "min": float(lo[i] - margin[i]),
              "max": float(hi[i] + margin[i])} for i, n in enumerate(names)]
     contract = {"dimensions": dims, "chunk_length": chunk, "control_rate_hz": float(fps),
@@ -139,6 +139,25 @@ def recorded_contract(names, actions, fps, chunk, mean, std):
         dims[g]["min"], dims[g]["max"], dims[g]["unit"] = 0.0, 1.0, "1"
         contract["gripper_index"] = g
     return contract
+
+
+def normalized_range(actions, mean, std):
+    """The recorded range in the module's normalized units, as float32 values rounded inwards:
+    the adapter maps the module's float32 output back by v * std + mean in double, and the
+    world's contract allows 1e-9 beyond its bounds, so the bounds themselves must map back
+    inside the recorded range."""
+    lo, hi = actions.min(0).astype(np.float64), actions.max(0).astype(np.float64)
+    lower, upper = [], []
+    for i in range(len(lo)):
+        a = np.float32((lo[i] - mean[i]) / std[i])
+        while float(a) * std[i] + mean[i] < lo[i]:
+            a = np.nextafter(a, np.float32(np.inf))
+        b = np.float32((hi[i] - mean[i]) / std[i])
+        while float(b) * std[i] + mean[i] > hi[i]:
+            b = np.nextafter(b, np.float32(-np.inf))
+        lower.append(float(a))
+        upper.append(float(max(a, b)))
+    return np.asarray(lower, dtype=np.float32), np.asarray(upper, dtype=np.float32)
 
 
 def held_out(count, fifth=5):

@@ -119,7 +119,7 @@ def main():
         server.kill()
     db = sqlite3.connect(str(ledger / "ledger.sqlite"))
     seed = json.loads(db.execute("SELECT key_json FROM runs WHERE run_id = 1").fetchone()[0])
-    seed = seed["seeds"]["episode"]
+    seed = seed["seeds"]["episode"] % (2 ** 32)  # what the server resets with (gym_world.py)
     label = db.execute("SELECT completion, source, notes FROM human_labels WHERE run_id = 1").fetchone()
 
     # The independent run: the same environment, seed and actions, in this process.
