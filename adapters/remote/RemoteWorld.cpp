@@ -4,6 +4,7 @@
 #include "NumpyMsgpack.h"
 #include "OpenPiClient.h"
 #include "RemoteWorldWire.h"
+#include "artifacts/StartFrame.h"
 #include "util/Error.h"
 #include "util/Secrets.h"
 
@@ -96,9 +97,13 @@ public:
             {"seed", seedValue(start.seed)},
             {"instruction", MsgValue::str(start.instruction)},
             {"start_state", worldMsg(start.startState)}};
-        // A learned model starts from the frame it is given; a simulator from its seed.
-        if (m_described.kind == "learned_model" && !start.startFrame.empty()) {
-            cv::Mat rgb = start.startFrame;
+        // A learned model starts from the frame it is given (by the engine, or named by the
+        // task's start_state, as `fidelity prepare` writes it); a simulator from its seed.
+        if (m_described.kind == "learned_model" &&
+            (!start.startFrame.empty() || start.startState.contains("frame"))) {
+            cv::Mat rgb = start.startFrame.empty()
+                              ? startFrameFromState(start.startState, "remote.world")
+                              : start.startFrame;
             if (rgb.cols != m_described.frame.width || rgb.rows != m_described.frame.height)
                 cv::resize(rgb, rgb, cv::Size(m_described.frame.width, m_described.frame.height), 0,
                            0, cv::INTER_AREA);

@@ -8,6 +8,7 @@
 #include "ModelPackage.h"
 #include "Processing.h"
 #include "TorchAdapters.h"
+#include "artifacts/StartFrame.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
@@ -518,27 +519,7 @@ private:
 // an image ("frame") with its SHA-256 ("frame_sha256"), both part of the frozen protocol.
 inline cv::Mat startFrameOf(const WorldStart &start, const std::string &who)
 {
-    if (!start.startFrame.empty())
-        return start.startFrame;
-    const auto &s = start.startState;
-    if (!s.is_object() || !s.contains("frame") || !s["frame"].is_string() ||
-        !s.contains("frame_sha256") || !s["frame_sha256"].is_string())
-        throw Error(ErrorCode::InvalidInput,
-                    who + " needs a start frame: the task's start_state must name \"frame\" (an "
-                          "image file) and \"frame_sha256\"");
-    const std::string path = s["frame"].get<std::string>();
-    const std::string actual = Sha256::fileHex(path);
-    if (actual != s["frame_sha256"].get<std::string>())
-        throw Error(ErrorCode::Corrupt, "start_state.frame " + path +
-                                            ": SHA-256 mismatch (the protocol says " +
-                                            s["frame_sha256"].get<std::string>().substr(0, 16) +
-                                            "..., the file has " + actual.substr(0, 16) + "...)");
-    cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
-    if (bgr.empty())
-        throw Error(ErrorCode::InvalidInput, "start_state.frame " + path + " is not an image");
-    cv::Mat rgb;
-    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-    return rgb;
+    return start.startFrame.empty() ? startFrameFromState(start.startState, who) : start.startFrame;
 }
 
 } // namespace kosmos::torchadapters::detail

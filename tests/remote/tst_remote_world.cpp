@@ -8,6 +8,7 @@
 #include "TestSupport.h"
 #include "ledger/Ledger.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <fstream>
@@ -173,6 +175,29 @@ TEST(RemoteWorld, ALearnedModelStartsFromTheFrameItIsGiven)
     const auto next = world->step({move(0.03, 0.02)});
     EXPECT_EQ(diff(next[0], roll(resized, 2, 3)), 0.0);
     EXPECT_FALSE(world->groundTruth()) << "a learned model has no ground truth";
+
+    // The frame a task's start_state names (as `fidelity prepare` writes it), checked by its
+    // SHA-256 before anything is sent.
+    test::TempDir dir;
+    cv::Mat bgr;
+    cv::cvtColor(resized, bgr, cv::COLOR_RGB2BGR);
+    std::vector<unsigned char> png;
+    ASSERT_TRUE(cv::imencode(".png", bgr, png));
+    std::ofstream(dir / "start.png", std::ios::binary)
+        .write(reinterpret_cast<const char *>(png.data()),
+               static_cast<std::streamsize>(png.size()));
+    WorldStart named;
+    named.startState = {{"frame", (dir / "start.png").string()},
+                        {"frame_sha256", Sha256::hex(std::span<const std::uint8_t>(png))}};
+    EXPECT_EQ(diff(world->reset(named)[0], resized), 0.0);
+    named.startState["frame_sha256"] = std::string(64, '0');
+    try {
+        world->reset(named);
+        ADD_FAILURE() << "a start frame whose SHA-256 is not the protocol's was used";
+    } catch (const Error &e) {
+        EXPECT_EQ(e.code(), ErrorCode::Corrupt);
+        EXPECT_NE(std::string(e.what()).find("SHA-256 mismatch"), std::string::npos) << e.what();
+    }
 }
 
 TEST(RemoteWorld, AServerErrorATimeoutAndADeadServerAreNamedAndTheNextEpisodeReconnects)

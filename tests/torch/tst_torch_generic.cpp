@@ -660,6 +660,20 @@ TEST(TorchGeneric, TheTrainerTrainsOnALeRobotDataset)
                               (dir / "world.json").string(), "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("\"episodes\""), std::string::npos) << r.output;
+    // --state-key none: the frame and the task only (for worlds that report no state).
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
+                              "policies", "--tiny", "--state-key", "none", "--kosmos-cli",
+                              test::cliPath(), "--out", (dir / "i").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto image =
+        nlohmann::json::parse(std::ifstream(dir / "i" / "bc-recorded" / "kosmos-model.json"));
+    ASSERT_EQ(image["io"]["inputs"].size(), 2u);
+    EXPECT_EQ(image["io"]["inputs"][1]["source"], "instruction_id");
+    EXPECT_EQ(
+        runProcess({test::cliPath(), "plugins", "--check", "torch.generic_policy", "--settings",
+                    nlohmann::json({{"package", (dir / "i" / "bc-recorded").string()}}).dump()})
+            .exitCode,
+        0);
     // A state the recording does not have is refused by name.
     r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
                               "policies", "--tiny", "--state-key", "observation.velocity",

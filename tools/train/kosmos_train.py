@@ -897,10 +897,20 @@ def write_golden(out, episodes, instructions):
             if manifest["family"] == "generic_policy":
                 stats = manifest["action"]["normalization"]["statistics"]
                 mask = manifest["action"]["normalization"]["mask"]
-                state = proprio[:manifest["io"]["inputs"][1]["shape"][1]]
-                if len(state) != manifest["io"]["inputs"][1]["shape"][1]:
-                    continue  # a package of another dataset beside this one's
-                normalized = module(image, torch.from_numpy(state)[None].float(), task)[0].numpy()
+                args = []
+                for spec in manifest["io"]["inputs"]:
+                    if spec["source"] == "proprio":
+                        state = proprio[:spec["shape"][1]]
+                        if len(state) != spec["shape"][1]:
+                            break  # a package of another dataset beside this one's
+                        args.append(torch.from_numpy(state)[None].float())
+                    else:
+                        args.append(image if spec["source"] == "image" else task)
+                else:
+                    args = args or None
+                if not args or len(args) != len(manifest["io"]["inputs"]):
+                    continue
+                normalized = module(*args)[0].numpy()
                 physical = [[float(v * stats["std"][d] + stats["mean"][d]) if mask[d] else float(v)
                              for d, v in enumerate(row)] for row in normalized]
                 golden[name] = {"actions": physical}
@@ -960,10 +970,14 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     its task (recorded.RecordedPolicy), chunks of spec["chunk"]. Every fifth episode (by index)
     validates when there are five or more: the epoch with the lowest validation loss is kept, and
     the loss of always answering the mean action is reported beside it."""
-    from recorded import (RecordedPolicy, held_out, normalized_range, policy_samples,
-                          recorded_contract)
+    from recorded import (RecordedImagePolicy, RecordedPolicy, held_out, normalized_range,
+                          policy_samples, recorded_contract)
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
+    stateless = STATE_KEY == "none"
+    if stateless:  # the frame and the task only: a zero state, left out of the package
+        episodes = [dict(e, proprio=np.zeros((len(e["frames"]), 1), dtype=np.float32))
+                    for e in episodes]
     missing = [i for i, e in enumerate(episodes) if e["proprio"] is None]
     if missing:
         fail(f"the policy reads the recorded state ({STATE_KEY}); episode {missing[0]} has none "
@@ -991,8 +1005,9 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     model.upper.copy_(torch.from_numpy(upper))
     model.pixel_mean.copy_(images.mean(0, keepdim=True))
     model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
-    model.state_mean.copy_(states.mean(0, keepdim=True))
-    model.state_std.copy_(states.std(0, keepdim=True) + 1e-3)
+    if not stateless:
+        model.state_mean.copy_(states.mean(0, keepdim=True))
+        model.state_std.copy_(states.std(0, keepdim=True) + 1e-3)
     if valid:
         v_images, v_states, v_tasks, v_targets, _ = policy_samples(valid, chunk)
         v_images = to_tensor(np.stack(v_images))
@@ -1036,16 +1051,18 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
             break
     if valid:
         model.load_state_dict(kept)
-    io = {"vocabulary": instructions,
-          "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
-                     {"name": "proprio", "source": "proprio", "shape": [1, state_width]},
-                     {"name": "task", "source": "instruction_id"}],
-          "output": [1, chunk, width]}
-    files = write_package(out, "generic_policy", model, io, {"action": contract},
+    inputs = [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
+              {"name": "proprio", "source": "proprio", "shape": [1, state_width]},
+              {"name": "task", "source": "instruction_id"}]
+    reads = f"frame, {STATE_KEY} ({state_width} values) and task"
+    if stateless:
+        inputs, reads = [inputs[0], inputs[2]], "frame and task (no state)"
+    io = {"vocabulary": instructions, "inputs": inputs, "output": [1, chunk, width]}
+    files = write_package(out, "generic_policy", RecordedImagePolicy(model) if stateless else model,
+                          io, {"action": contract},
                           f"Behaviour-cloning policy trained on a recording (tools/train, "
-                          f"{len(train)} episodes): frame, {STATE_KEY} ({state_width} values) "
-                          f"and task -> {chunk} x {width} actions at {rate:g} Hz. Not evidence "
-                          "of real robot success.")
+                          f"{len(train)} episodes): {reads} -> {chunk} x {width} actions at "
+                          f"{rate:g} Hz. Not evidence of real robot success.")
     result = {"episodes": len(train), "validation_episodes": len(valid), "samples": len(images),
               "epoch_losses": losses, "steps": step, "state_key": STATE_KEY, **files}
     if valid:
@@ -1198,7 +1215,7 @@ def main(argv):
                              "hyper-parameters (chunk=8, epochs=30, lr=0.001)")
     parser.add_argument("--state-key", default="observation.state", metavar="FEATURE",
                         help="on a recording: the observation feature the policy reads as its "
-                             "state (default observation.state)")
+                             "state (default observation.state; none: the frame and task only)")
     parser.add_argument("--world-weights", metavar="FILE",
                         help="script the world model from these weights (written elsewhere by "
                              "a training run, world/weights.npz) instead of training it")
@@ -1238,7 +1255,8 @@ def main(argv):
         # What a recording trains: the recorded policy and world model (recorded.py: any action
         # and state width, no assumption about the camera), and the judge where it has a success
         # field.
-        if "policies" in only and any(e["proprio"] is None for e in episodes):
+        if "policies" in only and STATE_KEY != "none" and \
+                any(e["proprio"] is None for e in episodes):
             if args.only:
                 fail(f"the policy reads the recorded state ({STATE_KEY}): this dataset's "
                      "episodes have none (--state-key names another observation feature)")

@@ -61,6 +61,19 @@ class RecordedPolicy(nn.Module):
         return torch.max(torch.min(out, self.upper), self.lower)
 
 
+class RecordedImagePolicy(nn.Module):
+    """A RecordedPolicy trained without a state (--state-key none: every state zero), packaged
+    with the frame and the task as its only inputs, for worlds that report no state (a learned
+    world model that predicts frames only)."""
+
+    def __init__(self, policy):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, image, task):
+        return self.policy(image, torch.zeros(image.size(0), 1, device=image.device), task)
+
+
 class RecordedWorld(nn.Module):
     """The last two frames and a chunk of normalized actions -> the next `chunk` frames. A U-Net
     (full resolution down to an eighth) sees the frames, coordinate planes and every action of the
