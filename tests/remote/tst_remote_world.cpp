@@ -7,10 +7,12 @@
 #include "RemoteWorld.h"
 #include "TestSupport.h"
 #include "ledger/Ledger.h"
+#include "run/RunController.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
 #include <QCoreApplication>
+#include <QEventLoop>
 #include <QProcess>
 #include <QProcessEnvironment>
 
@@ -19,8 +21,10 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 using namespace kosmos;
 namespace fs = std::filesystem;
@@ -293,6 +297,41 @@ TEST(RemoteWorld, AProtocolRunsThroughKosmosCliWithTheSimulatorsSuccessAsPhysics
     EXPECT_EQ(verify.exitCode, 0) << verify.output;
     const auto report = test::runProcess({test::cliPath(), "report", bundle, "--json"});
     EXPECT_NE(report.output.find("not verified"), std::string::npos) << report.output;
+}
+
+// What Run > New batch does with a remote world: a detached `kosmos-cli run --isolate` followed
+// through the ledger by the workstation's run controller; the simulator's success arrives as
+// physics labels.
+TEST(RemoteWorld, TheWorkstationRunsItThroughItsRunController)
+{
+    WorldServer server(nlohmann::json{{"success_after", 4}});
+    test::TempDir dir;
+    const auto bundle = (dir / "gui.kosmos").string();
+    ASSERT_EQ(test::runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "remote-world-gui"},
+        {"seed", 4},
+        {"horizon", 6},
+        {"episodes_per_task", 2},
+        {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
+        {"policies",
+         {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"world_model", {{"plugin", "remote.world"}, {"settings", {{"url", server.url()}}}}}};
+    ui::RunController controller(QString::fromStdString(test::cliPath()));
+    controller.setLedger(QString::fromStdString(bundle));
+    ASSERT_TRUE(controller.start(protocol, 1));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while ((controller.progress().total == 0 || controller.active()) &&
+           std::chrono::steady_clock::now() < deadline) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(controller.active());
+    EXPECT_EQ(controller.progress().total, 2);
+    EXPECT_EQ(controller.progress().completed, 2);
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    EXPECT_EQ(ledger.info().labelsBySource.at("physics"), 2);
 }
 
 // kosmos-cli serve-world starts the reference server in its place (the package from the build
