@@ -100,6 +100,7 @@ int runServeWorld(const ServeWorldOptions &o)
         std::cerr << std::endl;
 
         std::vector<char *> argv;
+        argv.reserve(args.size() + 1);
         for (std::string &a : args)
             argv.push_back(a.data());
         argv.push_back(nullptr);
