@@ -24,7 +24,8 @@ make() {
     fi
     MUJOCO_GL=egl "$venv/bin/python" -W ignore "$here/tools/lerobot/make_fixtures.py" "$out" ${KOSMOS_FIXTURES:-}
 }
-make "$here/.lerobot/venv" "lerobot==0.4.4" "gym-pusht==0.1.8" "gym-aloha==0.1.3" "pyarrow==26.0.1"
+make "$here/.lerobot/venv" "lerobot==0.4.4" "gym-pusht==0.1.8" "gym-aloha==0.1.3" "pyarrow==26.0.1" \
+    "msgpack==1.1.0" "websockets==15.0.1" # the last two: the LeRobot policy bridge check
 # LeRobot 0.3.3 with numpy 2.3 fails to store shape-(1,) features ("only 0-dimensional arrays can
 # be converted to Python scalars"): numpy 2.2 still converts them.
 make "$here/.lerobot/venv-v21" "lerobot==0.3.3" "gym-pusht==0.1.8" "numpy==2.2.6"

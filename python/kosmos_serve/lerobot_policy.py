@@ -1,0 +1,234 @@
+"""A LeRobot policy checkpoint folder served to Kosmos (docs/remote-policies.md, "LeRobot
+policies"), loaded by LeRobot's own loader from the local folder (never from a hub):
+
+    python -m kosmos_serve.lerobot_policy CHECKPOINT_DIR [--port 8010] [--device cpu]
+
+The wire is openpi's (websockets, msgpack-numpy, metadata first, one binary request and one
+binary reply, a traceback then close 1011 on an error, GET /healthz), with the episode made
+explicit, because LeRobot's policies keep state between steps (ACT's action queue, Diffusion
+Policy's observation history):
+
+  {"type": "reset", "seed": int, "instruction": str}  -> {"ok": True}
+      policy.reset(), torch seeded with the seed (Diffusion Policy's sampling draws from it)
+  {"type": "act", "observation": {FEATURE: array, ...}, "instruction"?: str}
+      -> {"actions": float64 [1, D], "server_timing": {"infer_ms"}}
+      one call of policy.select_action, exactly as LeRobot's own rollout makes it every step:
+      the observation's images (uint8 [H, W, 3] or [3, H, W]) and states (float [N]) under the
+      policy's input feature names (config.json), the task from "instruction" (or the reset's)
+  an observation map without "type" is taken as "act" (openpi's form).
+
+The metadata says what the policy is: type, input and output features with shapes, chunk size
+and actions executed per chunk, the action names and the range the normalization statistics
+give, the SHA-256 of every file of the checkpoint, LeRobot's and torch's versions, the device.
+A missing feature, an image of another shape, a policy that raises: the traceback names it.
+"""
+
+import argparse
+import asyncio
+import concurrent.futures
+import hashlib
+import http
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from kosmos_world import msgpack_numpy  # noqa: E402
+
+try:
+    from websockets.legacy.server import serve
+except ImportError:  # pragma: no cover
+    from websockets import serve
+
+log = logging.getLogger("kosmos_serve")
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class LeRobotPolicy:
+    """The policy of a LeRobot checkpoint folder, with its pre- and post-processors."""
+
+    def __init__(self, folder, device="cpu"):
+        import torch
+        import lerobot
+        from lerobot.configs.policies import PreTrainedConfig
+        from lerobot.policies.factory import get_policy_class, make_pre_post_processors
+
+        self.torch = torch
+        self.folder = Path(folder).resolve()
+        if not (self.folder / "config.json").is_file():
+            raise ValueError(f"{self.folder}: no config.json (a LeRobot checkpoint folder holds "
+                             "config.json and model.safetensors, as save_pretrained writes them)")
+        config = PreTrainedConfig.from_pretrained(str(self.folder))
+        config.device = device
+        self.config = config
+        self.policy = get_policy_class(config.type).from_pretrained(str(self.folder),
+                                                                     config=config)
+        self.policy.eval()
+        self.pre, self.post = make_pre_post_processors(
+            config, pretrained_path=str(self.folder),
+            preprocessor_overrides={"device_processor": {"device": device}})
+        self.device = device
+        self.instruction = ""
+        files = {p.name: _sha256(p) for p in sorted(self.folder.iterdir()) if p.is_file()}
+        action = config.output_features["action"]
+        stats = self._action_range()
+        self.meta = {
+            "kosmos_policy": 1, "framework": "lerobot", "policy_type": config.type,
+            "checkpoint": str(self.folder), "files_sha256": files,
+            "input_features": {k: {"type": f.type.value, "shape": list(f.shape)}
+                               for k, f in config.input_features.items()},
+            "output_features": {k: {"type": f.type.value, "shape": list(f.shape)}
+                                for k, f in config.output_features.items()},
+            "chunk_size": int(getattr(config, "chunk_size", getattr(config, "horizon", 1))),
+            "n_action_steps": int(getattr(config, "n_action_steps", 1)),
+            "actions_per_reply": 1,
+            "action": {"names": [f"action_{i}" for i in range(action.shape[0])], **stats},
+            "versions": {"lerobot": lerobot.__version__, "torch": torch.__version__},
+            "device": device, "reported_by_server": True}
+
+    def _action_range(self):
+        """The action range the normalization statistics saved with the checkpoint give (the
+        dataset's min and max), where they are there."""
+        for step in getattr(self.post, "steps", []):
+            stats = getattr(step, "stats", None) or {}
+            action = stats.get("action") if isinstance(stats, dict) else None
+            if action and "min" in action and "max" in action:
+                lo = np.asarray(action["min"].cpu() if hasattr(action["min"], "cpu")
+                                else action["min"], dtype=np.float64).ravel()
+                hi = np.asarray(action["max"].cpu() if hasattr(action["max"], "cpu")
+                                else action["max"], dtype=np.float64).ravel()
+                return {"min": lo.tolist(), "max": hi.tolist()}
+        return {}
+
+    def reset(self, seed, instruction):
+        self.policy.reset()
+        self.torch.manual_seed(int(seed) % (2 ** 63))
+        self.instruction = instruction or ""
+
+    def _batch(self, observation, instruction):
+        torch = self.torch
+        batch = {}
+        for key, feature in self.config.input_features.items():
+            if key not in observation:
+                raise KeyError(f"the observation has no {key!r}, an input of this "
+                               f"{self.config.type} policy (it sent {sorted(observation)})")
+            value = np.asarray(observation[key])
+            if feature.type.value == "VISUAL":
+                c, h, w = feature.shape
+                if value.dtype != np.uint8 or value.ndim != 3:
+                    raise ValueError(f"{key}: expected a uint8 image, got {value.dtype} "
+                                     f"{list(value.shape)}")
+                if value.shape == (h, w, c):
+                    value = value.transpose(2, 0, 1)
+                if value.shape != (c, h, w):
+                    raise ValueError(f"{key}: an image of {list(value.shape)}; the policy takes "
+                                     f"[{h}, {w}, {c}] (or [{c}, {h}, {w}])")
+                tensor = torch.from_numpy(np.ascontiguousarray(value)).float() / 255.0
+            else:
+                tensor = torch.from_numpy(value.astype(np.float32)).reshape(feature.shape)
+            batch[key] = tensor.unsqueeze(0)
+        batch["task"] = [instruction]
+        return batch
+
+    def act(self, observation, instruction=None):
+        torch = self.torch
+        batch = self.pre(self._batch(observation, instruction or self.instruction))
+        with torch.inference_mode():
+            action = self.policy.select_action(batch)
+        action = self.post(action)
+        return np.asarray(action.to("cpu", torch.float64).numpy()).reshape(1, -1)
+
+
+class PolicyServer:
+    def __init__(self, policy, host="127.0.0.1", port=8010):
+        self.policy, self.host, self.port = policy, host, port
+        # One thread for the policy (CUDA contexts and torch's thread-local state), its calls
+        # serialized: one episode at a time.
+        self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                            thread_name_prefix="lerobot")
+        self.lock = asyncio.Lock()
+
+    async def _health(self, path, request_headers):
+        if path == "/healthz":
+            return http.HTTPStatus.OK, [], b"OK\n"
+        return None
+
+    async def _handler(self, websocket, path=None):
+        loop = asyncio.get_running_loop()
+        packer = msgpack_numpy.Packer()
+        await websocket.send(packer.pack(self.policy.meta))
+        while True:
+            try:
+                message = await websocket.recv()
+            except Exception:
+                return
+            try:
+                request = msgpack_numpy.unpackb(message)
+                if not isinstance(request, dict):
+                    raise ValueError("a request is a map")
+                kind = request.get("type", "act")
+                start = time.perf_counter()
+                async with self.lock:
+                    if kind == "reset":
+                        await loop.run_in_executor(
+                            self.thread, self.policy.reset, int(request.get("seed", 0)),
+                            str(request.get("instruction", "")))
+                        reply = {"ok": True}
+                    elif kind == "act":
+                        observation = request.get("observation", request)
+                        actions = await loop.run_in_executor(
+                            self.thread, self.policy.act, observation, request.get("instruction"))
+                        reply = {"actions": actions}
+                    else:
+                        raise ValueError(f"unknown request type {kind!r}")
+                reply["server_timing"] = {"infer_ms": (time.perf_counter() - start) * 1000}
+                await websocket.send(packer.pack(reply))
+            except Exception:
+                await websocket.send(traceback.format_exc())
+                await websocket.close(code=1011, reason="Internal server error")
+                return
+
+    async def serve(self):
+        ping = float(os.environ.get("KOSMOS_WORLD_PING_S", "20"))
+        async with serve(self._handler, self.host, self.port, max_size=None, compression=None,
+                         ping_interval=ping, ping_timeout=ping,
+                         process_request=self._health) as server:
+            port = server.sockets[0].getsockname()[1]
+            print(f"kosmos_serve.lerobot_policy: {self.policy.meta['policy_type']} listening on "
+                  f"ws://{self.host}:{port}", flush=True)
+            await asyncio.Future()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("checkpoint", help="a LeRobot checkpoint folder (config.json, "
+                                           "model.safetensors, the processors)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8010)
+    parser.add_argument("--device", default="cpu")
+    options = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    policy = LeRobotPolicy(options.checkpoint, options.device)
+    try:
+        asyncio.run(PolicyServer(policy, options.host, options.port).serve())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
