@@ -7,11 +7,16 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
 
 namespace kosmos {
+
+namespace {
+constexpr std::uintmax_t kMaxStartFrameBytes = std::uintmax_t{256} << 20;
+} // namespace
 
 cv::Mat startFrameFromState(const nlohmann::json &s, const std::string &who)
 {
@@ -21,6 +26,14 @@ cv::Mat startFrameFromState(const nlohmann::json &s, const std::string &who)
                     who + " needs a start frame: the task's start_state must name \"frame\" (an "
                           "image file) and \"frame_sha256\"");
     const std::string path = s["frame"].get<std::string>();
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec)
+        throw Error(ErrorCode::InvalidInput, "start_state.frame " + path + " cannot be read");
+    if (size > kMaxStartFrameBytes)
+        throw Error(ErrorCode::InvalidInput, "start_state.frame " + path + " holds " +
+                                                 std::to_string(size) +
+                                                 " bytes; a start frame is at most 256 MiB");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(ErrorCode::InvalidInput, "start_state.frame " + path + " cannot be read");
