@@ -26,7 +26,6 @@ A missing feature, an image of another shape, a policy that raises: the tracebac
 import argparse
 import asyncio
 import concurrent.futures
-import hashlib
 import http
 import json
 import logging
@@ -40,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kosmos_world import msgpack_numpy  # noqa: E402
+from kosmos_world.package import sha256_file  # noqa: E402
 
 try:
     from websockets.legacy.server import serve
@@ -47,14 +47,6 @@ except ImportError:  # pragma: no cover
     from websockets import serve
 
 log = logging.getLogger("kosmos_serve")
-
-
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class LeRobotPolicy:
@@ -82,7 +74,7 @@ class LeRobotPolicy:
             preprocessor_overrides={"device_processor": {"device": device}})
         self.device = device
         self.instruction = ""
-        files = {p.name: _sha256(p) for p in sorted(self.folder.iterdir()) if p.is_file()}
+        files = {p.name: sha256_file(p) for p in sorted(self.folder.iterdir()) if p.is_file()}
         action = config.output_features["action"]
         stats = self._action_range()
         self.meta = {

@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 
 
-def _sha256(path):
+def sha256_file(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -45,7 +45,7 @@ class PackageWorld:
                              "generic_world_model")
         module = manifest["files"]["module"]
         module_path = os.path.join(self.package, module["path"])
-        digest = _sha256(module_path)
+        digest = sha256_file(module_path)
         if digest != module["sha256"]:
             raise ValueError(f"{module_path}: SHA-256 {digest}, the manifest says "
                              f"{module['sha256']}")
@@ -68,7 +68,7 @@ class PackageWorld:
         self.mean = np.asarray(stats.get("mean", [0.0] * dims), dtype=np.float64)
         self.std = np.asarray(stats.get("std", [1.0] * dims), dtype=np.float64)
         self.mask = np.asarray(norm.get("mask") or [True] * dims, dtype=bool)
-        self.provenance = {"package": self.package, "manifest_sha256": _sha256(manifest_path),
+        self.provenance = {"package": self.package, "manifest_sha256": sha256_file(manifest_path),
                            "module_sha256": digest, "torch": torch.__version__,
                            "device": str(self.device)}
         self.frames = deque(maxlen=16)
