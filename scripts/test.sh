@@ -15,9 +15,10 @@ scripts/setup-debian.sh
 # to Python's package index) the build has no Parquet module, and the dataset tests check that
 # the feature says why instead.
 scripts/setup-arrow.sh || echo "test.sh: no Arrow C++: LeRobot datasets are tested for saying why they are unavailable" >&2
-# gym-pusht for the remote.world tests against a real simulator: ~40 s and 360 MB when not
-# installed. Without it those two tests are not registered (the toy-world tests still run).
-scripts/setup-worlds.sh || echo "test.sh: no gym-pusht venv: remote.world is tested against the toy Python world only" >&2
+# gym-pusht and gym-aloha for the remote.world tests against real simulators: 20-40 s and about
+# 930 MB when not installed. Without them those three tests are not registered (the toy-world
+# tests and the recorded exchanges still run).
+scripts/setup-worlds.sh || echo "test.sh: no gym venv: remote.world is tested against the toy Python world and recorded exchanges only" >&2
 scripts/check-format.sh # .clang-format applied to every tracked C++ file
 scripts/build.sh
 mkdir -p build
