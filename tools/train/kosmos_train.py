@@ -504,6 +504,34 @@ def batches(n, batch, rng):
         yield order[i:i + batch]
 
 
+def fit_batches(model, count, loss_of, epochs, lr, steps_cap, rng, after_epoch=None):
+    """Adam with a cosine schedule over `epochs` passes of `count` samples in shuffled batches of
+    64, or `steps_cap` optimizer steps when set; `loss_of(idx)` is a batch's loss and
+    `after_epoch(epoch)` runs after each pass. Returns (the mean loss of each pass, steps)."""
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    total_steps = steps_cap or epochs * ((count + 63) // 64)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, total_steps)
+    losses, step = [], 0
+    for epoch in range(epochs):
+        total, seen = 0.0, 0
+        for idx in batches(count, 64, rng):
+            idx = torch.from_numpy(idx)
+            loss = loss_of(idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            schedule.step()
+            total, seen, step = total + loss.item() * len(idx), seen + len(idx), step + 1
+            if steps_cap and step >= steps_cap:
+                break
+        losses.append(round(total / max(seen, 1), 5))
+        if after_epoch:
+            after_epoch(epoch)
+        if steps_cap and step >= steps_cap:
+            break
+    return losses, step
+
+
 def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     """Behaviour cloning on chunks: from each frame t, the next CHUNK actions (the episode's last
     chunk padded by repeating its last action)."""
@@ -542,29 +570,14 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
     model.hand_mean.copy_(props[:, :3].mean(0, keepdim=True))
     model.hand_std.copy_(props[:, :3].std(0, keepdim=True) + 1e-3)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    total_steps = steps_cap or spec["epochs"] * ((len(images) + 63) // 64)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, total_steps)
-    losses, step = [], 0
-    for epoch in range(spec["epochs"]):
-        total, count = 0.0, 0
-        for idx in batches(len(images), 64, rng):
-            idx = torch.from_numpy(idx)
-            pred = model(images[idx], props[idx], tasks[idx])
-            # Motion: MSE in normalized units; the gripper (0..1 after the sigmoid): cross-entropy.
-            loss = (F.mse_loss(pred[:, :, :6], norm[idx][:, :, :6]) * 6
-                    + F.binary_cross_entropy(pred[:, :, 6:].clamp(1e-4, 1 - 1e-4),
-                                             norm[idx][:, :, 6:])) / 7
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            schedule.step()
-            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
-            if steps_cap and step >= steps_cap:
-                break
-        losses.append(round(total / max(count, 1), 5))
-        if steps_cap and step >= steps_cap:
-            break
+    def loss_of(idx):
+        pred = model(images[idx], props[idx], tasks[idx])
+        # Motion: MSE in normalized units; the gripper (0..1 after the sigmoid): cross-entropy.
+        return (F.mse_loss(pred[:, :, :6], norm[idx][:, :, :6]) * 6
+                + F.binary_cross_entropy(pred[:, :, 6:].clamp(1e-4, 1 - 1e-4),
+                                         norm[idx][:, :, 6:])) / 7
+
+    losses, step = fit_batches(model, len(images), loss_of, spec["epochs"], 1e-3, steps_cap, rng)
     io = {"vocabulary": instructions,
           "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
                      {"name": "proprio", "source": "proprio", "shape": [1, PROPRIO]},
@@ -1025,32 +1038,21 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
         model.train()
         return total / v_norm.numel()
 
-    opt = torch.optim.Adam(model.parameters(), lr=spec["lr"])
-    total_steps = steps_cap or spec["epochs"] * ((len(images) + 63) // 64)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, total_steps)
-    losses, validation, step, best = [], [], 0, None
-    for epoch in range(spec["epochs"]):
-        total, count = 0.0, 0
-        for idx in batches(len(images), 64, rng):
-            idx = torch.from_numpy(idx)
-            loss = F.mse_loss(model(images[idx], states[idx], tasks[idx]), norm[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            schedule.step()
-            total, count, step = total + loss.item() * len(idx), count + len(idx), step + 1
-            if steps_cap and step >= steps_cap:
-                break
-        losses.append(round(total / max(count, 1), 5))
+    validation, kept = [], {}
+
+    def keep_the_best(epoch):
         if valid:
             validation.append(round(validation_loss(), 5))
-            if best is None or validation[-1] < validation[best]:
-                best = epoch
-                kept = {k: v.clone() for k, v in model.state_dict().items()}
-        if steps_cap and step >= steps_cap:
-            break
+            if validation[-1] < min(validation[:-1], default=math.inf):  # the first best
+                kept.update(epoch=epoch, state={k: v.clone() for k, v in model.state_dict().items()})
+
+    losses, step = fit_batches(
+        model, len(images),
+        lambda idx: F.mse_loss(model(images[idx], states[idx], tasks[idx]), norm[idx]),
+        spec["epochs"], spec["lr"], steps_cap, rng, keep_the_best)
+    best = kept.get("epoch")
     if valid:
-        model.load_state_dict(kept)
+        model.load_state_dict(kept["state"])
     inputs = [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
               {"name": "proprio", "source": "proprio", "shape": [1, state_width]},
               {"name": "task", "source": "instruction_id"}]
