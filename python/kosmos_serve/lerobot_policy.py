@@ -26,13 +26,9 @@ A missing feature, an image of another shape, a policy that raises: the tracebac
 import argparse
 import asyncio
 import concurrent.futures
-import http
-import json
 import logging
-import os
 import sys
 import time
-import traceback
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kosmos_world import msgpack_numpy  # noqa: E402
 from kosmos_world.package import sha256_file  # noqa: E402
-
-try:
-    from websockets.legacy.server import serve
-except ImportError:  # pragma: no cover
-    from websockets import serve
+from kosmos_world.server import listen, send_error  # noqa: E402
 
 log = logging.getLogger("kosmos_serve")
 
@@ -153,11 +145,6 @@ class PolicyServer:
                                                             thread_name_prefix="lerobot")
         self.lock = asyncio.Lock()
 
-    async def _health(self, path, request_headers):
-        if path == "/healthz":
-            return http.HTTPStatus.OK, [], b"OK\n"
-        return None
-
     async def _handler(self, websocket, path=None):
         loop = asyncio.get_running_loop()
         packer = msgpack_numpy.Packer()
@@ -189,19 +176,14 @@ class PolicyServer:
                 reply["server_timing"] = {"infer_ms": (time.perf_counter() - start) * 1000}
                 await websocket.send(packer.pack(reply))
             except Exception:
-                await websocket.send(traceback.format_exc())
-                await websocket.close(code=1011, reason="Internal server error")
+                await send_error(websocket)
                 return
 
-    async def serve(self):
-        ping = float(os.environ.get("KOSMOS_WORLD_PING_S", "20"))
-        async with serve(self._handler, self.host, self.port, max_size=None, compression=None,
-                         ping_interval=ping, ping_timeout=ping,
-                         process_request=self._health) as server:
-            port = server.sockets[0].getsockname()[1]
-            print(f"kosmos_serve.lerobot_policy: {self.policy.meta['policy_type']} listening on "
-                  f"ws://{self.host}:{port}", flush=True)
-            await asyncio.Future()
+    async def serve(self, ready=None):
+        # Observations are a few camera frames and a state: 64 MiB is plenty.
+        await listen(self._handler, self.host, self.port,
+                     f"kosmos_serve.lerobot_policy: {self.policy.meta['policy_type']}",
+                     max_size=64 << 20, ready=ready)
 
 
 def main(argv=None):

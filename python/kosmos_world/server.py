@@ -37,6 +37,38 @@ def _optional(world, name):
     return method() if callable(method) else None
 
 
+# The largest request a server takes (a learned model's start frame is the biggest: 256 MiB
+# is a 4K RGB frame ten times over); a larger one closes the connection with 1009.
+MAX_REQUEST_BYTES = 256 << 20
+
+
+async def health(path, request_headers):
+    """GET /healthz answers 200 (the clients' availability check); anything else is a websocket."""
+    if path == "/healthz":
+        return http.HTTPStatus.OK, [], b"OK\n"
+    return None
+
+
+async def send_error(websocket):
+    """A failed request: the traceback as a text frame, then close code 1011."""
+    await websocket.send(traceback.format_exc())
+    await websocket.close(code=1011, reason="Internal server error")
+
+
+async def listen(handler, host, port, label, max_size=MAX_REQUEST_BYTES, ready=None):
+    """Serves `handler` with GET /healthz and pings (every KOSMOS_WORLD_PING_S seconds, 20 by
+    default, so a client whose call runs long keeps its connection); prints "LABEL: listening on
+    ws://HOST:PORT" (the port chosen when 0 was asked for) and runs until cancelled."""
+    ping = float(os.environ.get("KOSMOS_WORLD_PING_S", "20"))
+    async with serve(handler, host, port, max_size=max_size, compression=None,
+                     ping_interval=ping, ping_timeout=ping, process_request=health) as server:
+        port = server.sockets[0].getsockname()[1]
+        print(f"{label}: listening on ws://{host}:{port}", flush=True)
+        if ready:
+            ready(port)
+        await asyncio.Future()
+
+
 def _check_frames(frames, count, metadata, what):
     frames = np.asarray(frames)
     height, width = metadata["frame"]["height"], metadata["frame"]["width"]
@@ -64,11 +96,6 @@ class WorldServer:
         self._shared_thread = (concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="kosmos-world") if shared else None)
 
-    async def _health(self, path, request_headers):
-        if path == "/healthz":
-            return http.HTTPStatus.OK, [], b"OK\n"
-        return None
-
     async def _handler(self, websocket, path=None):
         thread = self._shared_thread or concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="kosmos-world")
@@ -85,8 +112,7 @@ class WorldServer:
             metadata = dict(await loop.run_in_executor(thread, world.metadata))
         except Exception:
             log.exception("the world could not be made")
-            await websocket.send(traceback.format_exc())
-            await websocket.close(code=1011, reason="Internal server error")
+            await send_error(websocket)
             return
 
         def outcome():
@@ -136,21 +162,11 @@ class WorldServer:
                 reply["server_timing"] = {"call_ms": (time.perf_counter() - start) * 1000}
                 await websocket.send(packer.pack(reply))
             except Exception:
-                await websocket.send(traceback.format_exc())
-                await websocket.close(code=1011, reason="Internal server error")
+                await send_error(websocket)
                 return
 
     async def serve(self, ready=None):
-        # Pings keep a client whose step runs long (tests shorten them: KOSMOS_WORLD_PING_S).
-        ping = float(os.environ.get("KOSMOS_WORLD_PING_S", "20"))
-        async with serve(self._handler, self.host, self.port, max_size=None,
-                         compression=None, ping_interval=ping, ping_timeout=ping,
-                         process_request=self._health) as server:
-            port = server.sockets[0].getsockname()[1]
-            print(f"kosmos_world: listening on ws://{self.host}:{port}", flush=True)
-            if ready:
-                ready(port)
-            await asyncio.Future()
+        await listen(self._handler, self.host, self.port, "kosmos_world", ready=ready)
 
 
 def run(factory, host, port, shared=False):

@@ -41,15 +41,7 @@ async def main():
     policy = StandIn()
     server = PolicyServer(policy, "127.0.0.1", 0)
     ready = asyncio.get_running_loop().create_future()
-
-    async def serve():
-        from websockets.legacy.server import serve as ws_serve
-        async with ws_serve(server._handler, "127.0.0.1", 0, max_size=None, compression=None,
-                            process_request=server._health) as s:
-            ready.set_result(s.sockets[0].getsockname()[1])
-            await asyncio.Future()
-
-    task = asyncio.create_task(serve())
+    task = asyncio.create_task(server.serve(ready=ready.set_result))
     port = await ready
     url = f"ws://127.0.0.1:{port}"
     health = await asyncio.to_thread(
