@@ -25,12 +25,13 @@ namespace {
 
 // A JSON object given on the command line, checked here so that a typo is named before Python
 // starts.
-void requireJsonObject(const std::string &text, const char *option)
+nlohmann::json requireJsonObject(const std::string &text, const char *option)
 {
-    const nlohmann::json value = kosmos::json::parseBounded(text, std::string("--") + option);
+    nlohmann::json value = kosmos::json::parseBounded(text, std::string("--") + option);
     if (!value.is_object())
         throw Error(ErrorCode::InvalidInput,
                     std::string("--") + option + ": expected a JSON object, got " + text);
+    return value;
 }
 
 // The interpreter: --python, else $KOSMOS_PYTHON, else python3 from PATH. A path is checked; a
@@ -62,14 +63,14 @@ int runServeWorld(const ServeWorldOptions &o)
         if (!o.model.empty() && o.model.find(':') == std::string::npos)
             throw Error(ErrorCode::InvalidInput,
                         "--model " + o.model + ": expected MODULE:FACTORY (my_models:make_world)");
-        if (!o.envId.empty() && (o.shared || o.args != "{}"))
+        const nlohmann::json kwargs = requireJsonObject(o.kwargs, "kwargs");
+        const nlohmann::json args = requireJsonObject(o.args, "args");
+        if (!o.envId.empty() && (o.shared || !args.empty()))
             throw Error(ErrorCode::InvalidInput,
                         "--shared and --args are for --model; an environment takes --kwargs");
-        if (!o.model.empty() && (!o.imports.empty() || o.kwargs != "{}"))
+        if (!o.model.empty() && (!o.imports.empty() || !kwargs.empty()))
             throw Error(ErrorCode::InvalidInput,
                         "--import and --kwargs are for an environment; a model takes --args");
-        requireJsonObject(o.kwargs, "kwargs");
-        requireJsonObject(o.args, "args");
         const fs::path package = kosmos::installedDataDirectory() / "python";
         if (!fs::is_regular_file(package / "kosmos_world" / "__main__.py"))
             throw Error(ErrorCode::NotFound, "the reference world server is not at " +
@@ -78,16 +79,16 @@ int runServeWorld(const ServeWorldOptions &o)
                                                  "/usr/share/kosmos/python)");
         const std::string python = interpreter(o.python);
 
-        std::vector<std::string> args = {python, "-m",     "kosmos_world",        "--host",
-                                         o.host, "--port", std::to_string(o.port)};
+        std::vector<std::string> command = {python, "-m",     "kosmos_world",        "--host",
+                                            o.host, "--port", std::to_string(o.port)};
         if (!o.envId.empty()) {
-            args.insert(args.end(), {"gym", o.envId, "--kwargs", o.kwargs});
+            command.insert(command.end(), {"gym", o.envId, "--kwargs", o.kwargs});
             for (const std::string &module : o.imports)
-                args.insert(args.end(), {"--import", module});
+                command.insert(command.end(), {"--import", module});
         } else {
-            args.insert(args.end(), {"model", o.model, "--args", o.args});
+            command.insert(command.end(), {"model", o.model, "--args", o.args});
             if (o.shared)
-                args.emplace_back("--shared");
+                command.emplace_back("--shared");
         }
         // The package first on PYTHONPATH, whatever else the caller has there.
         std::string path = package.string();
@@ -95,13 +96,13 @@ int runServeWorld(const ServeWorldOptions &o)
             path += std::string(":") + old;
         ::setenv("PYTHONPATH", path.c_str(), 1);
         std::cerr << "kosmos-cli serve-world: PYTHONPATH=" << package.string();
-        for (const std::string &a : args)
+        for (const std::string &a : command)
             std::cerr << ' ' << a;
         std::cerr << std::endl;
 
         std::vector<char *> argv;
-        argv.reserve(args.size() + 1);
-        for (std::string &a : args)
+        argv.reserve(command.size() + 1);
+        for (std::string &a : command)
             argv.push_back(a.data());
         argv.push_back(nullptr);
         ::execvp(argv[0], argv.data());
