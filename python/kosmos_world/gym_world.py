@@ -42,6 +42,8 @@ class GymWorld:
         self._reward = None
         self._done = False
         self._obs = None
+        self._info = {}
+        self.env_seed = None  # the seed of the last reset, as the environment took it
         self.env.reset(seed=0)
         first = self._render()
         self.height, self.width = int(first.shape[0]), int(first.shape[1])
@@ -133,7 +135,7 @@ class GymWorld:
         """The observation's numeric vectors, and the numeric entries of the step's info (the
         simulator's own account: PushT's block_pose and goal_pose, for example) as info.KEY."""
         obs = self._obs
-        out = {"env_seed": [float(self.env_seed)]} if hasattr(self, "env_seed") else {}
+        out = {"env_seed": [float(self.env_seed)]} if self.env_seed is not None else {}
         if isinstance(obs, np.ndarray) and obs.size <= 4096 and obs.dtype.kind in "fiub":
             out["observation"] = obs.astype(np.float64).ravel().tolist()
         elif isinstance(obs, dict):
@@ -141,7 +143,7 @@ class GymWorld:
                 value = np.asarray(value)
                 if value.size <= 4096 and value.dtype.kind in "fiub" and value.ndim <= 1:
                     out[key] = value.astype(np.float64).ravel().tolist()
-        for key, value in getattr(self, "_info", {}).items():
+        for key, value in self._info.items():
             try:
                 value = np.asarray(value)
             except (TypeError, ValueError):
