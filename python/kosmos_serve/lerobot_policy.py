@@ -2,6 +2,13 @@
 policies"), loaded by LeRobot's own loader from the local folder (never from a hub):
 
     python -m kosmos_serve.lerobot_policy CHECKPOINT_DIR [--port 8010] [--device cpu]
+        [--parent-pid PID] [--record DIR]
+
+The workstation's `remote.lerobot` policy starts it itself (port 0: the port chosen is printed as
+"...: listening on ws://HOST:PORT"; --parent-pid: it exits when that process is gone, so a worker
+killed by a signal leaves no bridge behind). --record DIR keeps every exchange, byte for byte
+(metadata.msgpack, request-N.msgpack, reply-N.msgpack): what tools/lerobot/check_workstation_
+actions.py replays through LeRobot in one process, and what the CI's wire fixtures are made of.
 
 The wire is openpi's (websockets, msgpack-numpy, metadata first, one binary request and one
 binary reply, a traceback then close 1011 on an error, GET /healthz), with the episode made
@@ -16,6 +23,8 @@ Policy's observation history):
       the observation's images (uint8 [H, W, 3] or [3, H, W]) and states (float [N]) under the
       policy's input feature names (config.json), the task from "instruction" (or the reset's)
   an observation map without "type" is taken as "act" (openpi's form).
+The policy keeps one episode's state: an act on a connection other than the one that made the
+last reset is refused (two clients would interleave their episodes in one action queue).
 
 The metadata says what the policy is: type, input and output features with shapes, chunk size
 and actions executed per chunk, the action names and the range the normalization statistics
@@ -27,8 +36,10 @@ import argparse
 import asyncio
 import concurrent.futures
 import logging
+import os
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -136,9 +147,29 @@ class LeRobotPolicy:
         return np.asarray(action.to("cpu", torch.float64).numpy()).reshape(1, -1)
 
 
+class Recorder:
+    """Every exchange of the server, byte for byte, numbered in the order they happened."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.count = 0
+
+    def metadata(self, data):
+        (self.folder / "metadata.msgpack").write_bytes(data)
+
+    def exchange(self, request, reply):
+        (self.folder / f"request-{self.count}.msgpack").write_bytes(request)
+        (self.folder / f"reply-{self.count}.msgpack").write_bytes(
+            reply if isinstance(reply, bytes) else reply.encode())
+        self.count += 1
+
+
 class PolicyServer:
-    def __init__(self, policy, host="127.0.0.1", port=8010):
+    def __init__(self, policy, host="127.0.0.1", port=8010, record=None):
         self.policy, self.host, self.port = policy, host, port
+        self.recorder = Recorder(record) if record else None
+        self.episode_owner = None  # the connection whose reset began the policy's episode
         # One thread for the policy (CUDA contexts and torch's thread-local state), its calls
         # serialized: one episode at a time.
         self.thread = concurrent.futures.ThreadPoolExecutor(max_workers=1,
@@ -148,7 +179,10 @@ class PolicyServer:
     async def _handler(self, websocket, path=None):
         loop = asyncio.get_running_loop()
         packer = msgpack_numpy.Packer()
-        await websocket.send(packer.pack(self.policy.meta))
+        metadata = packer.pack(self.policy.meta)
+        if self.recorder:
+            self.recorder.metadata(metadata)
+        await websocket.send(metadata)
         while True:
             try:
                 message = await websocket.recv()
@@ -165,8 +199,14 @@ class PolicyServer:
                         await loop.run_in_executor(
                             self.thread, self.policy.reset, int(request.get("seed", 0)),
                             str(request.get("instruction", "")))
+                        self.episode_owner = websocket
                         reply = {"ok": True}
                     elif kind == "act":
+                        if self.episode_owner not in (None, websocket):
+                            raise RuntimeError(
+                                "another connection has reset the policy since this one's "
+                                "episode began: one episode at a time per bridge (start one "
+                                "bridge per concurrent episode)")
                         observation = request.get("observation", request)
                         actions = await loop.run_in_executor(
                             self.thread, self.policy.act, observation, request.get("instruction"))
@@ -174,16 +214,32 @@ class PolicyServer:
                     else:
                         raise ValueError(f"unknown request type {kind!r}")
                 reply["server_timing"] = {"infer_ms": (time.perf_counter() - start) * 1000}
-                await websocket.send(packer.pack(reply))
+                data = packer.pack(reply)
+                if self.recorder:
+                    self.recorder.exchange(message, data)
+                await websocket.send(data)
             except Exception:
+                if self.recorder:
+                    self.recorder.exchange(message, traceback.format_exc())
                 await send_error(websocket)
                 return
 
-    async def serve(self, ready=None):
+    async def serve(self, ready=None, parent_pid=None):
+        if parent_pid:
+            asyncio.get_running_loop().create_task(_exit_with(parent_pid))
         # Observations are a few camera frames and a state: 64 MiB is plenty.
         await listen(self._handler, self.host, self.port,
                      f"kosmos_serve.lerobot_policy: {self.policy.meta['policy_type']}",
                      max_size=64 << 20, ready=ready)
+
+
+async def _exit_with(parent_pid):
+    """Exits as soon as the process that started the bridge is gone (its children are re-parented
+    then): a worker killed by SIGKILL leaves no policy holding memory behind."""
+    while os.getppid() == parent_pid:
+        await asyncio.sleep(0.5)
+    log.warning("the parent process %d is gone: the bridge exits", parent_pid)
+    os._exit(0)
 
 
 def main(argv=None):
@@ -194,11 +250,18 @@ def main(argv=None):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8010)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--parent-pid", type=int, default=None,
+                        help="exit when this process (the one that started the bridge) is gone")
+    parser.add_argument("--record", default=None,
+                        help="a folder where every exchange is kept, byte for byte")
     options = parser.parse_args(argv)
+    if options.parent_pid and os.getppid() != options.parent_pid:
+        return 3  # started by a process that is gone already
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     policy = LeRobotPolicy(options.checkpoint, options.device)
     try:
-        asyncio.run(PolicyServer(policy, options.host, options.port).serve())
+        asyncio.run(PolicyServer(policy, options.host, options.port, options.record).serve(
+            parent_pid=options.parent_pid))
     except KeyboardInterrupt:
         pass
     return 0

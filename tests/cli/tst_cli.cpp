@@ -243,7 +243,7 @@ TEST(Cli, PluginsListsEachPluginWithAvailabilityAndReason)
     ::unsetenv("KOSMOS_PLUGIN_PATH");
     ASSERT_EQ(r.exitCode, 0);
     const auto list = nlohmann::json::parse(r.output);
-    EXPECT_EQ(list.size(), 16u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS);
+    EXPECT_EQ(list.size(), 17u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS);
     int unavailable = 0;
     for (const auto &p : list) {
         // The remote policies and world depend on what listens on 127.0.0.1 here: not counted.
@@ -608,8 +608,8 @@ TEST(Cli, PluginFoldersSavedInTheSettingsAreSearched)
     ::unsetenv("XDG_CONFIG_HOME");
     ASSERT_EQ(r.exitCode, 0);
     EXPECT_EQ(nlohmann::json::parse(r.output).size(),
-              16u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS)
-        << "9 built-in (+ 8 torch families when libtorch is there, + 2 physics with MuJoCo) + "
+              17u + KOSMOS_TORCH_PLUGINS + KOSMOS_PHYSICS_PLUGINS)
+        << "10 built-in (+ 8 torch families when libtorch is there, + 2 physics with MuJoCo) + "
            "6 fixtures from the "
            "settings folder";
 }

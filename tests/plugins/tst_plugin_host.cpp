@@ -24,7 +24,7 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
 {
     PluginRegistry registry;
     registry.scan({KOSMOS_PLUGIN_DIR});
-    // 9 built in (synthetic 3, judges 2, replay policy, remote policies 2, remote world), plus
+    // 10 built in (synthetic 3, judges 2, replay policy, remote policies 3, remote world), plus
     // the torch.* families when the build found libtorch.
     int builtIn = 0;
     for (const auto &p : registry.plugins()) {
@@ -38,7 +38,7 @@ TEST(PluginHost, FindsTheSyntheticPluginsFromMetadataAlone)
         EXPECT_NE(torchAvailable.reason.find("package"), std::string::npos)
             << torchAvailable.reason;
     }
-    ASSERT_EQ(builtIn, 9 + static_cast<int>(KOSMOS_PHYSICS_PLUGINS));
+    ASSERT_EQ(builtIn, 10 + static_cast<int>(KOSMOS_PHYSICS_PLUGINS));
     for (const char *id :
          {"synthetic.scripted_policy", "synthetic.tabletop", "synthetic.frame_judge"}) {
         const PluginInfo *p = registry.find(id);
