@@ -192,8 +192,7 @@ std::string checkpointType(const fs::path &folder)
     std::ifstream in(folder / "config.json", std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    const nlohmann::json config =
-        json::parseBounded(text.str(), (folder / "config.json").string());
+    const nlohmann::json config = json::parseBounded(text.str(), (folder / "config.json").string());
     if (!config.is_object() || !config.contains("type") || !config["type"].is_string())
         bad((folder / "config.json").string() +
             ": no \"type\" (act, diffusion, ...): not a LeRobot policy configuration");
@@ -257,10 +256,9 @@ public:
         const pid_t r = ::waitpid(m_pid, &status, WNOHANG);
         if (r == 0)
             return true;
-        m_exit = r == m_pid ? (WIFEXITED(status) ? "exited with code " +
-                                                      std::to_string(WEXITSTATUS(status))
-                                                : "was killed by signal " +
-                                                      std::to_string(WTERMSIG(status)))
+        m_exit = r == m_pid ? (WIFEXITED(status)
+                                   ? "exited with code " + std::to_string(WEXITSTATUS(status))
+                                   : "was killed by signal " + std::to_string(WTERMSIG(status)))
                             : "is gone";
         m_pid = 0;
         return false;
@@ -308,9 +306,8 @@ private:
         const QUrl health = healthzUrl(m_url);
         const auto [status, error] = httpGet(health, s.connectTimeoutMs);
         if (status != 200)
-            bad("the LeRobot bridge's health check failed: GET " +
-                    health.toString().toStdString() + ": " +
-                    (status ? "HTTP " + std::to_string(status) : error),
+            bad("the LeRobot bridge's health check failed: GET " + health.toString().toStdString() +
+                    ": " + (status ? "HTTP " + std::to_string(status) : error),
                 ErrorCode::RemoteUnreachable);
     }
 
@@ -372,8 +369,7 @@ public:
 private:
     static std::string keyOf(const Settings &s)
     {
-        return s.python + '\n' + s.checkpoint.string() + '\n' + s.device + '\n' +
-               s.record.string();
+        return s.python + '\n' + s.checkpoint.string() + '\n' + s.device + '\n' + s.record.string();
     }
     std::mutex m_mutex;
     std::vector<std::pair<std::string, std::unique_ptr<BridgeProcess>>> m_idle;
@@ -393,8 +389,8 @@ public:
             m_bridge = BridgePool::instance().take(m_settings);
         }
         connect();
-        m_contract = leRobotContract(m_described, m_settings.margin, m_settings.bounds,
-                                     m_settings.rateHz);
+        m_contract =
+            leRobotContract(m_described, m_settings.margin, m_settings.bounds, m_settings.rateHz);
     }
     ~LeRobotPolicy() override
     {
@@ -436,9 +432,10 @@ public:
                     m_stats["server_infer_ms"] =
                         v->kind == MsgValue::Kind::Float ? v->f : static_cast<double>(v->i);
         if (!m_reported) { // once per episode: who answered
-            m_stats["bridge"] = {{"versions", m_described.metadata.value("versions", nlohmann::json())},
-                                 {"device", m_described.metadata.value("device", nlohmann::json())},
-                                 {"pid", m_bridge ? m_bridge->pid() : 0}};
+            m_stats["bridge"] = {
+                {"versions", m_described.metadata.value("versions", nlohmann::json())},
+                {"device", m_described.metadata.value("device", nlohmann::json())},
+                {"pid", m_bridge ? m_bridge->pid() : 0}};
             m_reported = true;
         }
         return {parseLeRobotActions(bytes, m_described)};
@@ -460,8 +457,8 @@ private:
         const nlohmann::json served = m_described.metadata.value("files_sha256", nlohmann::json());
         if (served != m_digests)
             bad("the bridge loaded files other than those this run's identity names (was " +
-                m_settings.checkpoint.string() + " changed?): bridge " + served.dump() +
-                ", here " + m_digests.dump());
+                m_settings.checkpoint.string() + " changed?): bridge " + served.dump() + ", here " +
+                m_digests.dump());
     }
 
     std::string call(const std::string &request, const std::function<bool()> &cancelled)

@@ -140,8 +140,8 @@ LeRobotDescription describeLeRobotPolicy(const std::string &metadataBytes)
         if (static_cast<int>(d.actionMin.size()) != d.actionDim ||
             static_cast<int>(d.actionMax.size()) != d.actionDim)
             bad("metadata.action.min/max: " + std::to_string(d.actionMin.size()) + " and " +
-                std::to_string(d.actionMax.size()) + " values for " +
-                std::to_string(d.actionDim) + " action dimensions");
+                std::to_string(d.actionMax.size()) + " values for " + std::to_string(d.actionDim) +
+                " action dimensions");
     }
     return d;
 }
