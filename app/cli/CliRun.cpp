@@ -330,6 +330,10 @@ int runPlugins(const std::string &executableDir, bool json)
                  {"description", p.metadata.is_object()
                                      ? p.metadata.value("description", std::string())
                                      : std::string()},
+                 // What the launcher calls it, where the plugin names itself ("LeRobot policy
+                 // (local folder)"); empty: its id.
+                 {"title", p.metadata.is_object() ? p.metadata.value("title", std::string())
+                                                  : std::string()},
                  // The library loads and speaks this API: it can be chosen, and whether it can
                  // run then depends on its settings ("available" is with no settings at all).
                  {"loads", loadProblem.empty()},

@@ -71,6 +71,20 @@ async def main():
         await ws.send(packer.pack({"type": "dance"}))
         error = await ws.recv()
         assert "unknown request type 'dance'" in error, error
+    # Two clients would interleave their episodes in one action queue: the one whose episode was
+    # taken over is refused by name.
+    async with websockets.connect(url, max_size=None, compression=None) as a, \
+            websockets.connect(url, max_size=None, compression=None) as b:
+        await a.recv()
+        await b.recv()
+        for ws in (a, b):
+            await ws.send(packer.pack({"type": "reset", "seed": 1, "instruction": "push"}))
+            assert msgpack_numpy.unpackb(await ws.recv())["ok"] is True
+        await a.send(packer.pack({"type": "act", "observation": {"observation.state": state}}))
+        error = await a.recv()
+        assert "another connection has reset the policy" in error, error
+        await b.send(packer.pack({"type": "act", "observation": {"observation.state": state}}))
+        assert msgpack_numpy.unpackb(await b.recv())["actions"].tolist() == [[3.0, 4.0]]
     task.cancel()
     print("policy bridge wire: ok")
 

@@ -333,6 +333,50 @@ private slots:
         QVERIFY(dialog.worldForm()->editor(QStringLiteral("timeout_s")));
     }
 
+    // Run > New batch offers "LeRobot policy (local folder)": the checkpoint is chosen as a
+    // folder, what is missing is said live, and the dry run starts the bridge (over the stand-in
+    // for LeRobot's API, tests/fixtures/lerobot-standin) and finds the contracts fit.
+    void launcherOffersALeRobotCheckpointFolder()
+    {
+        ::setenv("PYTHONPATH", KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot-standin/site", 1);
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("lerobot.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        ui::LauncherDialog dialog(catalog, controller);
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("synthetic.tabletop")));
+        const int lerobot = dialog.policyPlugin()->findData(QStringLiteral("remote.lerobot"));
+        QVERIFY(lerobot >= 0);
+        QVERIFY2(dialog.policyPlugin()->itemText(lerobot).startsWith(
+                     QStringLiteral("LeRobot policy (local folder) (remote.lerobot")),
+                 qPrintable(dialog.policyPlugin()->itemText(lerobot)));
+        dialog.policyPlugin()->setCurrentIndex(lerobot);
+        auto *folder =
+            qobject_cast<QComboBox *>(dialog.policyForm()->editor(QStringLiteral("checkpoint")));
+        QVERIFY2(folder, "the checkpoint is chosen as a folder");
+        QVERIFY(folder->findText(QStringLiteral("Other folder...")) >= 0);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.policyStatus()->text().contains(
+                                     QStringLiteral("choose a LeRobot checkpoint folder")),
+                                 30000);
+        auto protocol = batchProtocol("lerobot", 1);
+        protocol["policies"] = nlohmann::json::array(
+            {{{"plugin", "remote.lerobot"},
+              {"settings",
+               {{"checkpoint", KOSMOS_SOURCE_DIR "/tests/fixtures/lerobot-standin/checkpoint"},
+                {"python", "/usr/bin/python3"}}}}});
+        protocol["world_model"] = {{"plugin", "synthetic.tabletop"},
+                                   {"settings", nlohmann::json::object()}};
+        dialog.setProtocol(protocol);
+        QTRY_VERIFY2_WITH_TIMEOUT(dialog.problems().isEmpty(),
+                                  qPrintable(dialog.problems().join(QLatin1Char(10))), 30000);
+        const auto report = dialog.check();
+        ::unsetenv("PYTHONPATH");
+        QVERIFY2(report.value("problems", nlohmann::json::array()).empty(),
+                 qPrintable(QString::fromStdString(report.dump())));
+        QCOMPARE(report.value("runs", 0), dialog.protocol().value("episodes_per_task", 0));
+    }
+
     void launcherRefusesBadInputNamingTheField()
     {
         ui::RunController controller(QString::fromStdString(test::cliPath()));

@@ -356,9 +356,10 @@ void LauncherDialog::fillPlugins(QComboBox *box, const QString &family, bool opt
         // A plugin that loads can be chosen: what its settings still lack is said under its
         // form, live (availability with the settings typed, not with none). One that does not
         // load stays listed with its reason, but cannot be chosen.
-        box->addItem(p.loads ? QStringLiteral("%1 %2").arg(p.id, p.version)
-                             : tr("%1 (cannot load: %2)").arg(p.id, p.reason),
-                     p.id);
+        const QString name = p.title.isEmpty()
+                                 ? QStringLiteral("%1 %2").arg(p.id, p.version)
+                                 : QStringLiteral("%1 (%2 %3)").arg(p.title, p.id, p.version);
+        box->addItem(p.loads ? name : tr("%1 (cannot load: %2)").arg(name, p.reason), p.id);
         box->setItemData(box->count() - 1, p.description, Qt::ToolTipRole);
         if (!p.loads)
             if (auto *model = qobject_cast<QStandardItemModel *>(box->model()))

@@ -63,6 +63,7 @@ bool PluginCatalog::reload()
         e.apiVersion = p.value("api_version", 0);
         e.path = QString::fromStdString(p.value("path", ""));
         e.description = QString::fromStdString(p.value("description", ""));
+        e.title = QString::fromStdString(p.value("title", ""));
         e.requires_ = p.value("requires", nlohmann::json::object());
         e.runtime = p.value("runtime", nlohmann::json());
         e.settingsSchema = p.value("settings_schema", nlohmann::json::object());
@@ -99,15 +100,26 @@ const PluginEntry *PluginCatalog::find(const QString &id) const
 QMap<QString, QList<SettingChoice>> PluginCatalog::settingChoices(const QString &id) const
 {
     const PluginEntry *p = find(id);
-    if (!p || !p->settingsSchema.value("properties", nlohmann::json::object()).contains("package"))
+    if (!p)
         return {};
+    // A folder setting ("format": "directory", remote.lerobot's checkpoint) is chosen like a
+    // model package: a list with "Other folder..." (none offered yet).
+    QMap<QString, QList<SettingChoice>> choices;
+    const nlohmann::json properties =
+        p->settingsSchema.value("properties", nlohmann::json::object());
+    for (const auto &[key, spec] : properties.items())
+        if (spec.is_object() && spec.value("format", std::string()) == "directory")
+            choices.insert(QString::fromStdString(key), {});
+    if (!properties.contains("package"))
+        return choices;
     QList<SettingChoice> packages;
     for (const ModelPackageEntry &m : m_packages)
         if (QString::fromStdString(m.pluginId) == id)
             packages.append({QString::fromStdString(m.name),
                              QString::fromStdString(m.folder.string()),
                              QString::fromStdString(m.folder.string() + "\n" + m.description)});
-    return {{QStringLiteral("package"), packages}};
+    choices.insert(QStringLiteral("package"), packages);
+    return choices;
 }
 
 bool PluginCatalog::testRunning() const

@@ -26,6 +26,7 @@ struct PluginEntry
     int apiVersion = 0;
     QString path;
     QString description;
+    QString title; // what the launcher calls it (remote.lerobot: "LeRobot policy (local folder)")
     nlohmann::json requires_ = nlohmann::json::object();
     // torch plugins: {"libtorch": "2.15.0", "cuda": true, "aoti": true}; null for the others.
     nlohmann::json runtime;

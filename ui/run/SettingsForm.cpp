@@ -80,11 +80,11 @@ void SettingsForm::setSchema(const nlohmann::json &schema, const nlohmann::json 
                 select(QString::fromStdString(initial.get<std::string>()));
             else
                 box->setCurrentIndex(0);
-            connect(box, &QComboBox::activated, this, [this, box, select](int index) {
+            connect(box, &QComboBox::activated, this, [this, box, select, name](int index) {
                 if (box->itemData(index).toString() != QLatin1String("browse"))
                     return;
                 const QString folder =
-                    QFileDialog::getExistingDirectory(this, tr("Choose a model package folder"));
+                    QFileDialog::getExistingDirectory(this, tr("Choose a folder: %1").arg(name));
                 if (folder.isEmpty())
                     box->setCurrentIndex(0);
                 else
