@@ -847,7 +847,8 @@ int runDatasetExport(const std::string &bundle, const DatasetFilter &filter,
                                              {"episodes", r.episodes},
                                              {"frames", r.frames},
                                              {"without_label", r.withoutLabel},
-                                             {"observation_state", r.states},
+                                             {"observation_state", r.proprio},
+                                             {"observation_environment_state", r.states},
                                              {"video_codec", r.videoCodec},
                                              {"directory", r.directory.string()}})
                                  .dump(2)
@@ -856,7 +857,9 @@ int runDatasetExport(const std::string &bundle, const DatasetFilter &filter,
                 std::cout << r.episodes << " episode(s), " << r.frames
                           << " frames, written as a LeRobot v3.0 dataset to "
                           << r.directory.string() << " (video " << r.videoCodec
-                          << (r.states ? "; observation.state: the world's state" : "") << ")";
+                          << (r.proprio ? "; observation.state: the world's proprioception" : "")
+                          << (r.states ? "; observation.environment_state: the world's state" : "")
+                          << ")";
                 if (r.withoutLabel > 0)
                     std::cout << "; " << r.withoutLabel
                               << " without a reference label (next.success false, "

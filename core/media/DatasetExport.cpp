@@ -331,11 +331,25 @@ LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &fi
     if (options.actionNames.empty())
         for (std::size_t d = 0; d < chosen.front().rollout.actions.front().size(); ++d)
             options.actionNames.push_back(std::to_string(d));
+    // observation.state: the world's proprioception, what the policy was given (a LeRobot
+    // policy trained on it is fed the same by remote.lerobot); observation.environment_state:
+    // the world's tracked state (object poses: a simulator's privileged truth). Each only where
+    // every run has it with the same layout.
     std::vector<std::string> stateNames = statesOf(chosen.front().rollout).first;
     for (const Chosen &c : chosen)
         if (statesOf(c.rollout).first != stateNames)
             stateNames.clear(); // not every run has the same state: none is written
-    options.stateNames = stateNames;
+    options.environmentStateNames = stateNames;
+    const std::size_t proprioWidth =
+        chosen.front().rollout.proprio.empty() ? 0 : chosen.front().rollout.proprio[0].size();
+    for (const Chosen &c : chosen)
+        if (c.rollout.proprio.empty() || c.rollout.proprio[0].size() != proprioWidth) {
+            options.stateNames.clear();
+            break;
+        } else if (options.stateNames.empty()) {
+            for (std::size_t i = 0; i < proprioWidth; ++i)
+                options.stateNames.push_back("proprio_" + std::to_string(i));
+        }
 
     fs::create_directories(
         directory.parent_path().empty() ? fs::path(".") : directory.parent_path(), ec);
@@ -370,8 +384,10 @@ LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &fi
             // Frame i+1 follows action i: the last frame has no action of its own.
             e.actions = c.rollout.actions;
             e.actions.resize(e.frames.size(), c.rollout.actions.back());
+            if (!options.environmentStateNames.empty())
+                e.environmentStates = statesOf(c.rollout).second;
             if (!options.stateNames.empty())
-                e.states = statesOf(c.rollout).second;
+                e.states = c.rollout.proprio;
             if (c.label.success.is_boolean())
                 e.success = c.label.success.get<bool>();
             else
@@ -385,7 +401,8 @@ LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &fi
         result.episodes = writer.episodes();
         result.frames = writer.frames();
     }
-    result.states = !options.stateNames.empty();
+    result.states = !options.environmentStateNames.empty();
+    result.proprio = !options.stateNames.empty();
     staging.publish(directory);
     result.directory = directory;
     return result;

@@ -38,9 +38,11 @@ DatasetExportResult exportDataset(Ledger &ledger, const DatasetFilter &filter,
 // The same runs as a LeRobot v3.0 dataset (media/LeRobotWriter.h) that LeRobot's LeRobotDataset
 // loads: one row per frame, observation.image (the frames, H.264, or lossless), action (the
 // run's actions as float64; the last frame, which no action follows, repeats the last action and
-// is marked next.done), observation.state (the world's per-step state, every tracked value, where
-// every run has the same), next.success (the run's success on its last row), the instruction as
-// the task; the run key and where success comes from as episode columns (kosmos/run_key,
+// is marked next.done), observation.state (the world's proprioception, what the policy was given,
+// where every run recorded it at every frame with the same width), observation.environment_state
+// (the world's per-step state, every tracked value: a simulator's privileged truth, where every
+// run has the same), next.success (the run's success on its last row), the instruction as the
+// task; the run key and where success comes from as episode columns (kosmos/run_key,
 // kosmos/success_source). Every run must have the same action names and frame size
 // (Error(InvalidInput) naming the run that differs: narrow the filter). Written to a staging
 // folder and moved into place when complete.
@@ -49,7 +51,8 @@ struct LeRobotExportResult
     int episodes = 0;
     std::int64_t frames = 0;
     int withoutLabel = 0;
-    bool states = false;
+    bool states = false;  // observation.environment_state written
+    bool proprio = false; // observation.state written
     std::string videoCodec;
     std::filesystem::path directory;
 };

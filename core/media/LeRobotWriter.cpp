@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 namespace kosmos {
 
@@ -157,8 +158,15 @@ void LeRobotWriter::add(const LeRobotOutEpisode &e)
         bad("has no frames");
     if (e.actions.size() != rows)
         bad(std::to_string(e.actions.size()) + " actions for " + std::to_string(rows) + " frames");
-    if (!m_options.stateNames.empty() && e.states.size() != rows)
-        bad(std::to_string(e.states.size()) + " states for " + std::to_string(rows) + " frames");
+    // The per-row vectors besides the action: (feature, names, rows).
+    const std::vector<std::tuple<const char *, const std::vector<std::string> *,
+                                 const std::vector<std::vector<double>> *>>
+        vectors = {{"state", &m_options.stateNames, &e.states},
+                   {"environment state", &m_options.environmentStateNames, &e.environmentStates}};
+    for (const auto &[what, names, values] : vectors)
+        if (!names->empty() && values->size() != rows)
+            bad(std::to_string(values->size()) + " " + what + "s for " + std::to_string(rows) +
+                " frames");
     if (m_width == 0) {
         m_width = e.frames[0].cols;
         m_height = e.frames[0].rows;
@@ -171,15 +179,19 @@ void LeRobotWriter::add(const LeRobotOutEpisode &e)
         if (e.actions[r].size() != m_options.actionNames.size())
             bad("action " + std::to_string(r) + " has " + std::to_string(e.actions[r].size()) +
                 " values, the dataset " + std::to_string(m_options.actionNames.size()));
-        if (!m_options.stateNames.empty() && e.states[r].size() != m_options.stateNames.size())
-            bad("state " + std::to_string(r) + " has " + std::to_string(e.states[r].size()) +
-                " values, the dataset " + std::to_string(m_options.stateNames.size()));
-        for (const auto *values :
-             {&e.actions[r], m_options.stateNames.empty() ? nullptr : &e.states[r]})
-            if (values)
-                for (double v : *values)
-                    if (!std::isfinite(v))
-                        bad("row " + std::to_string(r) + " holds a value that is not finite");
+        for (const auto &[what, names, values] : vectors)
+            if (!names->empty() && (*values)[r].size() != names->size())
+                bad(std::string(what) + " " + std::to_string(r) + " has " +
+                    std::to_string((*values)[r].size()) + " values, the dataset " +
+                    std::to_string(names->size()));
+        std::vector<const std::vector<double> *> rowValues = {&e.actions[r]};
+        for (const auto &[what, names, values] : vectors)
+            if (!names->empty())
+                rowValues.push_back(&(*values)[r]);
+        for (const auto *values : rowValues)
+            for (double v : *values)
+                if (!std::isfinite(v))
+                    bad("row " + std::to_string(r) + " holds a value that is not finite");
     }
     const auto task = m_tasks.emplace(e.task, static_cast<std::int64_t>(m_tasks.size())).first;
 
@@ -208,6 +220,9 @@ void LeRobotWriter::add(const LeRobotOutEpisode &e)
     };
     if (!m_options.stateNames.empty())
         numbers("observation.state", e.states, m_options.stateNames.size());
+    if (!m_options.environmentStateNames.empty())
+        numbers("observation.environment_state", e.environmentStates,
+                m_options.environmentStateNames.size());
     numbers("action", e.actions, m_options.actionNames.size());
     ParquetOutColumn success = column("next.success", ParquetOutColumn::Type::Bool);
     ParquetOutColumn done = column("next.done", ParquetOutColumn::Type::Bool);
@@ -446,6 +461,11 @@ std::string LeRobotWriter::finish()
         features["observation.state"] = {{"dtype", "float64"},
                                          {"shape", {m_options.stateNames.size()}},
                                          {"names", m_options.stateNames}};
+    if (!m_options.environmentStateNames.empty())
+        features["observation.environment_state"] = {
+            {"dtype", "float64"},
+            {"shape", {m_options.environmentStateNames.size()}},
+            {"names", m_options.environmentStateNames}};
     features["action"] = {{"dtype", "float64"},
                           {"shape", {m_options.actionNames.size()}},
                           {"names", m_options.actionNames}};

@@ -28,6 +28,9 @@ struct LeRobotWriterOptions
     std::string camera = "observation.image";
     std::vector<std::string> actionNames; // one per action value
     std::vector<std::string> stateNames;  // empty: the episodes carry no observation.state
+    // observation.environment_state (LeRobot's name for a simulator's privileged state, such as
+    // object poses); empty: none.
+    std::vector<std::string> environmentStateNames;
     // H.264 yuv420p at crf 18 (lossy: a frame reads back within a few levels) or lossless
     // (libx264rgb, crf 0, RGB: every frame reads back exactly; larger files).
     bool lossless = false;
@@ -36,10 +39,11 @@ struct LeRobotWriterOptions
 struct LeRobotOutEpisode
 {
     std::string task;
-    std::vector<cv::Mat> frames;              // RGB, 8 bits a channel; one per row
-    std::vector<std::vector<double>> actions; // one per row
-    std::vector<std::vector<double>> states;  // one per row, or none
-    std::optional<bool> success;              // the episode's, on its last row (next.success)
+    std::vector<cv::Mat> frames;                        // RGB, 8 bits a channel; one per row
+    std::vector<std::vector<double>> actions;           // one per row
+    std::vector<std::vector<double>> states;            // one per row, or none
+    std::vector<std::vector<double>> environmentStates; // one per row, or none
+    std::optional<bool> success; // the episode's, on its last row (next.success)
     // Extra per-episode text columns of the episode index ("kosmos/run_key" ...).
     std::map<std::string, std::string> extra;
 };

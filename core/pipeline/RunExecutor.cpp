@@ -375,12 +375,19 @@ private:
     }
 
     // The world's own state (a simulator's object poses), when it has one, after each call.
+    // The world's state and its proprioception (what a policy is given) after a call: the
+    // world_states artifact, which dataset export turns into LeRobot's observation.state
+    // (proprioception) and observation.environment_state (the state).
     void noteState(Rollout &r, int step)
     {
         nlohmann::json state = r.world->state();
-        if (state.is_null())
+        const std::vector<double> proprio = r.world->proprio();
+        if (state.is_null() && proprio.empty())
             return;
-        r.states.push_back({{"step", step}, {"state", std::move(state)}});
+        nlohmann::json entry = {{"step", step}, {"state", std::move(state)}};
+        if (!proprio.empty())
+            entry["proprio"] = proprio;
+        r.states.push_back(std::move(entry));
     }
 
     void checkAndStoreFrame(const Rollout &r, const cv::Mat &frame, int index)

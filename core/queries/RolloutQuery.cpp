@@ -49,6 +49,34 @@ std::vector<ObjectTrack> objectTracksOf(const nlohmann::json &states)
     return out;
 }
 
+// The proprioception a world reported after each call, one row per frame when every one of the
+// `frames` has a row of the same width; else none.
+std::vector<std::vector<double>> proprioOf(const nlohmann::json &states, std::size_t frames)
+{
+    if (!states.is_object() || !states.value("states", nlohmann::json()).is_array() || !frames)
+        return {};
+    std::vector<std::vector<double>> rows(frames);
+    for (const auto &entry : states["states"]) {
+        if (!entry.is_object() || !entry.value("step", nlohmann::json()).is_number_integer())
+            continue;
+        const std::int64_t step = entry["step"].get<std::int64_t>();
+        const auto &p = entry.value("proprio", nlohmann::json());
+        if (step < 0 || step >= static_cast<std::int64_t>(frames) || !p.is_array())
+            continue;
+        std::vector<double> row;
+        for (const auto &v : p) {
+            if (!v.is_number())
+                return {}; // a value that was not finite (stored as null)
+            row.push_back(v.get<double>());
+        }
+        rows[static_cast<std::size_t>(step)] = std::move(row);
+    }
+    for (const auto &row : rows)
+        if (row.empty() || row.size() != rows.front().size())
+            return {};
+    return rows;
+}
+
 // Recorded states (an imported run's states artifact, kosmos.states/1): one track per recorded
 // feature, a row per frame; a malformed document shows nothing (verify reports the artifact).
 std::vector<ObjectTrack> recordedStatesOf(const nlohmann::json &doc)
@@ -247,7 +275,9 @@ RolloutView loadRollout(Ledger &ledger, std::int64_t runId)
     };
     std::sort(view.policyImages.begin(), view.policyImages.end(),
               [](const PolicyImage &a, const PolicyImage &b) { return a.step < b.step; });
-    view.objectTracks = objectTracksOf(readJson(statesSha));
+    const nlohmann::json worldStates = readJson(statesSha);
+    view.objectTracks = objectTracksOf(worldStates);
+    view.proprio = proprioOf(worldStates, view.frames.size());
     for (ObjectTrack &t : recordedStatesOf(readJson(recordedSha)))
         view.objectTracks.push_back(std::move(t));
     readActions(view, readJson(actionsSha), readJson(contractsSha));

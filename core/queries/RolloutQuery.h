@@ -66,6 +66,10 @@ struct RolloutView
     std::optional<std::string> sourceVideoSha256;
     std::vector<PolicyImage> policyImages; // by step
     std::vector<ObjectTrack> objectTracks; // empty for worlds without a state
+    // The world's proprioception (what the policy was given) at every frame, from the
+    // world_states artifact; empty unless every frame has one of the same width (worlds without
+    // proprioception, runs recorded before it was kept, worlds that step in chunks).
+    std::vector<std::vector<double>> proprio;
 };
 
 // Reads the rollout of a run (read-only). Missing pieces stay empty; never throws for a run

@@ -336,6 +336,7 @@ TEST(PhysicsWorld, ALeRobotExportReadsBackExactlyAndImportsAgain)
     EXPECT_EQ(r.episodes, 4);
     EXPECT_EQ(r.frames, 4 * 41);
     EXPECT_TRUE(r.states);
+    EXPECT_TRUE(r.proprio);
     const LeRobotExportResult lossy =
         exportLeRobotDataset(ledger, {"", "", "any"}, dir / "h264", false);
     EXPECT_EQ(lossy.videoCodec, "h264");
@@ -358,7 +359,18 @@ TEST(PhysicsWorld, ALeRobotExportReadsBackExactlyAndImportsAgain)
                                      [static_cast<std::size_t>(j)])
                     << "episode " << e << " row " << k;
         EXPECT_EQ(action->names, run.dimensionNames);
-        const LeRobotTrace *state = data.trace("observation.state");
+        // observation.state: the proprioception the policy was given, every frame;
+        // observation.environment_state: the simulator's tracked state.
+        const LeRobotTrace *proprio = data.trace("observation.state");
+        ASSERT_TRUE(proprio);
+        ASSERT_EQ(run.proprio.size(), 41u);
+        ASSERT_EQ(proprio->width, 7);
+        for (std::int64_t k = 0; k < 41; ++k)
+            for (int j = 0; j < 7; ++j)
+                EXPECT_EQ(proprio->at(k, j),
+                          run.proprio[static_cast<std::size_t>(k)][static_cast<std::size_t>(j)]);
+        EXPECT_EQ(proprio->names[6], "proprio_6");
+        const LeRobotTrace *state = data.trace("observation.environment_state");
         ASSERT_TRUE(state);
         int column = 0;
         for (const ObjectTrack &track : run.objectTracks)
