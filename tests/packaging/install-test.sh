@@ -94,6 +94,9 @@ check() { # check NAME COMMAND...: runs COMMAND in the root from /tmp, fails wit
 check "kosmos-cli on the PATH" 'test "$(command -v kosmos-cli)" = /usr/bin/kosmos-cli && kosmos-cli --version'
 check "plugins listed" 'kosmos-cli plugins --json > /tmp/plugins.json'
 expected="synthetic.scripted_policy synthetic.tabletop synthetic.frame_judge"
+# remote.lerobot: found (unavailable until a checkpoint and a LeRobot venv are set), its bridge
+# in /usr/share/kosmos/python.
+expected="$expected remote.lerobot?"
 for deb in "$debs"/kosmos-physics_*.deb; do [ -e "$deb" ] && expected="$expected physics.tabletop physics.scripted_policy"; done
 # torch.* adapters are found but unavailable until a model package is set: "found" is the check.
 for deb in "$debs"/kosmos-torch_*.deb; do [ -e "$deb" ] && expected="$expected torch.generic_policy? torch.generic_world_model? torch.generic_judge?"; done
@@ -112,6 +115,8 @@ for want in sys.argv[2:]:
 sys.exit(1 if bad else 0)
 PY
 say "ok: $(echo "$expected" | wc -w) packaged plugins available"
+check "the LeRobot policy bridge installed" \
+    'test -f /usr/share/kosmos/python/kosmos_serve/lerobot_policy.py'
 check "kosmos-cli demo" 'kosmos-cli demo --ledger /tmp/demo.kosmos'
 check "kosmos-cli verify" 'kosmos-cli verify /tmp/demo.kosmos'
 if ls "$debs"/kosmos-physics_*.deb >/dev/null 2>&1; then
