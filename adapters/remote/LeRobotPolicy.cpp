@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -51,6 +52,7 @@ struct Settings
     std::string device = "cpu";
     fs::path record;
     double margin = 0.1;
+    bool clip = false;
     nlohmann::json bounds;
     double rateHz = 10.0;
     int startTimeoutMs = 300000;
@@ -96,6 +98,7 @@ Settings settingsOf(const nlohmann::json &s)
     o.device = s.value("device", std::string("cpu"));
     o.record = s.value("record", std::string());
     o.margin = s.value("bounds_margin", 0.1);
+    o.clip = s.value("clip_to_range", false);
     o.bounds = s.value("action_bounds", nlohmann::json());
     o.rateHz = s.value("control_rate_hz", 10.0);
     o.startTimeoutMs = static_cast<int>(s.value("start_timeout_s", 300.0) * 1000);
@@ -389,8 +392,9 @@ public:
             m_bridge = BridgePool::instance().take(m_settings);
         }
         connect();
-        m_contract =
-            leRobotContract(m_described, m_settings.margin, m_settings.bounds, m_settings.rateHz);
+        // Clipped actions stay inside the range itself: no margin.
+        m_contract = leRobotContract(m_described, m_settings.clip ? 0.0 : m_settings.margin,
+                                     m_settings.bounds, m_settings.rateHz);
     }
     ~LeRobotPolicy() override
     {
@@ -438,7 +442,16 @@ public:
                 {"pid", m_bridge ? m_bridge->pid() : 0}};
             m_reported = true;
         }
-        return {parseLeRobotActions(bytes, m_described)};
+        Action action = parseLeRobotActions(bytes, m_described);
+        if (m_settings.clip) {
+            const Action raw = action;
+            for (std::size_t i = 0; i < action.size(); ++i)
+                action[i] = std::clamp(action[i], m_contract.dimensions[i].min,
+                                       m_contract.dimensions[i].max);
+            if (action != raw) // what the policy said, beside what was executed
+                m_stats["clipped_from"] = raw;
+        }
+        return {action};
     }
 
     nlohmann::json lastCallStats() const override { return m_stats; }

@@ -46,16 +46,6 @@ Observation observationOf(const std::string &request)
     return out;
 }
 
-std::string errorOf(const std::function<void()> &f)
-{
-    try {
-        f();
-    } catch (const Error &e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 // The recorded metadata with one field replaced, packed again.
 std::string metadataWith(const std::string &key, MsgValue value)
 {
@@ -103,7 +93,7 @@ TEST(LeRobotWire, TheRecordedActMetadataGivesItsFeaturesAndContract)
     const ActionContract given =
         leRobotContract(d, 0.1, {{"min", {0, 0}}, {"max", {512, 512}}}, 10.0);
     EXPECT_EQ(given.dimensions[1].max, 512.0) << "bounds given are taken as they are";
-    EXPECT_NE(errorOf([&] {
+    EXPECT_NE(test::errorOf([&] {
                   leRobotContract(d, 0, {{"min", {0}}, {"max", {1}}}, 10);
               }).find("2 values each"),
               std::string::npos);
@@ -143,52 +133,55 @@ TEST(LeRobotWire, WhatTheWorkstationCannotFeedIsRefusedByName)
     const LeRobotDescription d = describeLeRobotPolicy(bytes("act", "metadata"));
     Observation o = observationOf(bytes("act", "request-1"));
     o.proprio.push_back(0.5);
-    EXPECT_NE(errorOf([&] {
+    EXPECT_NE(test::errorOf([&] {
                   packLeRobotAct(d, o);
               }).find("observation.state takes 2 values; the world reports 3"),
               std::string::npos);
     o.proprio.pop_back();
     o.image = cv::Mat();
-    EXPECT_NE(errorOf([&] { packLeRobotAct(d, o); }).find("no RGB frame for observation.image"),
-              std::string::npos);
+    EXPECT_NE(
+        test::errorOf([&] { packLeRobotAct(d, o); }).find("no RGB frame for observation.image"),
+        std::string::npos);
 
     // PushT's keypoints policy, a two-camera ALOHA policy, a depth camera: named.
     const auto inputs = [](std::vector<std::pair<std::string, MsgValue>> entries) {
         return metadataWith("input_features", MsgValue::object(std::move(entries)));
     };
-    EXPECT_NE(errorOf([&] {
+    EXPECT_NE(test::errorOf([&] {
                   describeLeRobotPolicy(
                       inputs({{"observation.environment_state", feature("ENV", {16})},
                               {"observation.state", feature("STATE", {2})}}));
               }).find("observation.environment_state (ENV, [16]) cannot be fed"),
               std::string::npos);
-    EXPECT_NE(errorOf([&] {
+    EXPECT_NE(test::errorOf([&] {
                   describeLeRobotPolicy(
                       inputs({{"observation.images.top", feature("VISUAL", {3, 480, 640})},
                               {"observation.images.wrist", feature("VISUAL", {3, 480, 640})}}));
               }).find("takes 2 cameras (observation.images.top, observation.images.wrist)"),
               std::string::npos);
     EXPECT_NE(
-        errorOf([&] {
+        test::errorOf([&] {
             describeLeRobotPolicy(inputs({{"observation.depth", feature("VISUAL", {1, 96, 96})}}));
         }).find("a camera of shape [1, 96, 96]"),
         std::string::npos);
     // A reply of the wrong width, or not a LeRobot bridge at all.
     const std::string wide = packOpenPi(MsgValue::object(
         {{"actions", MsgValue::ndarray(NdArray::float32({1, 3}, {1.0f, 2.0f, 3.0f}))}}));
-    EXPECT_NE(errorOf([&] { parseLeRobotActions(wide, d); }).find("shape [1, 3], expected [1, 2]"),
-              std::string::npos);
-    EXPECT_NE(errorOf([&] {
+    EXPECT_NE(
+        test::errorOf([&] { parseLeRobotActions(wide, d); }).find("shape [1, 3], expected [1, 2]"),
+        std::string::npos);
+    EXPECT_NE(test::errorOf([&] {
                   describeLeRobotPolicy(
                       packOpenPi(MsgValue::object({{"kosmos_world", MsgValue::number(1)}})));
               }).find("not a LeRobot policy bridge's"),
               std::string::npos);
-    EXPECT_EQ(errorOf([&] { describeLeRobotPolicy(metadataWith("action", MsgValue::object({}))); }),
-              "(no error)")
+    EXPECT_EQ(
+        test::errorOf([&] { describeLeRobotPolicy(metadataWith("action", MsgValue::object({}))); }),
+        "(no error)")
         << "no statistics is no error here";
     const LeRobotDescription bare =
         describeLeRobotPolicy(metadataWith("action", MsgValue::object({})));
-    EXPECT_NE(errorOf([&] {
+    EXPECT_NE(test::errorOf([&] {
                   leRobotContract(bare, 0.1, nullptr, 10);
               }).find("give settings.action_bounds"),
               std::string::npos);

@@ -263,6 +263,31 @@ TEST(RemoteLeRobot, WhatCannotRunIsNamedInTheAttemptOrTheAvailability)
         EXPECT_TRUE(noBridgeWithin(dir / name, std::chrono::seconds(5))) << name;
 }
 
+// A policy that overshoots its training range (the stand-in's gripper shifted up by 0.6): its
+// contract (the range plus the margin) refuses the action, unless clip_to_range clips it to the
+// checkpoint's range, and then each clipped step records what the policy said.
+TEST(RemoteLeRobot, ClipToRangeExecutesTheRangeAndRecordsWhatThePolicySaid)
+{
+    const StandInPath path;
+    test::TempDir dir;
+    const fs::path folder = checkpoint(dir, "over", {{"gripper_offset", 0.6}});
+    nlohmann::json clipped = policy(folder);
+    clipped["settings"]["clip_to_range"] = true;
+    const auto bundle = (dir / "c.kosmos").string();
+    ASSERT_EQ(test::runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    std::ofstream(dir / "p.json")
+        << protocol("lerobot-clip", nlohmann::json::array({policy(folder), clipped}), 1, 4).dump();
+    const auto r = test::runProcessWithStderr(
+        {test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
+    EXPECT_NE(r.output.find("completed 1, failed 1"), std::string::npos) << r.output;
+    EXPECT_NE(allErrors(bundle).find("action_6 = 1.2"), std::string::npos)
+        << allErrors(bundle);
+    std::string events;
+    for (const char *run : {"1", "2"})
+        events += test::runProcess({test::cliPath(), "events", bundle, run}).output;
+    EXPECT_NE(events.find("clipped_from"), std::string::npos) << events;
+}
+
 TEST(RemoteLeRobot, AWorkerKilledBySigkillLeavesNoBridgeBehind)
 {
     const StandInPath path;
