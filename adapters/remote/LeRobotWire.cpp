@@ -5,6 +5,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kosmos::remote {
@@ -171,7 +172,11 @@ ActionContract leRobotContract(const LeRobotDescription &d, double margin,
         if (!(lo[k] <= hi[k]))
             bad("action dimension " + std::to_string(i) + ": min " + std::to_string(lo[k]) +
                 " above max " + std::to_string(hi[k]));
-        const double pad = margin * std::max(hi[k] - lo[k], 1e-6);
+        // A dimension the training data never moved (min = max: the physics expert never
+        // rotates) keeps a sliver of width, so the contract's bounds are never empty.
+        double pad = margin * (hi[k] - lo[k]);
+        if (!(hi[k] - lo[k] + 2 * pad > 0))
+            pad = 1e-9 * std::max(1.0, std::abs(lo[k]));
         c.dimensions.push_back({d.actionNames[k], "1", lo[k] - pad, hi[k] + pad});
     }
     c.chunkLength = 1;

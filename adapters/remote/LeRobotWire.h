@@ -46,8 +46,9 @@ LeRobotDescription describeLeRobotPolicy(const std::string &metadataBytes);
 
 // The policy's action contract: the action names of the checkpoint, its statistics' range
 // widened by `margin` times the range on each side (or `bounds` {"min": [...], "max": [...]} as
-// given), one action per call (LeRobot's select_action), `rateHz`. Throws when neither the
-// statistics nor `bounds` give a range.
+// given; a dimension whose range is one value keeps a width of 1e-9 of it), one action per call
+// (LeRobot's select_action), `rateHz`. Throws when neither the statistics nor `bounds` give a
+// range.
 ActionContract leRobotContract(const LeRobotDescription &d, double margin,
                                const nlohmann::json &bounds, double rateHz);
 

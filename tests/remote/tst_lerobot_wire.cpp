@@ -90,6 +90,13 @@ TEST(LeRobotWire, TheRecordedActMetadataGivesItsFeaturesAndContract)
     EXPECT_DOUBLE_EQ(c.dimensions[0].max, d.actionMax[0] + 0.1 * span);
     EXPECT_EQ(c.chunkLength, 1) << "one select_action per call";
     EXPECT_TRUE(c.checkSelf().ok());
+    LeRobotDescription still = d; // the training data never moved dimension 1
+    still.actionMin[1] = still.actionMax[1] = 0.0;
+    for (const double margin : {0.0, 0.1}) {
+        const ActionContract c0 = leRobotContract(still, margin, nullptr, 10.0);
+        EXPECT_TRUE(c0.checkSelf().ok()) << margin << ": " << c0.checkSelf().summary();
+        EXPECT_LT(c0.dimensions[1].max - c0.dimensions[1].min, 1e-8);
+    }
     const ActionContract given =
         leRobotContract(d, 0.1, {{"min", {0, 0}}, {"max", {512, 512}}}, 10.0);
     EXPECT_EQ(given.dimensions[1].max, 512.0) << "bounds given are taken as they are";

@@ -280,8 +280,7 @@ TEST(RemoteLeRobot, ClipToRangeExecutesTheRangeAndRecordsWhatThePolicySaid)
     const auto r = test::runProcessWithStderr(
         {test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
     EXPECT_NE(r.output.find("completed 1, failed 1"), std::string::npos) << r.output;
-    EXPECT_NE(allErrors(bundle).find("action_6 = 1.2"), std::string::npos)
-        << allErrors(bundle);
+    EXPECT_NE(allErrors(bundle).find("action_6 = 1.2"), std::string::npos) << allErrors(bundle);
     std::string events;
     for (const char *run : {"1", "2"})
         events += test::runProcess({test::cliPath(), "events", bundle, run}).output;
