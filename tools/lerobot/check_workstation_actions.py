@@ -7,7 +7,8 @@ byte under RECORD/bridge-*), the same checkpoint is loaded here by LeRobot's own
 bridge seeds at reset (torch.manual_seed(seed)), and fed the very observations the workstation
 sent: every action must be equal to the one the bridge replied. Then each episode's replies must
 be, value for value, the actions one run of the ledger recorded (`kosmos-cli export`), each run
-matched once.
+matched once; with the policy's clip_to_range on, a recorded action may instead be the reply
+clipped to the checkpoint's action range (counted as clipped).
 
     .lerobot/venv/bin/python tools/lerobot/check_workstation_actions.py CHECKPOINT RECORD \
         --ledger L.kosmos --cli build/bin/kosmos-cli
@@ -29,6 +30,16 @@ import torch
 HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE / "python"))
 from kosmos_world import msgpack_numpy  # noqa: E402
+
+
+def action_range(folder):
+    """The checkpoint's action range as the bridge reported it (its metadata), or None."""
+    meta = msgpack_numpy.unpackb((folder / "metadata.msgpack").read_bytes())
+    action = meta.get("action", {})
+    if "min" in action and "max" in action:
+        return np.asarray(action["min"], dtype=np.float64), np.asarray(action["max"],
+                                                                        dtype=np.float64)
+    return None
 
 
 def episodes_of(folder):
@@ -120,25 +131,43 @@ def main():
               "actions": 0, "max_abs_difference": 0.0, "ledger_runs_matched": None}
     served_episodes = []
     for folder in sorted(Path(args.record).glob("bridge-*")):
+        bounds = action_range(folder)
         for seed, instruction, steps, served in episodes_of(folder):
             local = here.run(seed, instruction, steps)
             diff = max((float(np.abs(a - b).max()) for a, b in zip(served, local)), default=0.0)
             result["episodes"] += 1
             result["actions"] += len(served)
             result["max_abs_difference"] = max(result["max_abs_difference"], diff)
-            served_episodes.append(served)
+            served_episodes.append((served, bounds))
     equal = result["episodes"] > 0 and result["max_abs_difference"] == 0.0
     if args.ledger:
         runs = ledger_actions(args.cli, args.ledger)
-        matched = 0
-        for served in served_episodes:
+        matched = clipped = 0
+
+        def same(recorded, reply, bounds):
+            if np.array_equal(recorded, reply):
+                return 0
+            if bounds is not None:
+                lo, hi = bounds
+                narrow = hi - lo <= 0  # a dimension never moved: a sliver of width
+                if np.allclose(recorded, np.clip(reply, np.where(narrow, lo - 1e-9, lo),
+                                                 np.where(narrow, hi + 1e-9, hi)),
+                               rtol=0, atol=1e-12):
+                    return 1
+            return None
+
+        for served, bounds in served_episodes:
             for run, recorded in list(runs.items()):
-                if len(recorded) == len(served) and all(
-                        np.array_equal(a, b) for a, b in zip(recorded, served)):
+                if len(recorded) != len(served):
+                    continue
+                outcome = [same(a, b, bounds) for a, b in zip(recorded, served)]
+                if all(o is not None for o in outcome):
                     matched += 1
+                    clipped += sum(outcome)
                     del runs[run]
                     break
         result["ledger_runs_matched"] = f"{matched} of {len(served_episodes)} episodes"
+        result["clipped_actions"] = clipped
         equal = equal and matched == len(served_episodes)
     result["equal"] = equal
     print(json.dumps(result, indent=1))
