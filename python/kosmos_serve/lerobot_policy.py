@@ -37,6 +37,7 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import signal
 import sys
 import time
 import traceback
@@ -255,8 +256,12 @@ def main(argv=None):
     parser.add_argument("--record", default=None,
                         help="a folder where every exchange is kept, byte for byte")
     options = parser.parse_args(argv)
-    if options.parent_pid and os.getppid() != options.parent_pid:
-        return 3  # started by a process that is gone already
+    if options.parent_pid:
+        if os.getppid() != options.parent_pid:
+            return 3  # started by a process that is gone already
+        # Ctrl-C in a terminal reaches the whole process group: the worker that started the
+        # bridge interrupts its run cleanly, then stops the bridge itself.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     policy = LeRobotPolicy(options.checkpoint, options.device)
     try:
