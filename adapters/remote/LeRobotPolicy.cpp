@@ -270,20 +270,20 @@ public:
     std::string obituary() const { return m_exit + "; its last output:\n" + tail(); }
 
 private:
-    std::string logText() const
+    // At most `limit` bytes of the log, from its start or from its end: a bridge that ran for
+    // hours may have written a lot (LeRobot's warnings).
+    std::string logText(std::size_t limit, bool fromEnd) const
     {
-        std::ifstream in(m_log, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        return text.str();
+        std::ifstream in(m_log, std::ios::binary | std::ios::ate);
+        const auto size = static_cast<std::size_t>(std::max<std::streamoff>(in.tellg(), 0));
+        const std::size_t take = std::min(size, limit);
+        in.seekg(static_cast<std::streamoff>(fromEnd ? size - take : 0));
+        std::string text(take, '\0');
+        in.read(text.data(), static_cast<std::streamsize>(take));
+        text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+        return fromEnd && take < size ? "..." + text : text;
     }
-    std::string tail() const
-    {
-        std::string text = logText();
-        if (text.size() > 4000)
-            text = "..." + text.substr(text.size() - 4000);
-        return text;
-    }
+    std::string tail() const { return logText(4000, true); }
 
     void waitUntilReady(const Settings &s)
     {
@@ -291,7 +291,7 @@ private:
         const auto started = std::chrono::steady_clock::now();
         while (true) {
             std::smatch match;
-            const std::string text = logText();
+            const std::string text = logText(1 << 20, false); // the line comes early
             if (std::regex_search(text, match, listening)) {
                 m_url = QStringLiteral("ws://127.0.0.1:") + QString::fromStdString(match[1]);
                 break;
