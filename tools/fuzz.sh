@@ -27,7 +27,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 cmake --build --preset fuzz
 all=(judge_answer protocol judge_config model_manifest msgpack_numpy json_numpy actions
-     annotation_answers judge_request scaleout)
+     annotation_answers judge_request scaleout lerobot_info remote_world lerobot_wire)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 per=$total
 if [ "$mode" = seconds ]; then
