@@ -345,6 +345,19 @@ MsgValue unpackOpenPi(const std::string &bytes, const std::string &where)
     return convert(handle.get(), where, 0);
 }
 
+namespace {
+
+// A string from a server as valid UTF-8: every invalid byte becomes U+FFFD, so the JSON it goes
+// into can always be written (an identity, the ledger, an error message).
+std::string validUtf8(const std::string &s)
+{
+    const std::string quoted =
+        nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return nlohmann::json::parse(quoted).get<std::string>();
+}
+
+} // namespace
+
 nlohmann::json msgToJson(const MsgValue &v, bool expandSmallArrays)
 {
     switch (v.kind) {
@@ -357,7 +370,7 @@ nlohmann::json msgToJson(const MsgValue &v, bool expandSmallArrays)
     case MsgValue::Kind::Float:
         return std::isfinite(v.f) ? nlohmann::json(v.f) : nlohmann::json(nullptr);
     case MsgValue::Kind::Str:
-        return v.s;
+        return validUtf8(v.s);
     case MsgValue::Kind::Bin:
         return {{"bin_bytes", v.s.size()}};
     case MsgValue::Kind::Array: {
@@ -369,7 +382,7 @@ nlohmann::json msgToJson(const MsgValue &v, bool expandSmallArrays)
     case MsgValue::Kind::Map: {
         nlohmann::json out = nlohmann::json::object();
         for (const auto &[key, value] : v.map)
-            out[key] = msgToJson(value, expandSmallArrays);
+            out[validUtf8(key)] = msgToJson(value, expandSmallArrays);
         return out;
     }
     case MsgValue::Kind::NdArray: {

@@ -85,7 +85,7 @@ MsgValue unpackOpenPi(const std::string &bytes, const std::string &where = "repl
 
 // A value as JSON (for identities and the ledger): bin as its size, an ndarray as its dtype and
 // shape, or, with `expandSmallArrays`, a 1-D one of up to 4096 values as a list of numbers;
-// a non-finite float as null.
+// a non-finite float as null; strings and keys as valid UTF-8 (an invalid byte becomes U+FFFD).
 nlohmann::json msgToJson(const MsgValue &value, bool expandSmallArrays = false);
 
 } // namespace kosmos::remote

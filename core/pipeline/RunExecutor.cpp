@@ -374,10 +374,9 @@ private:
         noteState(r, 0);
     }
 
-    // The world's own state (a simulator's object poses), when it has one, after each call.
-    // The world's state and its proprioception (what a policy is given) after a call: the
-    // world_states artifact, which dataset export turns into LeRobot's observation.state
-    // (proprioception) and observation.environment_state (the state).
+    // The world's state (a simulator's object poses) and its proprioception (what a policy is
+    // given) after a call: the world_states artifact, which dataset export turns into LeRobot's
+    // observation.state (proprioception) and observation.environment_state (the state).
     void noteState(Rollout &r, int step)
     {
         nlohmann::json state = r.world->state();

@@ -193,3 +193,18 @@ TEST(LeRobotWire, WhatTheWorkstationCannotFeedIsRefusedByName)
               }).find("give settings.action_bounds"),
               std::string::npos);
 }
+
+// Found by fuzz_lerobot_wire: a string that is not UTF-8 (here the policy type) made the error
+// message's JSON throw past the named errors. Every string from a server is valid UTF-8 once
+// read (an invalid byte becomes U+FFFD), so the metadata can always be written.
+TEST(LeRobotWire, AStringThatIsNotUtf8IsReadWithReplacementCharacters)
+{
+    const LeRobotDescription d =
+        describeLeRobotPolicy(metadataWith("policy_type", MsgValue::str("act\x9e")));
+    EXPECT_EQ(d.policyType, "act\xef\xbf\xbd");
+    EXPECT_NO_THROW((void)d.metadata.dump());
+    EXPECT_NE(test::errorOf([&] {
+                  describeLeRobotPolicy(metadataWith("framework", MsgValue::str("\xff\xfe")));
+              }).find("not a LeRobot policy bridge's"),
+              std::string::npos);
+}
