@@ -4,6 +4,7 @@
 #include "LeRobotWire.h"
 #include "OpenPiClient.h"
 #include "util/BoundedJson.h"
+#include "util/Clock.h"
 #include "util/Error.h"
 #include "util/InstallPaths.h"
 #include "util/Sha256.h"
@@ -25,7 +26,6 @@
 #include <map>
 #include <mutex>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -37,11 +37,6 @@ namespace {
 [[noreturn]] void bad(const std::string &what, ErrorCode code = ErrorCode::InvalidInput)
 {
     throw Error(code, "remote.lerobot: " + what);
-}
-
-double msSince(std::chrono::steady_clock::time_point t)
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 struct Settings
@@ -141,7 +136,11 @@ nlohmann::json interpreterVersions(const std::string &python)
                 "); set it to the interpreter of the venv where LeRobot is installed "
                 "(docs/remote-policies.md)",
             ErrorCode::Unavailable);
-    nlohmann::json versions = nlohmann::json::parse(r.out, nullptr, false);
+    nlohmann::json versions;
+    try {
+        versions = json::parseBounded(r.out, python + "'s package versions");
+    } catch (const Error &) {
+    }
     if (!versions.is_object())
         bad("settings.python: " + python + " said " + r.out.substr(0, 200), ErrorCode::Unavailable);
     cache[python] = versions;
@@ -192,10 +191,7 @@ nlohmann::json checkpointDigests(const fs::path &folder)
 
 std::string checkpointType(const fs::path &folder)
 {
-    std::ifstream in(folder / "config.json", std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json config = json::parseBounded(text.str(), (folder / "config.json").string());
+    const nlohmann::json config = json::parseFile(folder / "config.json"); // size checked first
     if (!config.is_object() || !config.contains("type") || !config["type"].is_string())
         bad((folder / "config.json").string() +
             ": no \"type\" (act, diffusion, ...): not a LeRobot policy configuration");
@@ -237,7 +233,7 @@ public:
                                                 std::to_string(started++));
             argv.insert(argv.end(), {"--record", folder.string()});
         }
-        m_pid = startCommand(argv, m_log.string());
+        m_pid = m_ranAs = startCommand(argv, m_log.string());
         try {
             waitUntilReady(s);
         } catch (...) {
@@ -250,7 +246,8 @@ public:
     BridgeProcess &operator=(const BridgeProcess &) = delete;
 
     const QString &url() const { return m_url; }
-    pid_t pid() const { return m_pid; }
+    // The process it ran as (kept after it ended, for messages).
+    pid_t pid() const { return m_ranAs; }
     bool alive()
     {
         if (m_pid <= 0)
@@ -331,7 +328,8 @@ private:
             fs::remove(m_log, ec);
     }
 
-    pid_t m_pid = 0;
+    pid_t m_pid = 0;   // 0 once it has ended and been reaped
+    pid_t m_ranAs = 0; // its pid, kept
     fs::path m_log;
     QString m_url;
     std::string m_exit;
@@ -378,6 +376,10 @@ private:
     std::vector<std::pair<std::string, std::unique_ptr<BridgeProcess>>> m_idle;
 };
 
+// The bridge's messages are its metadata (the checkpoint's file digests, its features) and one
+// action a reply: 16 MiB is far beyond either.
+constexpr qint64 kMaxBridgeMessageBytes = 16 << 20;
+
 // ---- the policy --------------------------------------------------------------------------------
 
 class LeRobotPolicy final : public Policy
@@ -386,6 +388,7 @@ public:
     explicit LeRobotPolicy(const nlohmann::json &settings) : m_settings(settingsOf(settings))
     {
         m_client.setName("LeRobot bridge");
+        m_client.setMaxMessageBytes(kMaxBridgeMessageBytes);
         if (m_settings.url.isEmpty()) {
             requirePackages(m_settings.python, interpreterVersions(m_settings.python));
             m_digests = checkpointDigests(m_settings.checkpoint);
@@ -428,13 +431,9 @@ public:
         m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
                    {"request_bytes", request.size()},
                    {"reply_bytes", bytes.size()}};
-        if (const MsgValue reply = unpackOpenPi(bytes, "act reply");
-            reply.kind == MsgValue::Kind::Map)
-            if (const MsgValue *timing = reply.find("server_timing");
-                timing && timing->kind == MsgValue::Kind::Map)
-                if (const MsgValue *v = timing->find("infer_ms"))
-                    m_stats["server_infer_ms"] =
-                        v->kind == MsgValue::Kind::Float ? v->f : static_cast<double>(v->i);
+        LeRobotReply reply = parseLeRobotReply(bytes, m_described);
+        if (reply.inferMs)
+            m_stats["server_infer_ms"] = *reply.inferMs;
         if (!m_reported) { // once per episode: who answered
             m_stats["bridge"] = {
                 {"versions", m_described.metadata.value("versions", nlohmann::json())},
@@ -442,7 +441,7 @@ public:
                 {"pid", m_bridge ? m_bridge->pid() : 0}};
             m_reported = true;
         }
-        Action action = parseLeRobotActions(bytes, m_described);
+        Action &action = reply.action;
         if (m_settings.clip) {
             const Action raw = action;
             for (std::size_t i = 0; i < action.size(); ++i)
@@ -512,6 +511,7 @@ Availability leRobotAvailability(const nlohmann::json &settings)
                     (status ? "HTTP " + std::to_string(status) : error) +
                     " (start one: python -m kosmos_serve.lerobot_policy CHECKPOINT --port N)");
             OpenPiClient client;
+            client.setMaxMessageBytes(kMaxBridgeMessageBytes);
             client.connect(s.url, QString(), s.connectTimeoutMs);
             describeLeRobotPolicy(client.metadata());
             return Availability::yes();
@@ -531,6 +531,7 @@ nlohmann::json leRobotIdentity(const nlohmann::json &settings)
     const Settings s = settingsOf(settings);
     if (!s.url.isEmpty()) {
         OpenPiClient client;
+        client.setMaxMessageBytes(kMaxBridgeMessageBytes);
         client.connect(s.url, QString(), s.connectTimeoutMs);
         const LeRobotDescription d = describeLeRobotPolicy(client.metadata());
         return {{"details",

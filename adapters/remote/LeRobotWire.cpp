@@ -211,7 +211,7 @@ std::string packLeRobotAct(const LeRobotDescription &d, const Observation &o)
                                         {"instruction", MsgValue::str(o.instruction)}}));
 }
 
-Action parseLeRobotActions(const std::string &reply, const LeRobotDescription &d)
+LeRobotReply parseLeRobotReply(const std::string &reply, const LeRobotDescription &d)
 {
     const MsgValue r = unpackOpenPi(reply, "act reply");
     const MsgValue *actions = r.kind == MsgValue::Kind::Map ? r.find("actions") : nullptr;
@@ -222,14 +222,24 @@ Action parseLeRobotActions(const std::string &reply, const LeRobotDescription &d
     if (!oneRow || a.count() != d.actionDim)
         bad("act reply.actions: shape " + shapeText(a.shape) + ", expected [1, " +
             std::to_string(d.actionDim) + "] (one action of the policy's width)");
-    Action out;
+    LeRobotReply out;
     for (std::int64_t i = 0; i < a.count(); ++i) {
         const double v = a.at(i);
         if (!std::isfinite(v))
             bad("act reply.actions[" + std::to_string(i) + "] is not finite");
-        out.push_back(v);
+        out.action.push_back(v);
     }
+    if (const MsgValue *timing = r.find("server_timing");
+        timing && timing->kind == MsgValue::Kind::Map)
+        if (const MsgValue *v = timing->find("infer_ms");
+            v && (v->kind == MsgValue::Kind::Float || v->kind == MsgValue::Kind::Int))
+            out.inferMs = v->kind == MsgValue::Kind::Float ? v->f : static_cast<double>(v->i);
     return out;
+}
+
+Action parseLeRobotActions(const std::string &reply, const LeRobotDescription &d)
+{
+    return parseLeRobotReply(reply, d).action;
 }
 
 } // namespace kosmos::remote

@@ -59,7 +59,15 @@ std::string packLeRobotReset(std::uint64_t seed, const std::string &instruction)
 // INTER_AREA when smaller, INTER_LINEAR when larger), the state feature the world's proprio as
 // float32 (exactly as many values as the feature's shape, else an error naming both).
 std::string packLeRobotAct(const LeRobotDescription &d, const Observation &observation);
-// The reply's "actions" (float [1, D] or [D], D the policy's action width, finite).
+// An act reply: its "actions" (float [1, D] or [D], D the policy's action width, finite) and the
+// bridge's own time for the call (server_timing.infer_ms), where it says.
+struct LeRobotReply
+{
+    Action action;
+    std::optional<double> inferMs;
+};
+LeRobotReply parseLeRobotReply(const std::string &reply, const LeRobotDescription &d);
+// Its action alone.
 Action parseLeRobotActions(const std::string &reply, const LeRobotDescription &d);
 
 } // namespace kosmos::remote

@@ -106,9 +106,14 @@ void OpenPiClient::connect(const QString &url, const QString &apiKey, int timeou
                     "settings.url must be ws://host:port (openpi's default port is 8000), not '" +
                         url.toStdString() + "'");
     auto state = m_state;
-    runInSocketThread([this, state, target, apiKey] {
+    const qint64 limit = m_maxMessageBytes;
+    runInSocketThread([this, state, target, apiKey, limit] {
         auto *socket = new QWebSocket;
         m_socket = socket;
+        if (limit > 0) { // a larger message closes the connection (1009): a named failure
+            socket->setMaxAllowedIncomingMessageSize(static_cast<quint64>(limit));
+            socket->setMaxAllowedIncomingFrameSize(static_cast<quint64>(limit));
+        }
         QObject::connect(socket, &QWebSocket::connected, socket, [state] {
             std::lock_guard lock(state->mutex);
             state->open = true;

@@ -7,6 +7,7 @@
 // with 1011 when no pong comes) are answered during long episodes too.
 
 #include <QString>
+#include <QtGlobal>
 
 #include <condition_variable>
 #include <deque>
@@ -32,6 +33,9 @@ public:
     // Who the server is in error messages ("openpi", "remote.world").
     void setName(std::string name) { m_name = std::move(name); }
     OpenPiClient &operator=(const OpenPiClient &) = delete;
+    // The largest message taken from the server (0: Qt's own bound, about 2 GiB), from the next
+    // connect() on. A peer whose replies are small (one action) gets a small bound.
+    void setMaxMessageBytes(qint64 bytes) { m_maxMessageBytes = bytes; }
 
     // Connects and reads the metadata frame. Throws Error: "unreachable: ...", "protocol
     // mismatch: first frame was not metadata (...)", a timeout.
@@ -68,6 +72,7 @@ private:
     QWebSocket *m_socket = nullptr; // lives in m_thread
     std::string m_metadata;
     std::string m_name = "openpi";
+    qint64 m_maxMessageBytes = 0;
 };
 
 } // namespace kosmos::remote

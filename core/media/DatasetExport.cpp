@@ -8,6 +8,7 @@
 #include "util/Error.h"
 #include "util/FileWrite.h"
 
+#include <algorithm>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -342,14 +343,12 @@ LeRobotExportResult exportLeRobotDataset(Ledger &ledger, const DatasetFilter &fi
     options.environmentStateNames = stateNames;
     const std::size_t proprioWidth =
         chosen.front().rollout.proprio.empty() ? 0 : chosen.front().rollout.proprio[0].size();
-    for (const Chosen &c : chosen)
-        if (c.rollout.proprio.empty() || c.rollout.proprio[0].size() != proprioWidth) {
-            options.stateNames.clear();
-            break;
-        } else if (options.stateNames.empty()) {
-            for (std::size_t i = 0; i < proprioWidth; ++i)
-                options.stateNames.push_back("proprio_" + std::to_string(i));
-        }
+    const bool proprioEverywhere =
+        proprioWidth > 0 && std::all_of(chosen.begin(), chosen.end(), [&](const Chosen &c) {
+            return !c.rollout.proprio.empty() && c.rollout.proprio[0].size() == proprioWidth;
+        });
+    for (std::size_t i = 0; proprioEverywhere && i < proprioWidth; ++i)
+        options.stateNames.push_back("proprio_" + std::to_string(i));
 
     fs::create_directories(
         directory.parent_path().empty() ? fs::path(".") : directory.parent_path(), ec);
