@@ -1,9 +1,8 @@
 #include "physics/PhysicsTabletop.h"
 
+#include "physics/HeadlessGl.h"
 #include "util/Error.h"
 
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <mujoco/mujoco.h>
 #include <opencv2/core.hpp>
 
@@ -26,79 +25,6 @@ constexpr const char *kBlockRgba[3] = {"0.85 0.12 0.12 1", "0.15 0.3 0.9 1", "0.
 constexpr const char *kRegionRgba[2] = {"0.2 0.7 0.3 1", "0.55 0.25 0.7 1"};
 
 thread_local std::string t_lastWarning;
-
-// Headless OpenGL through EGL on Mesa's surfaceless platform (llvmpipe when there is no GPU;
-// docs/physics-world.md). EGL rather than OSMesa: MuJoCo's GL loader takes eglGetProcAddress
-// first whenever libEGL is in the process, and the Qt applications always load it. One display
-// for the process; a context per simulation, made current on the thread that renders.
-EGLDisplay eglDisplayOnce()
-{
-    static EGLDisplay display = [] {
-        EGLDisplay d = EGL_NO_DISPLAY;
-        const auto getPlatformDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
-            eglGetProcAddress("eglGetPlatformDisplayEXT"));
-        if (getPlatformDisplay)
-            d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-        EGLint major = 0, minor = 0;
-        if (d == EGL_NO_DISPLAY || !eglInitialize(d, &major, &minor))
-            return EGL_NO_DISPLAY;
-        return d;
-    }();
-    return display;
-}
-
-struct GlContext
-{
-    EGLDisplay display = EGL_NO_DISPLAY;
-    EGLContext context = EGL_NO_CONTEXT;
-
-    void create()
-    {
-        display = eglDisplayOnce();
-        if (display == EGL_NO_DISPLAY)
-            throw Error(ErrorCode::InvalidInput,
-                        "physics.tabletop: no EGL surfaceless display (install libegl-mesa0)");
-        // EGL_SURFACE_TYPE defaults to windows, which a surfaceless display has none of.
-        const EGLint attributes[] = {EGL_SURFACE_TYPE,
-                                     EGL_PBUFFER_BIT,
-                                     EGL_RED_SIZE,
-                                     8,
-                                     EGL_GREEN_SIZE,
-                                     8,
-                                     EGL_BLUE_SIZE,
-                                     8,
-                                     EGL_DEPTH_SIZE,
-                                     24,
-                                     EGL_RENDERABLE_TYPE,
-                                     EGL_OPENGL_BIT,
-                                     EGL_NONE};
-        EGLConfig config = nullptr;
-        EGLint count = 0;
-        if (!eglChooseConfig(display, attributes, &config, 1, &count) || count < 1)
-            throw Error(ErrorCode::InvalidInput, "physics.tabletop: no EGL config for OpenGL");
-        if (!eglBindAPI(EGL_OPENGL_API))
-            throw Error(ErrorCode::InvalidInput, "physics.tabletop: EGL has no desktop OpenGL");
-        context = eglCreateContext(display, config, EGL_NO_CONTEXT, nullptr);
-        if (context == EGL_NO_CONTEXT)
-            throw Error(ErrorCode::InvalidInput, "physics.tabletop: no EGL context (error " +
-                                                     std::to_string(eglGetError()) + ")");
-    }
-    void makeCurrent() const
-    {
-        eglBindAPI(EGL_OPENGL_API);
-        if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
-            throw Error(ErrorCode::InvalidInput, "physics.tabletop: eglMakeCurrent failed (error " +
-                                                     std::to_string(eglGetError()) + ")");
-    }
-    ~GlContext()
-    {
-        if (context != EGL_NO_CONTEXT) {
-            if (eglGetCurrentContext() == context)
-                eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-            eglDestroyContext(display, context);
-        }
-    }
-};
 
 // MuJoCo's defaults print, ask for Enter and write MUJOCO_LOG.TXT into the working directory;
 // here an error is an exception and a warning is kept for the step that made it.
@@ -416,7 +342,7 @@ struct TabletopSim::Impl
     std::array<double, 3> target{};
 
     // Rendering (lazy: a simulation that is never rendered needs no GL).
-    std::unique_ptr<GlContext> gl;
+    std::unique_ptr<HeadlessGl> gl;
     mjrContext context{};
     mjvScene scene{};
     mjvCamera camera{};
@@ -568,11 +494,8 @@ cv::Mat TabletopSim::render()
     Impl &p = *m_impl;
     const int w = m_settings.width;
     const int h = m_settings.height;
-    if (!p.gl) {
-        auto gl = std::make_unique<GlContext>();
-        gl->create();
-        p.gl = std::move(gl);
-    }
+    if (!p.gl)
+        p.gl = std::make_unique<HeadlessGl>("physics.tabletop");
     p.gl->makeCurrent();
     if (!p.renderReady) {
         mjv_defaultCamera(&p.camera);
@@ -717,13 +640,7 @@ namespace kosmos::physics {
 
 std::string headlessRenderingProblem()
 {
-    try {
-        GlContext probe;
-        probe.create();
-        return {};
-    } catch (const Error &e) {
-        return e.what();
-    }
+    return headlessGlProblem("physics.tabletop");
 }
 
 } // namespace kosmos::physics

@@ -11,7 +11,7 @@ namespace kosmos {
 
 namespace {
 
-// The hand and block positions a physics world reported per step (world_states artifact).
+// The hand, block and body positions a physics world reported per step (world_states artifact).
 std::vector<ObjectTrack> objectTracksOf(const nlohmann::json &states)
 {
     std::vector<ObjectTrack> out;
@@ -41,6 +41,13 @@ std::vector<ObjectTrack> objectTracksOf(const nlohmann::json &states)
             for (const auto &[name, block] : state["blocks"].items()) {
                 if (block.is_object())
                     add(name + " block", frame, block.value("pos", nlohmann::json()));
+            }
+        }
+        // physics.mjcf's tracked bodies (the cube, the peg, the socket), by their scene names.
+        if (state.value("bodies", nlohmann::json()).is_object()) {
+            for (const auto &[name, body] : state["bodies"].items()) {
+                if (body.is_object())
+                    add(name, frame, body.value("pos", nlohmann::json()));
             }
         }
     }

@@ -46,6 +46,27 @@ double translation(const Action &a)
     return std::sqrt(s);
 }
 
+// Whether the actions' first three dimensions are translations (metres): the end-effector deltas
+// of Bridge and the tabletops, whose size says how far the picture should move. Joint targets
+// (ALOHA's 14-D, radians) are positions: motion is commanded when they change.
+bool translationActions(const ActionContract &contract)
+{
+    return contract.dimension() < 3 ||
+           std::all_of(contract.dimensions.begin(), contract.dimensions.begin() + 3,
+                       [](const ActionDimension &d) { return d.unit == "m"; });
+}
+
+// The largest change of any target from the action before (0 for the first).
+double targetChange(const Action *a, const Action *before)
+{
+    if (!a || !before || a->size() != before->size())
+        return 0;
+    double m = 0;
+    for (std::size_t i = 0; i < a->size(); ++i)
+        m = std::max(m, std::abs((*a)[i] - (*before)[i]));
+    return m;
+}
+
 CheckOutcome fromContract(const std::string &name, const ContractCheck &check,
                           nlohmann::json measured)
 {
@@ -123,13 +144,18 @@ CheckOutcome blackOrConstantCheck(const Transitions &tr, const ValidationThresho
 
 // The longest run of identical transitions while motion was commanded. Not applicable (and
 // required) without transitions.
-CheckOutcome frozenSequenceCheck(const Transitions &tr, const ValidationThresholds &t)
+CheckOutcome frozenSequenceCheck(const Transitions &tr, const ActionContract &contract,
+                                 const ValidationThresholds &t)
 {
     int run = 0;
     int longest = 0;
+    const bool deltas = translationActions(contract);
     for (std::size_t i = 0; i < tr.steps.size(); ++i) {
         const Action *a = tr.actionOf(i);
-        const bool commanded = a && translation(*a) > t.commandedMotionMin;
+        const bool commanded =
+            a &&
+            (deltas ? translation(*a) : targetChange(a, i > 0 ? tr.actionOf(i - 1) : nullptr)) >
+                t.commandedMotionMin;
         if (!commanded)
             continue; // a still world is expected when nothing moves
         run = tr.steps[i].changed <= t.identicalChangedMax ? run + 1 : 0;
@@ -194,8 +220,20 @@ double observedMotion(const cv::Mat &from, const cv::Mat &to, const ValidationTh
 }
 
 // Commanded translation against observed motion (Pearson over the transitions).
-CheckOutcome motionCheck(const Transitions &tr, const ValidationThresholds &t)
+// Applies only to translations (translationActions): absolute joint targets say nothing about how
+// far the picture should move.
+CheckOutcome motionCheck(const Transitions &tr, const ActionContract &contract,
+                         const ValidationThresholds &t)
 {
+    if (!translationActions(contract)) {
+        const ActionDimension &d = contract.dimensions.front();
+        return {"commanded_vs_observed_motion",
+                "not_applicable",
+                {{"first_dimension", d.name}, {"unit", d.unit}},
+                {},
+                "the actions are not end-effector translations (dimension 0 is '" + d.name +
+                    "' in " + d.unit + ")"};
+    }
     std::vector<double> commanded;
     std::vector<double> observed;
     for (std::size_t i = 0; i < tr.steps.size(); ++i) {
@@ -324,9 +362,9 @@ ValidationReport validateRollout(const RolloutEvidence &e, const ValidationThres
     const Transitions transitions(e, *measured);
     const bool requiredMissing = transitions.frames.empty() || transitions.steps.empty();
     checks.push_back(blackOrConstantCheck(transitions, t));
-    checks.push_back(frozenSequenceCheck(transitions, t));
+    checks.push_back(frozenSequenceCheck(transitions, e.actionContract, t));
     checks.push_back(discontinuityCheck(transitions, t));
-    checks.push_back(motionCheck(transitions, t));
+    checks.push_back(motionCheck(transitions, e.actionContract, t));
 
     for (const auto &c : checks) {
         for (Reason r : c.reasons) {

@@ -21,7 +21,8 @@ struct ValidationThresholds
     int changedPixelDelta = 12;          // a pixel changed when its grey value moved more than this
     double identicalChangedMax = 0.0005; // changed-pixel fraction at or below: identical frames
     int frozenRunMin = 3;               // identical transitions in a row while motion was commanded
-    double commandedMotionMin = 0.005;  // |dxyz| (m) above which an action commands visible motion
+    double commandedMotionMin = 0.005;  // |dxyz| (m), or a joint target's change, above which an
+                                        // action commands visible motion
     double discontinuityDiffMin = 40.0; // mean |difference| at or above: a jump
     double motionCorrelationMin = 0.2;  // Pearson r (commanded vs observed motion) below: mismatch
     int motionMinSamples = 6;           // transitions with commanded motion needed for that check
@@ -65,7 +66,9 @@ struct ValidationReport
 };
 
 inline constexpr const char *kValidatorId = "kosmos.stage_a";
-inline constexpr const char *kValidatorVersion = "1";
+// 2: for actions that are not translations (joint targets) the motion check is not applicable and
+// the frozen check counts motion as commanded when a target changes.
+inline constexpr const char *kValidatorVersion = "2";
 
 // The pixel measurements the checks use, taken frame by frame as a rollout produces them: each
 // usable frame's grey mean and spread, and each transition's mean difference, changed-pixel

@@ -194,3 +194,29 @@ TEST(Validation, MeasurementsTakenBesideTheRolloutGiveTheSameReport)
     EXPECT_TRUE(withGap.describes(e, {}));
     EXPECT_EQ(validateRollout(e).toJson().dump(), validateRollout(e, {}, &withGap).toJson().dump());
 }
+
+// Absolute joint targets (ALOHA's 14-D, radians): how far the picture moves is not the size of an
+// action, so the motion check does not apply; the frozen check counts motion as commanded only
+// where a target changed (an arm holding still may show identical frames).
+TEST(Validation, JointTargetsAreNotTranslations)
+{
+    auto e = movingSquare(12);
+    e.actionContract.dimensions[0] = {"left_arm_waist", "rad", -3.2, 3.2};
+    e.actionContract.dimensions[1] = {"left_arm_shoulder", "rad", -3.2, 3.2};
+    e.actionContract.dimensions[2] = {"left_arm_elbow", "rad", -3.2, 3.2};
+    for (auto &a : e.actions)
+        a = {0.5, -0.9, 1.1, 0, 0, 0, 1.0}; // held targets: no motion commanded
+    for (std::size_t i = 5; i < e.frames.size(); ++i)
+        e.frames[i] = e.frames[4].clone();
+    auto r = validateRollout(e);
+    EXPECT_EQ(check(r, "commanded_vs_observed_motion").status, "not_applicable");
+    EXPECT_NE(check(r, "commanded_vs_observed_motion").detail.find("'left_arm_waist' in rad"),
+              std::string::npos);
+    EXPECT_FALSE(hasReason(r, Reason::FrozenSequence)) << r.toJson().dump(2);
+    // Targets that keep changing while the frames stand still: frozen.
+    for (std::size_t i = 0; i < e.actions.size(); ++i)
+        e.actions[i][0] = 0.5 + 0.02 * static_cast<double>(i);
+    r = validateRollout(e);
+    EXPECT_TRUE(hasReason(r, Reason::FrozenSequence)) << r.toJson().dump(2);
+    EXPECT_EQ(r.toRecord().validatorVersion, "2");
+}
