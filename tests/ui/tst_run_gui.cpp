@@ -333,6 +333,38 @@ private slots:
         QVERIFY(dialog.worldForm()->editor(QStringLiteral("timeout_s")));
     }
 
+    // Run > New batch offers ALOHA sim (physics.mjcf): choosing the world fills in its two tasks,
+    // its settings form has the camera and where gym-aloha is installed, and the scripted experts
+    // are listed by their title with their noise levels.
+    void launcherOffersAlohaSimWithItsTasksAndExperts()
+    {
+        ui::RunController controller(QString::fromStdString(test::cliPath()));
+        controller.setLedger(newLedger("aloha.kosmos"));
+        ui::PluginCatalog catalog(QString::fromStdString(test::cliPath()));
+        QVERIFY2(catalog.reload(), qPrintable(catalog.error()));
+        if (!catalog.find(QStringLiteral("physics.mjcf")))
+            QSKIP("built without the mujoco wheel (scripts/setup-worlds.sh)");
+        ui::LauncherDialog dialog(catalog, controller);
+        dialog.worldPlugin()->setCurrentIndex(
+            dialog.worldPlugin()->findData(QStringLiteral("physics.mjcf")));
+        QCOMPARE(dialog.tasks()->rowCount(), 2);
+        QCOMPARE(dialog.tasks()->item(0, 0)->text(), QStringLiteral("aloha_transfer_cube"));
+        QCOMPARE(dialog.tasks()->item(1, 1)->text(),
+                 QStringLiteral("Insert the peg into the socket."));
+        QVERIFY(dialog.worldForm()->editor(QStringLiteral("camera")));
+        QVERIFY(dialog.worldForm()->editor(QStringLiteral("python")));
+        const int expert = dialog.policyPlugin()->findData(QStringLiteral("mjcf.aloha_expert"));
+        QVERIFY(expert >= 0);
+        QVERIFY2(dialog.policyPlugin()->itemText(expert).startsWith(
+                     QStringLiteral("ALOHA scripted expert (ACT's waypoints) (mjcf.aloha_expert")),
+                 qPrintable(dialog.policyPlugin()->itemText(expert)));
+        dialog.policyPlugin()->setCurrentIndex(expert);
+        auto *noise =
+            qobject_cast<QComboBox *>(dialog.policyForm()->editor(QStringLiteral("noise")));
+        QVERIFY2(noise, "the noise level is chosen from its levels");
+        QVERIFY(noise->findText(QStringLiteral("high")) >= 0);
+    }
+
     // Run > New batch offers "LeRobot policy (local folder)": the checkpoint is chosen as a
     // folder, what is missing is said live, and the dry run starts the bridge (over the stand-in
     // for LeRobot's API, tests/fixtures/lerobot-standin) and finds the contracts fit.
