@@ -56,14 +56,19 @@ bool translationActions(const ActionContract &contract)
                        [](const ActionDimension &d) { return d.unit == "m"; });
 }
 
-// The largest change of any target from the action before (0 for the first).
-double targetChange(const Action *a, const Action *before)
+// The largest change of a position target (a dimension in rad or m) from the action before (0
+// for the first). Openings without a unit (a gripper's 0-1) are left out: fingers closing on an
+// object are commanded and do not move.
+double targetChange(const Action *a, const Action *before, const ActionContract &contract)
 {
     if (!a || !before || a->size() != before->size())
         return 0;
     double m = 0;
-    for (std::size_t i = 0; i < a->size(); ++i)
-        m = std::max(m, std::abs((*a)[i] - (*before)[i]));
+    for (std::size_t i = 0; i < a->size() && i < contract.dimensions.size(); ++i) {
+        const std::string &unit = contract.dimensions[i].unit;
+        if (unit == "rad" || unit == "m")
+            m = std::max(m, std::abs((*a)[i] - (*before)[i]));
+    }
     return m;
 }
 
@@ -152,10 +157,9 @@ CheckOutcome frozenSequenceCheck(const Transitions &tr, const ActionContract &co
     const bool deltas = translationActions(contract);
     for (std::size_t i = 0; i < tr.steps.size(); ++i) {
         const Action *a = tr.actionOf(i);
-        const bool commanded =
-            a &&
-            (deltas ? translation(*a) : targetChange(a, i > 0 ? tr.actionOf(i - 1) : nullptr)) >
-                t.commandedMotionMin;
+        const bool commanded = a && (deltas ? translation(*a)
+                                            : targetChange(a, i > 0 ? tr.actionOf(i - 1) : nullptr,
+                                                           contract)) > t.commandedMotionMin;
         if (!commanded)
             continue; // a still world is expected when nothing moves
         run = tr.steps[i].changed <= t.identicalChangedMax ? run + 1 : 0;

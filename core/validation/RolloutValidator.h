@@ -21,7 +21,7 @@ struct ValidationThresholds
     int changedPixelDelta = 12;          // a pixel changed when its grey value moved more than this
     double identicalChangedMax = 0.0005; // changed-pixel fraction at or below: identical frames
     int frozenRunMin = 3;               // identical transitions in a row while motion was commanded
-    double commandedMotionMin = 0.005;  // |dxyz| (m), or a joint target's change, above which an
+    double commandedMotionMin = 0.005;  // |dxyz| (m), or a position target's change, above which an
                                         // action commands visible motion
     double discontinuityDiffMin = 40.0; // mean |difference| at or above: a jump
     double motionCorrelationMin = 0.2;  // Pearson r (commanded vs observed motion) below: mismatch
@@ -67,7 +67,7 @@ struct ValidationReport
 
 inline constexpr const char *kValidatorId = "kosmos.stage_a";
 // 2: for actions that are not translations (joint targets) the motion check is not applicable and
-// the frozen check counts motion as commanded when a target changes.
+// the frozen check counts motion as commanded when a position target (rad or m) changes.
 inline constexpr const char *kValidatorVersion = "2";
 
 // The pixel measurements the checks use, taken frame by frame as a rollout produces them: each

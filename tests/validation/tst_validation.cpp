@@ -213,7 +213,12 @@ TEST(Validation, JointTargetsAreNotTranslations)
     EXPECT_NE(check(r, "commanded_vs_observed_motion").detail.find("'left_arm_waist' in rad"),
               std::string::npos);
     EXPECT_FALSE(hasReason(r, Reason::FrozenSequence)) << r.toJson().dump(2);
-    // Targets that keep changing while the frames stand still: frozen.
+    // A gripper commanded shut on what it holds: its unitless opening changes, nothing moves.
+    for (std::size_t i = 0; i < e.actions.size(); ++i)
+        e.actions[i][6] = 1.0 - 0.05 * static_cast<double>(i);
+    r = validateRollout(e);
+    EXPECT_FALSE(hasReason(r, Reason::FrozenSequence)) << r.toJson().dump(2);
+    // Joint targets that keep changing while the frames stand still: frozen.
     for (std::size_t i = 0; i < e.actions.size(); ++i)
         e.actions[i][0] = 0.5 + 0.02 * static_cast<double>(i);
     r = validateRollout(e);
