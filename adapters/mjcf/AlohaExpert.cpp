@@ -308,8 +308,8 @@ std::vector<std::vector<double>> AlohaExpert::plan(const std::string &task,
             d->qpos[m->jnt_qposadr[scene.id(ObjectKind::Joint, std::string("vx300s_") + side + "/" +
                                                                    kJoints[j])]] = kStartArm[j];
     }
-    const int mocapLeft = m->body_mocapid[scene.id(ObjectKind::Body, "mocap_left")];
-    const int mocapRight = m->body_mocapid[scene.id(ObjectKind::Body, "mocap_right")];
+    const std::ptrdiff_t mocapLeft = m->body_mocapid[scene.id(ObjectKind::Body, "mocap_left")];
+    const std::ptrdiff_t mocapRight = m->body_mocapid[scene.id(ObjectKind::Body, "mocap_right")];
     std::copy(kMocapLeft.begin(), kMocapLeft.begin() + 3, d->mocap_pos + 3 * mocapLeft);
     std::copy(kMocapLeft.begin() + 3, kMocapLeft.end(), d->mocap_quat + 4 * mocapLeft);
     std::copy(kMocapRight.begin(), kMocapRight.begin() + 3, d->mocap_pos + 3 * mocapRight);
@@ -340,6 +340,7 @@ std::vector<std::vector<double>> AlohaExpert::plan(const std::string &task,
     }
     const auto row = [&] {
         std::vector<double> r;
+        r.reserve(14);
         for (int i = 0; i < 6; ++i)
             r.push_back(d->qpos[arm[static_cast<std::size_t>(i)]]);
         r.push_back(normalize(d->ctrl[0]));

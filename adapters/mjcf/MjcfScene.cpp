@@ -149,7 +149,8 @@ int MjcfScene::actuatorOfJoint(const std::string &joint) const
     const int j = id(ObjectKind::Joint, joint);
     const mjModel *m = m_impl->model;
     for (int a = 0; a < m->nu; ++a) {
-        if (m->actuator_trntype[a] == mjTRN_JOINT && m->actuator_trnid[2 * a] == j)
+        if (m->actuator_trntype[a] == mjTRN_JOINT &&
+            m->actuator_trnid[2 * static_cast<std::ptrdiff_t>(a)] == j)
             return a;
     }
     throw Error(ErrorCode::InvalidInput,

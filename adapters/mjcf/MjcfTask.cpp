@@ -228,10 +228,10 @@ MjcfTask MjcfTask::fromJson(const nlohmann::json &j, const std::string &where)
             m.pos = static_cast<int>(json::requireInt(mocaps[i], "pos", at, 0, dims - 3));
             m.quat =
                 static_cast<int>(json::optInt(mocaps[i], "quat", at, 0, dims - 4).value_or(-1));
-            for (int k = 0; k < 3; ++k)
-                used[static_cast<std::size_t>(m.pos + k)] = true;
-            for (int k = 0; m.quat >= 0 && k < 4; ++k)
-                used[static_cast<std::size_t>(m.quat + k)] = true;
+            for (std::size_t k = 0; k < 3; ++k)
+                used[static_cast<std::size_t>(m.pos) + k] = true;
+            for (std::size_t k = 0; m.quat >= 0 && k < 4; ++k)
+                used[static_cast<std::size_t>(m.quat) + k] = true;
             t.mocaps.push_back(m);
         }
     }

@@ -305,7 +305,8 @@ void BoundTask::reset(const nlohmann::json &start)
     if (m_task.ctrlFromQpos) {
         for (int a = 0; a < m->nu; ++a) {
             if (m->actuator_trntype[a] == mjTRN_JOINT)
-                d->ctrl[a] = d->qpos[m->jnt_qposadr[m->actuator_trnid[2 * a]]];
+                d->ctrl[a] =
+                    d->qpos[m->jnt_qposadr[m->actuator_trnid[2 * static_cast<std::ptrdiff_t>(a)]]];
         }
     }
     for (const auto &[adr, pose] : poses)
@@ -321,10 +322,13 @@ void BoundTask::apply(const Action &action)
         d->ctrl[c.actuator] = c.range ? (*c.range)[0] + v * ((*c.range)[1] - (*c.range)[0]) : v;
     }
     for (const auto &mm : m_mocap) {
-        for (int k = 0; k < 3; ++k)
-            d->mocap_pos[3 * mm.mocap + k] = action[static_cast<std::size_t>(mm.pos + k)];
-        for (int k = 0; mm.quat >= 0 && k < 4; ++k)
-            d->mocap_quat[4 * mm.mocap + k] = action[static_cast<std::size_t>(mm.quat + k)];
+        const std::ptrdiff_t body = mm.mocap;
+        for (std::size_t k = 0; k < 3; ++k)
+            d->mocap_pos[3 * body + static_cast<std::ptrdiff_t>(k)] =
+                action[static_cast<std::size_t>(mm.pos) + k];
+        for (std::size_t k = 0; mm.quat >= 0 && k < 4; ++k)
+            d->mocap_quat[4 * body + static_cast<std::ptrdiff_t>(k)] =
+                action[static_cast<std::size_t>(mm.quat) + k];
     }
 }
 
@@ -419,9 +423,11 @@ nlohmann::json BoundTask::bodies() const
 {
     const mjData *d = m_scene->data();
     nlohmann::json out = nlohmann::json::object();
-    for (const auto &[name, id] : m_bodies)
-        out[name] = {{"pos", std::vector<double>(d->xpos + 3 * id, d->xpos + 3 * id + 3)},
-                     {"quat", std::vector<double>(d->xquat + 4 * id, d->xquat + 4 * id + 4)}};
+    for (const auto &[name, id] : m_bodies) {
+        const std::ptrdiff_t b = id;
+        out[name] = {{"pos", std::vector<double>(d->xpos + 3 * b, d->xpos + 3 * b + 3)},
+                     {"quat", std::vector<double>(d->xquat + 4 * b, d->xquat + 4 * b + 4)}};
+    }
     return out;
 }
 
