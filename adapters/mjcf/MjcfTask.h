@@ -1,6 +1,6 @@
 #pragma once
 
-// A task of the generic MJCF world (physics.mjcf; docs/physics-world.md, "MJCF tasks"): which
+// A task of the generic MJCF world (physics.mjcf; docs/physics-world.md, "Task files"): which
 // scene, how an action drives it, what the policy is given, where an episode starts and what
 // success is, read from a JSON task file ("kosmos_mjcf_task": 1). Nothing here touches MuJoCo:
 // names are resolved against a loaded scene by MjcfScene.
