@@ -8,6 +8,7 @@
 #include "mjcf/MjcfScene.h"
 #include "mjcf/MjcfTask.h"
 #include "mjcf/MjcfWorld.h"
+#include "queries/RolloutQuery.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
@@ -334,8 +335,80 @@ TEST(MjcfWorld, ExpertRunsThroughTheEngineAndTheLedgerVerifiesClean)
         << run.output; // 20 steps: the arms are still on their way
     const auto verify = test::runProcessWithStderr({test::cliPath(), "verify", ledger});
     EXPECT_EQ(verify.exitCode, 0) << verify.output;
+    // The tracked bodies' poses become the run's object tracks (and a LeRobot export's
+    // observation.environment_state); the proprioception its 14-D state.
+    {
+        Ledger l = Ledger::open(ledger, {OpenMode::ReadOnly});
+        const RolloutView rollout = loadRollout(l, 1);
+        ASSERT_EQ(rollout.objectTracks.size(), 1u);
+        EXPECT_EQ(rollout.objectTracks[0].name, "box");
+        EXPECT_EQ(rollout.objectTracks[0].frames.size(), 21u);
+        ASSERT_EQ(rollout.proprio.size(), 21u);
+        EXPECT_EQ(rollout.proprio[0].size(), 14u);
+        const RolloutView insertion = loadRollout(l, 3);
+        EXPECT_EQ(insertion.objectTracks.size(), 2u); // peg, socket
+    }
     // Rerunning resumes: nothing is run twice, nothing recorded changes.
     const auto again = test::runProcessWithStderr(
         {test::cliPath(), "run", (dir / "p.json").string(), "--ledger", ledger});
     EXPECT_NE(again.output.find("already finished 4"), std::string::npos) << again.output;
+}
+
+// End-effector control: a task file whose action places the two mocap bodies (position and
+// quaternion) and opens the grippers, on gym-aloha's end-effector scene, moves the welded grippers
+// where the action says.
+TEST(MjcfWorld, AMocapActionMovesTheEndEffector)
+{
+    test::TempDir dir;
+    nlohmann::json j = builtin("aloha_transfer_cube.json");
+    j["id"] = "ee_transfer";
+    j["instruction"] = "move the end effectors";
+    j["scene"]["file"] = "assets/bimanual_viperx_end_effector_transfer_cube.xml";
+    nlohmann::json dims = nlohmann::json::array();
+    for (const char *side : {"left", "right"}) {
+        for (const char *d : {"x", "y", "z"})
+            dims.push_back(
+                {{"name", std::string(side) + "_" + d}, {"unit", "m"}, {"min", -1}, {"max", 1}});
+        for (const char *d : {"qw", "qx", "qy", "qz"})
+            dims.push_back(
+                {{"name", std::string(side) + "_" + d}, {"unit", "1"}, {"min", -1}, {"max", 1}});
+        dims.push_back(
+            {{"name", std::string(side) + "_gripper"}, {"unit", "1"}, {"min", -0.5}, {"max", 1.5}});
+    }
+    j["action"] = {
+        {"dimensions", dims},
+        {"mocap", nlohmann::json::array({{{"body", "mocap_left"}, {"pos", 0}, {"quat", 3}},
+                                         {{"body", "mocap_right"}, {"pos", 8}, {"quat", 11}}})},
+        {"actuators",
+         nlohmann::json::array(
+             {{{"joint", "vx300s_left/left_finger"}, {"action", 7}, {"range", {0.01844, 0.058}}},
+              {{"joint", "vx300s_left/right_finger"}, {"action", 7}, {"range", {-0.01844, -0.058}}},
+              {{"joint", "vx300s_right/left_finger"}, {"action", 15}, {"range", {0.01844, 0.058}}},
+              {{"joint", "vx300s_right/right_finger"},
+               {"action", 15},
+               {"range", {-0.01844, -0.058}}}})}};
+    j["start"]["ctrl_from_qpos"] = false;
+    j["tracked_bodies"] = {"vx300s_left/gripper_link", "box"};
+    std::ofstream(dir / "ee.json") << j.dump(1);
+    WorldSettings s = smallSettings();
+    s.taskFiles = {(dir / "ee.json").string()};
+    // One world, one contract: the 16-D end-effector task cannot join the 14-D ALOHA tasks.
+    EXPECT_NE(test::errorOf([&] { MjcfWorld mixed(s); }).find("has another action contract"),
+              std::string::npos);
+    MjcfTask ee = MjcfTask::fromJson(j, "ee.json");
+    BoundTask bound(ee, scenePathOf(ee, s.lookup), "physics.mjcf");
+    bound.reset(bound.sampleStart(0));
+    const auto startPos =
+        bound.bodies()["vx300s_left/gripper_link"]["pos"].get<std::vector<double>>();
+    const Action hold = {startPos[0], startPos[1], startPos[2] + 0.05, 1, 0, 0, 0, 1,
+                         0.31718881,  0.49999888,  0.29525084,         1, 0, 0, 0, 1};
+    for (int i = 0; i < 20; ++i) {
+        bound.apply(hold);
+        bound.step();
+    }
+    const auto pos = bound.bodies()["vx300s_left/gripper_link"]["pos"].get<std::vector<double>>();
+    // The weld holds the gripper 13.5 cm from the mocap body (its relative pose in the scene's
+    // reference configuration), so it follows the target's change, not the target itself.
+    EXPECT_GT(pos[2], startPos[2] + 0.02) << "the gripper rose with its target";
+    EXPECT_GT(bound.proprio()[6], 0.5); // the left gripper opened
 }
