@@ -19,8 +19,10 @@ namespace kosmos {
 cv::Mat decodeImage(std::span<const std::uint8_t> encoded, int flags);
 std::vector<std::uint8_t> encodeImage(const std::string &extension, const cv::Mat &image,
                                       const std::vector<int> &params = {});
-// An RGB (or grey) 8-bit frame as PNG bytes, compression level 3: how the engine stores rollout
-// frames and how the judge sends them, so a judged frame is the very object already stored.
+// An RGB (or grey) 8-bit frame as PNG bytes (libpng: no row filter, zlib level 1; since
+// 2026-12-06, before OpenCV's adaptive filters at level 3): how the engine stores rollout frames
+// and how the judge sends them, so a judged frame is the very object already stored. Other
+// layouts go through OpenCV's encoder as before.
 std::vector<std::uint8_t> encodeFramePng(const cv::Mat &rgb);
 // The PNG bytes of a judge frame (RGB in, as every judge adapter sends it): encodeFramePng, so a
 // judged frame is the very object already stored for the rollout; a frame that cannot be encoded

@@ -1,4 +1,6 @@
 #include "artifacts/ArtifactStore.h"
+#include "artifacts/ImageCodecs.h"
+#include "artifacts/PixelDigest.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
@@ -6,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -190,4 +193,32 @@ TEST_F(ArtifactStoreTest, AStoredImageReadsBackAsRgbAndOtherBytesAreNamedNotDeco
                   "stored object " + text.sha256.substr(0, 16) + "... does not decode as an image");
     }
     EXPECT_THROW(decodeStoredRgb({}, text.sha256), Error);
+}
+
+// Rollout frames are written by libpng directly (no row filter, zlib level 1): lossless for RGB and
+// grey frames of any size, a view into a larger image included, and read back by OpenCV's decoder
+// as every stored frame always was; the pixel digest does not depend on the encoder.
+TEST(FramePng, IsLosslessForRgbAndGreyAndReadAsBefore)
+{
+    cv::Mat big(97, 131, CV_8UC3);
+    cv::randu(big, cv::Scalar::all(0), cv::Scalar::all(255));
+    const cv::Mat rgb = big(cv::Rect(3, 5, 61, 33)); // not continuous
+    const std::vector<std::uint8_t> png = encodeFramePng(rgb);
+    ASSERT_GT(png.size(), 8u);
+    EXPECT_EQ(std::memcmp(png.data(), "\x89PNG\r\n\x1a\n", 8), 0);
+    const cv::Mat bgr = decodeImage(png, cv::IMREAD_UNCHANGED);
+    cv::Mat back;
+    cv::cvtColor(bgr, back, cv::COLOR_BGR2RGB);
+    EXPECT_EQ(cv::norm(back, rgb, cv::NORM_INF), 0);
+    // The same pixels through OpenCV's encoder: other bytes, the same pixel digest.
+    cv::Mat rgbBgr;
+    cv::cvtColor(rgb, rgbBgr, cv::COLOR_RGB2BGR);
+    const auto opencv = encodeImage(".png", rgbBgr, {cv::IMWRITE_PNG_COMPRESSION, 3});
+    EXPECT_NE(opencv, png);
+    EXPECT_EQ(pixelDigestOfEncoded(opencv).sha256, pixelDigestOfEncoded(png).sha256);
+    cv::Mat grey(16, 24, CV_8UC1);
+    cv::randu(grey, cv::Scalar::all(0), cv::Scalar::all(255));
+    const cv::Mat greyBack = decodeImage(encodeFramePng(grey), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(greyBack.channels(), 1);
+    EXPECT_EQ(cv::norm(greyBack, grey, cv::NORM_INF), 0);
 }
