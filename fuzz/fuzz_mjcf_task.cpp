@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             if (!u)
                 __builtin_trap();
         for (const auto &s : t.stages)
-            if (s.when.kind == kosmos::mjcf::Predicate::Kind::Ref && !t.predicates.count(s.when.ref))
+            if (s.when.kind == kosmos::mjcf::Predicate::Kind::Ref &&
+                !t.predicates.count(s.when.ref))
                 __builtin_trap();
     });
     return 0;
