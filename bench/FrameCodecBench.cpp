@@ -74,13 +74,12 @@ void measure(const char *worldName, const std::vector<cv::Mat> &rgb, int repeat)
         int n = 0;
         bool exact = true;
         for (int r = 0; r < repeat; ++r) {
-            for (const cv::Mat &f : bgr) {
+            for (std::size_t i = 0; i < bgr.size(); ++i) {
+                const cv::Mat &f = bgr[i];
                 std::vector<uchar> png;
-                const cv::Mat &source =
-                    c.level < 0 ? rgb[static_cast<std::size_t>(&f - bgr.data())] : f;
                 auto t = Clock::now();
                 if (c.level < 0)
-                    png = encodeFramePng(source); // what the engine stores (RGB in)
+                    png = encodeFramePng(rgb[i]); // what the engine stores (RGB in)
                 else
                     cv::imencode(".png", f, png,
                                  {cv::IMWRITE_PNG_COMPRESSION, c.level, cv::IMWRITE_PNG_STRATEGY,

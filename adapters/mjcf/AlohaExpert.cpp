@@ -60,21 +60,29 @@ std::array<double, 3> plus(const std::array<double, 3> &a, const std::array<doub
     return {a[0] + b[0], a[1] + b[1], a[2] + b[2]};
 }
 
-std::array<double, 3> objectXyz(const nlohmann::json &freeJoints, const std::string &joint)
+// A free joint's pose in the world's state: [x y z qw qx qy qz], finite numbers.
+std::array<double, 7> poseOf(const nlohmann::json &freeJoints, const std::string &joint)
 {
     if (!freeJoints.is_object() || !freeJoints.contains(joint) || !freeJoints[joint].is_array() ||
         freeJoints[joint].size() != 7)
         throw Error(ErrorCode::InvalidInput, std::string(kWho) +
                                                  ": the world's state lacks the pose of '" + joint +
-                                                 "' (free_joints)");
-    std::array<double, 3> out{};
-    for (std::size_t k = 0; k < 3; ++k) {
-        if (!freeJoints[joint][k].is_number())
+                                                 "' (free_joints: 7 numbers)");
+    std::array<double, 7> out{};
+    for (std::size_t k = 0; k < 7; ++k) {
+        const auto &v = freeJoints[joint][k];
+        if (!v.is_number() || !std::isfinite(v.get<double>()))
             throw Error(ErrorCode::InvalidInput,
                         std::string(kWho) + ": the pose of '" + joint + "' is not numeric");
-        out[k] = freeJoints[joint][k].get<double>();
+        out[k] = v.get<double>();
     }
     return out;
+}
+
+std::array<double, 3> objectXyz(const nlohmann::json &freeJoints, const std::string &joint)
+{
+    const auto pose = poseOf(freeJoints, joint);
+    return {pose[0], pose[1], pose[2]};
 }
 
 Waypoint wp(int t, const std::array<double, 3> &xyz, const Quat &quat, double gripper)
@@ -262,6 +270,22 @@ AlohaExpert::AlohaExpert(ExpertSettings settings) : m_settings(std::move(setting
     m_contract = MjcfTask::fromText(files.front().second, "built-in task").contract;
 }
 
+AlohaExpert::~AlohaExpert() = default;
+
+MjcfScene &AlohaExpert::endEffectorScene(const std::string &task)
+{
+    auto &slot = m_scenes[task];
+    if (!slot) {
+        // Loaded once per task and expert (meshes and all), reset for every plan.
+        const std::string file = task == "aloha_transfer_cube"
+                                     ? "assets/bimanual_viperx_end_effector_transfer_cube.xml"
+                                     : "assets/bimanual_viperx_end_effector_insertion.xml";
+        slot = std::make_unique<MjcfScene>(
+            findScenePackage("gym_aloha", m_settings.lookup).dir / file, kWho);
+    }
+    return *slot;
+}
+
 void AlohaExpert::reset(std::uint64_t seed, const std::string &)
 {
     m_seed = seed;
@@ -295,19 +319,19 @@ std::vector<std::vector<double>> AlohaExpert::plan(const std::string &task,
                 std::clamp(w[i].t, w[i - 1].t + 1, w.back().t - static_cast<int>(w.size() - 1 - i));
     }
 
-    const std::string file = task == "aloha_transfer_cube"
-                                 ? "assets/bimanual_viperx_end_effector_transfer_cube.xml"
-                                 : "assets/bimanual_viperx_end_effector_insertion.xml";
-    const ScenePackage package = findScenePackage("gym_aloha", m_settings.lookup);
-    MjcfScene scene(package.dir / file, kWho);
+    MjcfScene &scene = endEffectorScene(task); // actPlan refused any other task
     mjModel *m = scene.model();
     mjData *d = scene.data();
     scene.resetData();
+    // Each arm's eight joints (six, then the two fingers), left then right, as qpos addresses.
+    std::vector<int> joints;
     for (const char *side : {"left", "right"}) {
-        for (std::size_t j = 0; j < 8; ++j)
-            d->qpos[m->jnt_qposadr[scene.id(ObjectKind::Joint, std::string("vx300s_") + side + "/" +
-                                                                   kJoints[j])]] = kStartArm[j];
+        for (const char *joint : kJoints)
+            joints.push_back(m->jnt_qposadr[scene.id(ObjectKind::Joint,
+                                                     std::string("vx300s_") + side + "/" + joint)]);
     }
+    for (std::size_t i = 0; i < joints.size(); ++i)
+        d->qpos[joints[i]] = kStartArm[i % kStartArm.size()];
     const std::ptrdiff_t mocapLeft = m->body_mocapid[scene.id(ObjectKind::Body, "mocap_left")];
     const std::ptrdiff_t mocapRight = m->body_mocapid[scene.id(ObjectKind::Body, "mocap_right")];
     std::copy(kMocapLeft.begin(), kMocapLeft.begin() + 3, d->mocap_pos + 3 * mocapLeft);
@@ -321,31 +345,22 @@ std::vector<std::vector<double>> AlohaExpert::plan(const std::string &task,
     const double close[4] = {kGripperClose, -kGripperClose, kGripperClose, -kGripperClose};
     std::copy(close, close + 4, d->ctrl);
     for (const auto &item : freeJoints.items()) {
-        const int j = scene.id(ObjectKind::Joint, item.key());
-        const auto pose = item.value().get<std::vector<double>>();
-        if (pose.size() != 7)
-            throw Error(ErrorCode::InvalidInput,
-                        std::string(kWho) + ": the pose of '" + item.key() + "' is not 7 numbers");
-        std::copy(pose.begin(), pose.end(), d->qpos + m->jnt_qposadr[j]);
+        const auto pose = poseOf(freeJoints, item.key());
+        std::copy(pose.begin(), pose.end(),
+                  d->qpos + m->jnt_qposadr[scene.id(ObjectKind::Joint, item.key())]);
     }
     scene.forwardWithoutActuation();
 
     // What ACT records: each step's joint positions with the grippers replaced by the commanded
     // (normalized) openings; the first row is the start, grippers closed.
-    std::vector<int> arm;
-    for (const char *side : {"left", "right"}) {
-        for (std::size_t j = 0; j < 6; ++j)
-            arm.push_back(m->jnt_qposadr[scene.id(ObjectKind::Joint, std::string("vx300s_") + side +
-                                                                         "/" + kJoints[j])]);
-    }
     const auto row = [&] {
         std::vector<double> r;
         r.reserve(14);
-        for (int i = 0; i < 6; ++i)
-            r.push_back(d->qpos[arm[static_cast<std::size_t>(i)]]);
+        for (std::size_t i = 0; i < 6; ++i)
+            r.push_back(d->qpos[joints[i]]);
         r.push_back(normalize(d->ctrl[0]));
-        for (int i = 6; i < 12; ++i)
-            r.push_back(d->qpos[arm[static_cast<std::size_t>(i)]]);
+        for (std::size_t i = 8; i < 14; ++i)
+            r.push_back(d->qpos[joints[i]]);
         r.push_back(normalize(d->ctrl[2]));
         return r;
     };

@@ -19,10 +19,14 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace kosmos::mjcf {
+
+class MjcfScene;
 
 struct ExpertNoise
 {
@@ -74,6 +78,7 @@ class AlohaExpert : public Policy
 {
 public:
     explicit AlohaExpert(ExpertSettings settings);
+    ~AlohaExpert() override;
     ActionContract actionContract() const override { return m_contract; }
     void reset(std::uint64_t seed, const std::string &instruction) override;
     ActionChunk act(const Observation &observation) override;
@@ -85,7 +90,10 @@ public:
                                           int steps, std::uint64_t seed);
 
 private:
+    MjcfScene &endEffectorScene(const std::string &task);
+
     ExpertSettings m_settings;
+    std::map<std::string, std::unique_ptr<MjcfScene>> m_scenes; // by task
     ActionContract m_contract;
     std::uint64_t m_seed = 0;
     std::vector<std::vector<double>> m_trajectory;

@@ -194,7 +194,7 @@ BoundTask::BoundTask(MjcfTask task, const fs::path &scenePath, const std::string
             throw Error(ErrorCode::InvalidInput, who +
                                                      ": start.qpos sets hinge and slide joints; '" +
                                                      joint + "' is not one");
-        (void)value;
+        m_startQpos.emplace_back(m->jnt_qposadr[j], value);
     }
     for (const auto &f : m_task.samples) {
         const int j = s.id(ObjectKind::Joint, f.joint);
@@ -300,8 +300,8 @@ void BoundTask::reset(const nlohmann::json &start)
         poses.emplace_back(adr, numbersOf(free[joint], 7, where + "." + joint));
     }
     s.resetData();
-    for (const auto &[joint, value] : m_task.startQpos)
-        d->qpos[m->jnt_qposadr[s.id(ObjectKind::Joint, joint)]] = value;
+    for (const auto &[adr, value] : m_startQpos)
+        d->qpos[adr] = value;
     if (m_task.ctrlFromQpos) {
         for (int a = 0; a < m->nu; ++a) {
             if (m->actuator_trntype[a] == mjTRN_JOINT)

@@ -93,6 +93,7 @@ private:
     };
     std::vector<Mocap> m_mocap;
     std::vector<std::pair<int, std::optional<std::array<double, 2>>>> m_proprio; // qpos address
+    std::vector<std::pair<int, double>> m_startQpos;       // qpos address, value
     std::vector<std::pair<std::string, int>> m_freeJoints; // name, qpos address
     std::vector<std::pair<std::string, int>> m_bodies;
     std::vector<std::unique_ptr<Bound>> m_stages;

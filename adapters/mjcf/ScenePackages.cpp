@@ -137,8 +137,6 @@ ScenePackage findScenePackage(const std::string &package, const SceneLookup &loo
 
 nlohmann::json folderDigest(const fs::path &dir)
 {
-    static std::mutex mutex;
-    static std::map<std::string, std::pair<std::string, std::string>> cache;
     std::vector<fs::path> files;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
@@ -157,20 +155,7 @@ nlohmann::json folderDigest(const fs::path &dir)
     nlohmann::json out = nlohmann::json::object();
     Sha256 all;
     for (const auto &f : files) {
-        const std::string stamp = std::to_string(fs::file_size(f)) + ":" +
-                                  std::to_string(fs::last_write_time(f).time_since_epoch().count());
-        std::string digest;
-        {
-            const std::lock_guard lock(mutex);
-            if (const auto it = cache.find(f.string());
-                it != cache.end() && it->second.first == stamp)
-                digest = it->second.second;
-        }
-        if (digest.empty()) {
-            digest = Sha256::fileHex(f);
-            const std::lock_guard lock(mutex);
-            cache[f.string()] = {stamp, digest};
-        }
+        const std::string digest = Sha256::cachedFileHex(f);
         const std::string rel = fs::relative(f, dir).string();
         out[rel] = digest;
         all.update(rel + " " + digest + "\n");

@@ -164,27 +164,10 @@ void requirePackages(const std::string &python, const nlohmann::json &versions)
 // by path, size and modification time (a pi0 checkpoint is several GB, hashed once per process).
 nlohmann::json checkpointDigests(const fs::path &folder)
 {
-    static std::mutex mutex;
-    static std::map<std::string, std::pair<std::string, std::string>> cache;
     nlohmann::json files = nlohmann::json::object();
     for (const auto &entry : fs::directory_iterator(folder)) {
-        if (!entry.is_regular_file())
-            continue;
-        const std::string stamp =
-            std::to_string(entry.file_size()) + ":" +
-            std::to_string(entry.last_write_time().time_since_epoch().count());
-        const std::string key = entry.path().string();
-        {
-            const std::lock_guard lock(mutex);
-            if (const auto it = cache.find(key); it != cache.end() && it->second.first == stamp) {
-                files[entry.path().filename().string()] = it->second.second;
-                continue;
-            }
-        }
-        const std::string digest = Sha256::fileHex(entry.path());
-        const std::lock_guard lock(mutex);
-        cache[key] = {stamp, digest};
-        files[entry.path().filename().string()] = digest;
+        if (entry.is_regular_file())
+            files[entry.path().filename().string()] = Sha256::cachedFileHex(entry.path());
     }
     return files;
 }

@@ -197,27 +197,6 @@ void readRuntime(const nlohmann::json &entry, const std::string &at, PackageFile
     }
 }
 
-// A file's SHA-256, computed once per process for an unchanged file (same size and
-// modification time): a package of many gigabytes is hashed when first used, not per run.
-std::string cachedFileHash(const fs::path &path)
-{
-    static std::mutex mutex;
-    static std::map<std::string, std::tuple<std::uintmax_t, fs::file_time_type, std::string>> cache;
-    const auto size = fs::file_size(path);
-    const auto mtime = fs::last_write_time(path);
-    {
-        std::lock_guard lock(mutex);
-        const auto it = cache.find(path.string());
-        if (it != cache.end() && std::get<0>(it->second) == size &&
-            std::get<1>(it->second) == mtime)
-            return std::get<2>(it->second);
-    }
-    std::string hash = Sha256::fileHex(path);
-    std::lock_guard lock(mutex);
-    cache[path.string()] = {size, mtime, hash};
-    return hash;
-}
-
 // The contracts of a named family: 7-D Bridge actions, the family's normalization scheme and
 // chunk length, its frame size.
 void loadFamilyContracts(ModelPackage &p, const std::string &where)
@@ -352,7 +331,7 @@ ModelPackage loadModelPackage(const fs::path &asked, std::optional<ModelFamily> 
             json::fail(at + ".sha256", "must be 64 lowercase hex characters");
         if (!fs::is_regular_file(full))
             throw Error(ErrorCode::NotFound, at + ": file " + full.string() + " is missing");
-        const std::string actual = cachedFileHash(full);
+        const std::string actual = Sha256::cachedFileHex(full);
         if (actual != sha)
             throw Error(ErrorCode::Corrupt, at + ": SHA-256 mismatch for " + relative.string() +
                                                 ": the manifest says " + sha.substr(0, 16) +

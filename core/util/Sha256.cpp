@@ -7,6 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -66,6 +69,31 @@ std::string Sha256::hex(std::span<const std::uint8_t> data)
     Sha256 h;
     h.update(data.data(), data.size());
     return h.finalHex();
+}
+
+std::string Sha256::cachedFileHex(const std::filesystem::path &path)
+{
+    static std::mutex mutex;
+    static std::map<std::string,
+                    std::tuple<std::uintmax_t, std::filesystem::file_time_type, std::string>>
+        cache;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    const auto mtime =
+        ec ? std::filesystem::file_time_type() : std::filesystem::last_write_time(path, ec);
+    if (ec)
+        throw Error(ErrorCode::Io, "cannot read " + path.string() + ": " + ec.message());
+    {
+        const std::lock_guard lock(mutex);
+        const auto it = cache.find(path.string());
+        if (it != cache.end() && std::get<0>(it->second) == size &&
+            std::get<1>(it->second) == mtime)
+            return std::get<2>(it->second);
+    }
+    std::string hash = fileHex(path);
+    const std::lock_guard lock(mutex);
+    cache[path.string()] = {size, mtime, hash};
+    return hash;
 }
 
 std::string Sha256::fileHex(const std::filesystem::path &path)

@@ -31,6 +31,10 @@ public:
     static std::string hex(std::span<const std::uint8_t> data);
     // Hashes a whole file by streaming it; throws Error(Io) when it cannot be read.
     static std::string fileHex(const std::filesystem::path &path);
+    // fileHex computed once per process for an unchanged file (the same size and modification
+    // time): weights, checkpoints and scene folders of many gigabytes are hashed when first used,
+    // not per run. Thread-safe; throws Error(Io) when the file cannot be read.
+    static std::string cachedFileHex(const std::filesystem::path &path);
     // True for exactly 64 lowercase hex characters.
     static bool isValidHex(std::string_view digest);
 
