@@ -5,7 +5,9 @@
 #include "util/Clock.h"
 #include "util/Error.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <pthread.h>
 #include <sched.h>
 
@@ -34,14 +36,12 @@ void yieldToTheRollout()
 FramePipeline::FramePipeline(const std::filesystem::path &objectsDir, const Options &options)
     : m_store(objectsDir), m_options(options), m_measurements(options.thresholds)
 {
-    if (m_options.capacity < 1 || m_options.syncEvery < 1)
-        throw Error(ErrorCode::InvalidInput, "frame pipeline: capacity and syncEvery must be >= 1");
+    if (m_options.capacity < 1 || m_options.syncEvery < 1 || m_options.storeThreads < 1)
+        throw Error(ErrorCode::InvalidInput,
+                    "frame pipeline: capacity, syncEvery and storeThreads must be >= 1");
     m_store.setDeferredSync(true);
-    prepareImageCodecs(); // before the store thread's first encode
-    m_storeThread = std::thread([this] {
-        yieldToTheRollout();
-        storeLoop();
-    });
+    prepareImageCodecs(); // before the store threads' first encode
+    startStoreThread();   // the others when frames queue up (submit)
     m_measureThread = std::thread([this] {
         yieldToTheRollout();
         measureLoop();
@@ -55,8 +55,18 @@ FramePipeline::~FramePipeline()
         m_stop = true;
     }
     m_changed.notify_all();
-    m_storeThread.join();
+    for (auto &t : m_storeThreads)
+        t.join();
     m_measureThread.join();
+}
+
+void FramePipeline::startStoreThread()
+{
+    const int rank = static_cast<int>(m_storeThreads.size());
+    m_storeThreads.emplace_back([this, rank] {
+        yieldToTheRollout();
+        storeLoop(rank);
+    });
 }
 
 void FramePipeline::rethrowFailure()
@@ -90,6 +100,11 @@ void FramePipeline::submit(const cv::Mat &frame)
     rethrowFailure();
     m_toStore.emplace_back(m_next++, frame);
     m_toMeasure.push_back(frame);
+    // Frames queue up: the policy and world are faster than one store thread. Another starts
+    // (with a slow policy it never does: an idle thread's wake-ups cost the rollout).
+    if (static_cast<int>(m_storeThreads.size()) < m_options.storeThreads &&
+        static_cast<int>(m_toStore.size()) > static_cast<int>(m_storeThreads.size()))
+        startStoreThread();
     m_timings.handoffMs += msSince(start);
     lock.unlock();
     m_changed.notify_all();
@@ -101,11 +116,24 @@ std::vector<FramePipeline::StoredFrame> FramePipeline::takeDurable()
     {
         std::lock_guard lock(m_mutex);
         rethrowFailure();
-        out.swap(m_durable);
+        out = takeContiguous();
         if (!m_written.empty())
             m_syncRequested = true;
     }
     m_changed.notify_all();
+    return out;
+}
+
+// Called with the lock held: the durable frames from m_nextTaken on, up to the first gap.
+std::vector<FramePipeline::StoredFrame> FramePipeline::takeContiguous()
+{
+    std::size_t n = 0;
+    while (n < m_durable.size() && m_durable[n].index == m_nextTaken + static_cast<int>(n))
+        ++n;
+    std::vector<StoredFrame> out(std::make_move_iterator(m_durable.begin()),
+                                 std::make_move_iterator(m_durable.begin() + static_cast<long>(n)));
+    m_durable.erase(m_durable.begin(), m_durable.begin() + static_cast<long>(n));
+    m_nextTaken += static_cast<int>(n);
     return out;
 }
 
@@ -121,8 +149,7 @@ std::vector<FramePipeline::StoredFrame> FramePipeline::finish()
                              !m_syncing && m_toMeasure.empty() && !m_measuring);
     });
     rethrowFailure();
-    std::vector<StoredFrame> out;
-    out.swap(m_durable);
+    std::vector<StoredFrame> out = takeContiguous(); // every frame: no gap is left
     m_timings.finishMs += msSince(start);
     return out;
 }
@@ -130,7 +157,9 @@ std::vector<FramePipeline::StoredFrame> FramePipeline::finish()
 FramePipeline::Timings FramePipeline::timings() const
 {
     std::lock_guard lock(m_mutex);
-    return m_timings;
+    Timings t = m_timings;
+    t.storeThreads = static_cast<int>(m_storeThreads.size());
+    return t;
 }
 
 // Called with the lock held; releases it during the syncfs.
@@ -157,23 +186,29 @@ void FramePipeline::syncWritten(std::unique_lock<std::mutex> &lock)
         keepFirstFailure(failure);
         return;
     }
-    // Batches are synced in order (one store thread), so the durable list stays in index order.
+    // Frames are written in any order by the store threads: the durable list is kept sorted.
     for (auto &f : batch)
         m_durable.push_back(std::move(f));
+    std::sort(m_durable.begin(), m_durable.end(),
+              [](const StoredFrame &a, const StoredFrame &b) { return a.index < b.index; });
 }
 
-void FramePipeline::storeLoop()
+void FramePipeline::storeLoop(int rank)
 {
     std::unique_lock lock(m_mutex);
     for (;;) {
-        m_changed.wait(lock, [this] {
-            return m_stop || m_failure || !m_toStore.empty() ||
-                   ((m_syncRequested || m_finished) && !m_written.empty());
+        // Thread `rank` takes a frame only while more than `rank` wait, so that the threads
+        // started when frames queued up sleep while one keeps up. One batch is synced at a time
+        // (m_syncing); meanwhile the other threads store frames.
+        const auto work = [this, rank] { return static_cast<int>(m_toStore.size()) > rank; };
+        m_changed.wait(lock, [this, &work] {
+            return m_stop || m_failure || work() ||
+                   (!m_syncing && (m_syncRequested || m_finished) && !m_written.empty());
         });
         if (m_stop || m_failure)
             return;
-        const bool idle = m_toStore.empty();
-        if (!m_written.empty() &&
+        const bool idle = !work();
+        if (!m_syncing && !m_written.empty() &&
             (idle || static_cast<int>(m_written.size()) >= m_options.syncEvery)) {
             syncWritten(lock);
             m_changed.notify_all();
@@ -218,8 +253,9 @@ void FramePipeline::storeLoop()
             return;
         }
         m_written.push_back(std::move(stored));
-        // The last queued frame written while a sync is wanted (finish, takeDurable): sync now.
-        if (m_toStore.empty() && (m_syncRequested || m_finished))
+        // The last queued frame written while a sync is wanted (finish, takeDurable): sync now
+        // (or, while another thread syncs, when it is done: the wait above).
+        if (m_toStore.empty() && !m_syncing && (m_syncRequested || m_finished))
             syncWritten(lock);
         m_changed.notify_all();
     }

@@ -18,11 +18,14 @@
 namespace kosmos {
 
 // A rollout's frames encoded, hashed, stored and measured off the engine's critical path
-// (docs/pipeline.md, "The rollout engine"). Two threads per rollout:
-//  - the store thread encodes each frame as PNG, takes the pixel digest from the raw pixels it
-//    already has (no decode), and writes the object without an fsync of its own; objects become
-//    durable in batches, one syncfs of the store's file system per batch (every `syncEvery`
-//    objects, and whenever the engine asks for what is durable so far);
+// (docs/pipeline.md, "The rollout engine"). Threads per rollout:
+//  - up to `storeThreads` store threads (two by default: encoding is the costliest part; the
+//    second starts the first time frames queue up, and works only while they do: with a slow
+//    policy one keeps up) each take the next queued frame, encode it as PNG, take the pixel digest
+//    from the raw pixels it already has (no decode), and write the object without an fsync of its
+//    own; objects become durable in batches, one syncfs of the store's file system per batch (every
+//    `syncEvery` objects, and whenever the engine asks for what is durable so far), one batch at a
+//    time;
 //  - the measure thread takes the validator's pixel measurements (grey statistics, differences,
 //    optical flow) frame by frame, so validation at the end only combines them.
 // Only durable objects are handed back (takeDurable, finish) for the ledger to record: a row never
@@ -35,6 +38,7 @@ public:
     {
         int capacity = 16;
         int syncEvery = 16;
+        int storeThreads = 2;
         ValidationThresholds thresholds;
     };
     struct StoredFrame
@@ -54,6 +58,7 @@ public:
         double syncMs = 0;
         int syncs = 0;
         double measureMs = 0;
+        int storeThreads = 0; // started so far (the second when frames queued up)
     };
 
     FramePipeline(const std::filesystem::path &objectsDir, const Options &options);
@@ -66,8 +71,9 @@ public:
     // Queues the next frame (indices 0, 1, 2, ... in order). Its pixels are shared, never
     // written; the caller must not modify them either. Rethrows a background failure.
     void submit(const cv::Mat &frame);
-    // The frames stored and durable since the last call, in index order (asks the store thread
-    // to make what it has written durable; does not wait for that). Rethrows a failure.
+    // The frames stored and durable since the last call, in index order and without gaps (a
+    // frame durable before one of a lower index waits for it), asking the store threads to make
+    // what they have written durable (does not wait for that). Rethrows a failure.
     std::vector<StoredFrame> takeDurable();
     // Waits for every queued frame, makes them durable and returns those not yet taken.
     // Rethrows a failure. Nothing may be submitted afterwards.
@@ -77,9 +83,11 @@ public:
     Timings timings() const;
 
 private:
-    void storeLoop();
+    void startStoreThread();
+    void storeLoop(int rank);
     void measureLoop();
     void syncWritten(std::unique_lock<std::mutex> &lock);
+    std::vector<StoredFrame> takeContiguous();
     void rethrowFailure();
     void keepFirstFailure(std::exception_ptr failure);
 
@@ -92,9 +100,10 @@ private:
     std::deque<std::pair<int, cv::Mat>> m_toStore;
     std::deque<cv::Mat> m_toMeasure;
     std::vector<StoredFrame> m_written; // stored, not yet durable
-    std::vector<StoredFrame> m_durable; // durable, not yet taken
+    std::vector<StoredFrame> m_durable; // durable, not yet taken, in index order
     int m_next = 0;
-    int m_storing = 0; // frames taken by the store thread and not yet written
+    int m_nextTaken = 0; // the index of the next frame takeDurable hands back
+    int m_storing = 0;   // frames taken by a store thread and not yet written
     bool m_measuring = false;
     bool m_syncing = false; // a batch taken from m_written is being synced
     bool m_syncRequested = false;
@@ -103,7 +112,7 @@ private:
     std::exception_ptr m_failure;
     Timings m_timings;
 
-    std::thread m_storeThread;
+    std::vector<std::thread> m_storeThreads; // started and joined by the producer's thread
     std::thread m_measureThread;
 };
 

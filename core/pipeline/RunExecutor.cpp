@@ -657,6 +657,7 @@ private:
               {"object_write_ms", frames.writeMs},
               {"sync_ms", frames.syncMs},
               {"syncs", frames.syncs},
+              {"store_threads", frames.storeThreads},
               {"measure_ms", frames.measureMs}}},
             // As the adapters reported them (a torch adapter says
             // cpu / cuda:N); null when an adapter does not say.

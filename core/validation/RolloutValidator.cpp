@@ -199,16 +199,22 @@ CheckOutcome discontinuityCheck(const Transitions &tr, const ValidationThreshold
     return c;
 }
 
-// Observed motion of transition i: the mean of the top 1% dense optical flow magnitudes
-// (Farneback) at flowWidth, in full-size pixels (the moving gripper or object covers a small
-// part of a fixed camera's view).
-double observedMotion(const cv::Mat &from, const cv::Mat &to, const ValidationThresholds &t)
+// A grey frame at flowWidth, for the optical flow; `scale` is flowWidth / its width.
+cv::Mat flowInput(const cv::Mat &grey, const ValidationThresholds &t, double &scale)
 {
-    const double scale = static_cast<double>(t.flowWidth) / from.cols;
-    cv::Mat a0, a1, flow;
-    cv::resize(from, a0, cv::Size(), scale, scale, cv::INTER_AREA);
-    cv::resize(to, a1, cv::Size(), scale, scale, cv::INTER_AREA);
-    cv::calcOpticalFlowFarneback(a0, a1, flow, 0.5, 3, 15, 3, 5, 1.2, 0);
+    scale = static_cast<double>(t.flowWidth) / grey.cols;
+    cv::Mat small;
+    cv::resize(grey, small, cv::Size(), scale, scale, cv::INTER_AREA);
+    return small;
+}
+
+// Observed motion of a transition: the mean of the top 1% dense optical flow magnitudes
+// (Farneback) between two frames at flowWidth (flowInput), in full-size pixels (the moving gripper
+// or object covers a small part of a fixed camera's view).
+double observedMotion(const cv::Mat &from, const cv::Mat &to, double scale)
+{
+    cv::Mat flow;
+    cv::calcOpticalFlowFarneback(from, to, flow, 0.5, 3, 15, 3, 5, 1.2, 0);
     std::vector<cv::Mat> parts;
     cv::split(flow, parts);
     cv::Mat magnitude;
@@ -302,6 +308,8 @@ void FrameMeasurements::add(const cv::Mat &frame)
     cv::Scalar mean, stddev;
     cv::meanStdDev(g, mean, stddev);
     m_frames.push_back({mean[0], stddev[0]});
+    double scale = 1;
+    cv::Mat small = flowInput(g, m_thresholds, scale); // resized once, used by two transitions
     if (!m_lastGrey.empty()) {
         TransitionStats step;
         step.diff = meanAbsDiff(m_lastGrey, g);
@@ -311,11 +319,13 @@ void FrameMeasurements::add(const cv::Mat &frame)
             cv::absdiff(m_lastGrey, g, d);
             step.changed = cv::countNonZero(d > m_thresholds.changedPixelDelta) /
                            static_cast<double>(d.total());
-            step.motion = observedMotion(m_lastGrey, g, m_thresholds);
+            step.motion = observedMotion(m_lastSmall, small, m_lastScale);
         }
         m_steps.push_back(step);
     }
     m_lastGrey = g.data == frame.data ? g.clone() : g; // never a view of the caller's frame
+    m_lastSmall = std::move(small);
+    m_lastScale = scale;
 }
 
 bool FrameMeasurements::describes(const RolloutEvidence &e, const ValidationThresholds &t) const

@@ -144,6 +144,50 @@ TEST(FramePipeline, EveryFrameIsHandedBackWhenFinishMeetsASyncInFlight)
     }
 }
 
+TEST(FramePipeline, SeveralStoreThreadsHandFramesBackInOrderWithoutGaps)
+{
+    // Frames submitted faster than one thread stores them start the helpers; they write in any
+    // order, and what is handed back is always the next frames in index order, each once.
+    TempDir dir;
+    const fs::path objects = objectsDir(dir);
+    const auto frames = scene(60, 160, 128);
+    int mostStarted = 0;
+    for (int threads : {1, 2, 3}) {
+        for (int round = 0; round < 6; ++round) {
+            FramePipeline::Options options;
+            options.storeThreads = threads;
+            options.syncEvery = 1 + round;
+            FramePipeline pipeline(objects, options);
+            std::vector<int> indices;
+            for (std::size_t i = 0; i < frames.size(); ++i) {
+                pipeline.submit(frames[i]);
+                if (static_cast<int>(i % 3) == round % 3)
+                    for (const auto &f : pipeline.takeDurable())
+                        indices.push_back(f.index);
+            }
+            for (const auto &f : pipeline.finish())
+                indices.push_back(f.index);
+            const int started = pipeline.timings().storeThreads;
+            EXPECT_GE(started, 1);
+            EXPECT_LE(started, threads);
+            mostStarted = std::max(mostStarted, started);
+            ASSERT_EQ(indices.size(), frames.size()) << threads << " threads, round " << round;
+            for (std::size_t i = 0; i < indices.size(); ++i)
+                ASSERT_EQ(indices[i], static_cast<int>(i))
+                    << threads << " threads, round " << round << ": out of order or a gap";
+        }
+    }
+    EXPECT_GE(mostStarted, 2) << "frames submitted at once never started a helper";
+    FramePipeline::Options none;
+    none.storeThreads = 0;
+    try {
+        FramePipeline pipeline(objects, none);
+        FAIL() << "0 store threads accepted";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("storeThreads"), std::string::npos) << e.what();
+    }
+}
+
 TEST(FramePipeline, AStoreFailureSurfacesWithItsCauseAndNothingHangs)
 {
     TempDir dir;

@@ -178,7 +178,7 @@ TEST(Validation, MeasurementsTakenBesideTheRolloutGiveTheSameReport)
     EXPECT_FALSE(partial.describes(e, {}));
     EXPECT_EQ(validateRollout(e).toJson().dump(), validateRollout(e, {}, &partial).toJson().dump());
     ValidationThresholds other;
-    other.flowWidth = 64;
+    other.flowWidth = 128;
     FrameMeasurements coarse(other);
     for (const auto &f : e.frames)
         coarse.add(f);
@@ -223,5 +223,5 @@ TEST(Validation, JointTargetsAreNotTranslations)
         e.actions[i][0] = 0.5 + 0.02 * static_cast<double>(i);
     r = validateRollout(e);
     EXPECT_TRUE(hasReason(r, Reason::FrozenSequence)) << r.toJson().dump(2);
-    EXPECT_EQ(r.toRecord().validatorVersion, "2");
+    EXPECT_EQ(r.toRecord().validatorVersion, "3");
 }
