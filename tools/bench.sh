@@ -35,6 +35,22 @@ echo
 echo "## Export"
 "$bin/kosmos-bench-export" "$work" --frames "$([ -n "$quick" ] && echo 200 || echo 1000)"
 echo
+echo "## Frame codecs and validation's optical flow ([fast-rollouts])"
+cmake --build "$here/build" --target kosmos-bench-frame-codecs kosmos-bench-validation-flow \
+    >/dev/null 2>&1 || true
+if [ -x "$bin/kosmos-bench-frame-codecs" ]; then
+    "$bin/kosmos-bench-frame-codecs" --frames "$([ -n "$quick" ] && echo 40 || echo 120)"
+    "$bin/kosmos-bench-validation-flow" --episodes "$([ -n "$quick" ] && echo 6 || echo 24)" --threads 1
+else
+    echo "(skipped: the physics world is not built here)"
+fi
+echo
+echo "## Batched episodes (--batch N, the shipped world model and policies)"
+if [ -d "$here/models/world" ]; then
+    "$here/bench/batch-bench.sh" "$work/batch" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
+        --batches "1 4 16" || echo "(batch bench failed: see $work/batch)"
+fi
+echo
 echo "## Workstation"
 large=$(find "$work" -maxdepth 2 -name 'large.kosmos' | head -1)
 if [ -n "$large" ] && [ -z "$quick" ]; then

@@ -89,10 +89,75 @@ public:
         return m_clock.time([&] { return run(observation); });
     }
 
+    // A batch dimension: the module's inputs of every episode stacked ([N, ...]), one forward
+    // pass. A module that refuses a batch (its export fixed batch 1) makes the call throw: the
+    // engine then calls each episode alone, and this instance declares no batch from then on.
+    int maxBatch() const override { return m_batchRefused ? 1 : kMaxBatch; }
+    std::vector<ActionChunk> actBatch(std::span<Policy *const> episodes,
+                                      std::span<const Observation> observations,
+                                      std::span<std::exception_ptr>) override
+    {
+        std::vector<GenericPolicy *> peers;
+        for (Policy *p : episodes) {
+            auto *peer = dynamic_cast<GenericPolicy *>(p);
+            if (!peer || peer->m_package.manifestSha256 != m_package.manifestSha256)
+                throw Error(ErrorCode::InvalidInput,
+                            "a batch of generic policies must share one model package");
+            peers.push_back(peer);
+        }
+        try {
+            auto chunks = m_clock.time([&] {
+                torch::InferenceMode guard;
+                std::vector<std::vector<torch::Tensor>> each;
+                for (std::size_t i = 0; i < peers.size(); ++i)
+                    each.push_back(peers[i]->inputsFor(observations[i]));
+                const torch::Tensor out =
+                    forward(m_module, stackInputs(each), "the generic policy module (a batch)");
+                expectShape(out, batchedShape(m_io.output, peers.size()),
+                            "the generic policy module (a batch of " +
+                                std::to_string(peers.size()) + ")");
+                std::vector<ActionChunk> perEpisode;
+                for (std::size_t i = 0; i < peers.size(); ++i)
+                    perEpisode.push_back(
+                        peers[i]->chunkOf(out.narrow(0, static_cast<int64_t>(i), 1)));
+                return perEpisode;
+            });
+            for (GenericPolicy *peer : peers)
+                if (peer != this)
+                    peer->m_clock.shareLast(m_clock);
+            return chunks;
+        } catch (...) {
+            // Each episode is called alone next (its history is taken again then).
+            for (std::size_t i = 0; i < peers.size(); ++i) {
+                peers[i]->forgetLast(observations[i]);
+                peers[i]->m_batchRefused = true; // one package: none of them batches any more
+            }
+            throw;
+        }
+    }
+
 private:
+    static constexpr int kMaxBatch = 256;
+
     ActionChunk run(const Observation &observation)
     {
         torch::InferenceMode guard;
+        const torch::Tensor out =
+            forward(m_module, inputsFor(observation), "the generic policy module");
+        expectShape(out, m_io.output, "the generic policy module");
+        return chunkOf(out);
+    }
+
+    // A failed batch: the observation inputsFor added to the history is taken back.
+    void forgetLast(const Observation &observation)
+    {
+        if (!m_history.empty() && m_history.back().data == observation.image.data)
+            m_history.pop_back();
+    }
+
+    // The module's inputs for one observation ([1, ...] each); the image joins the history.
+    std::vector<torch::Tensor> inputsFor(const Observation &observation)
+    {
         m_history.push_back(observation.image);
         if (const IoInput *h = m_io.find(IoSource::History);
             static_cast<int>(m_history.size()) > (h ? h->count() : 1))
@@ -127,8 +192,12 @@ private:
                 break; // parseGenericIo admits no other source for a policy
             }
         }
-        const torch::Tensor out = forward(m_module, std::move(inputs), "the generic policy module");
-        expectShape(out, m_io.output, "the generic policy module");
+        return inputs;
+    }
+
+    // One episode's output ([1, chunk, dims]) as physical actions, checked.
+    ActionChunk chunkOf(const torch::Tensor &out) const
+    {
         ActionChunk chunk;
         for (const auto &normalized : tensorChunk(out)) {
             if (static_cast<int>(chunk.size()) == m_execute)
@@ -162,6 +231,7 @@ private:
     std::int64_t m_instruction = 0;
     std::deque<cv::Mat> m_history;
     CallClock m_clock;
+    bool m_batchRefused = false;
 };
 
 // Autoregressive: each chunk is predicted from the frames so far (the start frame, then its
@@ -214,10 +284,81 @@ public:
         return m_clock.time([&] { return generate(actions); });
     }
 
+    // A batch dimension, as GenericPolicy's: every episode's inputs stacked, one forward pass,
+    // each episode's frames and commanded state taken from its slice of the output.
+    int maxBatch() const override { return m_batchRefused ? 1 : kMaxBatch; }
+    std::vector<std::vector<cv::Mat>> stepBatch(std::span<WorldModel *const> episodes,
+                                                std::span<const ActionChunk> actions,
+                                                std::span<std::exception_ptr>) override
+    {
+        std::vector<GenericWorldModel *> peers;
+        for (WorldModel *w : episodes) {
+            auto *peer = dynamic_cast<GenericWorldModel *>(w);
+            if (!peer || peer->m_package.manifestSha256 != m_package.manifestSha256)
+                throw Error(ErrorCode::InvalidInput,
+                            "a batch of generic world models must share one model package");
+            peers.push_back(peer);
+        }
+        try {
+            auto frames = m_clock.time([&] {
+                torch::InferenceMode guard;
+                std::vector<Prepared> prepared;
+                std::vector<std::vector<torch::Tensor>> each;
+                for (std::size_t i = 0; i < peers.size(); ++i) {
+                    prepared.push_back(peers[i]->prepare(actions[i]));
+                    each.push_back(std::move(prepared.back().inputs));
+                }
+                const torch::Tensor out =
+                    forward(m_module, stackInputs(each), "the generic world model module (a batch)")
+                        .to(torch::kCPU, torch::kFloat)
+                        .contiguous();
+                expectShape(out, batchedShape(m_io.output, peers.size()),
+                            "the generic world model module (a batch of " +
+                                std::to_string(peers.size()) + ")");
+                std::vector<std::vector<cv::Mat>> perEpisode;
+                for (std::size_t i = 0; i < peers.size(); ++i)
+                    perEpisode.push_back(
+                        peers[i]->commit(out.narrow(0, static_cast<int64_t>(i), 1).contiguous(),
+                                         std::move(prepared[i].state)));
+                return perEpisode;
+            });
+            for (GenericWorldModel *peer : peers)
+                if (peer != this)
+                    peer->m_clock.shareLast(m_clock);
+            return frames;
+        } catch (...) {
+            // Nothing was committed: each episode is called alone next, and none batches again.
+            for (GenericWorldModel *peer : peers)
+                peer->m_batchRefused = true;
+            throw;
+        }
+    }
+
 private:
+    static constexpr int kMaxBatch = 256;
+
+    // One episode's inputs for a chunk ([1, ...] each) and the commanded state after it, not yet
+    // taken: commit() takes it with the frames.
+    struct Prepared
+    {
+        std::vector<torch::Tensor> inputs;
+        std::vector<double> state;
+    };
+
     std::vector<cv::Mat> generate(const ActionChunk &actions)
     {
         torch::InferenceMode guard;
+        Prepared prepared = prepare(actions);
+        const torch::Tensor out =
+            forward(m_module, std::move(prepared.inputs), "the generic world model module")
+                .to(torch::kCPU, torch::kFloat)
+                .contiguous();
+        expectShape(out, m_io.output, "the generic world model module");
+        return commit(out, std::move(prepared.state));
+    }
+
+    Prepared prepare(const ActionChunk &actions) const
+    {
         const int n = m_package.action.chunkLength;
         const int dims = m_package.action.dimension();
         if (static_cast<int>(actions.size()) != n)
@@ -269,11 +410,14 @@ private:
                 break;
             }
         }
-        const torch::Tensor out =
-            forward(m_module, std::move(inputs), "the generic world model module")
-                .to(torch::kCPU, torch::kFloat)
-                .contiguous();
-        expectShape(out, m_io.output, "the generic world model module");
+        return {std::move(inputs), std::move(state)};
+    }
+
+    // One episode's output ([1, n, 3, H, W], float, contiguous on the CPU) as frames; the frames
+    // and the commanded state become the episode's.
+    std::vector<cv::Mat> commit(const torch::Tensor &out, std::vector<double> state)
+    {
+        const int n = m_package.action.chunkLength;
         std::vector<cv::Mat> frames;
         const std::size_t plane = std::size_t{3} * static_cast<std::size_t>(m_frame.width) *
                                   static_cast<std::size_t>(m_frame.height);
@@ -299,6 +443,7 @@ private:
     std::deque<cv::Mat> m_frames;
     std::vector<double> m_proprio;
     CallClock m_clock;
+    bool m_batchRefused = false;
 };
 
 // A learned success classifier as a judge: the module gives logits over progress 0..5 (5: the

@@ -508,12 +508,43 @@ public:
         return out;
     }
 
+    // A call made for several episodes at once (actBatch, stepBatch): each episode's clock
+    // counts it as its own last call.
+    void shareLast(const CallClock &from)
+    {
+        m_lastMs = from.m_lastMs;
+        m_lastDeviceMs = from.m_lastDeviceMs;
+        ++m_calls;
+        m_totalMs += m_lastMs;
+    }
+
 private:
     double m_lastMs = 0;
     double m_lastDeviceMs = 0;
     double m_totalMs = 0;
     std::int64_t m_calls = 0;
 };
+
+// Inputs of several episodes stacked along the batch dimension (each [1, ...]).
+inline std::vector<torch::Tensor> stackInputs(const std::vector<std::vector<torch::Tensor>> &each)
+{
+    std::vector<torch::Tensor> out;
+    for (std::size_t k = 0; k < each.front().size(); ++k) {
+        std::vector<torch::Tensor> parts;
+        for (const auto &inputs : each)
+            parts.push_back(inputs[k]);
+        out.push_back(torch::cat(parts, 0));
+    }
+    return out;
+}
+
+// The output shape of a signature ([1, ...]) for a batch of n.
+inline std::vector<int64_t> batchedShape(std::vector<int64_t> shape, std::size_t n)
+{
+    if (!shape.empty())
+        shape[0] = static_cast<int64_t>(n);
+    return shape;
+}
 
 // The conditioning frame of a world model: given by the engine, or the task's start_state names
 // an image ("frame") with its SHA-256 ("frame_sha256"), both part of the frozen protocol.

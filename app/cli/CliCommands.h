@@ -140,10 +140,11 @@ enum class RunMode
 nlohmann::json placedOnDevice(const kosmos::PluginRegistry &registry,
                               const nlohmann::json &document, const std::string &device,
                               bool quiet);
+// batch: episodes each worker runs in lockstep (--batch N, EngineOptions::batch).
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode = RunMode::Threads,
                 bool retryFailed = false, const std::string &shard = {},
-                const std::string &device = {});
+                const std::string &device = {}, int batch = 1);
 // Scale-out (core/scaleout, docs/scale-out.md): merge shard ledgers; submit a protocol as N
 // shards (Slurm job array + merge job, or N local processes); the shards' progress; scancel.
 int runMerge(const std::string &target, const std::vector<std::string> &sources, bool json,

@@ -15,9 +15,11 @@
 #include "pipeline/WorkerPool.h"
 #include "protocol/DevicePlacement.h"
 #include "queries/BatchSummary.h"
+#include "queries/BatchThroughput.h"
 #include "queries/JudgmentQuery.h"
 #include "queries/LatestRuns.h"
 #include "util/BoundedJson.h"
+#include "util/Clock.h"
 #include "util/Error.h"
 #include "util/InstallPaths.h"
 #include "util/JsonFields.h"
@@ -67,6 +69,8 @@ void scan(PluginRegistry &registry, const std::string &executableDir)
 }
 
 void printSummary(const std::string &bundle, const std::string &protocolSha256);
+void printThroughput(const std::string &bundle, const std::string &protocolSha256,
+                     std::int64_t sinceMs);
 
 int preview(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
             bool json, const std::optional<ShardSpec> &shard)
@@ -109,13 +113,14 @@ int batchExitCode(const BatchResult &result)
 
 int execute(const std::string &executableDir, const Protocol &protocol, const std::string &bundle,
             int workers, bool quiet = false, bool retryFailed = false,
-            const std::optional<ShardSpec> &shard = std::nullopt)
+            const std::optional<ShardSpec> &shard = std::nullopt, int lockstep = 1)
 {
     PluginRegistry registry;
     scan(registry, executableDir);
     PluginComponentFactory factory(registry);
     EngineOptions options;
     options.workers = workers;
+    options.batch = lockstep;
     options.shard = shard;
     options.workerName = "kosmos-cli";
     RolloutEngine engine(bundle, factory, options);
@@ -138,6 +143,7 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
 
     std::signal(SIGINT, quiet ? onWorkerStop : onInterrupt);
     std::signal(SIGTERM, quiet ? onWorkerStop : onInterrupt);
+    const std::int64_t startedMs = nowMs();
     TerminalProgress bar;
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     std::size_t finished = 0;
@@ -170,6 +176,7 @@ int execute(const std::string &executableDir, const Protocol &protocol, const st
                   << result.interrupted << " interrupted)";
     std::cout << "\n\n";
     printSummary(bundle, batch.protocolSha256);
+    printThroughput(bundle, batch.protocolSha256, startedMs);
     if (g_stop)
         std::cerr << "kosmos-cli: interrupted; " << result.interrupted
                   << " run(s) in flight went back to the queue (their attempts are kept as "
@@ -191,6 +198,19 @@ std::string referenceSourceText(const std::string &source)
     if (source == "mixed")
         return "synthetic and physics ground truth, not a human";
     return "no reference labels";
+}
+
+// Where this command's time went (its attempts only): steps/s, frames/s and each stage's share,
+// per worker and in all, as the workstation's Run workspace shows it.
+void printThroughput(const std::string &bundle, const std::string &protocolSha256,
+                     std::int64_t sinceMs)
+{
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    const BatchThroughput t = batchThroughput(ledger, protocolSha256, sinceMs, nowMs());
+    if (t.workers.empty())
+        return;
+    std::cout << "\nthroughput (this command's attempts; store runs beside the rollout):\n"
+              << t.text();
 }
 
 void printSummary(const std::string &bundle, const std::string &protocolSha256)
@@ -217,7 +237,7 @@ void printSummary(const std::string &bundle, const std::string &protocolSha256)
 // kept), and a replacement is started while runs are still queued.
 int supervise(const std::string &executableDir, const std::string &protocolPath,
               const Protocol &protocol, const std::string &bundle, int workers, bool retryFailed,
-              const std::optional<ShardSpec> &shard, const std::string &device)
+              const std::optional<ShardSpec> &shard, const std::string &device, int lockstep)
 {
     SubmittedBatch batch;
     int requeued = 0;
@@ -245,6 +265,7 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         std::cout << requeued << " failed run(s) queued for a new attempt (their failed "
                   << "attempts stay recorded)\n";
     std::cout << std::flush;
+    const std::int64_t startedMs = nowMs();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     // The workers: this program with the same protocol, shard and device as the supervisor's.
@@ -256,6 +277,8 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         pool.arguments.insert(pool.arguments.end(), {"--shard", shard->text()});
     if (!device.empty())
         pool.arguments.insert(pool.arguments.end(), {"--device", device});
+    if (lockstep > 1)
+        pool.arguments.insert(pool.arguments.end(), {"--batch", std::to_string(lockstep)});
     pool.workers = workers;
     pool.normalExits = {ExitCode::Ok, ExitCode::RunsFailed, ExitCode::Unfinished,
                         ExitCode::Interrupted};
@@ -277,6 +300,7 @@ int supervise(const std::string &executableDir, const std::string &protocolPath,
         return queued && crashes <= static_cast<int>(total); // the batch goes on without it
     });
     printSummary(bundle, batch.protocolSha256);
+    printThroughput(bundle, batch.protocolSha256, startedMs);
     if (g_stop)
         return ExitCode::Interrupted;
     Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
@@ -566,7 +590,7 @@ nlohmann::json placedOnDevice(const PluginRegistry &registry, const nlohmann::js
 
 int runProtocol(const std::string &executableDir, const std::string &protocolPath,
                 const std::string &bundle, int workers, bool json, RunMode mode, bool retryFailed,
-                const std::string &shardText, const std::string &device)
+                const std::string &shardText, const std::string &device, int lockstep)
 {
     try {
         const std::optional<ShardSpec> shard =
@@ -587,11 +611,11 @@ int runProtocol(const std::string &executableDir, const std::string &protocolPat
             return preview(executableDir, protocol, bundle, json, shard);
         if (mode == RunMode::Isolated)
             return supervise(executableDir, protocolPath, protocol, bundle, workers, retryFailed,
-                             shard, device);
+                             shard, device, lockstep);
         if (mode == RunMode::WorkerProcess) // the supervisor records how this process ends
             ProcessIdentity::declareSupervisedByParent();
         return execute(executableDir, protocol, bundle, workers, mode == RunMode::WorkerProcess,
-                       retryFailed, shard);
+                       retryFailed, shard, lockstep);
     } catch (const Error &e) {
         return reportError(e);
     }

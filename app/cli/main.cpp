@@ -201,11 +201,15 @@ const std::vector<Verb> &verbs()
          "the queue and run again); --isolate: worker processes, a plugin crash fails\n"
          "one attempt (recorded with its signal), never the batch; --retry-failed:\n"
          "failed runs get a new attempt (the failed attempts stay recorded); --device:\n"
-         "every component whose plugin can use it runs there (torch.* plugins)",
-         {"ledger", "workers", "isolate", "retry-failed", "dry-run", "shard", "device", "json"},
+         "every component whose plugin can use it runs there (torch.* plugins); --batch N:\n"
+         "each worker runs N episodes in lockstep, one call of a batched policy or world\n"
+         "model for all of them (torch.generic_*; the others are called per episode)",
+         {"ledger", "workers", "batch", "isolate", "retry-failed", "dry-run", "shard", "device",
+          "json"},
          [](const Call &c) -> R {
              const auto workers = c.intValue("workers", 1, 64);
-             if (!c.nArgs(2) || !c.isSet("ledger") || !workers)
+             const auto batch = c.intValue("batch", 1, 256);
+             if (!c.nArgs(2) || !c.isSet("ledger") || !workers || !batch)
                  return std::nullopt;
              const RunMode mode = c.isSet("dry-run")          ? RunMode::DryRun
                                   : c.isSet("worker-process") ? RunMode::WorkerProcess
@@ -213,7 +217,8 @@ const std::vector<Verb> &verbs()
                                                               : RunMode::Threads;
              return runProtocol(c.exeDir, c.str(1), c.value("ledger").toStdString(), *workers,
                                 c.json, mode, c.isSet("retry-failed"),
-                                c.value("shard").toStdString(), c.value("device").toStdString());
+                                c.value("shard").toStdString(), c.value("device").toStdString(),
+                                *batch);
          }},
         {"merge",
          "merge OUT SHARD...",
@@ -667,6 +672,10 @@ constexpr OptionSpec kOptions[] = {
      "bundle", nullptr, false},
     {"workers", "run, demo: worker threads (default 1); submit: worker threads of each shard.", "n",
      "1", false},
+    {"batch",
+     "run: episodes each worker runs in lockstep, one call of a batched component for all "
+     "(default 1).",
+     "n", "1", false},
     {"judge", "judge, fidelity prepare: the judge configuration (JSON: plugin, settings, quorum).",
      "config", nullptr, false},
     {"all", "judge: every completed rollout.", nullptr, nullptr, false},

@@ -7,8 +7,10 @@
 #include <opencv2/core/mat.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,31 @@ public:
     // Images the policy made on the way (e.g. SuSIE's subgoals), taken once: (name, RGB image).
     // Stored as artifacts of the attempt and shown in the player.
     virtual std::vector<std::pair<std::string, cv::Mat>> takeImages() { return {}; }
+
+    // A batch dimension (`kosmos-cli run --batch N`, docs/pipeline.md "Batched episodes"): how
+    // many episodes one call may serve; 1 (the default): none, called per episode.
+    virtual int maxBatch() const { return 1; }
+    // One call for several episodes, made on episodes[0]: each episode is an instance of this
+    // plugin with the same settings, reset for its own run and holding its own state;
+    // observations[i] is episodes[i]'s. Returns each episode's chunk, as act() would have, and
+    // leaves each instance's lastCallStats about the shared call; an episode's own failure goes
+    // into failures[i] (its chunk is then ignored) and ends that episode only. Throwing instead
+    // says the batched call itself failed: then no episode's state may have changed, and the
+    // engine calls each episode's act() on its own. The default calls act() on each.
+    virtual std::vector<ActionChunk> actBatch(std::span<Policy *const> episodes,
+                                              std::span<const Observation> observations,
+                                              std::span<std::exception_ptr> failures)
+    {
+        std::vector<ActionChunk> out(episodes.size());
+        for (std::size_t i = 0; i < episodes.size(); ++i) {
+            try {
+                out[i] = episodes[i]->act(observations[i]);
+            } catch (...) {
+                failures[i] = std::current_exception();
+            }
+        }
+        return out;
+    }
 };
 
 // Where an episode starts: a start state (for simulators) and/or a start frame.
@@ -100,6 +127,27 @@ public:
     // The world's state after reset() or the last step() when it has one (a simulator: object
     // poses, the gripper): recorded per step as the run's "world_states" artifact. Null: none.
     virtual nlohmann::json state() const { return nullptr; }
+
+    // A batch dimension, as Policy::maxBatch: how many episodes one step call may serve.
+    virtual int maxBatch() const { return 1; }
+    // One step for several episodes, made on episodes[0] (instances of this plugin with the same
+    // settings, each with its own episode); actions[i] is episodes[i]'s chunk. Returns each
+    // episode's new frames, as step() would have; failures and throwing as Policy::actBatch. The
+    // default calls step() on each.
+    virtual std::vector<std::vector<cv::Mat>> stepBatch(std::span<WorldModel *const> episodes,
+                                                        std::span<const ActionChunk> actions,
+                                                        std::span<std::exception_ptr> failures)
+    {
+        std::vector<std::vector<cv::Mat>> out(episodes.size());
+        for (std::size_t i = 0; i < episodes.size(); ++i) {
+            try {
+                out[i] = episodes[i]->step(actions[i]);
+            } catch (...) {
+                failures[i] = std::current_exception();
+            }
+        }
+        return out;
+    }
 };
 
 // One sampled judgment request. The judge is blinded: no policy, no actions, no world model.

@@ -344,10 +344,10 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
         held.pop_front();
         return std::make_pair(h, true);
     };
-    auto worker = [&](int index) {
+    // One lane: claims runs one after the other and executes them (a worker is one lane, or N
+    // lanes in lockstep with --batch N), with its own ledger connection.
+    auto lane = [&](const std::string &workerId, LockstepGroup *lockstep) {
         Ledger ledger = Ledger::open(m_bundle);
-        const std::string workerId =
-            m_options.workerName + "-" + std::to_string(::getpid()) + "-" + std::to_string(index);
         while (!stop) {
             const auto picked = nextIndex();
             if (!picked)
@@ -384,8 +384,8 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
                 continue;
             }
             report({EngineProgress::Kind::RunStarted, runId, 0, protocol.horizon, "", ""});
-            const RunExecution execution =
-                executeRun(*scope, protocol, batch.plans[i], m_factory, stop, report, judge);
+            const RunExecution execution = executeRun(*scope, protocol, batch.plans[i], m_factory,
+                                                      stop, report, judge, lockstep);
             const AttemptResult end = execution.end;
             {
                 std::lock_guard lock(mutex);
@@ -399,15 +399,31 @@ BatchResult RolloutEngine::run(const Protocol &protocol, const SubmittedBatch &b
     // the batch: the other workers finish their current run, then the first such error is
     // rethrown here, after every thread has joined (never std::terminate from a thread).
     std::exception_ptr firstError;
-    auto guarded = [&](int index) {
+    auto guardedLane = [&](const std::string &workerId, LockstepGroup *lockstep) {
         try {
-            worker(index);
+            lane(workerId, lockstep);
         } catch (...) {
             std::lock_guard lock(mutex);
             if (!firstError)
                 firstError = std::current_exception();
             broken = true;
         }
+    };
+    const int lanes = std::max(1, m_options.batch);
+    auto guarded = [&](int index) {
+        const std::string workerId =
+            m_options.workerName + "-" + std::to_string(::getpid()) + "-" + std::to_string(index);
+        if (lanes == 1) {
+            guardedLane(workerId, nullptr);
+            return;
+        }
+        LockstepGroup group;
+        std::vector<std::thread> laneThreads;
+        for (int l = 1; l < lanes; ++l)
+            laneThreads.emplace_back(guardedLane, workerId + "." + std::to_string(l), &group);
+        guardedLane(workerId + ".0", &group);
+        for (auto &t : laneThreads)
+            t.join();
     };
     prepareImageCodecs(); // before the workers' first frame encodes, not racing in them
     std::vector<std::thread> threads;

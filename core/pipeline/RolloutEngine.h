@@ -47,6 +47,10 @@ struct EngineOptions
     // any other afterwards. A batch stopped by `stop` never cancels its runs for good (see
     // RolloutEngine::run), so a shard's next job runs what its last one did not finish.
     std::optional<ShardSpec> shard = std::nullopt;
+    // Episodes each worker runs in lockstep (--batch N; docs/pipeline.md, "Batched episodes"):
+    // N lanes, each its own run with its own lease and records; calls to a policy or world model
+    // with a batch dimension are made once for all lanes waiting for one. 1: one run at a time.
+    int batch = 1;
 };
 
 struct EngineProgress

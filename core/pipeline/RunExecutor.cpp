@@ -82,11 +82,12 @@ class RunExecutor
 public:
     RunExecutor(AttemptScope &scope, const Protocol &protocol, const RunPlan &plan,
                 ComponentFactory &factory, const std::atomic<bool> &stop,
-                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity)
+                const ProgressFn &progress, const std::optional<ComponentIdentity> &judgeIdentity,
+                LockstepGroup *lockstep)
         : m_scope(scope), m_ledger(scope.ledger()), m_lease(scope.lease()), m_protocol(protocol),
           m_plan(plan), m_factory(factory), m_stop(stop), m_progress(progress),
           m_judgeIdentity(judgeIdentity),
-          m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)])
+          m_task(protocol.tasks[static_cast<std::size_t>(plan.taskIndex)]), m_lockstep(lockstep)
     {
     }
 
@@ -155,15 +156,28 @@ private:
     // abandons its request), the run is cancelled, not failed.
     // Its time counts in the policy's stage timing whether it answers or fails (a call that timed
     // out after 60 s is 60 s of the attempt, not 0).
+    // In lockstep (--batch N) a policy with a batch dimension is called through the group: the
+    // episode's share of the shared call counts as its policy time, the wait for the others
+    // apart (critical_path.lockstep_wait_ms).
     ActionChunk actOrCancelled(Policy &policy, const Observation &obs)
     {
         const auto t = Steady::now();
         try {
-            ActionChunk chunk = policy.act(obs);
-            m_policyMs += msSince(t);
+            ActionChunk chunk;
+            if (m_inLockstep && policy.maxBatch() > 1) {
+                chunk = m_lockstep->act(policyKey(), policy, obs, m_lastPolicyCall);
+                countLockstep(m_lastPolicyCall, m_policyMs);
+            } else {
+                m_lastPolicyCall = {};
+                chunk = policy.act(obs);
+                m_policyMs += msSince(t);
+            }
             return chunk;
         } catch (...) {
-            m_policyMs += msSince(t);
+            if (m_inLockstep && policy.maxBatch() > 1)
+                countLockstep(m_lastPolicyCall, m_policyMs);
+            else
+                m_policyMs += msSince(t);
             if (obs.cancelled && obs.cancelled()) {
                 if (m_stop)
                     throw Interrupted{};
@@ -173,11 +187,45 @@ private:
         }
     }
 
+    void countLockstep(const LockstepGroup::Call &call, double &stageMs)
+    {
+        stageMs += call.callMs / std::max(1, call.batch);
+        m_lockstepWaitMs += call.waitMs;
+        ++m_lockstepCalls;
+        m_lockstepEpisodes += call.batch;
+    }
+
+    // How a call went through the lockstep group, added to its statistics in the step event.
+    static void noteBatch(nlohmann::json &stats, const LockstepGroup::Call &call)
+    {
+        if (call.batch <= 1 && call.fallback.empty())
+            return;
+        if (!stats.is_object())
+            stats = nlohmann::json::object();
+        stats["batch"] = call.batch;
+        stats["batch_call_ms"] = call.callMs;
+        if (!call.fallback.empty())
+            stats["batch_fallback"] = "the batched call failed (" + call.fallback +
+                                      "); each episode was called on its own";
+    }
+
+    std::string policyKey() const
+    {
+        const auto &spec = m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)];
+        return spec.plugin + " " + spec.settings.dump();
+    }
+    std::string worldKey() const
+    {
+        return m_protocol.worldModel.plugin + " " + m_protocol.worldModel.settings.dump();
+    }
+
     // A policy call's own statistics (timing, memory) for the step's event, and the images it
     // made (SuSIE's subgoals), stored as "policy_image" artifacts with an event each.
     void notePolicyCall(Policy &policy, int step, nlohmann::json &calls)
     {
-        if (auto stats = policy.lastCallStats(); !stats.is_null()) {
+        auto stats = policy.lastCallStats();
+        noteBatch(stats, m_lastPolicyCall);
+        if (!stats.is_null()) {
             noteDevice(stats, m_policyDevice);
             calls.push_back(stats);
         }
@@ -286,9 +334,22 @@ private:
         const auto rolloutStart = Steady::now();
         const double adaptersBefore = m_policyMs + m_worldMs;
         resetWorld(r);
+        // In lockstep from the first step to the last (leaving also when the rollout throws)
+        // while a component has a batch dimension; otherwise this lane runs on its own. A lane
+        // whose components stop batching (a module that refused a batch) leaves at once: the
+        // others never wait for a lane that will not come.
+        const auto batches = [&r] { return r.policy->maxBatch() > 1 || r.world->maxBatch() > 1; };
+        m_inLockstep = m_lockstep && batches();
+        std::optional<LockstepGroup::Membership> membership;
+        if (m_inLockstep)
+            membership.emplace(m_lockstep);
         const cv::Mat startFrame = r.frames.back();
         int step = 0;
         while (step < m_protocol.horizon) {
+            if (m_inLockstep && !batches()) {
+                membership.reset();
+                m_inLockstep = false;
+            }
             checkCancel();
             nlohmann::json policyCalls = nlohmann::json::array();
             const cv::Mat seen = // a header: the frames vector grows below
@@ -306,10 +367,14 @@ private:
             noteState(r, step);
             noteStep(r, step, policyCalls);
         }
+        m_inLockstep = false; // nothing below is gated
+        membership.reset();
         settleFrames();
         // What the engine added to the adapters' own time, from the world's reset to the last
-        // frame recorded durably (docs/benchmarks.md, "Rollout engine").
-        m_rolloutOverheadMs = msSince(rolloutStart) - (m_policyMs + m_worldMs - adaptersBefore);
+        // frame recorded durably (docs/benchmarks.md, "Rollout engine"). In lockstep the wait
+        // for the other episodes is apart (lockstep_wait_ms).
+        m_rolloutOverheadMs =
+            msSince(rolloutStart) - (m_policyMs + m_worldMs - adaptersBefore) - m_lockstepWaitMs;
         m_rolloutSteps = step;
         storeActions(r);
         validateAndJudge(r);
@@ -458,8 +523,20 @@ private:
     {
         m_stage = "world_model";
         const auto t = Steady::now();
-        const std::vector<cv::Mat> produced = r.world->step(converted);
-        m_worldMs += msSince(t);
+        std::vector<cv::Mat> produced;
+        if (m_inLockstep && r.world->maxBatch() > 1) {
+            try {
+                produced = m_lockstep->step(worldKey(), *r.world, converted, m_lastWorldCall);
+            } catch (...) {
+                countLockstep(m_lastWorldCall, m_worldMs);
+                throw;
+            }
+            countLockstep(m_lastWorldCall, m_worldMs);
+        } else {
+            m_lastWorldCall = {};
+            produced = r.world->step(converted);
+            m_worldMs += msSince(t);
+        }
         const int expected = static_cast<int>(converted.size()) * r.frameContract.framesPerAction;
         if (static_cast<int>(produced.size()) != expected)
             throw StageFailure{
@@ -480,7 +557,9 @@ private:
         nlohmann::json stepEvent = {{"step", step}, {"frames", r.frames.size()}};
         if (!policyCalls.empty())
             stepEvent["policy_calls"] = policyCalls;
-        if (auto worldCall = r.world->lastCallStats(); !worldCall.is_null()) {
+        auto worldCall = r.world->lastCallStats();
+        noteBatch(worldCall, m_lastWorldCall);
+        if (!worldCall.is_null()) {
             noteDevice(worldCall, m_worldDevice);
             stepEvent["world_call"] = worldCall;
         }
@@ -651,7 +730,12 @@ private:
               {"backpressure_ms", frames.blockedMs},
               {"frames_settle_ms", frames.finishMs},
               {"frames_record_ms", m_recordMs},
-              {"validation_ms", m_validationMs}}},
+              {"validation_ms", m_validationMs},
+              // --batch N: waiting for the other episodes' calls (not in rollout_overhead_ms),
+              // and how many episodes the calls through the lockstep group served on average.
+              {"lockstep_wait_ms", m_lockstepWaitMs},
+              {"lockstep_mean_batch",
+               m_lockstepCalls ? static_cast<double>(m_lockstepEpisodes) / m_lockstepCalls : 0.0}}},
             {"background",
              {{"png_encode_ms", frames.encodeMs},
               {"object_write_ms", frames.writeMs},
@@ -686,6 +770,11 @@ private:
     std::optional<std::string> m_policyDevice, m_worldDevice;
     double m_policyMs = 0, m_worldMs = 0, m_validationMs = 0, m_judgeMs = 0;
     double m_recordMs = 0, m_rolloutOverheadMs = 0;
+    LockstepGroup *m_lockstep = nullptr;
+    bool m_inLockstep = false;
+    LockstepGroup::Call m_lastPolicyCall, m_lastWorldCall;
+    double m_lockstepWaitMs = 0;
+    int m_lockstepCalls = 0, m_lockstepEpisodes = 0;
     int m_rolloutSteps = 0;
     std::unique_ptr<FramePipeline> m_frames;
     bool m_settled = false;
@@ -703,9 +792,10 @@ public:
 RunExecution executeRun(AttemptScope &scope, const Protocol &protocol, const RunPlan &plan,
                         ComponentFactory &factory, const std::atomic<bool> &stop,
                         const ProgressFn &progress,
-                        const std::optional<ComponentIdentity> &judgeIdentity)
+                        const std::optional<ComponentIdentity> &judgeIdentity,
+                        LockstepGroup *lockstep)
 {
-    RunExecutor executor(scope, protocol, plan, factory, stop, progress, judgeIdentity);
+    RunExecutor executor(scope, protocol, plan, factory, stop, progress, judgeIdentity, lockstep);
     const AttemptResult end = executor.execute();
     return {end, executor.failure()};
 }

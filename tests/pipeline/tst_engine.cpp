@@ -5,9 +5,11 @@
 #include "pipeline/RolloutEngine.h"
 #include "queries/BatchProgress.h"
 #include "queries/BatchSummary.h"
+#include "queries/BatchThroughput.h"
 #include "synthetic/FrameJudge.h"
 #include "synthetic/ScriptedPolicy.h"
 #include "synthetic/TabletopWorldModel.h"
+#include "util/Clock.h"
 #include "util/Error.h"
 #include "util/Secrets.h"
 #include "verify/LedgerVerifier.h"
@@ -109,6 +111,66 @@ public:
     }
 };
 
+// Components with a batch dimension (--batch N): the scripted policy and the tabletop, each
+// batched call counted. "fail_odd_seeds": the policy throws at step 3 of episodes whose reset
+// seed is odd.
+std::atomic<int> g_batchedCalls{0};
+std::atomic<int> g_largestBatch{0};
+
+void countBatch(std::size_t n)
+{
+    ++g_batchedCalls;
+    int seen = g_largestBatch.load();
+    while (static_cast<int>(n) > seen && !g_largestBatch.compare_exchange_weak(seen, int(n))) {
+    }
+}
+
+class BatchingPolicy : public synthetic::ScriptedPolicy
+{
+public:
+    explicit BatchingPolicy(bool failOddSeeds)
+        : ScriptedPolicy(synthetic::PolicySkill::byName("noisy")), m_failOdd(failOddSeeds)
+    {
+    }
+    void reset(std::uint64_t seed, const std::string &instruction) override
+    {
+        m_seed = seed;
+        ScriptedPolicy::reset(seed, instruction);
+    }
+    ActionChunk act(const Observation &obs) override
+    {
+        if (m_failOdd && m_seed % 2 == 1 && obs.step == 3)
+            throw Error(ErrorCode::InvalidInput,
+                        "episode with seed " + std::to_string(m_seed) + " fails at step 3");
+        return ScriptedPolicy::act(obs);
+    }
+    int maxBatch() const override { return 8; }
+    std::vector<ActionChunk> actBatch(std::span<Policy *const> episodes,
+                                      std::span<const Observation> observations,
+                                      std::span<std::exception_ptr> failures) override
+    {
+        countBatch(episodes.size());
+        return Policy::actBatch(episodes, observations, failures);
+    }
+
+private:
+    bool m_failOdd = false;
+    std::uint64_t m_seed = 0;
+};
+
+class BatchingWorld : public synthetic::TabletopWorldModel
+{
+public:
+    int maxBatch() const override { return 3; } // smaller than --batch 4: calls of 3 and 1
+    std::vector<std::vector<cv::Mat>> stepBatch(std::span<WorldModel *const> episodes,
+                                                std::span<const ActionChunk> actions,
+                                                std::span<std::exception_ptr> failures) override
+    {
+        countBatch(episodes.size());
+        return WorldModel::stepBatch(episodes, actions, failures);
+    }
+};
+
 class TestFactory : public ComponentFactory
 {
 public:
@@ -121,6 +183,8 @@ public:
     std::unique_ptr<Policy> createPolicy(const ComponentSpec &spec) override
     {
         const std::string mode = spec.settings.value("mode", "expert");
+        if (mode == "batching" || mode == "batching_fail_odd_seeds")
+            return std::make_unique<BatchingPolicy>(mode == "batching_fail_odd_seeds");
         if (mode == "expert" || mode == "noisy" || mode == "confused")
             return std::make_unique<synthetic::ScriptedPolicy>(
                 synthetic::PolicySkill::byName(mode));
@@ -130,6 +194,8 @@ public:
     {
         if (spec.settings.value("mode", "") == "short")
             return std::make_unique<ShortWorld>();
+        if (spec.settings.value("mode", "") == "batching")
+            return std::make_unique<BatchingWorld>();
         if (spec.settings.value("mode", "") == "forging")
             return std::make_unique<ForgingWorld>();
         if (spec.settings.value("mode", "") == "single_step")
@@ -357,6 +423,148 @@ TEST(Engine, SameProtocolAndSeedsGiveByteIdenticalFramesAndActions)
         EXPECT_EQ(artifactHashes(la, ba.runIds[i], "actions"),
                   artifactHashes(lb, bb.runIds[i], "actions"));
     }
+}
+
+namespace {
+
+// Everything a run recorded that must not depend on --batch: its key, its attempt's status and
+// error, its frames, actions, states, validation verdict and ground truth.
+std::string runRecord(Ledger &ledger, std::int64_t runId)
+{
+    const auto run = ledger.run(runId);
+    std::string out = run->runKey + " " + run->status + "\n";
+    for (const char *role : {"frame", "actions", "world_states", "contracts"})
+        for (const auto &h : artifactHashes(ledger, runId, role))
+            out += std::string(role) + " " + h + "\n";
+    sqlite::Statement v(LedgerSql::of(ledger),
+                        "SELECT v.verdict, v.reason_codes_json FROM validation_results v JOIN "
+                        "attempts a USING (attempt_id) WHERE a.run_id = ?");
+    v.bind(1, runId);
+    while (v.step())
+        out += "validation " + v.text(0) + " " + v.text(1) + "\n";
+    sqlite::Statement g(LedgerSql::of(ledger),
+                        "SELECT source, completion, progress FROM human_labels WHERE run_id = ?");
+    g.bind(1, runId);
+    while (g.step())
+        out += "label " + g.text(0) + " " + g.text(1) + " " + g.text(2) + "\n";
+    sqlite::Statement e(LedgerSql::of(ledger), "SELECT error_code FROM attempts WHERE run_id = ?");
+    e.bind(1, runId);
+    while (e.step())
+        out += "error " + (e.isNull(0) ? std::string("none") : e.text(0)) + "\n";
+    return out;
+}
+
+nlohmann::json batchingProtocol(const std::string &policyMode, int episodes)
+{
+    nlohmann::json p = protocolJson(policyMode, episodes);
+    p["world_model"]["settings"] = {{"mode", "batching"}};
+    p.erase("judge");
+    return p;
+}
+
+} // namespace
+
+TEST(Engine, EpisodesInLockstepAreTheSameRunsAsOneAtATime)
+{
+    // --batch 4 with a batched policy (at most 8 a call) and world model (at most 3): the same
+    // runs, keys, frames, actions, states, verdicts and labels as --batch 1, byte for byte.
+    const Protocol protocol = Protocol::fromJson(batchingProtocol("batching", 8));
+    std::atomic<bool> stop{false};
+    Fixture one;
+    Fixture four;
+    RolloutEngine e1(one.bundle, one.factory);
+    EngineOptions options;
+    options.workers = 1;
+    options.batch = 4;
+    RolloutEngine e4(four.bundle, four.factory, options);
+    const auto b1 = e1.submit(protocol);
+    const auto b4 = e4.submit(protocol);
+    g_batchedCalls = 0;
+    g_largestBatch = 0;
+    EXPECT_EQ(e1.run(protocol, b1, stop).completed, 8);
+    EXPECT_EQ(g_batchedCalls.load(), 0) << "--batch 1 made a batched call";
+    const auto r4 = e4.run(protocol, b4, stop);
+    EXPECT_EQ(r4.completed, 8);
+    EXPECT_GT(g_batchedCalls.load(), 0);
+    EXPECT_GE(g_largestBatch.load(), 2);
+    EXPECT_LE(g_largestBatch.load(), 4);
+    Ledger l1 = Ledger::open(one.bundle);
+    Ledger l4 = Ledger::open(four.bundle);
+    ASSERT_EQ(b1.runIds.size(), b4.runIds.size());
+    for (std::size_t i = 0; i < b1.runIds.size(); ++i)
+        EXPECT_EQ(runRecord(l1, b1.runIds[i]), runRecord(l4, b4.runIds[i])) << "run " << i;
+    // The timings say how the calls were shared.
+    sqlite::Statement t(LedgerSql::of(l4),
+                        "SELECT max(json_extract(payload_json, "
+                        "'$.critical_path.lockstep_mean_batch')) FROM events WHERE type = "
+                        "'timings'");
+    ASSERT_TRUE(t.step());
+    EXPECT_GT(t.real(0), 1.0);
+    // Where the time went, per worker: the four lanes are one worker.
+    const BatchThroughput through = batchThroughput(l4, b4.protocolSha256, 0, nowMs());
+    ASSERT_EQ(through.workers.size(), 1U) << through.text();
+    EXPECT_EQ(through.all.attempts, 8);
+    EXPECT_EQ(through.all.steps, 8 * 30);
+    EXPECT_EQ(through.all.frames, 8 * 31);
+    EXPECT_GT(through.all.stages.lockstepWaitMs, 0.0);
+    EXPECT_GT(through.all.stepsPerS(), 0.0);
+    EXPECT_NE(through.text().find("lockstep wait"), std::string::npos) << through.text();
+    expectClean(four.bundle);
+}
+
+TEST(Engine, ThroughputIsReadPerWorkerFromTheRunsTimings)
+{
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 4));
+    RolloutEngine engine(f.bundle, f.factory, EngineOptions{2, 30000, 5000, "through"});
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    const std::int64_t before = nowMs();
+    ASSERT_EQ(engine.run(protocol, batch, stop).completed, 4);
+    Ledger ledger = Ledger::open(f.bundle, {OpenMode::ReadOnly});
+    const BatchThroughput t = batchThroughput(ledger, batch.protocolSha256, before, nowMs());
+    EXPECT_GE(t.workers.size(), 1U);
+    EXPECT_LE(t.workers.size(), 2U);
+    EXPECT_EQ(t.all.attempts, 4);
+    EXPECT_EQ(t.all.steps, 4 * 30);
+    EXPECT_EQ(t.all.frames, 4 * 31);
+    EXPECT_GT(t.all.stages.worldModelMs, 0.0);
+    EXPECT_GT(t.all.stages.storeMs, 0.0);
+    EXPECT_GT(t.all.stages.judgeMs, 0.0);
+    EXPECT_GE(t.all.stages.attemptMs,
+              t.all.stages.policyMs + t.all.stages.worldModelMs + t.all.stages.judgeMs);
+    EXPECT_NE(t.text().find("frames/s"), std::string::npos) << t.text();
+    // Attempts before `since` are not this command's.
+    EXPECT_EQ(batchThroughput(ledger, batch.protocolSha256, nowMs() + 1000, nowMs()).all.attempts,
+              0);
+    EXPECT_TRUE(batchThroughput(ledger, "no-such-protocol", 0, nowMs()).workers.empty());
+}
+
+TEST(Engine, AFailingEpisodeInLockstepEndsOnlyItself)
+{
+    // Episodes with odd seeds throw at step 3, inside batched calls: only those fail, with their
+    // own error; the others complete exactly as alone.
+    const Protocol protocol = Protocol::fromJson(batchingProtocol("batching_fail_odd_seeds", 6));
+    std::atomic<bool> stop{false};
+    Fixture one;
+    Fixture four;
+    RolloutEngine e1(one.bundle, one.factory);
+    EngineOptions options;
+    options.batch = 4;
+    RolloutEngine e4(four.bundle, four.factory, options);
+    const auto b1 = e1.submit(protocol);
+    const auto b4 = e4.submit(protocol);
+    const auto r1 = e1.run(protocol, b1, stop);
+    const auto r4 = e4.run(protocol, b4, stop);
+    EXPECT_GT(r1.failed, 0);
+    EXPECT_GT(r1.completed, 0);
+    EXPECT_EQ(r4.failed, r1.failed);
+    EXPECT_EQ(r4.completed, r1.completed);
+    Ledger l1 = Ledger::open(one.bundle);
+    Ledger l4 = Ledger::open(four.bundle);
+    for (std::size_t i = 0; i < b1.runIds.size(); ++i)
+        EXPECT_EQ(runRecord(l1, b1.runIds[i]), runRecord(l4, b4.runIds[i])) << "run " << i;
+    expectClean(four.bundle);
 }
 
 TEST(Engine, ContractViolationsFailTheAttemptWithTheirReasonAndKeepItsArtifacts)

@@ -420,6 +420,54 @@ TEST(TorchGeneric, AllThreeRunTogetherThroughTheEngineAndVerify)
         << judgments.output << r.output;
     const auto events = runProcess({test::cliPath(), "events", bundle, "1", "--json"});
     EXPECT_NE(events.output.find("\"frames\":17"), std::string::npos) << events.output;
+
+    // --batch 2 with modules exported for batch 1 only: the runs are the same (their refusal of
+    // a batch is below, where it cannot depend on the lanes meeting).
+    const auto batched = (dir / "g2.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", batched}).exitCode, 0);
+    const auto r2 = runProcess({test::cliPath(), "run", (dir / "generic.json").string(), "--ledger",
+                                batched, "--batch", "2"});
+    ASSERT_EQ(r2.exitCode, 0) << r2.output;
+    EXPECT_NE(r2.output.find("throughput"), std::string::npos) << r2.output;
+    Ledger one = Ledger::open(bundle, {OpenMode::ReadOnly});
+    Ledger two = Ledger::open(batched, {OpenMode::ReadOnly});
+    for (std::int64_t run = 1; run <= 2; ++run) {
+        EXPECT_EQ(one.run(run)->runKey, two.run(run)->runKey);
+        EXPECT_EQ(two.run(run)->status, "completed");
+    }
+}
+
+TEST(TorchGeneric, AModuleExportedForBatchOneRefusesABatchAndEachEpisodeGoesOnAlone)
+{
+    // These stand-ins build their output as [1, ...]: a batched call fails on its shape, leaves
+    // both episodes as they were (the engine then calls each alone) and neither declares a batch
+    // any more; alone, each answers as an instance that never saw the batch.
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    const nlohmann::json settings = {{"package", g.imagePolicy.string()}};
+    auto a = createTorchPolicy(ModelFamily::GenericPolicy, settings);
+    auto b = createTorchPolicy(ModelFamily::GenericPolicy, settings);
+    auto fresh = createTorchPolicy(ModelFamily::GenericPolicy, settings);
+    for (Policy *p : {a.get(), b.get(), fresh.get()})
+        p->reset(1, kRed);
+    EXPECT_GT(a->maxBatch(), 1);
+    Observation obs;
+    obs.image = cv::Mat(64, 64, CV_8UC3, cv::Scalar(10, 200, 30));
+    obs.instruction = kRed;
+    std::vector<Policy *> episodes{a.get(), b.get()};
+    std::vector<Observation> observations{obs, obs};
+    std::vector<std::exception_ptr> failures(2);
+    try {
+        a->actBatch(episodes, observations, failures);
+        FAIL() << "a batch of 2 through a batch-1 export was accepted";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("output shape mismatch"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(a->maxBatch(), 1);
+    EXPECT_EQ(b->maxBatch(), 1);
+    EXPECT_EQ(a->act(obs), fresh->act(obs));
+    EXPECT_EQ(b->act(obs), a->act(obs));
 }
 
 #ifdef KOSMOS_TEST_PHYSICS

@@ -5,6 +5,8 @@
 // predicted frames, the judge module's logits.
 #include "ModelPackage.h"
 #include "TorchAdapters.h"
+#include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
 #include "util/Sha256.h"
 
 #include "TestSupport.h"
@@ -15,6 +17,7 @@
 #include <torch/script.h>
 
 #include <fstream>
+#include <map>
 
 using namespace kosmos;
 using namespace kosmos::torchadapters;
@@ -119,4 +122,101 @@ TEST(TrainedModels, TheWorldModelAndTheJudgeReproduceTheTrainersGoldenOutputs)
     ASSERT_EQ(logits.size(1), 6);
     for (int k = 0; k < 6; ++k)
         EXPECT_NEAR(logits[0][k].item<double>(), golden["judge"]["logits"][k].get<double>(), 1e-4);
+}
+
+namespace {
+
+// A run's policy actions and frames (decoded), by run key.
+struct RecordedRun
+{
+    std::string status;
+    std::vector<std::vector<double>> actions;
+    std::vector<cv::Mat> frames;
+};
+
+std::map<std::string, RecordedRun> recordedRuns(const fs::path &bundle)
+{
+    Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+    std::map<std::string, RecordedRun> out;
+    sqlite::Statement s(LedgerSql::of(ledger),
+                        "SELECT r.run_key, r.status, aa.role, x.sha256 FROM runs r JOIN attempts "
+                        "a USING (run_id) JOIN attempt_artifacts aa USING (attempt_id) JOIN "
+                        "artifacts x USING (artifact_id) WHERE aa.role IN ('frame', 'actions') "
+                        "ORDER BY r.run_id, aa.name");
+    while (s.step()) {
+        RecordedRun &r = out[s.text(0)];
+        r.status = s.text(1);
+        if (s.text(2) == "frame") {
+            r.frames.push_back(ledger.artifacts().readRgb(s.text(3)));
+        } else {
+            const auto bytes = ledger.artifacts().read(s.text(3));
+            const auto json = nlohmann::json::parse(bytes.begin(), bytes.end());
+            r.actions = json["policy_actions"].get<std::vector<std::vector<double>>>();
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(TrainedModels, EpisodesInLockstepMatchOneAtATimeWithinTheStatedTolerance)
+{
+    // The shipped policies and world model, imagined rollouts through kosmos-cli with --batch 1
+    // and --batch 4: the same runs; batched libtorch kernels may differ in the last bits, so
+    // actions agree within 1e-4 (their units: m, rad) and frames within 2 grey levels
+    // (docs/pipeline.md, "Batched episodes"; measured: 2.1e-5 and 1).
+    test::TempDir dir;
+    const fs::path start = kModels / "golden-input.png";
+    const nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "lockstep"},
+        {"seed", 11},
+        {"horizon", 20},
+        {"episodes_per_task", 3},
+        {"feedback_mode", "closed_loop"},
+        {"tasks",
+         {{{"id", "red_to_green"},
+           {"instruction", "put the red block in the green square"},
+           {"start_state",
+            {{"frame", start.string()}, {"frame_sha256", Sha256::fileHex(start)}}}}}},
+        {"policies",
+         {{{"plugin", "torch.generic_policy"},
+           {"settings", {{"package", (kModels / "bc-expert-full").string()}}}},
+          {{"plugin", "torch.generic_policy"},
+           {"settings", {{"package", (kModels / "bc-noisy").string()}}}}}},
+        {"world_model",
+         {{"plugin", "torch.generic_world_model"},
+          {"settings", {{"package", (kModels / "world").string()}}}}}};
+    std::ofstream(dir / "p.json") << protocol.dump(2);
+    for (const std::string n : {"1", "4"}) {
+        const std::string bundle = (dir / ("b" + n + ".kosmos")).string();
+        ASSERT_EQ(test::runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+        const auto r = test::runProcess(
+            {test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle, "--batch", n});
+        ASSERT_EQ(r.exitCode, 0) << r.output;
+    }
+    const auto one = recordedRuns(dir / "b1.kosmos");
+    const auto four = recordedRuns(dir / "b4.kosmos");
+    ASSERT_EQ(one.size(), 6U);
+    ASSERT_EQ(four.size(), one.size());
+    double actionDiff = 0, pixelDiff = 0;
+    for (const auto &[key, a] : one) {
+        ASSERT_TRUE(four.count(key)) << "run key " << key << " only with --batch 1";
+        const RecordedRun &b = four.at(key);
+        EXPECT_EQ(a.status, "completed");
+        EXPECT_EQ(b.status, a.status);
+        ASSERT_EQ(a.actions.size(), b.actions.size());
+        for (std::size_t i = 0; i < a.actions.size(); ++i)
+            for (std::size_t d = 0; d < a.actions[i].size(); ++d)
+                actionDiff = std::max(actionDiff, std::abs(a.actions[i][d] - b.actions[i][d]));
+        ASSERT_EQ(a.frames.size(), b.frames.size());
+        for (std::size_t i = 0; i < a.frames.size(); ++i)
+            pixelDiff = std::max(pixelDiff, cv::norm(a.frames[i], b.frames[i], cv::NORM_INF));
+    }
+    EXPECT_LE(actionDiff, 1e-4);
+    EXPECT_LE(pixelDiff, 2.0);
+    // And the calls were batched: the step events say how many episodes each call served.
+    const auto events =
+        test::runProcess({test::cliPath(), "events", (dir / "b4.kosmos").string(), "1", "--json"});
+    EXPECT_NE(events.output.find("\"batch\":"), std::string::npos) << events.output;
 }

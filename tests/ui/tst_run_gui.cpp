@@ -777,8 +777,16 @@ private slots:
             ui::MainWindow window;
             window.setCliPath(QString::fromStdString(test::cliPath()));
             QVERIFY(window.openLedger(bundle));
-            QVERIFY(window.runController()->start(batchProtocol("left", 200), 1));
+            // Two episodes in lockstep per worker (--batch 2): the same runs, two at a time.
+            QVERIFY(window.runController()->start(batchProtocol("left", 200), 1, 2));
             QTRY_VERIFY_WITH_TIMEOUT(window.runController()->progress().running > 0, 20000);
+            // Where the time goes, per worker (its two lanes are one worker), while it runs.
+            QTRY_VERIFY_WITH_TIMEOUT(
+                window.progressPanel()->throughputText().contains(QStringLiteral("steps/s")),
+                30000);
+            QVERIFY2(
+                window.progressPanel()->throughputText().contains(QStringLiteral("world model")),
+                qPrintable(window.progressPanel()->throughputText()));
             // The resource view samples the worker process (CPU, RSS) while it runs.
             QTRY_VERIFY_WITH_TIMEOUT(
                 window.progressPanel()->resourcesText().contains(QStringLiteral("RSS")), 20000);

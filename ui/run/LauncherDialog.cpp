@@ -87,7 +87,7 @@ LauncherDialog::LauncherDialog(PluginCatalog &catalog, RunController &controller
       m_worldForm(new SettingsForm(this)), m_judge(new QComboBox(this)),
       m_judgeForm(new SettingsForm(this)), m_samples(new QSpinBox(this)),
       m_quorum(new QSpinBox(this)), m_device(new QComboBox(this)), m_workers(new QSpinBox(this)),
-      m_summary(new QLabel(this)), m_problems(new QLabel(this)),
+      m_batch(new QSpinBox(this)), m_summary(new QLabel(this)), m_problems(new QLabel(this)),
       m_start(new QPushButton(tr("Start"), this))
 {
     setWindowTitle(tr("New batch"));
@@ -222,6 +222,11 @@ QWidget *LauncherDialog::buildWorldBox()
     m_samples->setRange(1, 64);
     m_quorum->setRange(1, 64);
     m_workers->setRange(1, 64);
+    m_batch->setRange(1, 256);
+    m_batch->setObjectName(QStringLiteral("batch"));
+    m_batch->setToolTip(tr("Episodes each worker runs in lockstep: one call of a batched policy "
+                           "or world model (torch.generic_*) for all of them; the others are "
+                           "called per episode. The runs are the same as with 1."));
     auto *worldBox = new QGroupBox(tr("World model and judge"), this);
     auto *worldLayout = new QFormLayout(worldBox);
     worldLayout->addRow(tr("World model"), m_world);
@@ -238,6 +243,7 @@ QWidget *LauncherDialog::buildWorldBox()
     }());
     worldLayout->addRow(tr("Device"), m_device);
     worldLayout->addRow(tr("Worker processes"), m_workers);
+    worldLayout->addRow(tr("Episodes in lockstep per worker"), m_batch);
 
     fillPlugins(m_world, QStringLiteral("world_model"), false);
     fillPlugins(m_judge, QStringLiteral("judge"), true);
@@ -630,6 +636,11 @@ int LauncherDialog::workers() const
     return m_workers->value();
 }
 
+int LauncherDialog::batch() const
+{
+    return m_batch->value();
+}
+
 bool LauncherDialog::restoreForm(const QString &ledgerPath)
 {
     QSettings settings;
@@ -648,6 +659,7 @@ bool LauncherDialog::restoreForm(const QString &ledgerPath)
         return false;
     setProtocol(doc);
     m_workers->setValue(settings.value(QStringLiteral("workers"), 1).toInt());
+    m_batch->setValue(settings.value(QStringLiteral("batch"), 1).toInt());
     const int target = m_target->findData(settings.value(QStringLiteral("target")).toString());
     if (target >= 0 &&
         m_target->model()->flags(m_target->model()->index(target, 0)) & Qt::ItemIsEnabled)
@@ -661,6 +673,7 @@ void LauncherDialog::saveForm(const QString &ledgerPath) const
     settings.beginGroup(perLedgerGroup(QStringLiteral("launcher"), ledgerPath));
     settings.setValue(QStringLiteral("protocol"), QByteArray::fromStdString(protocol().dump()));
     settings.setValue(QStringLiteral("workers"), m_workers->value());
+    settings.setValue(QStringLiteral("batch"), m_batch->value());
     settings.setValue(QStringLiteral("target"), m_target->currentData().toString());
 }
 
@@ -757,7 +770,7 @@ bool LauncherDialog::launch()
         slurm ? m_controller.startSharded(protocol(), workers(),
                                           {m_shards->value(), m_partition->text().trimmed(),
                                            m_gpus->value(), m_timeLimit->text().trimmed()})
-              : m_controller.start(protocol(), workers());
+              : m_controller.start(protocol(), workers(), batch());
     if (!started) {
         m_problems->setText(m_controller.error());
         return false;

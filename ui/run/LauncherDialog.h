@@ -53,6 +53,7 @@ public:
     // Runs the dry run; returns its report ({runs, finished, problems}) or null.
     nlohmann::json check();
     int workers() const;
+    int batch() const; // episodes in lockstep per worker (--batch)
     // The form as last left for this ledger (QSettings, per ledger path): New batch opens with
     // what was entered the last time, launched or not. False when nothing was saved.
     bool restoreForm(const QString &ledgerPath);
@@ -125,6 +126,7 @@ private:
     DeviceChoice
         m_deviceChoice; // what this machine offers; refresh() narrows it to the chosen plugins
     QSpinBox *m_workers;
+    QSpinBox *m_batch;
     QComboBox *m_target = nullptr;
     QSpinBox *m_shards = nullptr;
     QLineEdit *m_partition = nullptr;

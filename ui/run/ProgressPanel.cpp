@@ -5,6 +5,7 @@
 #include "run/RunController.h"
 #include "util/GpuMonitor.h"
 
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -37,7 +38,7 @@ QString duration(std::int64_t ms)
 ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     : QWidget(parent), m_controller(controller), m_title(new QLabel(this)),
       m_overall(new QProgressBar(this)), m_status(new QLabel(this)), m_tree(new QTreeWidget(this)),
-      m_resources(new QLabel(this)), m_notice(new QLabel(this)),
+      m_resources(new QLabel(this)), m_throughput(new QLabel(this)), m_notice(new QLabel(this)),
       m_cancelRun(new QPushButton(tr("Cancel run"), this)),
       m_cancelBatch(new QPushButton(tr("Cancel batch"), this))
 {
@@ -58,6 +59,10 @@ ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
     layout->addWidget(m_status);
     layout->addWidget(m_tree, 1);
     layout->addWidget(m_resources);
+    m_throughput->setObjectName(QStringLiteral("throughput"));
+    m_throughput->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_throughput->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_throughput);
     m_notice->setWordWrap(true);
     m_notice->setObjectName(QStringLiteral("cancelNotice"));
     layout->addWidget(m_notice);
@@ -94,6 +99,11 @@ ProgressPanel::ProgressPanel(RunController &controller, QWidget *parent)
 QString ProgressPanel::resourcesText() const
 {
     return m_resources->text();
+}
+
+QString ProgressPanel::throughputText() const
+{
+    return m_throughput->text();
 }
 
 QString ProgressPanel::statusText() const
@@ -256,6 +266,13 @@ void ProgressPanel::showResources(const BatchProgress &p)
 
 void ProgressPanel::show(const BatchProgress &p)
 {
+    // Where the time goes (core/queries/BatchThroughput: what kosmos-cli run prints at its end),
+    // from the runs ended so far and the steps of those running.
+    const std::string through = m_controller.throughput().text();
+    m_throughput->setText(through.empty()
+                              ? QString()
+                              : tr("Throughput per worker (store runs beside the rollout):\n%1")
+                                    .arg(QString::fromStdString(through).trimmed()));
     m_title->setText(tr("<b>%1</b> (%2)")
                          .arg(QString::fromStdString(p.protocolName).toHtmlEscaped(),
                               QString::fromStdString(p.protocolSha256.substr(0, 12))));

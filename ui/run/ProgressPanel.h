@@ -32,6 +32,7 @@ public:
     QString statusText() const;
     // "worker 1234: CPU 97%, RSS 80 MiB; ..." for the worker processes of running runs.
     QString resourcesText() const;
+    QString throughputText() const;
     // What the last Cancel run said when nothing was cancelled (a finished run, a shard).
     QString notice() const;
 
@@ -50,6 +51,7 @@ private:
     QLabel *m_status;
     QTreeWidget *m_tree;
     QLabel *m_resources;
+    QLabel *m_throughput; // steps/s, frames/s, where the time goes, per worker
     QLabel *m_notice;
     QHash<int, ProcessSample> m_samples; // last sample per worker process, for CPU %
     QPushButton *m_cancelRun;

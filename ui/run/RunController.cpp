@@ -131,7 +131,7 @@ QString RunController::saveProtocol(const nlohmann::json &protocol)
     return path;
 }
 
-bool RunController::start(const nlohmann::json &protocol, int workers)
+bool RunController::start(const nlohmann::json &protocol, int workers, int batch)
 {
     if (m_bundle.isEmpty()) {
         m_error = tr("open a ledger first");
@@ -151,6 +151,7 @@ bool RunController::start(const nlohmann::json &protocol, int workers)
     process.setProgram(m_cli);
     process.setArguments({QStringLiteral("run"), path, QStringLiteral("--ledger"), m_bundle,
                           QStringLiteral("--workers"), QString::number(workers),
+                          QStringLiteral("--batch"), QString::number(std::max(1, batch)),
                           QStringLiteral("--isolate")});
     process.setStandardOutputFile(m_log);
     process.setStandardErrorFile(m_log, QIODevice::Append);
@@ -293,8 +294,12 @@ void RunController::poll()
         // Elapsed and remaining time move even when nothing was written.
         QElapsedTimer cost;
         cost.start();
-        m_progress =
-            batchProgress(*r, m_followed.toStdString(), QDateTime::currentMSecsSinceEpoch());
+        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+        m_progress = batchProgress(*r, m_followed.toStdString(), now);
+        // Where the time goes, per worker: read again when something was written.
+        if (changed || m_throughput.workers.empty())
+            m_throughput = batchThroughput(*r, m_followed.toStdString(),
+                                           m_progress.startedAtMs.value_or(0), now);
         emit progressChanged(m_progress);
         if (changed && m_progress.finished() != finishedBefore)
             emit runsFinished();

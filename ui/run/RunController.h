@@ -1,6 +1,7 @@
 #pragma once
 
 #include "queries/BatchProgress.h"
+#include "queries/BatchThroughput.h"
 #include "scaleout/ScaleOut.h"
 
 #include <QFutureWatcher>
@@ -54,7 +55,8 @@ public:
     nlohmann::json preview(const nlohmann::json &protocol, QString *error = nullptr);
     // Saves the protocol (AppDataLocation/protocols/<name>-<sha12>.json) and starts the batch.
     // Returns false with error() when it cannot be started.
-    bool start(const nlohmann::json &protocol, int workers);
+    // batch: episodes each worker runs in lockstep (kosmos-cli run --batch N).
+    bool start(const nlohmann::json &protocol, int workers, int batch = 1);
     // The same batch as shards on a Slurm cluster (`kosmos-cli submit --slurm`): a job array,
     // then a merge job into this ledger. Progress is followed through the shard ledgers; when
     // the merge has run, the ledger's runs are there (runsFinished) and following goes on in it.
@@ -67,6 +69,8 @@ public:
     void follow(const QString &protocolSha256);
     QString followed() const { return m_followed; }
     const BatchProgress &progress() const { return m_progress; }
+    // Steps/s, frames/s and where the time goes, per worker, of the batch followed.
+    const BatchThroughput &throughput() const { return m_throughput; }
     bool active() const { return m_progress.active(); }
 
     // Through the ledger: a queued run is cancelled at once, a running one at its next step.
@@ -108,6 +112,7 @@ private:
     std::unique_ptr<Ledger> m_reader;
     std::int64_t m_dataVersion = -1;
     BatchProgress m_progress;
+    BatchThroughput m_throughput;
     QTimer *m_timer;
     std::unique_ptr<ScaleOutJob> m_sharded; // the sharded batch followed, if any
     SlurmJobStates m_slurm;                 // Slurm's last answer about it

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Batched episodes (--batch N, [fast-rollouts]): imagined rollouts of the shipped learned world
+# model (models/world) driven by the five shipped behaviour-cloning policies, with the shipped
+# judge, at N = 1, 4, 16 on the same machine in one run; prints a Markdown table of wall time,
+# rollouts/s, and from the runs' timings the mean batch of the world model's and policies'
+# calls and the lockstep wait. The starts are the fidelity workflow's: with PHYSICS_LEDGER
+# (a ledger holding the physics half, docs/fidelity.md) the imagined protocol is prepared from
+# it (500 runs); without, every task starts from models/golden-input.png (EPISODES per task).
+#   bench/batch-bench.sh WORKDIR [--episodes E] [--workers W] [--batches "1 4 16"]
+#       [--physics-ledger L]
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin="$here/build/bin"
+work=$1
+shift
+episodes=10
+workers=1
+batches="1 4 16"
+physics=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --episodes) episodes=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --batches) batches=$2; shift 2 ;;
+    --physics-ledger) physics=$2; shift 2 ;;
+    *) echo "batch-bench.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$work"
+cd "$here"
+if [ -n "$physics" ]; then
+    rm -rf "$work/imagined"
+    "$bin/kosmos-cli" fidelity prepare "$physics" --protocol fidelity-physics \
+        --world-model examples/fidelity-world-model.json --judge examples/fidelity-judge.json \
+        --to "$work/imagined" >/dev/null
+    protocol="$work/imagined/imagined.json"
+else
+    protocol="$work/batch-protocol.json"
+    /usr/bin/python3 - "$protocol" "$episodes" <<'EOF'
+import hashlib, json, sys
+out, episodes = sys.argv[1], int(sys.argv[2])
+p = json.load(open("examples/fidelity-physics.json"))
+frame = "models/golden-input.png"
+sha = hashlib.sha256(open(frame, "rb").read()).hexdigest()
+p["name"] = "batch-bench"
+p["episodes_per_task"] = episodes
+for t in p["tasks"]:
+    t["start_state"] = {"frame": frame, "frame_sha256": sha}
+p["world_model"] = json.load(open("examples/fidelity-world-model.json"))
+judge = json.load(open("examples/fidelity-judge.json"))
+p["judge"] = {"plugin": judge["plugin"], "settings": judge["settings"]}
+p["quorum"] = judge["quorum"]
+json.dump(p, open(out, "w"), indent=1)
+EOF
+fi
+echo "| N (--batch) | workers | runs | wall s | rollouts/s | speed-up vs N=1 | world-model calls: mean batch | policy calls: mean batch | lockstep wait ms/run | world model ms/run | policy ms/run |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+base=""
+for n in $batches; do
+    ledger="$work/batch-$n.kosmos"
+    rm -rf "$ledger"
+    "$bin/kosmos-cli" init "$ledger" >/dev/null
+    start=$(date +%s.%N)
+    "$bin/kosmos-cli" run "$protocol" --ledger "$ledger" --workers "$workers" --batch "$n" \
+        >"$work/batch-$n.log" 2>&1 || { echo "batch-bench.sh: --batch $n failed (see $work/batch-$n.log)" >&2; exit 1; }
+    end=$(date +%s.%N)
+    /usr/bin/python3 - "$ledger" "$n" "$workers" "$start" "$end" "$base" <<'EOF'
+import json, sqlite3, sys
+ledger, n, workers, start, end, base = sys.argv[1:7]
+wall = float(end) - float(start)
+db = sqlite3.connect(f"file:{ledger}/ledger.sqlite?mode=ro", uri=True)
+runs = db.execute("SELECT count(*) FROM runs WHERE status = 'completed'").fetchone()[0]
+wb, pb, cw, cp = [], [], 0, 0
+wait = world = policy = 0.0
+for (payload,) in db.execute("SELECT payload_json FROM events WHERE type = 'step'"):
+    e = json.loads(payload)
+    w = e.get("world_call")
+    if w is not None:
+        wb.append(w.get("batch", 1))
+    for c in e.get("policy_calls", []):
+        pb.append(c.get("batch", 1))
+for (payload,) in db.execute("SELECT payload_json FROM events WHERE type = 'timings'"):
+    t = json.loads(payload)
+    wait += t["critical_path"].get("lockstep_wait_ms", 0)
+    world += t["stage_ms"]["world_model"]
+    policy += t["stage_ms"]["policy"]
+rate = runs / wall
+speed = "1.00" if not base else f"{rate / float(base):.2f}"
+mean = lambda xs: sum(xs) / len(xs) if xs else 0
+print(f"| {n} | {workers} | {runs} | {wall:.1f} | {rate:.2f} | {speed} | {mean(wb):.2f} | {mean(pb):.2f} | {wait / max(runs, 1):.0f} | {world / max(runs, 1):.0f} | {policy / max(runs, 1):.0f} |")
+open(f"{ledger}.rate", "w").write(str(rate))
+EOF
+    if [ -z "$base" ]; then base=$(cat "$ledger.rate"); fi
+done

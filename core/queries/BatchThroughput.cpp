@@ -1,0 +1,154 @@
+#include "queries/BatchThroughput.h"
+
+#include "ledger/Ledger.h"
+#include "ledger/LedgerSql.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace kosmos {
+
+namespace {
+
+double number(const nlohmann::json &j, const char *a, const char *b)
+{
+    if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_number())
+        return 0;
+    return j[a][b].get<double>();
+}
+
+// "kosmos-cli-123-0.2" -> "kosmos-cli-123-0": the lanes of one worker are one worker.
+std::string workerOf(const std::string &id)
+{
+    const auto dash = id.rfind('-');
+    const auto dot = id.rfind('.');
+    return dot != std::string::npos && (dash == std::string::npos || dot > dash) ? id.substr(0, dot)
+                                                                                 : id;
+}
+
+void addAttempt(WorkerThroughput &w, std::int64_t startMs, std::int64_t endMs)
+{
+    w.firstStartMs = w.firstStartMs == 0 ? startMs : std::min(w.firstStartMs, startMs);
+    w.lastEndMs = std::max(w.lastEndMs, endMs);
+}
+
+std::string percent(double part, double whole)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.0f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+    return buffer;
+}
+
+std::string line(const WorkerThroughput &w)
+{
+    const StageTimes &s = w.stages;
+    char head[160];
+    std::snprintf(head, sizeof head, "%-22s %4d runs%s  %8.1f steps/s  %8.1f frames/s  ",
+                  w.worker.c_str(), w.attempts,
+                  w.running ? (" (+" + std::to_string(w.running) + " running)").c_str() : "",
+                  w.stepsPerS(), w.framesPerS());
+    const double total = s.attemptMs;
+    std::string out = head;
+    out += "policy " + percent(s.policyMs, total) + ", world model " +
+           percent(s.worldModelMs, total) + ", judge " + percent(s.judgeMs, total) +
+           ", validation " + percent(s.validationMs, total);
+    if (s.lockstepWaitMs > 0)
+        out += ", lockstep wait " + percent(s.lockstepWaitMs, total);
+    out += "; store beside: " + percent(s.storeMs, total);
+    return out;
+}
+
+} // namespace
+
+void StageTimes::add(const StageTimes &o)
+{
+    policyMs += o.policyMs;
+    worldModelMs += o.worldModelMs;
+    storeMs += o.storeMs;
+    validationMs += o.validationMs;
+    judgeMs += o.judgeMs;
+    lockstepWaitMs += o.lockstepWaitMs;
+    attemptMs += o.attemptMs;
+}
+
+BatchThroughput batchThroughput(Ledger &ledger, const std::string &protocolSha256,
+                                std::int64_t sinceMs, std::int64_t nowMs)
+{
+    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
+        SELECT a.worker_id, a.started_at_ms, a.finished_at_ms,
+               (SELECT e.payload_json FROM events e
+                 WHERE e.attempt_id = a.attempt_id AND e.type = 'timings' LIMIT 1),
+               (SELECT count(*) FROM attempt_artifacts aa
+                 WHERE aa.attempt_id = a.attempt_id AND aa.role = 'frame'),
+               (SELECT json_extract(e.payload_json, '$.step') FROM events e
+                 WHERE e.attempt_id = a.attempt_id AND e.type = 'step'
+                 ORDER BY e.seq DESC LIMIT 1)
+          FROM attempts a
+          JOIN runs r ON r.run_id = a.run_id
+          JOIN protocols p ON p.protocol_id = r.protocol_id
+         WHERE p.protocol_sha256 = ? AND a.started_at_ms >= ?
+         ORDER BY a.started_at_ms)sql");
+    s.bind(1, protocolSha256).bind(2, sinceMs);
+    std::map<std::string, WorkerThroughput> byWorker;
+    std::vector<std::string> order;
+    while (s.step()) {
+        const std::string worker = workerOf(s.text(0));
+        if (!byWorker.count(worker))
+            order.push_back(worker);
+        WorkerThroughput &w = byWorker[worker];
+        w.worker = worker;
+        const std::int64_t start = s.int64(1);
+        const auto end = s.optInt64(2);
+        w.frames += s.int64(4);
+        if (!end) { // still running: its steps so far
+            ++w.running;
+            w.steps += s.isNull(5) ? 0 : s.int64(5);
+            addAttempt(w, start, nowMs);
+            continue;
+        }
+        addAttempt(w, start, *end);
+        const auto timings =
+            s.isNull(3) ? nlohmann::json() : nlohmann::json::parse(s.text(3), nullptr, false);
+        if (!timings.is_object()) // ended without timings (a dead worker's attempt)
+            continue;
+        ++w.attempts;
+        w.steps += static_cast<std::int64_t>(number(timings, "critical_path", "steps"));
+        StageTimes t;
+        t.policyMs = number(timings, "stage_ms", "policy");
+        t.worldModelMs = number(timings, "stage_ms", "world_model");
+        t.storeMs = number(timings, "stage_ms", "encode_and_store");
+        t.validationMs = number(timings, "stage_ms", "validation");
+        t.judgeMs = number(timings, "stage_ms", "judge");
+        t.lockstepWaitMs = number(timings, "critical_path", "lockstep_wait_ms");
+        t.attemptMs = timings.value("total_ms", 0.0);
+        w.stages.add(t);
+    }
+    BatchThroughput out;
+    out.all.worker = "all";
+    for (const std::string &name : order) {
+        const WorkerThroughput &w = byWorker[name];
+        out.workers.push_back(w);
+        out.all.attempts += w.attempts;
+        out.all.running += w.running;
+        out.all.steps += w.steps;
+        out.all.frames += w.frames;
+        out.all.stages.add(w.stages);
+        addAttempt(out.all, w.firstStartMs, w.lastEndMs);
+    }
+    return out;
+}
+
+std::string BatchThroughput::text() const
+{
+    std::string out;
+    for (const auto &w : workers)
+        out += line(w) + "\n";
+    if (workers.size() > 1)
+        out += line(all) + "\n";
+    return out;
+}
+
+} // namespace kosmos
