@@ -5,7 +5,8 @@
 # stamped into every plugin's JSON metadata as "api_version" by kosmos_add_plugin, so the three
 # cannot disagree.
 # 3: WorldModel::state(), Observation::state and GroundTruth::source (the physics world).
-# 4: Policy::maxBatch/actBatch and WorldModel::maxBatch/stepBatch (batched episodes, --batch N).
+# 4: Policy::maxBatch/actBatch and WorldModel::maxBatch/stepBatch (batched episodes, --batch N);
+#    Judge::maxBatch/sampleBatch (a judgment's samples in one call).
 set(KOSMOS_ADAPTER_API_VERSION 4)
 
 # The plugin ABI check (cmake/CheckPluginAbi.cmake): a change to the headers that declare what

@@ -29,7 +29,7 @@ tsan)
     # The SIGKILL loop is left out: under TSan's slowdown its writer commits too little before
     # each kill for the test's own strength check (it runs under ASan and in the default suite).
     (cd build-tsan && ctest -j2 --output-on-failure --timeout 900 --no-tests=error \
-        -R '^(Engine|FramePipeline|LedgerBatch|Protocol|Redaction|Export|LedgerRunsTest|LedgerProcesses|ImmutabilityTest|AttemptScopeTest)\.' \
+        -R '^(Engine|Lockstep|FramePipeline|LedgerBatch|Protocol|Redaction|Export|LedgerRunsTest|LedgerProcesses|ImmutabilityTest|AttemptScopeTest)\.' \
         -E 'SurvivesSigkillAtAHundredRandomMoments')
     ;;
 *)

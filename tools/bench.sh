@@ -49,6 +49,13 @@ echo "## Batched episodes (--batch N, the shipped world model and policies)"
 if [ -d "$here/models/world" ]; then
     "$here/bench/batch-bench.sh" "$work/batch" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
         --batches "1 4 16" || echo "(batch bench failed: see $work/batch)"
+    # The ceiling: the shipped models' own forward pass at batch N, nothing of the engine around.
+    if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+        for m in world bc-expert-full; do
+            /usr/bin/python3 "$here/bench/model-batch-scaling.py" "$here/models/$m" \
+                --batches 1 4 16 --seconds "$([ -n "$quick" ] && echo 1 || echo 3)" 2>&1 | grep -v Warning
+        done
+    fi
 fi
 echo
 echo "## Workstation"

@@ -463,71 +463,135 @@ public:
 
     JudgeAnswer sample(const JudgeRequest &request) override
     {
-        JudgeAnswer answer;
+        return sampleBatch(std::span<const JudgeRequest>(&request, 1)).front();
+    }
+
+    // A judgment's samples in one call: the classifier's probabilities depend on the frames, the
+    // instruction and the temperature alone, so each distinct input is one row of one forward
+    // pass (a judgment's samples share theirs), and each sample draws from them with its own
+    // seed and try, exactly as one at a time.
+    int maxBatch() const override { return 64; }
+
+    std::vector<JudgeAnswer> sampleBatch(std::span<const JudgeRequest> requests) override
+    {
         const auto start = std::chrono::steady_clock::now();
-        try {
-            const std::vector<double> p = probabilities(request);
-            std::seed_seq seq{
-                static_cast<std::uint32_t>(request.seed),
-                static_cast<std::uint32_t>(static_cast<std::uint64_t>(request.seed) >> 32),
-                static_cast<std::uint32_t>(request.tryIndex)};
-            std::mt19937_64 rng(seq);
-            const int progress = std::discrete_distribution<int>(p.begin(), p.end())(rng);
-            const IoInput *frames = m_io.find(IoSource::Frames);
-            nlohmann::json evidence = nlohmann::json::array();
-            for (int i = 16 - frames->count(); i < 16; ++i)
-                evidence.push_back(i);
-            std::string reasons = "learned success classifier; P(progress 0..5) =";
-            for (double v : p)
-                reasons += " " + std::to_string(std::round(v * 1000) / 1000.0).substr(0, 5);
-            reasons += "; drew " + std::to_string(progress);
-            const nlohmann::json j = {{"integrity", "intact"},
-                                      {"collision", "uncertain"},
-                                      {"progress", progress},
-                                      {"completion_evidence", progress == 5 ? "met" : "not_met"},
-                                      {"evidence_frame_indices", evidence},
-                                      {"observable_reasons", reasons}};
-            answer.rawText = j.dump();
-            answer.finishReason = "stop";
-        } catch (const Error &e) {
-            answer.error = e.what();
+        std::vector<JudgeAnswer> answers(requests.size());
+        std::vector<std::size_t> rowOf(requests.size());
+        std::vector<const JudgeRequest *> rows;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            std::size_t row = 0;
+            while (row < rows.size() && !sameInput(*rows[row], requests[i]))
+                ++row;
+            if (row == rows.size())
+                rows.push_back(&requests[i]);
+            rowOf[i] = row;
         }
-        answer.decodeMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::steady_clock::now() - start)
-                              .count();
-        return answer;
+        std::vector<std::vector<double>> p;
+        std::string error;
+        try {
+            p = probabilities(rows);
+        } catch (const Error &e) {
+            if (rows.size() > 1)
+                throw; // a module exported for one input refuses a stack: asked one at a time
+            error = e.what();
+        }
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            JudgeAnswer &answer = answers[i];
+            if (error.empty()) {
+                answer.rawText = verdict(requests[i], p[rowOf[i]]);
+                answer.finishReason = "stop";
+            } else {
+                answer.error = error;
+            }
+            // The call's time, shared by the samples it answered.
+            answer.decodeMs = ms / static_cast<std::int64_t>(requests.size());
+        }
+        return answers;
     }
 
 private:
-    std::vector<double> probabilities(const JudgeRequest &request)
+    static bool sameInput(const JudgeRequest &a, const JudgeRequest &b)
+    {
+        if (a.instruction != b.instruction || a.temperature != b.temperature ||
+            a.frames.size() != b.frames.size())
+            return false;
+        if (!a.framePngs.empty() && a.framePngs.size() == b.framePngs.size())
+            return a.framePngs == b.framePngs; // what the judge is shown, byte for byte
+        for (std::size_t i = 0; i < a.frames.size(); ++i)
+            if (a.frames[i].data != b.frames[i].data) // the same image, not an equal one
+                return false;
+        return true;
+    }
+
+    std::string verdict(const JudgeRequest &request, const std::vector<double> &p) const
+    {
+        std::seed_seq seq{
+            static_cast<std::uint32_t>(request.seed),
+            static_cast<std::uint32_t>(static_cast<std::uint64_t>(request.seed) >> 32),
+            static_cast<std::uint32_t>(request.tryIndex)};
+        std::mt19937_64 rng(seq);
+        const int progress = std::discrete_distribution<int>(p.begin(), p.end())(rng);
+        const IoInput *frames = m_io.find(IoSource::Frames);
+        nlohmann::json evidence = nlohmann::json::array();
+        for (int i = 16 - frames->count(); i < 16; ++i)
+            evidence.push_back(i);
+        std::string reasons = "learned success classifier; P(progress 0..5) =";
+        for (double v : p)
+            reasons += " " + std::to_string(std::round(v * 1000) / 1000.0).substr(0, 5);
+        reasons += "; drew " + std::to_string(progress);
+        const nlohmann::json j = {{"integrity", "intact"},
+                                  {"collision", "uncertain"},
+                                  {"progress", progress},
+                                  {"completion_evidence", progress == 5 ? "met" : "not_met"},
+                                  {"evidence_frame_indices", evidence},
+                                  {"observable_reasons", reasons}};
+        return j.dump();
+    }
+
+    // One forward pass for every row (a distinct request), stacked along dimension 0.
+    std::vector<std::vector<double>> probabilities(const std::vector<const JudgeRequest *> &rows)
     {
         torch::InferenceMode guard;
-        std::vector<torch::Tensor> inputs;
-        for (const IoInput &in : m_io.inputs) {
-            if (in.source == IoSource::Frames) {
-                if (request.frames.size() < static_cast<std::size_t>(in.count()))
-                    throw Error(ErrorCode::InvalidInput, "the judge module takes " +
-                                                             std::to_string(in.count()) +
-                                                             " frames; the request has " +
-                                                             std::to_string(request.frames.size()));
-                const std::vector<cv::Mat> last(request.frames.end() - in.count(),
-                                                request.frames.end());
-                inputs.emplace_back(pixelsTensor(last, in, m_io.pixels, m_runtime));
-            } else if (in.source == IoSource::InstructionId) {
-                inputs.emplace_back(
-                    instructionTensor(m_io.instructionId(request.instruction), m_runtime));
+        std::vector<std::vector<torch::Tensor>> each;
+        for (const JudgeRequest *request : rows) {
+            std::vector<torch::Tensor> inputs;
+            for (const IoInput &in : m_io.inputs) {
+                if (in.source == IoSource::Frames) {
+                    if (request->frames.size() < static_cast<std::size_t>(in.count()))
+                        throw Error(ErrorCode::InvalidInput,
+                                    "the judge module takes " + std::to_string(in.count()) +
+                                        " frames; the request has " +
+                                        std::to_string(request->frames.size()));
+                    const std::vector<cv::Mat> last(request->frames.end() - in.count(),
+                                                    request->frames.end());
+                    inputs.emplace_back(pixelsTensor(last, in, m_io.pixels, m_runtime));
+                } else if (in.source == IoSource::InstructionId) {
+                    inputs.emplace_back(
+                        instructionTensor(m_io.instructionId(request->instruction), m_runtime));
+                }
             }
+            each.push_back(std::move(inputs));
         }
         const torch::Tensor logits =
-            forward(m_module, std::move(inputs), "the generic judge module");
-        expectShape(logits, m_io.output, "the generic judge module");
-        const double temperature = std::max(request.temperature, 1e-3);
-        const torch::Tensor p =
-            torch::softmax(logits.to(torch::kCPU, torch::kDouble)[0] / temperature, 0).contiguous();
-        std::vector<double> out(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
-        for (double v : out)
-            if (!std::isfinite(v))
-                throw Error(ErrorCode::InvalidInput, "the judge module produced non-finite logits");
+            forward(m_module, rows.size() == 1 ? std::move(each.front()) : stackInputs(each),
+                    "the generic judge module");
+        expectShape(logits, batchedShape(m_io.output, rows.size()), "the generic judge module");
+        std::vector<std::vector<double>> out;
+        const torch::Tensor all = logits.to(torch::kCPU, torch::kDouble);
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            const double temperature = std::max(rows[r]->temperature, 1e-3);
+            const torch::Tensor p =
+                torch::softmax(all[static_cast<int64_t>(r)] / temperature, 0).contiguous();
+            std::vector<double> v(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+            for (double x : v)
+                if (!std::isfinite(x))
+                    throw Error(ErrorCode::InvalidInput,
+                                "the judge module produced non-finite logits");
+            out.push_back(std::move(v));
+        }
         return out;
     }
 

@@ -209,7 +209,8 @@ void printThroughput(const std::string &bundle, const std::string &protocolSha25
     const BatchThroughput t = batchThroughput(ledger, protocolSha256, sinceMs, nowMs());
     if (t.workers.empty())
         return;
-    std::cout << "\nthroughput (this command's attempts; store runs beside the rollout):\n"
+    std::cout << "\nthroughput (this command's attempts; each stage's share of the work; store "
+                 "runs beside the rollout):\n"
               << t.text();
 }
 

@@ -194,6 +194,21 @@ class Judge
 public:
     virtual ~Judge() = default;
     virtual JudgeAnswer sample(const JudgeRequest &request) = 0;
+    // Batching (plugin API 4): how many requests one sampleBatch call may answer. The runner
+    // sends a judgment's samples together (the same frames and prompt, each sample with its own
+    // seed), at most maxBatch() a call.
+    virtual int maxBatch() const { return 1; }
+    // Answers each request as sample() would have, in order, one answer per request; a request
+    // that fails is an answer with its error (never a throw for one request). Throwing fails the
+    // whole call: the runner then asks each request on its own. The default calls sample().
+    virtual std::vector<JudgeAnswer> sampleBatch(std::span<const JudgeRequest> requests)
+    {
+        std::vector<JudgeAnswer> answers;
+        answers.reserve(requests.size());
+        for (const JudgeRequest &request : requests)
+            answers.push_back(sample(request));
+        return answers;
+    }
 };
 
 } // namespace kosmos

@@ -240,9 +240,14 @@ private:
     // it is recorded once its object is durable (recordDurableFrames).
     void storeFrame(const cv::Mat &frame)
     {
-        if (!m_frames)
-            m_frames = std::make_unique<FramePipeline>(m_ledger.artifacts().directory(),
-                                                       FramePipeline::Options{});
+        if (!m_frames) {
+            FramePipeline::Options options;
+            // Episodes in lockstep (--batch N) already store N rollouts' frames at once: one
+            // store thread each, not two (2N store threads would only contend for the cores).
+            if (m_lockstep)
+                options.storeThreads = 1;
+            m_frames = std::make_unique<FramePipeline>(m_ledger.artifacts().directory(), options);
+        }
         m_frames->submit(frame);
     }
 

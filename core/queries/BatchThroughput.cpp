@@ -50,14 +50,22 @@ std::string line(const WorkerThroughput &w)
                   w.worker.c_str(), w.attempts,
                   w.running ? (" (+" + std::to_string(w.running) + " running)").c_str() : "",
                   w.stepsPerS(), w.framesPerS());
-    const double total = s.attemptMs;
+    // Shares of the work, not of the attempts' wall time: with --batch N a lane's wall time
+    // holds the whole shared call while its stage time holds its share, and N lanes' wall times
+    // overlap, so only the work itself adds up to a whole.
+    const double work = s.workMs();
     std::string out = head;
-    out += "policy " + percent(s.policyMs, total) + ", world model " +
-           percent(s.worldModelMs, total) + ", judge " + percent(s.judgeMs, total) +
-           ", validation " + percent(s.validationMs, total);
+    out += "work: policy " + percent(s.policyMs, work) + ", world model " +
+           percent(s.worldModelMs, work) + ", judge " + percent(s.judgeMs, work) + ", validation " +
+           percent(s.validationMs, work) + ", store " + percent(s.storeMs, work);
+    if (w.attempts > 0) {
+        char perRun[48];
+        std::snprintf(perRun, sizeof perRun, " (%.0f ms a run)", work / w.attempts);
+        out += perRun;
+    }
     if (s.lockstepWaitMs > 0)
-        out += ", lockstep wait " + percent(s.lockstepWaitMs, total);
-    out += "; store beside: " + percent(s.storeMs, total);
+        out += "; lanes waited " + percent(s.lockstepWaitMs, s.attemptMs) +
+               " of their time for the others";
     return out;
 }
 

@@ -24,6 +24,8 @@ struct StageTimes
     double attemptMs = 0;      // the attempts' own wall time, summed
 
     void add(const StageTimes &other);
+    // The stages' work: policy, world model, judge, validation and store (beside).
+    double workMs() const { return policyMs + worldModelMs + judgeMs + validationMs + storeMs; }
 };
 
 struct WorkerThroughput
@@ -47,8 +49,9 @@ struct BatchThroughput
     std::vector<WorkerThroughput> workers; // by first start
     WorkerThroughput all;                  // worker "all": every worker together
 
-    // Text for a terminal: one line per worker and one in all, steps/s, frames/s and each
-    // stage's share of the attempts' time.
+    // Text for a terminal: one line per worker and one in all, steps/s, frames/s, each stage's
+    // share of the work (what bounds the batch) and, with --batch N, how much of their time the
+    // lanes waited for each other.
     std::string text() const;
 };
 

@@ -508,7 +508,7 @@ TEST(Engine, EpisodesInLockstepAreTheSameRunsAsOneAtATime)
     EXPECT_EQ(through.all.frames, 8 * 31);
     EXPECT_GT(through.all.stages.lockstepWaitMs, 0.0);
     EXPECT_GT(through.all.stepsPerS(), 0.0);
-    EXPECT_NE(through.text().find("lockstep wait"), std::string::npos) << through.text();
+    EXPECT_NE(through.text().find("lanes waited"), std::string::npos) << through.text();
     expectClean(four.bundle);
 }
 
@@ -534,6 +534,13 @@ TEST(Engine, ThroughputIsReadPerWorkerFromTheRunsTimings)
     EXPECT_GE(t.all.stages.attemptMs,
               t.all.stages.policyMs + t.all.stages.worldModelMs + t.all.stages.judgeMs);
     EXPECT_NE(t.text().find("frames/s"), std::string::npos) << t.text();
+    // Shares of the work (the five stages), which add up to a whole at any --batch.
+    EXPECT_NEAR(t.all.stages.workMs(),
+                t.all.stages.policyMs + t.all.stages.worldModelMs + t.all.stages.judgeMs +
+                    t.all.stages.validationMs + t.all.stages.storeMs,
+                1e-9);
+    EXPECT_NE(t.text().find("work: policy"), std::string::npos) << t.text();
+    EXPECT_NE(t.text().find("ms a run"), std::string::npos) << t.text();
     // Attempts before `since` are not this command's.
     EXPECT_EQ(batchThroughput(ledger, batch.protocolSha256, nowMs() + 1000, nowMs()).all.attempts,
               0);

@@ -361,6 +361,29 @@ TEST(TorchGeneric, AJudgeSamplesItsProgressAtTheQuorumsTemperatureAndAnswersInTh
         EXPECT_EQ(*judge->sample(request).rawText, *answer.rawText);
     }
     EXPECT_EQ(met, 5); // logit 5 = (0.9 - 0.5) * 40 = 16: p(met) > 0.9999
+
+    // A judgment's samples in one call (sampleBatch): one forward pass for their shared frames,
+    // each sample drawing with its own seed, the answers those of one sample at a time.
+    EXPECT_GT(judge->maxBatch(), 1);
+    std::vector<JudgeRequest> samples;
+    for (int seed = 0; seed < 5; ++seed) {
+        request.seed = seed;
+        request.tryIndex = seed % 2;
+        samples.push_back(request);
+    }
+    const std::vector<JudgeAnswer> together = judge->sampleBatch(samples);
+    ASSERT_EQ(together.size(), samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        EXPECT_EQ(together[i].rawText, judge->sample(samples[i]).rawText) << "sample " << i;
+    // Two different judgments stacked: this stand-in module was written for one input (its
+    // logits are 1 x 6), so the stack is refused by its shape and the runner asks alone.
+    samples.back().frames.back() = cv::Mat(32, 40, CV_8UC3, cv::Scalar::all(20));
+    try {
+        judge->sampleBatch(samples);
+        ADD_FAILURE() << "a batch-one module answered a stack of two inputs";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("shape"), std::string::npos) << e.what();
+    }
     // A dark last frame: progress 0..4, never met.
     request.frames.back() = cv::Mat(32, 40, CV_8UC3, cv::Scalar::all(20));
     std::set<int> progress;

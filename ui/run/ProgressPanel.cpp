@@ -269,10 +269,10 @@ void ProgressPanel::show(const BatchProgress &p)
     // Where the time goes (core/queries/BatchThroughput: what kosmos-cli run prints at its end),
     // from the runs ended so far and the steps of those running.
     const std::string through = m_controller.throughput().text();
-    m_throughput->setText(through.empty()
-                              ? QString()
-                              : tr("Throughput per worker (store runs beside the rollout):\n%1")
-                                    .arg(QString::fromStdString(through).trimmed()));
+    m_throughput->setText(through.empty() ? QString()
+                                          : tr("Throughput per worker (each stage's share of the "
+                                               "work; store runs beside the rollout):\n%1")
+                                                .arg(QString::fromStdString(through).trimmed()));
     m_title->setText(tr("<b>%1</b> (%2)")
                          .arg(QString::fromStdString(p.protocolName).toHtmlEscaped(),
                               QString::fromStdString(p.protocolSha256.substr(0, 12))));
