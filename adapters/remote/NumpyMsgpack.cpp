@@ -336,7 +336,12 @@ MsgValue unpackOpenPi(const std::string &bytes, const std::string &where)
         // count is capped by what the bytes can hold (each element takes at least one byte).
         const std::size_t elements = std::min<std::size_t>(bytes.size(), 1u << 20);
         const msgpack::unpack_limit limit(elements, elements, bytes.size(), bytes.size(), 0, 32);
-        handle = msgpack::unpack(bytes.data(), bytes.size(), offset, nullptr, nullptr, limit);
+        // Bin payloads (a frame is megabytes) are referenced in `bytes`, not copied into
+        // msgpack's zone: convert() below copies each once, while `bytes` is alive.
+        const auto referenceBin = [](msgpack::type::object_type type, std::size_t, void *) {
+            return type == msgpack::type::BIN;
+        };
+        handle = msgpack::unpack(bytes.data(), bytes.size(), offset, referenceBin, nullptr, limit);
     } catch (const std::exception &e) {
         bad(where, std::string("not msgpack (") + e.what() + ")");
     }

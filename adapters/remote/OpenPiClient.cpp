@@ -246,10 +246,10 @@ std::string OpenPiClient::request(const std::string &bytes, int timeoutMs,
         }
         m_state->changed.wait_for(lock, std::chrono::milliseconds(50));
     }
-    Frame frame = m_state->frames.front();
+    Frame frame = std::move(m_state->frames.front()); // a frame may be megabytes: never copied
     m_state->frames.pop_front();
     if (frame.binary)
-        return frame.bytes;
+        return std::move(frame.bytes);
     // A policy error: the traceback as text, then a close with 1011. Wait briefly for the close
     // to record its code, then drop the connection (the next run reconnects).
     m_state->changed.wait_for(lock, std::chrono::milliseconds(500),

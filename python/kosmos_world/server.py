@@ -143,17 +143,17 @@ class WorldServer:
                     call = functools.partial(world.reset, frame, request.get("instruction", ""),
                                              int(request.get("seed", 0)),
                                              request.get("start_state") or {})
-                    async with lock:
-                        frames = await loop.run_in_executor(thread, call)
-                        after = await loop.run_in_executor(thread, outcome)
+                    async with lock:  # the call and its outcome in one hop to the world thread
+                        frames, after = await loop.run_in_executor(
+                            thread, lambda: (call(), outcome()))
                     reply = {"frames": _check_frames(frames, None, metadata, "reset")}
                 elif kind == "step":
                     actions = np.asarray(request["actions"], dtype=np.float64)
                     if actions.ndim != 2:
                         raise ValueError(f"actions of shape {actions.shape}; expected [T, D]")
                     async with lock:
-                        frames = await loop.run_in_executor(thread, world.step, actions)
-                        after = await loop.run_in_executor(thread, outcome)
+                        frames, after = await loop.run_in_executor(
+                            thread, lambda: (world.step(actions), outcome()))
                     reply = {"frames": _check_frames(frames, actions.shape[0], metadata, "step")}
                 else:
                     raise ValueError(f"unknown request type {kind!r}")
