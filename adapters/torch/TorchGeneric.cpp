@@ -46,6 +46,24 @@ std::vector<cv::Mat> lastFrames(const std::deque<cv::Mat> &frames, int count)
     return out;
 }
 
+// The episodes of a batched call as instances of one adapter type with one model package (the
+// engine batches only calls of the same plugin and settings; anything else is refused).
+template <typename Adapter, typename Base>
+std::vector<Adapter *> batchPeers(std::span<Base *const> episodes,
+                                  const std::string &manifestSha256, const char *what)
+{
+    std::vector<Adapter *> peers;
+    peers.reserve(episodes.size());
+    for (Base *episode : episodes) {
+        auto *peer = dynamic_cast<Adapter *>(episode);
+        if (!peer || peer->packageSha256() != manifestSha256)
+            throw Error(ErrorCode::InvalidInput,
+                        std::string("a batch of ") + what + " must share one model package");
+        peers.push_back(peer);
+    }
+    return peers;
+}
+
 class GenericPolicy final : public Policy
 {
 public:
@@ -93,18 +111,13 @@ public:
     // pass. A module that refuses a batch (its export fixed batch 1) makes the call throw: the
     // engine then calls each episode alone, and this instance declares no batch from then on.
     int maxBatch() const override { return m_batchRefused ? 1 : kMaxBatch; }
+    const std::string &packageSha256() const { return m_package.manifestSha256; }
     std::vector<ActionChunk> actBatch(std::span<Policy *const> episodes,
                                       std::span<const Observation> observations,
                                       std::span<std::exception_ptr>) override
     {
-        std::vector<GenericPolicy *> peers;
-        for (Policy *p : episodes) {
-            auto *peer = dynamic_cast<GenericPolicy *>(p);
-            if (!peer || peer->m_package.manifestSha256 != m_package.manifestSha256)
-                throw Error(ErrorCode::InvalidInput,
-                            "a batch of generic policies must share one model package");
-            peers.push_back(peer);
-        }
+        const std::vector<GenericPolicy *> peers = batchPeers<GenericPolicy>(
+            episodes, m_package.manifestSha256, "generic policies");
         try {
             auto chunks = m_clock.time([&] {
                 torch::InferenceMode guard;
@@ -287,18 +300,13 @@ public:
     // A batch dimension, as GenericPolicy's: every episode's inputs stacked, one forward pass,
     // each episode's frames and commanded state taken from its slice of the output.
     int maxBatch() const override { return m_batchRefused ? 1 : kMaxBatch; }
+    const std::string &packageSha256() const { return m_package.manifestSha256; }
     std::vector<std::vector<cv::Mat>> stepBatch(std::span<WorldModel *const> episodes,
                                                 std::span<const ActionChunk> actions,
                                                 std::span<std::exception_ptr>) override
     {
-        std::vector<GenericWorldModel *> peers;
-        for (WorldModel *w : episodes) {
-            auto *peer = dynamic_cast<GenericWorldModel *>(w);
-            if (!peer || peer->m_package.manifestSha256 != m_package.manifestSha256)
-                throw Error(ErrorCode::InvalidInput,
-                            "a batch of generic world models must share one model package");
-            peers.push_back(peer);
-        }
+        const std::vector<GenericWorldModel *> peers = batchPeers<GenericWorldModel>(
+            episodes, m_package.manifestSha256, "generic world models");
         try {
             auto frames = m_clock.time([&] {
                 torch::InferenceMode guard;

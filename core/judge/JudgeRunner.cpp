@@ -34,6 +34,7 @@ std::vector<JudgeAnswer> askJudge(Judge &judge, const std::vector<JudgeRequest> 
         }
     }
     std::vector<JudgeAnswer> answers;
+    answers.reserve(requests.size());
     for (const JudgeRequest &request : requests)
         answers.push_back(askOne(judge, request));
     return answers;
