@@ -48,7 +48,7 @@ std::vector<cv::Mat> lastFrames(const std::deque<cv::Mat> &frames, int count)
 
 // The episodes of a batched call as instances of one adapter type with one model package (the
 // engine batches only calls of the same plugin and settings; anything else is refused).
-template <typename Adapter, typename Base>
+template<typename Adapter, typename Base>
 std::vector<Adapter *> batchPeers(std::span<Base *const> episodes,
                                   const std::string &manifestSha256, const char *what)
 {
@@ -116,8 +116,8 @@ public:
                                       std::span<const Observation> observations,
                                       std::span<std::exception_ptr>) override
     {
-        const std::vector<GenericPolicy *> peers = batchPeers<GenericPolicy>(
-            episodes, m_package.manifestSha256, "generic policies");
+        const std::vector<GenericPolicy *> peers =
+            batchPeers<GenericPolicy>(episodes, m_package.manifestSha256, "generic policies");
         try {
             auto chunks = m_clock.time([&] {
                 torch::InferenceMode guard;
