@@ -22,6 +22,9 @@
 #    `kosmos-cli fidelity prepare` given as KOSMOS_GPU_CHECK_PROTOCOL, or prepared here from a
 #    short physics run when the physics world is built. KOSMOS_GPU_CHECK_OUT (a folder): the
 #    ledger's database is copied there (tar.xz; the frames stay behind);
+#    Then the batch sweep (bench/batch-bench.sh --device): the same protocol with one worker at
+#    --batch 1, 4, 16 (KOSMOS_GPU_CHECK_BATCHES): rollouts/s, frames/s, NVML utilisation and
+#    memory per N;
 # 6. one AOTInductor package compiled for the device (needs the GPU at export time) through the
 #    same adapter.
 # A build made elsewhere can be carried to a GPU machine without Qt (tools/gpu-bundle.sh).
@@ -161,6 +164,12 @@ PY
     done
     "$cli" verify "$ledger" | tail -1
     "$cli" info "$ledger" | head -12
+    # The batch sweep ([fast-rollouts]): the same imagined protocol on the device with one worker
+    # at N = 1, 4, 16 episodes in lockstep: rollouts/s, frames/s, the mean batch of the calls,
+    # and NVML's utilisation (mean / max) and memory per N, sampled by nvidia-smi every 250 ms.
+    bench/batch-bench.sh "$rollout/batch-sweep" --protocol "$protocol" --device "$device" \
+        --cli "$cli" --workers 1 --batches "${KOSMOS_GPU_CHECK_BATCHES:-1 4 16}" ||
+        echo "batch sweep failed: see $rollout/batch-sweep"
     if [ -n "${KOSMOS_GPU_CHECK_OUT:-}" ]; then
         mkdir -p "$KOSMOS_GPU_CHECK_OUT"
         # The ledger's database (events, timings, NVML snapshots); the frames stay behind.
