@@ -155,6 +155,7 @@ struct SubmitOptions
     std::string bundle;
     int shards = 1;
     int workers = 1;
+    int batch = 1; // run --batch in every shard
     bool slurm = false;
     std::string partition;
     std::string gres;

@@ -149,6 +149,7 @@ int submitSlurm(const SubmitOptions &o, const Protocol &protocol, const ShardLay
     settings.timeLimit = o.timeLimit;
     settings.sbatchArgs = o.sbatchArgs;
     settings.workers = o.workers;
+    settings.batch = o.batch;
     job.options.update({{"partition", o.partition},
                         {"gres", o.gres},
                         {"time", o.timeLimit},
@@ -190,12 +191,20 @@ int runLocalShards(const SubmitOptions &o, const ShardLayout &layout, Ledger &ta
     const std::string self = selfPath();
     std::vector<pid_t> pids;
     pids.reserve(static_cast<std::size_t>(o.shards));
-    for (int i = 0; i < o.shards; ++i)
-        pids.push_back(
-            startCommand({self, "run", layout.protocolFile().string(), "--ledger",
-                          layout.shardBundle(i).string(), "--shard", ShardSpec{i, o.shards}.text(),
-                          "--workers", std::to_string(o.workers)},
-                         layout.shardLog(i).string()));
+    for (int i = 0; i < o.shards; ++i) {
+        std::vector<std::string> command = {self,
+                                            "run",
+                                            layout.protocolFile().string(),
+                                            "--ledger",
+                                            layout.shardBundle(i).string(),
+                                            "--shard",
+                                            ShardSpec{i, o.shards}.text(),
+                                            "--workers",
+                                            std::to_string(o.workers)};
+        if (o.batch > 1)
+            command.insert(command.end(), {"--batch", std::to_string(o.batch)});
+        pids.push_back(startCommand(command, layout.shardLog(i).string()));
+    }
     for (std::size_t i = 0; i < pids.size(); ++i)
         g_localShards[i] = pids[i];
     g_localShardCount = static_cast<int>(pids.size());
@@ -259,7 +268,7 @@ int runSubmit(const std::string &executableDir, const SubmitOptions &o)
         job.launcher = o.slurm ? "slurm" : "local";
         job.shards = o.shards;
         job.shardDir = layout.dir;
-        job.options = {{"workers", o.workers}, {"runs_per_shard", perShard}};
+        job.options = {{"workers", o.workers}, {"batch", o.batch}, {"runs_per_shard", perShard}};
         std::cout << "protocol " << protocol.name << " (" << sha.substr(0, 16) << "...): ";
         std::size_t total = 0;
         for (int n : perShard)

@@ -237,20 +237,23 @@ const std::vector<Verb> &verbs()
          "run a protocol as N shards: --slurm writes and submits a Slurm job array\n"
          "(one task per shard) and a merge job that runs after it; --local runs N\n"
          "processes here and merges; --dry-run (with --slurm) writes the scripts only;\n"
-         "--device: as for run, in the protocol every shard runs",
+         "--device: as for run, in the protocol every shard runs; --workers, --batch:\n"
+         "as for run, in every shard",
          {"ledger", "shards", "slurm", "local", "partition", "gres", "time", "sbatch-arg",
-          "workers", "dry-run", "device", "json"},
+          "workers", "batch", "dry-run", "device", "json"},
          [](const Call &c) -> R {
              const auto shards = c.intValue("shards", 1, 10000);
              const auto workers = c.intValue("workers", 1, 64);
+             const auto batch = c.intValue("batch", 1, 256);
              if (!c.nArgs(2) || !c.isSet("ledger") || !c.isSet("shards") || !shards || !workers ||
-                 c.isSet("slurm") == c.isSet("local"))
+                 !batch || c.isSet("slurm") == c.isSet("local"))
                  return std::nullopt;
              SubmitOptions o;
              o.protocolPath = c.str(1);
              o.bundle = c.value("ledger").toStdString();
              o.shards = *shards;
              o.workers = *workers;
+             o.batch = *batch;
              o.slurm = c.isSet("slurm");
              o.partition = c.value("partition").toStdString();
              o.gres = c.value("gres").toStdString();
@@ -673,7 +676,7 @@ constexpr OptionSpec kOptions[] = {
     {"workers", "run, demo: worker threads (default 1); submit: worker threads of each shard.", "n",
      "1", false},
     {"batch",
-     "run: episodes each worker runs in lockstep, one call of a batched component for all "
+     "run, submit: episodes each worker runs in lockstep, one call of a batched component for all "
      "(default 1).",
      "n", "1", false},
     {"judge", "judge, fidelity prepare: the judge configuration (JSON: plugin, settings, quorum).",

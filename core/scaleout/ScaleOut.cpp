@@ -160,7 +160,8 @@ std::string slurmArrayScript(const ShardLayout &layout, const SlurmSettings &set
          " \"$i\")\"\n";
     s += "exec " + quoted(settings.cliPath) + " run " +
          quoted(absoluteText(layout.protocolFile())) + " --ledger \"$ledger\" --shard \"$i/" +
-         std::to_string(layout.count) + "\" --workers " + std::to_string(settings.workers) + "\n";
+         std::to_string(layout.count) + "\" --workers " + std::to_string(settings.workers) +
+         (settings.batch > 1 ? " --batch " + std::to_string(settings.batch) : std::string()) + "\n";
     return s;
 }
 

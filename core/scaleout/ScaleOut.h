@@ -47,6 +47,7 @@ struct SlurmSettings
     std::string timeLimit; // e.g. 04:00:00, per shard task
     std::vector<std::string> sbatchArgs;
     int workers = 1; // worker threads in each shard task
+    int batch = 1;   // episodes each worker runs in lockstep (run --batch; 1: not written)
 };
 
 // The job-array script (one task per shard, SLURM_ARRAY_TASK_ID -> shard) and the merge job's

@@ -429,12 +429,13 @@ TEST(Merge, APartialShardMergesWhatItFinishedAndTheRerunShardCompletesIt)
 
 TEST(LocalSubmit, StoppedBySigtermItMergesWhatFinishedAndTheSameSubmitResumes)
 {
+    // Each shard runs two episodes in lockstep (--batch 2): stopping and resuming act per run.
     TempDir dir;
     const fs::path protocol = writeProtocol(dir, smallProtocol(6, 30), "p.json");
     const fs::path out = dir / "out.kosmos";
     const std::vector<std::string> submit = {
         test::cliPath(), "submit", protocol.string(), "--ledger", out.string(),
-        "--shards",      "2",      "--local"};
+        "--shards",      "2",      "--local",         "--batch",  "2"};
     const pid_t pid = test::startProcess(submit);
     const ShardLayout layout = ShardLayout::of(out, 2);
     for (int i = 0; i < 600; ++i) {
@@ -459,6 +460,8 @@ TEST(LocalSubmit, StoppedBySigtermItMergesWhatFinishedAndTheSameSubmitResumes)
     ASSERT_EQ(again.exitCode, 0) << again.output;
     EXPECT_EQ(count(out, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 24);
     EXPECT_TRUE(verifies(out, &report)) << report;
+    // The shards ran their episodes on two lanes a worker (worker ids NAME-PID-W.LANE).
+    EXPECT_GT(count(out, "SELECT COUNT(*) FROM attempts WHERE worker_id LIKE '%.1'"), 0);
 }
 
 TEST(Merge, LabelsAndTheirCorrectionsAreMergedOnce)
@@ -507,6 +510,11 @@ TEST(SlurmScripts, TheArrayScriptMapsTheTaskIdToItsShardAndRefusesBrokenSettings
           "#SBATCH --partition=gpu\n", "#SBATCH --account=lab\n", "--shard \"$i/12\"",
           "shard-%04d-of-0012.kosmos", "--workers 2"})
         EXPECT_NE(array.find(line), std::string::npos) << line << "\n" << array;
+    EXPECT_EQ(array.find("--batch"), std::string::npos) << "one episode at a time: not written";
+    settings.batch = 8; // episodes in lockstep on each shard's GPU
+    EXPECT_NE(slurmArrayScript(layout, settings).find("--workers 2 --batch 8\n"),
+              std::string::npos);
+    settings.batch = 1;
     const std::string merge = slurmMergeScript(layout, settings);
     EXPECT_NE(merge.find("merge '" + layout.target.string() + "'"), std::string::npos) << merge;
     EXPECT_NE(merge.find("shard-0011-of-0012.kosmos"), std::string::npos);
