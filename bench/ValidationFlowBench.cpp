@@ -12,6 +12,7 @@
 #include "stats/Agreement.h"
 #include "synthetic/ScriptedPolicy.h"
 #include "synthetic/TabletopWorldModel.h"
+#include "validation/RolloutValidator.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -78,22 +79,6 @@ cv::Mat greyOf(const cv::Mat &rgb)
     return g;
 }
 
-double topOnePercent(const cv::Mat &flow, double scale)
-{
-    std::vector<cv::Mat> parts;
-    cv::split(flow, parts);
-    cv::Mat magnitude;
-    cv::magnitude(parts[0], parts[1], magnitude);
-    std::vector<float> values(magnitude.begin<float>(), magnitude.end<float>());
-    const std::size_t top = std::max<std::size_t>(1, values.size() / 100);
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(top),
-                     values.end(), std::greater<>());
-    double sum = 0;
-    for (std::size_t k = 0; k < top; ++k)
-        sum += values[k];
-    return sum / static_cast<double>(top) / scale;
-}
-
 struct Candidate
 {
     std::string name;
@@ -137,7 +122,7 @@ double measure(const Candidate &c, const Episode &ep, std::vector<double> &motio
                     cv::calcOpticalFlowFarneback(lastSmall, small, flow, 0.5, 2, 9, 2, 5, 1.1, 0);
                 else
                     dis->calc(lastSmall, small, flow);
-                motion[i - 1] = topOnePercent(flow, scale);
+                motion[i - 1] = topFlowMagnitude(flow, scale);
             }
         }
         lastGrey = g;

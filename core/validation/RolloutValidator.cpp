@@ -208,25 +208,13 @@ cv::Mat flowInput(const cv::Mat &grey, const ValidationThresholds &t, double &sc
     return small;
 }
 
-// Observed motion of a transition: the mean of the top 1% dense optical flow magnitudes
-// (Farneback) between two frames at flowWidth (flowInput), in full-size pixels (the moving gripper
-// or object covers a small part of a fixed camera's view).
+// Observed motion of a transition: Farneback's dense optical flow between two frames at
+// flowWidth (flowInput), read by topFlowMagnitude.
 double observedMotion(const cv::Mat &from, const cv::Mat &to, double scale)
 {
     cv::Mat flow;
     cv::calcOpticalFlowFarneback(from, to, flow, 0.5, 3, 15, 3, 5, 1.2, 0);
-    std::vector<cv::Mat> parts;
-    cv::split(flow, parts);
-    cv::Mat magnitude;
-    cv::magnitude(parts[0], parts[1], magnitude);
-    std::vector<float> values(magnitude.begin<float>(), magnitude.end<float>());
-    const std::size_t top = std::max<std::size_t>(1, values.size() / 100);
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(top),
-                     values.end(), std::greater<>());
-    double sum = 0;
-    for (std::size_t k = 0; k < top; ++k)
-        sum += values[k];
-    return sum / static_cast<double>(top) / scale;
+    return topFlowMagnitude(flow, scale);
 }
 
 // Commanded translation against observed motion (Pearson over the transitions).
@@ -414,6 +402,22 @@ nlohmann::json ValidationReport::toJson() const
 ValidationRecord ValidationReport::toRecord() const
 {
     return {kValidatorId, kValidatorVersion, verdict, reasonNames(reasons), toJson()};
+}
+
+double topFlowMagnitude(const cv::Mat &flow, double scale)
+{
+    std::vector<cv::Mat> parts;
+    cv::split(flow, parts);
+    cv::Mat magnitude;
+    cv::magnitude(parts[0], parts[1], magnitude);
+    std::vector<float> values(magnitude.begin<float>(), magnitude.end<float>());
+    const std::size_t top = std::max<std::size_t>(1, values.size() / 100);
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(top),
+                     values.end(), std::greater<>());
+    double sum = 0;
+    for (std::size_t k = 0; k < top; ++k)
+        sum += values[k];
+    return sum / static_cast<double>(top) / scale;
 }
 
 } // namespace kosmos

@@ -121,4 +121,9 @@ ValidationReport validateRollout(const RolloutEvidence &evidence,
                                  const ValidationThresholds &thresholds = {},
                                  const FrameMeasurements *measured = nullptr);
 
+// Observed motion from a dense optical flow field (CV_32FC2) computed at 1/`scale` of the
+// frame's width: the mean of its top 1% magnitudes, in full-size pixels (the moving gripper or
+// object covers a small part of a fixed camera's view).
+double topFlowMagnitude(const cv::Mat &flow, double scale);
+
 } // namespace kosmos
