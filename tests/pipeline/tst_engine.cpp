@@ -20,6 +20,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <functional>
 
 #include <fstream>
 #include <limits>
@@ -464,35 +465,60 @@ nlohmann::json batchingProtocol(const std::string &policyMode, int episodes)
 
 } // namespace
 
+// One protocol run one episode at a time and with --batch 4 (one worker), each into a ledger of
+// its own; `between` runs after the first.
+struct AloneAndInLockstep
+{
+    Fixture one;
+    Fixture four;
+    SubmittedBatch b1;
+    SubmittedBatch b4;
+    BatchResult r1;
+    BatchResult r4;
+
+    explicit AloneAndInLockstep(const Protocol &protocol, const std::function<void()> &between = {})
+    {
+        std::atomic<bool> stop{false};
+        RolloutEngine e1(one.bundle, one.factory);
+        EngineOptions options;
+        options.workers = 1;
+        options.batch = 4;
+        RolloutEngine e4(four.bundle, four.factory, options);
+        b1 = e1.submit(protocol);
+        b4 = e4.submit(protocol);
+        r1 = e1.run(protocol, b1, stop);
+        if (between)
+            between();
+        r4 = e4.run(protocol, b4, stop);
+    }
+
+    // Run by run, the records of both ledgers are the same.
+    void expectSameRuns() const
+    {
+        Ledger l1 = Ledger::open(one.bundle);
+        Ledger l4 = Ledger::open(four.bundle);
+        ASSERT_EQ(b1.runIds.size(), b4.runIds.size());
+        for (std::size_t i = 0; i < b1.runIds.size(); ++i)
+            EXPECT_EQ(runRecord(l1, b1.runIds[i]), runRecord(l4, b4.runIds[i])) << "run " << i;
+    }
+};
+
 TEST(Engine, EpisodesInLockstepAreTheSameRunsAsOneAtATime)
 {
     // --batch 4 with a batched policy (at most 8 a call) and world model (at most 3): the same
     // runs, keys, frames, actions, states, verdicts and labels as --batch 1, byte for byte.
     const Protocol protocol = Protocol::fromJson(batchingProtocol("batching", 8));
-    std::atomic<bool> stop{false};
-    Fixture one;
-    Fixture four;
-    RolloutEngine e1(one.bundle, one.factory);
-    EngineOptions options;
-    options.workers = 1;
-    options.batch = 4;
-    RolloutEngine e4(four.bundle, four.factory, options);
-    const auto b1 = e1.submit(protocol);
-    const auto b4 = e4.submit(protocol);
     g_batchedCalls = 0;
     g_largestBatch = 0;
-    EXPECT_EQ(e1.run(protocol, b1, stop).completed, 8);
-    EXPECT_EQ(g_batchedCalls.load(), 0) << "--batch 1 made a batched call";
-    const auto r4 = e4.run(protocol, b4, stop);
-    EXPECT_EQ(r4.completed, 8);
+    const AloneAndInLockstep runs(
+        protocol, [] { EXPECT_EQ(g_batchedCalls.load(), 0) << "--batch 1 made a batched call"; });
+    EXPECT_EQ(runs.r1.completed, 8);
+    EXPECT_EQ(runs.r4.completed, 8);
     EXPECT_GT(g_batchedCalls.load(), 0);
     EXPECT_GE(g_largestBatch.load(), 2);
     EXPECT_LE(g_largestBatch.load(), 4);
-    Ledger l1 = Ledger::open(one.bundle);
-    Ledger l4 = Ledger::open(four.bundle);
-    ASSERT_EQ(b1.runIds.size(), b4.runIds.size());
-    for (std::size_t i = 0; i < b1.runIds.size(); ++i)
-        EXPECT_EQ(runRecord(l1, b1.runIds[i]), runRecord(l4, b4.runIds[i])) << "run " << i;
+    runs.expectSameRuns();
+    Ledger l4 = Ledger::open(runs.four.bundle);
     // The timings say how the calls were shared.
     sqlite::Statement t(LedgerSql::of(l4),
                         "SELECT max(json_extract(payload_json, "
@@ -501,7 +527,7 @@ TEST(Engine, EpisodesInLockstepAreTheSameRunsAsOneAtATime)
     ASSERT_TRUE(t.step());
     EXPECT_GT(t.real(0), 1.0);
     // Where the time went, per worker: the four lanes are one worker.
-    const BatchThroughput through = batchThroughput(l4, b4.protocolSha256, 0, nowMs());
+    const BatchThroughput through = batchThroughput(l4, runs.b4.protocolSha256, 0, nowMs());
     ASSERT_EQ(through.workers.size(), 1U) << through.text();
     EXPECT_EQ(through.all.attempts, 8);
     EXPECT_EQ(through.all.steps, 8 * 30);
@@ -509,7 +535,7 @@ TEST(Engine, EpisodesInLockstepAreTheSameRunsAsOneAtATime)
     EXPECT_GT(through.all.stages.lockstepWaitMs, 0.0);
     EXPECT_GT(through.all.stepsPerS(), 0.0);
     EXPECT_NE(through.text().find("lanes waited"), std::string::npos) << through.text();
-    expectClean(four.bundle);
+    expectClean(runs.four.bundle);
 }
 
 TEST(Engine, ThroughputIsReadPerWorkerFromTheRunsTimings)
@@ -552,26 +578,13 @@ TEST(Engine, AFailingEpisodeInLockstepEndsOnlyItself)
     // Episodes with odd seeds throw at step 3, inside batched calls: only those fail, with their
     // own error; the others complete exactly as alone.
     const Protocol protocol = Protocol::fromJson(batchingProtocol("batching_fail_odd_seeds", 6));
-    std::atomic<bool> stop{false};
-    Fixture one;
-    Fixture four;
-    RolloutEngine e1(one.bundle, one.factory);
-    EngineOptions options;
-    options.batch = 4;
-    RolloutEngine e4(four.bundle, four.factory, options);
-    const auto b1 = e1.submit(protocol);
-    const auto b4 = e4.submit(protocol);
-    const auto r1 = e1.run(protocol, b1, stop);
-    const auto r4 = e4.run(protocol, b4, stop);
-    EXPECT_GT(r1.failed, 0);
-    EXPECT_GT(r1.completed, 0);
-    EXPECT_EQ(r4.failed, r1.failed);
-    EXPECT_EQ(r4.completed, r1.completed);
-    Ledger l1 = Ledger::open(one.bundle);
-    Ledger l4 = Ledger::open(four.bundle);
-    for (std::size_t i = 0; i < b1.runIds.size(); ++i)
-        EXPECT_EQ(runRecord(l1, b1.runIds[i]), runRecord(l4, b4.runIds[i])) << "run " << i;
-    expectClean(four.bundle);
+    const AloneAndInLockstep runs(protocol);
+    EXPECT_GT(runs.r1.failed, 0);
+    EXPECT_GT(runs.r1.completed, 0);
+    EXPECT_EQ(runs.r4.failed, runs.r1.failed);
+    EXPECT_EQ(runs.r4.completed, runs.r1.completed);
+    runs.expectSameRuns();
+    expectClean(runs.four.bundle);
 }
 
 TEST(Engine, ContractViolationsFailTheAttemptWithTheirReasonAndKeepItsArtifacts)
