@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 namespace kosmos {
 
@@ -82,11 +83,21 @@ void StageTimes::add(const StageTimes &o)
     attemptMs += o.attemptMs;
 }
 
-BatchThroughput batchThroughput(Ledger &ledger, const std::string &protocolSha256,
-                                std::int64_t sinceMs, std::int64_t nowMs)
+BatchThroughputReader::BatchThroughputReader(std::string protocolSha256, std::int64_t sinceMs)
+    : m_protocolSha256(std::move(protocolSha256)), m_sinceMs(sinceMs)
 {
+}
+
+BatchThroughput BatchThroughputReader::read(Ledger &ledger, std::int64_t nowMs)
+{
+    // Only attempts not seen before, and those that were still running: an ended attempt's
+    // timings and frames never change, so each is read once.
+    nlohmann::json running = nlohmann::json::array();
+    for (const auto &[id, attempt] : m_attempts)
+        if (!attempt.endMs)
+            running.push_back(id);
     sqlite::Statement s(LedgerSql::of(ledger), R"sql(
-        SELECT a.worker_id, a.started_at_ms, a.finished_at_ms,
+        SELECT a.attempt_id, a.worker_id, a.started_at_ms, a.finished_at_ms,
                (SELECT e.payload_json FROM events e
                  WHERE e.attempt_id = a.attempt_id AND e.type = 'timings' LIMIT 1),
                (SELECT count(*) FROM attempt_artifacts aa
@@ -98,41 +109,59 @@ BatchThroughput batchThroughput(Ledger &ledger, const std::string &protocolSha25
           JOIN runs r ON r.run_id = a.run_id
           JOIN protocols p ON p.protocol_id = r.protocol_id
          WHERE p.protocol_sha256 = ? AND a.started_at_ms >= ?
-         ORDER BY a.started_at_ms)sql");
-    s.bind(1, protocolSha256).bind(2, sinceMs);
-    std::map<std::string, WorkerThroughput> byWorker;
-    std::vector<std::string> order;
+           AND (a.attempt_id > ? OR a.attempt_id IN (SELECT value FROM json_each(?))))sql");
+    s.bind(1, m_protocolSha256).bind(2, m_sinceMs).bind(3, m_lastAttemptId).bind(4, running.dump());
     while (s.step()) {
-        const std::string worker = workerOf(s.text(0));
-        if (!byWorker.count(worker))
-            order.push_back(worker);
-        WorkerThroughput &w = byWorker[worker];
-        w.worker = worker;
-        const std::int64_t start = s.int64(1);
-        const auto end = s.optInt64(2);
-        w.frames += s.int64(4);
-        if (!end) { // still running: its steps so far
-            ++w.running;
-            w.steps += s.isNull(5) ? 0 : s.int64(5);
-            addAttempt(w, start, nowMs);
+        const std::int64_t id = s.int64(0);
+        m_lastAttemptId = std::max(m_lastAttemptId, id);
+        Attempt &a = m_attempts[id];
+        a.worker = workerOf(s.text(1));
+        a.startMs = s.int64(2);
+        a.endMs = s.optInt64(3);
+        a.frames = s.int64(5);
+        if (!a.endMs) { // still running: its steps so far
+            a.steps = s.isNull(6) ? 0 : s.int64(6);
             continue;
         }
-        addAttempt(w, start, *end);
         const auto timings =
-            s.isNull(3) ? nlohmann::json() : nlohmann::json::parse(s.text(3), nullptr, false);
-        if (!timings.is_object()) // ended without timings (a dead worker's attempt)
+            s.isNull(4) ? nlohmann::json() : nlohmann::json::parse(s.text(4), nullptr, false);
+        a.timed = timings.is_object(); // not: ended without timings (a dead worker's attempt)
+        if (!a.timed)
             continue;
-        ++w.attempts;
-        w.steps += static_cast<std::int64_t>(number(timings, "critical_path", "steps"));
-        StageTimes t;
-        t.policyMs = number(timings, "stage_ms", "policy");
-        t.worldModelMs = number(timings, "stage_ms", "world_model");
-        t.storeMs = number(timings, "stage_ms", "encode_and_store");
-        t.validationMs = number(timings, "stage_ms", "validation");
-        t.judgeMs = number(timings, "stage_ms", "judge");
-        t.lockstepWaitMs = number(timings, "critical_path", "lockstep_wait_ms");
-        t.attemptMs = timings.value("total_ms", 0.0);
-        w.stages.add(t);
+        a.steps = static_cast<std::int64_t>(number(timings, "critical_path", "steps"));
+        a.stages.policyMs = number(timings, "stage_ms", "policy");
+        a.stages.worldModelMs = number(timings, "stage_ms", "world_model");
+        a.stages.storeMs = number(timings, "stage_ms", "encode_and_store");
+        a.stages.validationMs = number(timings, "stage_ms", "validation");
+        a.stages.judgeMs = number(timings, "stage_ms", "judge");
+        a.stages.lockstepWaitMs = number(timings, "critical_path", "lockstep_wait_ms");
+        a.stages.attemptMs = timings.value("total_ms", 0.0);
+    }
+
+    // Workers in the order they first started.
+    std::vector<const Attempt *> byStart;
+    byStart.reserve(m_attempts.size());
+    for (const auto &[id, attempt] : m_attempts)
+        byStart.push_back(&attempt);
+    std::stable_sort(byStart.begin(), byStart.end(),
+                     [](const Attempt *x, const Attempt *y) { return x->startMs < y->startMs; });
+    std::map<std::string, WorkerThroughput> byWorker;
+    std::vector<std::string> order;
+    for (const Attempt *a : byStart) {
+        if (!byWorker.count(a->worker))
+            order.push_back(a->worker);
+        WorkerThroughput &w = byWorker[a->worker];
+        w.worker = a->worker;
+        w.frames += a->frames;
+        addAttempt(w, a->startMs, a->endMs.value_or(nowMs));
+        if (!a->endMs) {
+            ++w.running;
+            w.steps += a->steps;
+        } else if (a->timed) {
+            ++w.attempts;
+            w.steps += a->steps;
+            w.stages.add(a->stages);
+        }
     }
     BatchThroughput out;
     out.all.worker = "all";
@@ -147,6 +176,12 @@ BatchThroughput batchThroughput(Ledger &ledger, const std::string &protocolSha25
         addAttempt(out.all, w.firstStartMs, w.lastEndMs);
     }
     return out;
+}
+
+BatchThroughput batchThroughput(Ledger &ledger, const std::string &protocolSha256,
+                                std::int64_t sinceMs, std::int64_t nowMs)
+{
+    return BatchThroughputReader(protocolSha256, sinceMs).read(ledger, nowMs);
 }
 
 std::string BatchThroughput::text() const

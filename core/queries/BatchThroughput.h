@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,8 +57,34 @@ struct BatchThroughput
     std::string text() const;
 };
 
-// The attempts of one frozen protocol that started at or after `sinceMs` (0: all). `nowMs`: the
-// wall clock, the end of what still runs.
+// The attempts of one frozen protocol that started at or after `sinceMs` (0: all), read
+// incrementally for a view that follows a batch: an ended attempt's timings never change, so
+// each read costs what started or was still running since the last one, not the whole batch.
+class BatchThroughputReader
+{
+public:
+    BatchThroughputReader(std::string protocolSha256, std::int64_t sinceMs);
+    // `nowMs`: the wall clock, the end of what still runs.
+    BatchThroughput read(Ledger &ledger, std::int64_t nowMs);
+
+private:
+    struct Attempt
+    {
+        std::string worker;
+        std::int64_t startMs = 0;
+        std::optional<std::int64_t> endMs;
+        bool timed = false; // ended with its timings
+        std::int64_t steps = 0;
+        std::int64_t frames = 0;
+        StageTimes stages;
+    };
+    std::string m_protocolSha256;
+    std::int64_t m_sinceMs;
+    std::int64_t m_lastAttemptId = 0;
+    std::map<std::int64_t, Attempt> m_attempts; // by attempt id
+};
+
+// One read of the above (kosmos-cli run's summary).
 BatchThroughput batchThroughput(Ledger &ledger, const std::string &protocolSha256,
                                 std::int64_t sinceMs, std::int64_t nowMs);
 

@@ -573,6 +573,42 @@ TEST(Engine, ThroughputIsReadPerWorkerFromTheRunsTimings)
     EXPECT_TRUE(batchThroughput(ledger, "no-such-protocol", 0, nowMs()).workers.empty());
 }
 
+TEST(Engine, ThroughputReadAsTheBatchGoesIsTheSameAsReadOnceAtTheEnd)
+{
+    // The Run workspace's reader: read after each run ends (on another connection), each time
+    // only what started or was running since, and at the end the same as one read of it all.
+    Fixture f;
+    const Protocol protocol = Protocol::fromJson(protocolJson("expert", 4));
+    RolloutEngine engine(f.bundle, f.factory);
+    const auto batch = engine.submit(protocol);
+    std::atomic<bool> stop{false};
+    Ledger reading = Ledger::open(f.bundle, {OpenMode::ReadOnly});
+    BatchThroughputReader reader(batch.protocolSha256, 0);
+    EXPECT_TRUE(reader.read(reading, nowMs()).workers.empty());
+    std::vector<int> seen;
+    ASSERT_EQ(engine
+                  .run(protocol, batch, stop,
+                       [&](const EngineProgress &p) {
+                           if (p.kind == EngineProgress::Kind::RunFinished)
+                               seen.push_back(reader.read(reading, nowMs()).all.attempts);
+                       })
+                  .completed,
+              4);
+    ASSERT_EQ(seen.size(), 4U);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    const std::int64_t now = nowMs();
+    const BatchThroughput incremental = reader.read(reading, now);
+    const BatchThroughput once = batchThroughput(reading, batch.protocolSha256, 0, now);
+    EXPECT_EQ(incremental.all.attempts, 4);
+    EXPECT_EQ(incremental.all.attempts, once.all.attempts);
+    EXPECT_EQ(incremental.all.running, once.all.running);
+    EXPECT_EQ(incremental.all.steps, once.all.steps);
+    EXPECT_EQ(incremental.all.frames, once.all.frames);
+    EXPECT_EQ(incremental.all.stages.workMs(), once.all.stages.workMs());
+    EXPECT_EQ(incremental.all.stages.attemptMs, once.all.stages.attemptMs);
+    EXPECT_EQ(incremental.text(), once.text());
+}
+
 TEST(Engine, AFailingEpisodeInLockstepEndsOnlyItself)
 {
     // Episodes with odd seeds throw at step 3, inside batched calls: only those fail, with their

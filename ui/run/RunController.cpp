@@ -54,6 +54,8 @@ void RunController::setLedger(const QString &bundle)
     m_reader.reset();
     m_followed.clear();
     m_progress = {};
+    m_throughputReader.reset();
+    m_throughput = {};
     m_dataVersion = -1;
     m_sharded.reset();
     try {
@@ -260,6 +262,7 @@ void RunController::pollSharded()
         }
         m_sharded.reset();
         m_reader.reset();
+        m_throughputReader.reset(); // the merged runs are new attempts of this ledger
         m_dataVersion = -1;
         m_progress = {};
         poll();
@@ -271,6 +274,8 @@ void RunController::follow(const QString &protocolSha256)
 {
     m_followed = protocolSha256;
     m_dataVersion = -1;
+    m_throughputReader.reset();
+    m_throughput = {};
     m_timer->start();
     poll();
 }
@@ -296,10 +301,17 @@ void RunController::poll()
         cost.start();
         const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
         m_progress = batchProgress(*r, m_followed.toStdString(), now);
-        // Where the time goes, per worker: read again when something was written.
-        if (changed || m_throughput.workers.empty())
-            m_throughput = batchThroughput(*r, m_followed.toStdString(),
-                                           m_progress.startedAtMs.value_or(0), now);
+        // Where the time goes, per worker: read again (what started or ended since) when
+        // something was written.
+        const std::int64_t since = m_progress.startedAtMs.value_or(0);
+        const bool fresh = !m_throughputReader || m_throughputSinceMs != since;
+        if (fresh) {
+            m_throughputReader =
+                std::make_unique<BatchThroughputReader>(m_followed.toStdString(), since);
+            m_throughputSinceMs = since;
+        }
+        if (changed || fresh)
+            m_throughput = m_throughputReader->read(*r, now);
         emit progressChanged(m_progress);
         if (changed && m_progress.finished() != finishedBefore)
             emit runsFinished();

@@ -113,6 +113,8 @@ private:
     std::int64_t m_dataVersion = -1;
     BatchProgress m_progress;
     BatchThroughput m_throughput;
+    std::unique_ptr<BatchThroughputReader> m_throughputReader; // of the batch followed
+    std::int64_t m_throughputSinceMs = 0;
     QTimer *m_timer;
     std::unique_ptr<ScaleOutJob> m_sharded; // the sharded batch followed, if any
     SlurmJobStates m_slurm;                 // Slurm's last answer about it
