@@ -59,6 +59,7 @@
 #include <qcustomplot.h>
 
 #include <fstream>
+#include <iterator>
 #include <random>
 
 using namespace kosmos;
@@ -738,8 +739,16 @@ private slots:
         dialog.shardsBox()->setValue(3);
         dialog.partitionEdit()->setText(QStringLiteral("debug"));
         dialog.timeLimitEdit()->setText(QStringLiteral("00:10:00"));
+        // Episodes in lockstep reach every shard (the array script's run line).
+        dialog.findChild<QSpinBox *>(QStringLiteral("batch"))->setValue(2);
         QVERIFY2(dialog.launch(), qPrintable(controller->error()));
         QVERIFY(controller->sharded());
+        {
+            std::ifstream script(ShardLayout::of(bundle.toStdString(), 3).arrayScript());
+            const std::string text((std::istreambuf_iterator<char>(script)),
+                                   std::istreambuf_iterator<char>());
+            QVERIFY2(text.find("--batch 2\n") != std::string::npos, text.c_str());
+        }
         QTRY_COMPARE_WITH_TIMEOUT(controller->progress().shards.size(), std::size_t{3}, 10000);
         QCOMPARE(controller->progress().total, 6);
         QTRY_VERIFY_WITH_TIMEOUT(

@@ -769,7 +769,8 @@ bool LauncherDialog::launch()
     const bool started =
         slurm ? m_controller.startSharded(protocol(), workers(),
                                           {m_shards->value(), m_partition->text().trimmed(),
-                                           m_gpus->value(), m_timeLimit->text().trimmed()})
+                                           m_gpus->value(), m_timeLimit->text().trimmed()},
+                                          batch())
               : m_controller.start(protocol(), workers(), batch());
     if (!started) {
         m_problems->setText(m_controller.error());

@@ -167,7 +167,7 @@ bool RunController::start(const nlohmann::json &protocol, int workers, int batch
 }
 
 bool RunController::startSharded(const nlohmann::json &protocol, int workers,
-                                 const SlurmTarget &target)
+                                 const SlurmTarget &target, int batch)
 {
     if (m_bundle.isEmpty()) {
         m_error = tr("open a ledger first");
@@ -180,11 +180,18 @@ bool RunController::startSharded(const nlohmann::json &protocol, int workers,
     const QString path = saveProtocol(protocol);
     if (path.isEmpty())
         return false;
-    QStringList args = {QStringLiteral("submit"),   path,
-                        QStringLiteral("--ledger"), m_bundle,
-                        QStringLiteral("--shards"), QString::number(target.shards),
-                        QStringLiteral("--slurm"),  QStringLiteral("--workers"),
-                        QString::number(workers),   QStringLiteral("--json")};
+    QStringList args = {QStringLiteral("submit"),
+                        path,
+                        QStringLiteral("--ledger"),
+                        m_bundle,
+                        QStringLiteral("--shards"),
+                        QString::number(target.shards),
+                        QStringLiteral("--slurm"),
+                        QStringLiteral("--workers"),
+                        QString::number(workers),
+                        QStringLiteral("--batch"),
+                        QString::number(std::max(1, batch)),
+                        QStringLiteral("--json")};
     if (!target.partition.isEmpty())
         args << QStringLiteral("--partition") << target.partition;
     if (target.gpusPerTask > 0)

@@ -60,7 +60,9 @@ public:
     // The same batch as shards on a Slurm cluster (`kosmos-cli submit --slurm`): a job array,
     // then a merge job into this ledger. Progress is followed through the shard ledgers; when
     // the merge has run, the ledger's runs are there (runsFinished) and following goes on in it.
-    bool startSharded(const nlohmann::json &protocol, int workers, const SlurmTarget &target);
+    // batch: as for start(), in every shard.
+    bool startSharded(const nlohmann::json &protocol, int workers, const SlurmTarget &target,
+                      int batch = 1);
     // A sharded batch is being followed (through its shard ledgers).
     bool sharded() const { return m_sharded != nullptr; }
     QString error() const { return m_error; }
