@@ -63,10 +63,7 @@ ActionChunk LockstepGroup::act(const std::string &key, Policy &policy,
     me.key = key;
     me.policyComponent = &policy;
     me.observation = &observation;
-    wait(me);
-    call = me.call;
-    if (me.failure)
-        std::rethrow_exception(me.failure);
+    wait(me, call);
     return std::move(me.chunk);
 }
 
@@ -78,14 +75,11 @@ std::vector<cv::Mat> LockstepGroup::step(const std::string &key, WorldModel &wor
     me.key = key;
     me.worldComponent = &world;
     me.actions = &actions;
-    wait(me);
-    call = me.call;
-    if (me.failure)
-        std::rethrow_exception(me.failure);
+    wait(me, call);
     return std::move(me.frames);
 }
 
-void LockstepGroup::wait(Waiter &me)
+void LockstepGroup::wait(Waiter &me, Call &call)
 {
     const auto start = Steady::now();
     std::unique_lock lock(m_mutex);
@@ -100,6 +94,10 @@ void LockstepGroup::wait(Waiter &me)
         m_changed.wait(lock);
     }
     me.call.waitMs = std::max(0.0, msSince(start) - me.call.callMs);
+    lock.unlock();
+    call = me.call;
+    if (me.failure)
+        std::rethrow_exception(me.failure);
 }
 
 void LockstepGroup::callAlone(Waiter &w)

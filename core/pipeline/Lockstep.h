@@ -76,7 +76,8 @@ private:
 
     void join();
     void leave();
-    void wait(Waiter &me);
+    // Waits until a round has answered `me`; `call` says how; rethrows the episode's failure.
+    void wait(Waiter &me, Call &call);
     // Called with the lock held and every member waiting; releases it during the call.
     void runRound(std::unique_lock<std::mutex> &lock);
     static void callAlone(Waiter &w);

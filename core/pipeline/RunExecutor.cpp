@@ -162,9 +162,11 @@ private:
     ActionChunk actOrCancelled(Policy &policy, const Observation &obs)
     {
         const auto t = Steady::now();
+        // Decided once: a batched call that fails may leave the policy declaring no batch.
+        const bool viaGroup = m_inLockstep && policy.maxBatch() > 1;
         try {
             ActionChunk chunk;
-            if (m_inLockstep && policy.maxBatch() > 1) {
+            if (viaGroup) {
                 chunk = m_lockstep->act(policyKey(), policy, obs, m_lastPolicyCall);
                 countLockstep(m_lastPolicyCall, m_policyMs);
             } else {
@@ -174,7 +176,7 @@ private:
             }
             return chunk;
         } catch (...) {
-            if (m_inLockstep && policy.maxBatch() > 1)
+            if (viaGroup)
                 countLockstep(m_lastPolicyCall, m_policyMs);
             else
                 m_policyMs += msSince(t);
@@ -209,14 +211,21 @@ private:
                                       "); each episode was called on its own";
     }
 
-    std::string policyKey() const
+    // Which calls may share a batched call: the same plugin and settings (written once a run,
+    // not at every step).
+    const std::string &policyKey()
     {
-        const auto &spec = m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)];
-        return spec.plugin + " " + spec.settings.dump();
+        if (m_policyKey.empty()) {
+            const auto &spec = m_protocol.policies[static_cast<std::size_t>(m_plan.policyIndex)];
+            m_policyKey = spec.plugin + " " + spec.settings.dump();
+        }
+        return m_policyKey;
     }
-    std::string worldKey() const
+    const std::string &worldKey()
     {
-        return m_protocol.worldModel.plugin + " " + m_protocol.worldModel.settings.dump();
+        if (m_worldKey.empty())
+            m_worldKey = m_protocol.worldModel.plugin + " " + m_protocol.worldModel.settings.dump();
+        return m_worldKey;
     }
 
     // A policy call's own statistics (timing, memory) for the step's event, and the images it
@@ -774,6 +783,7 @@ private:
     std::optional<std::int64_t> m_lastFrameArtifact;
     std::optional<std::string> m_policyDevice, m_worldDevice;
     double m_policyMs = 0, m_worldMs = 0, m_validationMs = 0, m_judgeMs = 0;
+    std::string m_policyKey, m_worldKey; // policyKey(), worldKey()
     double m_recordMs = 0, m_rolloutOverheadMs = 0;
     LockstepGroup *m_lockstep = nullptr;
     bool m_inLockstep = false;
