@@ -334,7 +334,158 @@ void episodeAgreement(FidelityReport &report)
     report.kappa = cohensKappa(a, b);
 }
 
+std::string statText(const IntervalStat &s)
+{
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(3);
+    if (!s.value)
+        return "n/a";
+    o << *s.value;
+    if (s.lower && s.upper)
+        o << " [" << *s.lower << ", " << *s.upper << "]";
+    return o.str();
+}
+
+// The physics protocol's own judge against the physics labels, run by run.
+void judgeAgainstPhysics(FidelityReport &report, const std::vector<EpisodeRow> &physics,
+                         const std::vector<EpisodeRow> &judged)
+{
+    std::map<std::int64_t, std::optional<bool>> verdict;
+    for (const auto &e : judged)
+        verdict[e.runId] = e.outcome;
+    std::array<int, 4> c{}; // sensitivity k, n; specificity k, n
+    for (const auto &e : physics) {
+        if (!e.outcome)
+            continue;
+        const auto it = verdict.find(e.runId);
+        if (it == verdict.end() || !it->second) {
+            ++report.judgeOnPhysics.unjudged;
+            continue;
+        }
+        if (*e.outcome) {
+            c[0] += *it->second;
+            ++c[1];
+        } else {
+            c[2] += !*it->second;
+            ++c[3];
+        }
+    }
+    report.judgeOnPhysics.sensitivity = wilson(c[0], c[1]);
+    report.judgeOnPhysics.specificity = wilson(c[2], c[3]);
+}
+
+std::string percentText(double v)
+{
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(0) << v * 100 << "%";
+    return o.str();
+}
+
+std::string threeDecimals(std::optional<double> v)
+{
+    if (!v)
+        return "n/a";
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(3) << *v;
+    return o.str();
+}
+
 } // namespace
+
+std::vector<FidelityGoal> fidelityGoals(const FidelityReport &r)
+{
+    std::vector<FidelityGoal> goals;
+    const RateSpread &spread = r.physicsSpread;
+    const std::string uninformative = r.correlationsInformative()
+                                          ? std::string()
+                                          : "; not informative: " + spread.whyNotInformative();
+    {
+        FidelityGoal g{"spread",
+                       "at least 8 policies; in physics one at or below 15% and one at or above "
+                       "80%, and at least 4 whose Wilson 95% intervals are pairwise disjoint",
+                       "SIMPLER: 7 policies incl. RT-1 at three checkpoints; SC3-Eval: 7 "
+                       "checkpoints; Veo world-model evaluation: 8 checkpoints",
+                       "", std::nullopt};
+        int low = 0, high = 0;
+        std::optional<double> lowest, highest;
+        for (const auto &p : r.policies) {
+            if (!p.physics.rate)
+                continue;
+            low += *p.physics.rate <= 0.15;
+            high += *p.physics.rate >= 0.80;
+            lowest = std::min(lowest.value_or(1.0), *p.physics.rate);
+            highest = std::max(highest.value_or(0.0), *p.physics.rate);
+        }
+        g.measured =
+            std::to_string(r.policies.size()) + " policies, physics rates " +
+            (lowest ? percentText(*lowest) + " to " + percentText(*highest) : std::string("none")) +
+            ", " + std::to_string(spread.levels) + " distinguishable level(s)";
+        g.met = r.policies.size() >= 8 && low >= 1 && high >= 1 && spread.levels >= 4;
+        goals.push_back(std::move(g));
+    }
+    {
+        FidelityGoal g{"pearson", "Pearson >= 0.93 with the lower bound of its interval >= 0.8",
+                       "SIMPLER visual matching 0.924; SC3-Eval 0.929; Veo 0.88; RoboWorld "
+                       "0.989; WorldGym 0.78",
+                       statText(r.pearson) + uninformative, std::nullopt};
+        if (r.pearson.value && r.pearson.lower)
+            g.met =
+                r.correlationsInformative() && *r.pearson.value >= 0.93 && *r.pearson.lower >= 0.8;
+        goals.push_back(std::move(g));
+    }
+    {
+        FidelityGoal g{"mmrv", "MMRV <= 0.05 with the upper bound of its interval <= 0.1",
+                       "SIMPLER visual matching 0.056; SC3-Eval 0.119; Veo 0.03",
+                       statText(r.mmrv) + uninformative, std::nullopt};
+        if (r.mmrv.value && r.mmrv.upper)
+            g.met = r.correlationsInformative() && *r.mmrv.value <= 0.05 && *r.mmrv.upper <= 0.1;
+        goals.push_back(std::move(g));
+    }
+    {
+        FidelityGoal g{"orders",
+                       "at least 60% of the pairwise orders physics states also stated by the "
+                       "world model, none opposite",
+                       "(the anchors report rank correlations, not stated orders)",
+                       std::to_string(r.pairsSameOrder) + " of the " +
+                           std::to_string(spread.orderedPairs) +
+                           " orders physics states stated the same, " +
+                           std::to_string(r.pairsOppositeOrder) + " opposite",
+                       std::nullopt};
+        if (spread.orderedPairs > 0)
+            g.met = 10 * r.pairsSameOrder >= 6 * spread.orderedPairs && r.pairsOppositeOrder == 0;
+        goals.push_back(std::move(g));
+    }
+    {
+        FidelityGoal g{"kappa", "per-episode Cohen's kappa >= 0.6 (same start, both worlds)",
+                       "(none of the anchors reports per-episode agreement)",
+                       "kappa " + threeDecimals(r.kappa.kappa) + " over " +
+                           std::to_string(r.kappa.n) + " pairs",
+                       std::nullopt};
+        if (r.kappa.kappa)
+            g.met = *r.kappa.kappa >= 0.6;
+        goals.push_back(std::move(g));
+    }
+    {
+        const JudgeOnPhysics &j = r.judgeOnPhysics;
+        FidelityGoal g{"judge",
+                       "the judge on the physics rollouts: sensitivity and specificity with "
+                       "lower bounds >= 0.7, on >= 40 simulator successes",
+                       "(the anchors judge with humans or the simulator)",
+                       "sensitivity " + intervalText(j.sensitivity) +
+                           " n=" + std::to_string(j.sensitivity.n) + ", specificity " +
+                           intervalText(j.specificity) + " n=" + std::to_string(j.specificity.n) +
+                           (j.unjudged ? ", " + std::to_string(j.unjudged) + " without a verdict"
+                                       : std::string()),
+                       std::nullopt};
+        if (j.sensitivity.lower && j.specificity.lower)
+            g.met =
+                j.sensitivity.n >= 40 && *j.sensitivity.lower >= 0.7 && *j.specificity.lower >= 0.7;
+        else
+            g.measured = "the physics protocol's rollouts have no judge verdicts";
+        goals.push_back(std::move(g));
+    }
+    return goals;
+}
 
 FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
 {
@@ -360,6 +511,7 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     correlations(report, outcomes.order, options);
     physicsNeeds(report, rankingAgreement(report, outcomes, options));
     episodeAgreement(report);
+    judgeAgainstPhysics(report, physics, episodeRows(ledger, report.physicsProtocol, "judge"));
     return report;
 }
 
@@ -567,18 +719,6 @@ nlohmann::json proportionJson(const Proportion &p)
             {"upper", opt(p.upper)}};
 }
 
-std::string statText(const IntervalStat &s)
-{
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(3);
-    if (!s.value)
-        return "n/a";
-    o << *s.value;
-    if (s.lower && s.upper)
-        o << " [" << *s.lower << ", " << *s.upper << "]";
-    return o.str();
-}
-
 } // namespace
 
 std::string policyDisplayName(const std::string &policy)
@@ -615,6 +755,13 @@ nlohmann::json toJson(const FidelityReport &r)
                             {"lenient", p.lenient},
                             {"harsh", p.harsh},
                             {"both_decisive", p.bothDecisive}});
+    nlohmann::json goals = nlohmann::json::array();
+    for (const auto &g : fidelityGoals(r))
+        goals.push_back({{"id", g.id},
+                         {"goal", g.statement},
+                         {"anchors", g.anchors},
+                         {"measured", g.measured},
+                         {"met", g.met ? nlohmann::json(*g.met) : nlohmann::json()}});
     return {{"schema", "kosmos.fidelity/1"},
             {"physics_protocol", {{"name", r.physicsName}, {"sha256", r.physicsProtocol}}},
             {"imagined_protocol", {{"name", r.imaginedName}, {"sha256", r.imaginedProtocol}}},
@@ -654,7 +801,12 @@ nlohmann::json toJson(const FidelityReport &r)
                {{"physics_failure", {r.confusion[0][0], r.confusion[0][1]}},
                 {"physics_success", {r.confusion[1][0], r.confusion[1][1]}}}},
               {"agreement", proportionJson(r.agreement)},
-              {"kappa", r.kappa.kappa ? nlohmann::json(*r.kappa.kappa) : nlohmann::json()}}}};
+              {"kappa", r.kappa.kappa ? nlohmann::json(*r.kappa.kappa) : nlohmann::json()}}},
+            {"judge_on_physics",
+             {{"sensitivity", proportionJson(r.judgeOnPhysics.sensitivity)},
+              {"specificity", proportionJson(r.judgeOnPhysics.specificity)},
+              {"without_a_verdict", r.judgeOnPhysics.unjudged}}},
+            {"goals", goals}};
 }
 
 nlohmann::json toJson(const FrameFidelityCurve &c)
@@ -760,6 +912,17 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
     if (r.kappa.kappa)
         o << ", kappa " << std::fixed << std::setprecision(3) << *r.kappa.kappa;
     o << "\n";
+    const JudgeOnPhysics &j = r.judgeOnPhysics;
+    if (j.sensitivity.n + j.specificity.n > 0)
+        o << "\nThe judge on the physics rollouts (against the simulator's labels): sensitivity "
+          << intervalText(j.sensitivity) << " n=" << j.sensitivity.n << ", specificity "
+          << intervalText(j.specificity) << " n=" << j.specificity.n << " (" << j.unjudged
+          << " without a verdict)\n";
+    o << "\nGoals (docs/fidelity.md), beside the anchors:\n";
+    for (const auto &g : fidelityGoals(r))
+        o << "  " << (g.met ? (*g.met ? "[met]     " : "[NOT MET] ") : "[undecided] ") << g.id
+          << ": " << g.statement << "\n      measured: " << g.measured
+          << "\n      anchors: " << g.anchors << "\n";
     if (frames && frames->episodes > 0) {
         o << "\nFrame fidelity (open-loop replay of " << frames->episodes
           << " physics episodes' actions in the world model):\n  step  PSNR dB  SSIM\n";

@@ -66,6 +66,16 @@ struct IntervalStat
     std::optional<double> upper;
 };
 
+// The judge on the physics rollouts (the physics protocol's own judge): how it reads the
+// simulator's outcomes. Sensitivity over the physics successes it judged, specificity over the
+// physics failures; a physics episode without a verdict is counted apart.
+struct JudgeOnPhysics
+{
+    Proportion sensitivity; // judged success among physics successes
+    Proportion specificity; // judged failure among physics failures
+    int unjudged = 0;       // physics-labelled episodes without a decisive verdict
+};
+
 struct FidelityReport
 {
     std::string physicsProtocol; // SHA-256
@@ -114,7 +124,23 @@ struct FidelityReport
     int starts = 0; // start lineages of the physics protocol that were paired
     double pearsonTarget = 0.5;
     std::optional<int> startsForPearsonTarget; // nullopt: r at or below the target, or no interval
+    // The judge against physics on the physics rollouts (empty when that protocol had no judge).
+    JudgeOnPhysics judgeOnPhysics;
 };
+
+// One of [benchmark-fidelity]'s goals, stated beside its anchors, and whether this report meets
+// it (nullopt: it cannot be decided, e.g. no interval or no judge; the reason in `measured`).
+struct FidelityGoal
+{
+    std::string id;        // spread | pearson | mmrv | orders | kappa | judge
+    std::string statement; // what is asked
+    std::string anchors;   // the published figures it stands beside
+    std::string measured;  // what this report measured
+    std::optional<bool> met;
+};
+
+// The goals docs/fidelity.md states, decided on this report.
+std::vector<FidelityGoal> fidelityGoals(const FidelityReport &report);
 
 FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options);
 

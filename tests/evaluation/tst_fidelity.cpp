@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 using namespace kosmos;
 using kosmos::test::TempDir;
@@ -186,4 +188,116 @@ TEST(FrameFidelity, PsnrAndSsimOfKnownImages)
     EXPECT_NEAR(back.psnrMean[0], curve.psnrMean[0], 1e-3);
     EXPECT_TRUE(frameFidelityFromJson({{"psnr_db", {1, 2}}, {"ssim", {1}}}).psnrMean.empty())
         << "mismatched lengths are refused";
+}
+
+namespace {
+
+// k successes of n, spread over the starts.
+std::vector<int> spreadSuccesses(int k, int n, int offset = 0)
+{
+    std::vector<int> v(static_cast<std::size_t>(n), 0);
+    for (int i = 0; i < k; ++i)
+        v[static_cast<std::size_t>((i * n / std::max(k, 1) + offset) % n)] = 1;
+    return v;
+}
+
+const FidelityGoal &goalOf(const std::vector<FidelityGoal> &goals, const std::string &id)
+{
+    const auto it =
+        std::find_if(goals.begin(), goals.end(), [&](const auto &g) { return g.id == id; });
+    if (it == goals.end())
+        throw std::runtime_error("no goal " + id);
+    return *it;
+}
+
+} // namespace
+
+// [benchmark-fidelity]'s goals decided on a small fixed ledger: eight policies from 50 starts
+// whose physics rates spread (0% .. 96%), a world model that sees exactly what physics sees, and
+// a judge that reads the physics rollouts right: every goal met. Then a world model that turns
+// a tenth of the outcomes over, and a judge that misses successes: the goals say which fail.
+TEST(FidelityGoals, EachGoalIsDecidedOnWhatTheReportMeasured)
+{
+    const std::vector<int> rates = {0, 4, 12, 20, 28, 36, 44, 48}; // successes of 50
+    std::map<std::string, std::vector<int>> physics, same, judged, flipped, missing;
+    for (std::size_t i = 0; i < rates.size(); ++i) {
+        const std::string name = "P" + std::to_string(i);
+        physics[name] = spreadSuccesses(rates[i], 50);
+        same[name] = physics[name];
+        judged[name] = physics[name];
+        flipped[name] = physics[name];
+        missing[name] = physics[name];
+        for (std::size_t e = i; e < 50; e += 10)
+            flipped[name][e] = 1 - flipped[name][e]; // a tenth turned over
+        for (std::size_t e = 0; e < 50; ++e)
+            if (missing[name][e] == 1 && e % 2 == 0)
+                missing[name][e] = 0; // the judge misses about half the successes
+    }
+    {
+        test::TempDir dir;
+        Ledger ledger = Ledger::create(dir / "goals.kosmos");
+        test::writeFidelityFixture(ledger, physics, same, judged);
+        FidelityOptions options;
+        options.physicsProtocol = "phys";
+        options.imaginedProtocol = "imag";
+        options.replicates = 300;
+        const FidelityReport r = fidelityReport(ledger, options);
+        EXPECT_EQ(r.judgeOnPhysics.sensitivity.n, 192);
+        EXPECT_EQ(r.judgeOnPhysics.sensitivity.successes, 192);
+        EXPECT_EQ(r.judgeOnPhysics.specificity.n, 208);
+        const auto goals = fidelityGoals(r);
+        ASSERT_EQ(goals.size(), 6u);
+        for (const auto &g : goals) {
+            ASSERT_TRUE(g.met.has_value()) << g.id << ": " << g.measured;
+            EXPECT_TRUE(*g.met) << g.id << ": " << g.measured;
+            EXPECT_FALSE(g.anchors.empty()) << g.id;
+        }
+        EXPECT_NE(goalOf(goals, "spread").measured.find("8 policies, physics rates 0% to 96%"),
+                  std::string::npos)
+            << goalOf(goals, "spread").measured;
+        const std::string text = toText(r, nullptr);
+        EXPECT_NE(text.find("[met]     kappa"), std::string::npos) << text;
+        EXPECT_NE(text.find("sensitivity 192/192"), std::string::npos) << text;
+        const auto json = toJson(r);
+        ASSERT_EQ(json["goals"].size(), 6u);
+        EXPECT_TRUE(json["goals"][0]["met"].get<bool>());
+        EXPECT_EQ(json["judge_on_physics"]["specificity"]["n"], 208);
+    }
+    {
+        test::TempDir dir;
+        Ledger ledger = Ledger::create(dir / "goals.kosmos");
+        test::writeFidelityFixture(ledger, physics, flipped, missing);
+        FidelityOptions options;
+        options.physicsProtocol = "phys";
+        options.imaginedProtocol = "imag";
+        options.replicates = 300;
+        const FidelityReport r = fidelityReport(ledger, options);
+        const auto goals = fidelityGoals(r);
+        ASSERT_TRUE(goalOf(goals, "kappa").met.has_value());
+        EXPECT_TRUE(*goalOf(goals, "spread").met) << "physics is unchanged";
+        EXPECT_FALSE(*goalOf(goals, "judge").met) << goalOf(goals, "judge").measured;
+        EXPECT_NE(goalOf(goals, "judge").measured.find("sensitivity 96/192"), std::string::npos)
+            << goalOf(goals, "judge").measured;
+        ASSERT_TRUE(r.kappa.kappa.has_value());
+        EXPECT_LT(*r.kappa.kappa, 0.9);
+        EXPECT_EQ(*goalOf(goals, "kappa").met, *r.kappa.kappa >= 0.6);
+    }
+}
+
+TEST_F(FidelityTest, GoalsThatCannotBeDecidedSayWhy)
+{
+    // Three policies from four starts, no judge on the physics rollouts: the judge's goal is
+    // undecided and says why; the spread goal is not met (3 policies).
+    std::tie(m_physics, m_imagined) = test::writeFidelityFixture(*m_ledger);
+    FidelityOptions options;
+    options.physicsProtocol = m_physics;
+    options.imaginedProtocol = m_imagined;
+    options.replicates = 200;
+    const auto goals = fidelityGoals(fidelityReport(*m_ledger, options));
+    EXPECT_FALSE(goalOf(goals, "judge").met.has_value());
+    EXPECT_EQ(goalOf(goals, "judge").measured,
+              "the physics protocol's rollouts have no judge verdicts");
+    EXPECT_FALSE(*goalOf(goals, "spread").met);
+    EXPECT_FALSE(*goalOf(goals, "pearson").met) << "not informative: never met";
+    EXPECT_NE(goalOf(goals, "pearson").measured.find("not informative"), std::string::npos);
 }

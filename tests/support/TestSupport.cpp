@@ -266,9 +266,15 @@ struct FidelityWriter
             throw std::runtime_error("fidelity fixture: cannot claim its run");
         return std::pair{submitted.runId, *lease};
     }
-    void physicsRun(const std::string &policy, int episode, bool success)
+    void physicsRun(const std::string &policy, int episode, bool success, int judged = -1)
     {
         const auto [run, lease] = add(physics, policy, "t", episode);
+        if (judged >= 0) { // the physics protocol's own judge on this rollout
+            JudgmentRecord j = testJudgment();
+            j.outcome = judged == 1 ? "success" : "failure";
+            j.progress = judged == 1 ? 5 : 1;
+            ledger.recordJudgment(lease, j);
+        }
         HumanLabelRecord label;
         label.runId = run;
         label.annotatorId = "physics.tabletop";
@@ -299,14 +305,18 @@ struct FidelityWriter
 
 std::pair<std::string, std::string>
 writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
-                     const std::map<std::string, std::vector<int>> &imagined)
+                     const std::map<std::string, std::vector<int>> &imagined,
+                     const std::map<std::string, std::vector<int>> &judgedPhysics)
 {
     FidelityWriter w{ledger,
                      ledger.freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}}),
                      ledger.freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}})};
     for (const auto &[policy, outcomes] : physics)
-        for (std::size_t e = 0; e < outcomes.size(); ++e)
-            w.physicsRun(policy, static_cast<int>(e), outcomes[e] == 1);
+        for (std::size_t e = 0; e < outcomes.size(); ++e) {
+            const auto judged = judgedPhysics.find(policy);
+            w.physicsRun(policy, static_cast<int>(e), outcomes[e] == 1,
+                         judged == judgedPhysics.end() ? -1 : judged->second.at(e));
+        }
     for (const auto &[policy, outcomes] : imagined)
         for (std::size_t e = 0; e < outcomes.size(); ++e)
             w.imaginedRun(policy, "t#" + std::to_string(e),

@@ -239,6 +239,11 @@ private slots:
         QVERIFY2(summary.contains(QStringLiteral("Pearson 0.564 [")), qPrintable(summary));
         QVERIFY(summary.contains(QStringLiteral("MMRV 0.167")));
         QVERIFY(summary.contains(QStringLiteral("not evidence of real robot-task success")));
+        // The goals, each decided or said why not (three policies cannot spread; no judge ran
+        // on the physics rollouts).
+        QVERIFY2(summary.contains(QStringLiteral("[not met]</b> spread")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("[undecided]</b> judge")), qPrintable(summary));
+        QVERIFY(summary.contains(QStringLiteral("SC3-Eval 0.929")));
         // Only a protocol with physics labels is offered as the ground truth (#35: the demo
         // ledger's synthetic protocol was called "physics protocol (ground truth)").
         QCOMPARE(panel->physicsProtocol()->count(), 1);

@@ -191,6 +191,13 @@ def load_dataset(directory):
             "progress": int(meta["progress"]) if meta.get("progress") is not None else (5 if meta["success"] else 0),
             "start": json.dumps(meta.get("start_state"), sort_keys=True),
             "action_names": recorded.get("column_names") or [],
+            # DAgger (tools/train/dagger.py): what the expert does in each visited state, beside
+            # the actions the learner took (which stay what was executed).
+            # [(step, proprio, [CHUNK, 7])]: the expert's chunk planned from that step's state.
+            "expert_chunks": ([(int(c["step"]), np.asarray(c["proprio"], dtype=np.float32),
+                                np.asarray(c["actions"], dtype=np.float32))
+                               for c in recorded["expert_chunks"]]
+                              if "expert_chunks" in recorded else None),
             "rate": meta.get("control_rate_hz"),
         })
     return episodes, digest.hexdigest()
@@ -234,6 +241,8 @@ def load_packed(path):
 def skill_of(episode):
     """The scripted policy's skill (expert, noisy, confuser), "other" for any other policy (the
     learned policies' rollouts the judge also learns from)."""
+    if episode.get("expert_chunks") is not None:
+        return "relabelled"
     adapter, _, settings = episode["policy"].partition(" ")
     if adapter != "physics.scripted_policy":
         return "other"
@@ -542,11 +551,22 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     if not chosen:
         fail(f"policy {name} learns from {', '.join(spec['skills'])} episodes: the dataset has none")
     chosen = [chosen[i] for i in sorted(rng.permutation(len(chosen))[:max(1, int(len(chosen) * spec["fraction"]))])]
-    if any(e["proprio"] is None for e in chosen):
+    if any(e["proprio"] is None and e.get("expert_chunks") is None for e in chosen):
         fail(f"policy {name}: an episode has no state for every frame in states.json (the hand's "
              "position is an input)")
     images, props, tasks, targets = [], [], [], []
+    relabelled = set()  # sample indices
     for e in chosen:
+        if e.get("expert_chunks") is not None:
+            # A relabelled episode (DAgger) teaches, at each state it recorded, the chunk the
+            # expert plans from there.
+            for t, proprio, chunk in e["expert_chunks"]:
+                relabelled.add(len(images))
+                images.append(e["frames"][t])
+                props.append(proprio)
+                tasks.append(instructions.index(e["instruction"]))
+                targets.append(chunk[:CHUNK])
+            continue
         t_count = len(e["actions"])
         padded = np.concatenate([e["actions"], np.repeat(e["actions"][-1:], CHUNK, 0)], 0)
         for t in range(t_count):
@@ -558,26 +578,39 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     props = torch.from_numpy(np.stack(props))
     tasks = torch.tensor(tasks)
     targets = np.stack(targets)
-    mean = targets.reshape(-1, 7).mean(0)
-    std = np.maximum(targets.reshape(-1, 7).std(0), 1e-4)
-    mean[6], std[6] = 0.0, 1.0  # the gripper is not normalized
-    norm = torch.from_numpy((targets - mean) / std).float()
     model = Policy(len(instructions))
-    bounds = np.array([[lo, hi] for _, _, lo, hi in DIMENSIONS], dtype=np.float64)
-    model.lower.copy_(torch.from_numpy((bounds[:, 0] - mean) / std).float())
-    model.upper.copy_(torch.from_numpy((bounds[:, 1] - mean) / std).float())
-    model.pixel_mean.copy_(images.mean(0, keepdim=True))
-    model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
-    model.hand_mean.copy_(props[:, :3].mean(0, keepdim=True))
-    model.hand_std.copy_(props[:, :3].std(0, keepdim=True) + 1e-3)
+    if spec.get("init"):
+        # Training goes on from a package this trainer wrote (one training run's next
+        # checkpoint): its weights, its input standardization and its action normalization.
+        mean, std = warm_start(model, spec["init"], instructions)
+    else:
+        mean = targets.reshape(-1, 7).mean(0)
+        std = np.maximum(targets.reshape(-1, 7).std(0), 1e-4)
+        mean[6], std[6] = 0.0, 1.0  # the gripper is not normalized
+        bounds = np.array([[lo, hi] for _, _, lo, hi in DIMENSIONS], dtype=np.float64)
+        model.lower.copy_(torch.from_numpy((bounds[:, 0] - mean) / std).float())
+        model.upper.copy_(torch.from_numpy((bounds[:, 1] - mean) / std).float())
+        model.pixel_mean.copy_(images.mean(0, keepdim=True))
+        model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
+        model.hand_mean.copy_(props[:, :3].mean(0, keepdim=True))
+        model.hand_std.copy_(props[:, :3].std(0, keepdim=True) + 1e-3)
+    norm = torch.from_numpy((targets - mean) / std).float()
+    # Each relabelled sample is drawn `relabelled_weight` times a pass (DAgger: the learner's own
+    # states are a tenth of the samples of the demonstrations' every step).
+    weight = int(spec.get("relabelled_weight", 1))
+    draws = torch.from_numpy(np.concatenate(
+        [np.repeat(i, weight if i in relabelled else 1) for i in range(len(images))]))
+
     def loss_of(idx):
+        idx = draws[idx]
         pred = model(images[idx], props[idx], tasks[idx])
         # Motion: MSE in normalized units; the gripper (0..1 after the sigmoid): cross-entropy.
         return (F.mse_loss(pred[:, :, :6], norm[idx][:, :, :6]) * 6
                 + F.binary_cross_entropy(pred[:, :, 6:].clamp(1e-4, 1 - 1e-4),
                                          norm[idx][:, :, 6:])) / 7
 
-    losses, step = fit_batches(model, len(images), loss_of, spec["epochs"], 1e-3, steps_cap, rng)
+    losses, step = fit_batches(model, len(draws), loss_of, spec["epochs"], spec.get("lr", 1e-3),
+                               steps_cap or spec.get("steps", 0), rng)
     io = {"vocabulary": instructions,
           "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
                      {"name": "proprio", "source": "proprio", "shape": [1, PROPRIO]},
@@ -586,8 +619,32 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     files = write_package(out, "generic_policy", model, io, {"action": action_contract(mean, std)},
                           f"Behaviour-cloning policy '{name}' trained on the physics world "
                           f"(tools/train): {spec['about']}. Not evidence of real robot success.")
-    return {"episodes": len(chosen), "samples": len(images), "epoch_losses": losses,
-            "steps": step, **files}
+    return {"episodes": len(chosen), "samples": len(images), "relabelled_samples": len(relabelled),
+            "epoch_losses": losses,
+            "steps": step, "by_skill": {k: sum(skill_of(e) == k for e in chosen)
+                                        for k in sorted({skill_of(e) for e in chosen})},
+            **({"init_module_sha256": sha256_file(os.path.join(spec["init"], "module.pt"))}
+               if spec.get("init") else {}),
+            **files}
+
+
+def warm_start(model, package, instructions):
+    """Loads a policy package's weights and buffers into `model`; returns its action
+    normalization (mean, std). Refuses a package of another vocabulary or architecture."""
+    with open(os.path.join(package, "kosmos-model.json")) as f:
+        manifest = json.load(f)
+    if manifest.get("io", {}).get("vocabulary") != instructions:
+        fail(f"--init {package}: its vocabulary {manifest.get('io', {}).get('vocabulary')} is "
+             f"not this dataset's {instructions}")
+    stats = manifest.get("action", {}).get("normalization", {}).get("statistics", {})
+    if "mean" not in stats or "std" not in stats:
+        fail(f"--init {package}: no action normalization in its kosmos-model.json")
+    state = torch.jit.load(os.path.join(package, "module.pt"), map_location="cpu").state_dict()
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as error:
+        fail(f"--init {package}: not a policy of this trainer's architecture ({error})")
+    return np.asarray(stats["mean"], dtype=np.float64), np.asarray(stats["std"], dtype=np.float64)
 
 
 def world_samples(episodes, stride, span):
@@ -1152,6 +1209,13 @@ POLICIES = {
                              "about": "expert, noisy and confuser rollouts, failures included, "
                                       "4 epochs"},
 }
+# DAgger's checkpoints (tools/train/dagger.py): the expert's demonstrations and every learner
+# rollout so far, relabelled with what the expert does in the states the learner visited.
+DAGGER = {"skills": ["expert", "relabelled"], "fraction": 1.0, "epochs": 1000, "steps": 2000,
+          "relabelled_weight": 5,
+          "about": "DAgger: the expert's demonstrations and the learner's own rollouts labelled by "
+                   "the expert (tools/train/tabletop_expert.py), trained on from the previous "
+                   "checkpoint"}
 WORLD = {"steps": 1500, "batch": 16, "lr": 1e-3, "stride": 1, "changed_weight": 19.0,
          "amount_weight": 20.0, "unroll": 2}
 JUDGE = {"epochs": 40, "shift": 3, "validation_fifth": True}
@@ -1218,6 +1282,13 @@ def main(argv):
     parser.add_argument("--state-key", default="observation.state", metavar="FEATURE",
                         help="on a recording: the observation feature the policy reads as its "
                              "state (default observation.state; none: the frame and task only)")
+    parser.add_argument("--dagger", metavar="NAME",
+                        help="train one policy NAME on the expert's demonstrations and the "
+                             "relabelled rollouts (tools/train/dagger.py runs this)")
+    parser.add_argument("--init", metavar="PACKAGE",
+                        help="with --dagger: go on from this policy package's weights")
+    parser.add_argument("--policy-steps", type=int, default=DAGGER["steps"],
+                        help="with --dagger: optimizer steps of 64 (default %(default)s)")
     parser.add_argument("--world-weights", metavar="FILE",
                         help="script the world model from these weights (written elsewhere by "
                              "a training run, world/weights.npz) instead of training it")
@@ -1228,7 +1299,13 @@ def main(argv):
         parser.error("--dataset is required to train")
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.init and not args.dagger:
+        parser.error("--init goes with --dagger NAME")
     only = set(args.only or ["policies", "world", "judge"])
+    if args.dagger:
+        if args.only and args.only != ["policies"]:
+            parser.error("--dagger trains one policy: --only policies, or no --only")
+        only = {"policies"}
     started = time.time()
     world_spec, recorded_world = dict(WORLD), dict(RECORDED_WORLD)
     for item in args.world:
@@ -1292,7 +1369,7 @@ def main(argv):
                **({"source": source} if source else {}),
                "episodes": len(episodes),
                "by_skill": {s: sum(skill_of(e) == s for e in episodes)
-                            for s in ("expert", "noisy", "confuser", "other")},
+                            for s in ("expert", "noisy", "confuser", "relabelled", "other")},
                "successes": sum(e["success"] for e in episodes),
                "start_states_sha256": sorted(hashlib.sha256(e["start"].encode()).hexdigest()
                                              for e in episodes)}
@@ -1317,7 +1394,12 @@ def main(argv):
               f" (the mean action: {result.get('validation_loss_of_the_mean_action')}), "
               f"{result['wall_s']} s", flush=True)
     elif "policies" in only:
-        for i, (name, spec) in enumerate(POLICIES.items()):
+        policies = POLICIES
+        if args.dagger:
+            policies = {args.dagger: dict(DAGGER, steps=args.policy_steps,
+                                          **({"init": os.path.abspath(args.init)}
+                                             if args.init else {}))}
+        for i, (name, spec) in enumerate(policies.items()):
             t0 = time.time()
             result = train_policy(name, episodes, instructions, spec, args.seed + i, cap,
                                   os.path.join(args.out, name))

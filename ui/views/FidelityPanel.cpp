@@ -268,12 +268,32 @@ void FidelityPanel::update()
                 .arg(QString::fromStdString(intervalText(r.agreement)))
                 .arg(r.agreement.n)
                 .arg(r.confusion[0][1])
-                .arg(r.confusion[1][0]));
+                .arg(r.confusion[1][0]) +
+            goalsText(r));
         m_framesButton->setEnabled(!m_cliPath.isEmpty());
     } catch (const std::exception &e) {
         m_summary->setText(tr("Cannot compare these protocols: %1")
                                .arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
     }
+}
+
+QString FidelityPanel::goalsText(const FidelityReport &r) const
+{
+    QString out = QStringLiteral("<br><b>%1</b> %2")
+                      .arg(tr("Goals"), tr("(docs/fidelity.md), each beside its anchors:"));
+    for (const FidelityGoal &g : fidelityGoals(r)) {
+        const QString mark = !g.met ? tr("undecided") : *g.met ? tr("met") : tr("not met");
+        const QString colour = !g.met   ? QStringLiteral("#555555")
+                               : *g.met ? QStringLiteral("#1b5e20")
+                                        : QStringLiteral("#b00020");
+        out += QStringLiteral("<br>&nbsp;&nbsp;<b style='color:%1'>[%2]</b> %3: %4 "
+                              "<i>measured</i> %5; <i>anchors</i> %6")
+                   .arg(colour, mark, QString::fromStdString(g.id),
+                        QString::fromStdString(g.statement).toHtmlEscaped(),
+                        QString::fromStdString(g.measured).toHtmlEscaped(),
+                        QString::fromStdString(g.anchors).toHtmlEscaped());
+    }
+    return out;
 }
 
 void FidelityPanel::compareFrames()

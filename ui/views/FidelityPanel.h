@@ -59,6 +59,9 @@ signals:
     void framesCompared(); // a comparison ended (its curve plotted, or why not said)
 
 private:
+    // The goals docs/fidelity.md states, each met or not, as rich text for the summary.
+    QString goalsText(const FidelityReport &report) const;
+
     Ledger *m_ledger = nullptr;
     QString m_cliPath;
     QComboBox *m_physics;
