@@ -568,6 +568,92 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     EXPECT_EQ(runProcess({test::cliPath(), "verify", bundle}).exitCode, 0);
 }
 
+// DAgger (tools/train/dagger.py) end to end, tiny: the expert's demonstrations of both tasks, a
+// policy from three optimizer steps, one iteration that runs it in physics through kosmos-cli,
+// labels the states it recorded with the expert's chunks and trains the next checkpoint from its
+// weights; the checkpoint runs through the adapters and its record says where it came from.
+TEST(TorchGeneric, DaggerLabelsTheLearnersStatesAndTrainsTheNextCheckpointFromItsWeights)
+{
+    TempDir dir;
+    const nlohmann::json physics = {
+        {"kosmos_protocol", 1},
+        {"name", "tiny-demos"},
+        {"seed", 11},
+        {"horizon", 16},
+        {"episodes_per_task", 1},
+        {"tasks",
+         {{{"id", "red"}, {"instruction", kRed}},
+          {{"id", "blue"}, {"instruction", "push the blue block into the purple square"}}}},
+        {"policies",
+         {{{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"world_model",
+         {{"plugin", "physics.tabletop"}, {"settings", {{"width", 160}, {"height", 128}}}}}};
+    std::ofstream(dir / "demos.json") << physics.dump(2);
+    const auto bundle = (dir / "t.kosmos").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    ASSERT_EQ(
+        runProcess({test::cliPath(), "run", (dir / "demos.json").string(), "--ledger", bundle})
+            .exitCode,
+        0);
+    const auto demos = (dir / "ds").string();
+    ASSERT_EQ(runProcess({test::cliPath(), "dataset", "export", bundle, "--to", demos}).exitCode,
+              0);
+    const std::string tools = std::string(KOSMOS_SOURCE_DIR) + "/tools/train/";
+    const auto models = (dir / "models").string();
+    auto r = runProcess({"/usr/bin/python3", tools + "kosmos_train.py", "--dataset", demos, "--out",
+                         models, "--tiny", "--policy-name", "bc-expert-full", "--threads", "2"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const std::vector<std::string> dagger = {"/usr/bin/python3",
+                                             tools + "dagger.py",
+                                             "--base",
+                                             demos,
+                                             "--init",
+                                             models + "/bc-expert-full",
+                                             "--out",
+                                             models,
+                                             "--work",
+                                             (dir / "work").string(),
+                                             "--iterations",
+                                             "1",
+                                             "--episodes-per-task",
+                                             "1",
+                                             "--horizon",
+                                             "16",
+                                             "--tiny",
+                                             "--kosmos-cli",
+                                             test::cliPath()};
+    r = runProcess(dagger);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("iteration 1: bc-expert-full succeeded in"), std::string::npos)
+        << r.output;
+    const auto record =
+        nlohmann::json::parse(std::ifstream(dir / "models" / "training-record.json"));
+    const auto &checkpoint = record["models"]["dagger-1"];
+    EXPECT_EQ(checkpoint["dagger"]["collection_episodes"], 2);
+    EXPECT_EQ(checkpoint["dagger"]["learner"], "bc-expert-full");
+    EXPECT_EQ(checkpoint["by_skill"]["relabelled"], 2);
+    EXPECT_EQ(checkpoint["by_skill"]["expert"], 2);
+    // A state at each chunk start (steps 0, 5, 10, 15) of both rollouts.
+    EXPECT_EQ(checkpoint["relabelled_samples"], 8);
+    EXPECT_EQ(checkpoint["init_module_sha256"],
+              record["models"]["bc-expert-full"]["module_sha256"]);
+    const auto test =
+        runProcess({test::cliPath(), "plugins", "--test", "torch.generic_policy", "--settings",
+                    nlohmann::json({{"package", models + "/dagger-1"}}).dump()});
+    EXPECT_EQ(test.exitCode, 0) << test.output;
+    // Bad input is named before anything runs.
+    auto bad = dagger;
+    bad[3] = (dir / "nowhere").string();
+    r = test::runProcessWithStderr(bad);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("no dataset.json"), std::string::npos) << r.output;
+    bad = dagger;
+    bad[5] = demos;
+    r = test::runProcessWithStderr(bad);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.output.find("not a model package"), std::string::npos) << r.output;
+}
+
 // CI keeps the trainer alive: a tiny physics dataset, three optimizer steps of every model, and
 // every package it writes runs through the adapters (tools/train/kosmos_train.py --tiny).
 TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
@@ -605,7 +691,7 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
     const auto record =
         nlohmann::json::parse(std::ifstream(dir / "models" / "training-record.json"));
     EXPECT_TRUE(record["tiny"].get<bool>());
-    EXPECT_EQ(record["models"].size(), 7u);
+    EXPECT_EQ(record["models"].size(), 9u); // seven policies, the world model, the judge
     EXPECT_EQ(record["dataset"]["episodes"], 6);
     const std::string datasetSha = record["dataset"]["sha256"];
     EXPECT_EQ(record["datasets"].size(), 1u); // every model here was trained on it

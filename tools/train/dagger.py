@@ -92,7 +92,15 @@ def main(argv):
     parser.add_argument("--steps", type=int, default=2000, help="optimizer steps an iteration")
     parser.add_argument("--name", default="dagger", help="checkpoint names NAME-1 ..")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--architecture", default="cnn", help="the policy's (kosmos_train.py)")
+    parser.add_argument("--execute", type=int, default=0,
+                        help="collect with the learner executing this many actions of each chunk "
+                             "(1: a state to label at every step, five times the labels of an "
+                             "episode; 0: whole chunks, as it is evaluated)")
+    parser.add_argument("--relabelled-weight", type=int, default=0,
+                        help="draws of each relabelled sample a pass (default: the trainer's)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--horizon", type=int, default=50, help="steps an episode")
     parser.add_argument("--start", type=int, default=1,
                         help="resume at this iteration (its predecessor's package must exist)")
     parser.add_argument("--tiny", action="store_true", help="a smoke run (three steps a training)")
@@ -106,6 +114,12 @@ def main(argv):
     ledger = os.path.join(work, "dagger.kosmos")
     if not os.path.exists(ledger):
         run([cli, "init", ledger])
+    if not os.path.isfile(os.path.join(args.base, "dataset.json")):
+        fail(f"--base {args.base}: no dataset.json (make one with kosmos-cli dataset export)")
+    if not os.path.isfile(os.path.join(args.init, "kosmos-model.json")):
+        fail(f"--init {args.init}: not a model package (no kosmos-model.json)")
+    if not os.access(cli, os.X_OK):
+        fail(f"no kosmos-cli at {cli} (scripts/build.sh, or --kosmos-cli PATH)")
     with open(os.path.join(args.base, "dataset.json")) as f:
         base = json.load(f)
     entries = [dict(e, dir=os.path.join(os.path.abspath(args.base), e["dir"]))
@@ -126,10 +140,11 @@ def main(argv):
                            f"{os.path.basename(previous)} from starts of seed {seed} (training "
                            "starts, never held out); the expert labels the state recorded at "
                            "each chunk start. Not evidence of real robot-task success.",
-            "seed": seed, "horizon": 50, "episodes_per_task": args.episodes_per_task,
+            "seed": seed, "horizon": args.horizon, "episodes_per_task": args.episodes_per_task,
             "feedback_mode": "closed_loop", "tasks": TASKS,
             "policies": [{"plugin": "torch.generic_policy",
-                          "settings": {"package": previous}}],
+                          "settings": dict({"package": previous},
+                                           **({"execute": args.execute} if args.execute else {}))}],
             "world_model": {"plugin": "physics.tabletop",
                             "settings": {"width": 160, "height": 128}},
         }
@@ -163,7 +178,10 @@ def main(argv):
         name = f"{args.name}-{k}"
         command = [sys.executable, os.path.join(HERE, "kosmos_train.py"), "--dataset", aggregate,
                    "--out", out, "--dagger", name, "--init", previous, "--policy-steps",
-                   str(args.steps), "--threads", str(args.threads)]
+                   str(args.steps), "--threads", str(args.threads),
+                   "--architecture", args.architecture]
+        if args.relabelled_weight:
+            command += ["--relabelled-weight", str(args.relabelled_weight)]
         run(command + (["--tiny"] if args.tiny else []))
         record_path = os.path.join(out, "training-record.json")
         with open(record_path) as f:
@@ -171,7 +189,7 @@ def main(argv):
         record["models"][name]["dagger"] = {
             "iteration": k, "learner": os.path.basename(previous), "collection_seed": seed,
             "collection_episodes": len(collected), "learner_successes": successes,
-            "collection_protocol": protocol["name"]}
+            "collection_protocol": protocol["name"], "execute": args.execute or "chunk"}
         with open(record_path, "w") as f:
             json.dump(record, f, indent=2)
             f.write("\n")

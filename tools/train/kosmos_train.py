@@ -307,6 +307,41 @@ class Policy(nn.Module):
         return torch.cat([motion, torch.sigmoid(out[:, :, 6:])], 2)
 
 
+class KeypointPolicy(Policy):
+    """The same inputs and outputs as Policy, another vision: convolutions kept at half the
+    frame's resolution (40 x 32) end in 32 feature maps, each turned by a spatial softmax into the
+    expected image position of what it responds to (a keypoint; Levine et al. 2016, "End-to-End
+    Training of Deep Visuomotor Policies"), so the MLP reads where the blocks, the squares and the
+    fingers are with sub-pixel precision instead of a coarse 4 x 5 grid."""
+
+    def __init__(self, instructions):
+        super().__init__(instructions)
+        self.conv = nn.Sequential(
+            nn.Conv2d(5, 32, 5, stride=2, padding=2), nn.ReLU(),
+            nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(32, 32, 3, padding=1))  # 32 x 32 x 40
+        h, w = (HEIGHT + 1) // 2, (WIDTH + 1) // 2
+        self.register_buffer("key_x", torch.linspace(-1, 1, w).repeat(h))
+        self.register_buffer("key_y", torch.linspace(-1, 1, h).repeat_interleave(w))
+        self.head = nn.Sequential(nn.Linear(32 * 2 + 32 + 64, 256), nn.ReLU(),
+                                  nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, CHUNK * 7))
+
+    def forward(self, image, proprio, task):
+        b = image.size(0)
+        x = (image - self.pixel_mean) / self.pixel_std
+        x = torch.cat([x, self.coords.expand(b, 2, self.coords.size(2), self.coords.size(3))], 1)
+        attention = torch.softmax(self.conv(x).flatten(2), 2)  # [b, 32, h * w]
+        keys = torch.cat([(attention * self.key_x).sum(2), (attention * self.key_y).sum(2)], 1)
+        hand = (proprio[:, :3] - self.hand_mean) / self.hand_std
+        out = self.head(torch.cat([keys, self.task(task), self.hand(hand)], 1)).view(b, self.chunk, 7)
+        motion = torch.max(torch.min(out[:, :, :6], self.upper[:6]), self.lower[:6])
+        return torch.cat([motion, torch.sigmoid(out[:, :, 6:])], 2)
+
+
+ARCHITECTURES = {"cnn": Policy, "keypoints": KeypointPolicy}
+
+
 # The physics world's camera as it declares it (PhysicsTabletop.cpp, declaredCameras): the world
 # model projects the commanded hand through it.
 CAMERA_POS = [0.0, -0.62, 0.52]
@@ -513,7 +548,8 @@ def batches(n, batch, rng):
         yield order[i:i + batch]
 
 
-def fit_batches(model, count, loss_of, epochs, lr, steps_cap, rng, after_epoch=None):
+def fit_batches(model, count, loss_of, epochs, lr, steps_cap, rng, after_epoch=None,
+                after_step=None):
     """Adam with a cosine schedule over `epochs` passes of `count` samples in shuffled batches of
     64, or `steps_cap` optimizer steps when set; `loss_of(idx)` is a batch's loss and
     `after_epoch(epoch)` runs after each pass. Returns (the mean loss of each pass, steps)."""
@@ -531,6 +567,8 @@ def fit_batches(model, count, loss_of, epochs, lr, steps_cap, rng, after_epoch=N
             opt.step()
             schedule.step()
             total, seen, step = total + loss.item() * len(idx), seen + len(idx), step + 1
+            if after_step:
+                after_step(step)
             if steps_cap and step >= steps_cap:
                 break
         losses.append(round(total / max(seen, 1), 5))
@@ -574,11 +612,13 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
             props.append(e["proprio"][t])
             tasks.append(instructions.index(e["instruction"]))
             targets.append(padded[t:t + CHUNK])
-    images = to_tensor(np.stack(images))
+    # Frames stay uint8 (a quarter of the memory: 2,400 demonstrations are 120,000 samples) and
+    # become floats a batch at a time.
+    images = torch.from_numpy(np.stack(images))
     props = torch.from_numpy(np.stack(props))
     tasks = torch.tensor(tasks)
     targets = np.stack(targets)
-    model = Policy(len(instructions))
+    model = ARCHITECTURES[spec.get("architecture", "cnn")](len(instructions))
     if spec.get("init"):
         # Training goes on from a package this trainer wrote (one training run's next
         # checkpoint): its weights, its input standardization and its action normalization.
@@ -590,8 +630,9 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
         bounds = np.array([[lo, hi] for _, _, lo, hi in DIMENSIONS], dtype=np.float64)
         model.lower.copy_(torch.from_numpy((bounds[:, 0] - mean) / std).float())
         model.upper.copy_(torch.from_numpy((bounds[:, 1] - mean) / std).float())
-        model.pixel_mean.copy_(images.mean(0, keepdim=True))
-        model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
+        pixel_mean, pixel_std = frame_statistics(images)
+        model.pixel_mean.copy_(pixel_mean)
+        model.pixel_std.copy_(pixel_std + 0.02)
         model.hand_mean.copy_(props[:, :3].mean(0, keepdim=True))
         model.hand_std.copy_(props[:, :3].std(0, keepdim=True) + 1e-3)
     norm = torch.from_numpy((targets - mean) / std).float()
@@ -603,19 +644,35 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
 
     def loss_of(idx):
         idx = draws[idx]
-        pred = model(images[idx], props[idx], tasks[idx])
+        pred = model(to_tensor(images[idx].numpy()), props[idx], tasks[idx])
         # Motion: MSE in normalized units; the gripper (0..1 after the sigmoid): cross-entropy.
         return (F.mse_loss(pred[:, :, :6], norm[idx][:, :, :6]) * 6
                 + F.binary_cross_entropy(pred[:, :, 6:].clamp(1e-4, 1 - 1e-4),
                                          norm[idx][:, :, 6:])) / 7
 
-    losses, step = fit_batches(model, len(draws), loss_of, spec["epochs"], spec.get("lr", 1e-3),
-                               steps_cap or spec.get("steps", 0), rng)
     io = {"vocabulary": instructions,
           "inputs": [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
                      {"name": "proprio", "source": "proprio", "shape": [1, PROPRIO]},
                      {"name": "task", "source": "instruction_id"}],
           "output": [1, CHUNK, 7]}
+    checkpoints = {}
+
+    def after_step(step):
+        # One training run's checkpoints at several points (SIMPLER's RT-1, SC3-Eval): the
+        # package as it was after `step` optimizer steps, beside the final one.
+        if step in spec.get("checkpoints", []):
+            checkpoint = f"{name}-{step}"
+            files = write_package(
+                os.path.join(os.path.dirname(out), checkpoint), "generic_policy", model, io,
+                {"action": action_contract(mean, std)},
+                f"Behaviour-cloning policy '{name}' after {step} optimizer steps of 64 (a "
+                f"checkpoint of one training run; tools/train): {spec['about']}. Not evidence "
+                "of real robot success.")
+            model.train()
+            checkpoints[checkpoint] = {"steps": step, **files}
+
+    losses, step = fit_batches(model, len(draws), loss_of, spec["epochs"], spec.get("lr", 1e-3),
+                               steps_cap or spec.get("steps", 0), rng, after_step=after_step)
     files = write_package(out, "generic_policy", model, io, {"action": action_contract(mean, std)},
                           f"Behaviour-cloning policy '{name}' trained on the physics world "
                           f"(tools/train): {spec['about']}. Not evidence of real robot success.")
@@ -625,7 +682,23 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
                                         for k in sorted({skill_of(e) for e in chosen})},
             **({"init_module_sha256": sha256_file(os.path.join(spec["init"], "module.pt"))}
                if spec.get("init") else {}),
+            **({"checkpoints": checkpoints} if checkpoints else {}),
             **files}
+
+
+def frame_statistics(images, batch=4096):
+    """Per-pixel mean and standard deviation of uint8 frames [N, H, W, 3] as [1, 3, H, W] floats
+    in 0..1, a batch at a time (float64 sums)."""
+    total = torch.zeros(images.shape[1:], dtype=torch.float64)
+    square = torch.zeros(images.shape[1:], dtype=torch.float64)
+    for i in range(0, len(images), batch):
+        x = images[i:i + batch].double() / 255.0
+        total += x.sum(0)
+        square += (x * x).sum(0)
+    n = len(images)
+    mean = total / n
+    std = ((square - n * mean * mean).clamp(min=0) / max(n - 1, 1)).sqrt()
+    return (mean.float().movedim(-1, 0).unsqueeze(0), std.float().movedim(-1, 0).unsqueeze(0))
 
 
 def warm_start(model, package, instructions):
@@ -936,6 +1009,31 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
             "validation_success_loss": validation, "kept": kept, "steps": step, **files}
 
 
+def rewrite_golden(out):
+    """write_golden for every package in `out` on the input its golden.json already names (the
+    frame, the instruction, the proprio and the world model's actions), so that packages trained
+    elsewhere and copied in get golden outputs on the same input as the others."""
+    with open(os.path.join(out, "golden.json")) as f:
+        golden = json.load(f)
+    bgr = cv().imread(os.path.join(out, golden["input"]), cv().IMREAD_COLOR)
+    if bgr is None:
+        fail(f"{out}: no golden input {golden['input']}")
+    frame = cv().cvtColor(bgr, cv().COLOR_BGR2RGB)
+    instructions = [None] * (golden["instruction_id"] + 1)
+    instructions[golden["instruction_id"]] = golden["instruction"]
+    for name in sorted(os.listdir(out)):  # the vocabulary every package shares
+        path = os.path.join(out, name, "kosmos-model.json")
+        if os.path.isfile(path):
+            vocabulary = json.load(open(path)).get("io", {}).get("vocabulary")
+            if vocabulary and golden["instruction"] in vocabulary:
+                instructions = vocabulary
+                break
+    episode = {"frames": frame[None], "instruction": golden["instruction"],
+               "proprio": np.asarray([golden["proprio"]], dtype=np.float32),
+               "actions": np.asarray(golden["world"]["actions"], dtype=np.float32)}
+    write_golden(out, [episode], instructions)
+
+
 def write_golden(out, episodes, instructions):
     """Golden outputs of every package written to `out`, computed here by the scripted modules on
     a fixed input at the models' own size (no resizing on either side): the C++ adapters must
@@ -1208,6 +1306,20 @@ POLICIES = {
                              "epochs": 4,
                              "about": "expert, noisy and confuser rollouts, failures included, "
                                       "4 epochs"},
+    "bc-expert-many": {"skills": ["expert"], "fraction": 1.0, "epochs": 1000, "steps": 8000,
+                       "checkpoints": [250, 750, 1500, 3000, 5000], "seed_offset": 4,
+                       "about": "every expert demonstration (2,400 with "
+                                "physics-train-expert-many.json), 8,000 steps of 64"},
+    "bc-expert-more": {"skills": ["expert"], "fraction": 1.0, "epochs": 1000, "steps": 12000,
+                       "seed_offset": 5,
+                       "about": "every expert demonstration (5,400 with "
+                                "physics-train-expert-more.json), 12,000 steps of 64"},
+}
+# Trained only when named (--policy-name): tried, not shipped (docs/training.md).
+POLICY_VARIANTS = {
+    "bc-keypoints": {"skills": ["expert"], "fraction": 1.0, "epochs": 10,
+                     "architecture": "keypoints",
+                     "about": "every expert demonstration, 10 epochs, spatial-softmax keypoints"},
 }
 # DAgger's checkpoints (tools/train/dagger.py): the expert's demonstrations and every learner
 # rollout so far, relabelled with what the expert does in the states the learner visited.
@@ -1259,6 +1371,9 @@ def main(argv):
                         help="with --out: exit 1 if DATASET shares a start with the training data")
     parser.add_argument("--dataset",
                         help="kosmos-cli dataset export folder, or a LeRobot dataset folder")
+    parser.add_argument("--golden", action="store_true",
+                        help="with --out: golden outputs again for every package in OUT, from "
+                             "OUT's own golden input (after packages were added to it)")
     parser.add_argument("--kosmos-cli", metavar="PATH",
                         help="kosmos-cli, to read a LeRobot dataset (default: the build's, then "
                              "/usr/bin/kosmos-cli)")
@@ -1282,17 +1397,28 @@ def main(argv):
     parser.add_argument("--state-key", default="observation.state", metavar="FEATURE",
                         help="on a recording: the observation feature the policy reads as its "
                              "state (default observation.state; none: the frame and task only)")
+    parser.add_argument("--judge-name", default="judge", metavar="NAME",
+                        help="the judge package's name in --out (default judge)")
     parser.add_argument("--dagger", metavar="NAME",
                         help="train one policy NAME on the expert's demonstrations and the "
                              "relabelled rollouts (tools/train/dagger.py runs this)")
     parser.add_argument("--init", metavar="PACKAGE",
                         help="with --dagger: go on from this policy package's weights")
+    parser.add_argument("--architecture", choices=sorted(ARCHITECTURES), default="cnn",
+                        help="with --dagger: the policy's vision (that of --init)")
+    parser.add_argument("--policy-name", metavar="NAME", action="append",
+                        help="train only these of the shipped policies (bc-keypoints ...)")
+    parser.add_argument("--relabelled-weight", type=int, default=DAGGER["relabelled_weight"],
+                        help="with --dagger: draws of each relabelled sample a pass")
     parser.add_argument("--policy-steps", type=int, default=DAGGER["steps"],
                         help="with --dagger: optimizer steps of 64 (default %(default)s)")
     parser.add_argument("--world-weights", metavar="FILE",
                         help="script the world model from these weights (written elsewhere by "
                              "a training run, world/weights.npz) instead of training it")
     args = parser.parse_args(argv)
+    if args.golden:
+        rewrite_golden(args.out)
+        return
     if args.check_held_out:
         sys.exit(check_held_out(os.path.join(args.out, "training-record.json"), args.check_held_out))
     if not args.dataset:
@@ -1395,17 +1521,34 @@ def main(argv):
               f"{result['wall_s']} s", flush=True)
     elif "policies" in only:
         policies = POLICIES
+        if args.policy_name:
+            known = {**POLICIES, **POLICY_VARIANTS}
+            unknown = sorted(set(args.policy_name) - set(known))
+            if unknown:
+                parser.error(f"--policy-name {', '.join(unknown)}: the policies are "
+                             f"{', '.join(known)}")
+            policies = {n: known[n] for n in args.policy_name}
         if args.dagger:
             policies = {args.dagger: dict(DAGGER, steps=args.policy_steps,
+                                          architecture=args.architecture,
+                                          relabelled_weight=args.relabelled_weight,
                                           **({"init": os.path.abspath(args.init)}
                                              if args.init else {}))}
         for i, (name, spec) in enumerate(policies.items()):
             t0 = time.time()
-            result = train_policy(name, episodes, instructions, spec, args.seed + i, cap,
+            # A shipped policy's seed is its place in POLICIES, whichever subset is trained.
+            # (the two added later keep the offsets they were trained with).
+            seed = args.seed + spec.get("seed_offset", list(POLICIES).index(name)
+                                        if name in POLICIES else i)
+            result = train_policy(name, episodes, instructions, spec, seed, cap,
                                   os.path.join(args.out, name))
             result.update({"hyper_parameters": spec, "wall_s": round(time.time() - t0, 1)})
             result["dataset_sha256"] = dataset_sha
             record["models"][name] = result
+            for checkpoint, files in result.get("checkpoints", {}).items():
+                record["models"][checkpoint] = {
+                    "checkpoint_of": name, "dataset_sha256": dataset_sha,
+                    "hyper_parameters": spec, **files}
             print(f"policy {name}: {result['samples']} samples, losses {result['epoch_losses'][-3:]}, "
                   f"{result['wall_s']} s", flush=True)
     if "world" in only and source:
@@ -1430,10 +1573,10 @@ def main(argv):
     if "judge" in only:
         t0 = time.time()
         result = train_judge(episodes, instructions, JUDGE, args.seed + 200, cap,
-                             os.path.join(args.out, "judge"))
+                             os.path.join(args.out, args.judge_name))
         result.update({"hyper_parameters": JUDGE, "wall_s": round(time.time() - t0, 1)})
         result["dataset_sha256"] = dataset_sha
-        record["models"]["judge"] = result
+        record["models"][args.judge_name] = result
         print(f"judge: labels {result['label_counts']}, losses {result['epoch_losses'][-3:]}, "
               f"{result['wall_s']} s", flush=True)
     used = {result.get("dataset_sha256") for result in record["models"].values()}
