@@ -210,6 +210,21 @@ const FidelityGoal &goalOf(const std::vector<FidelityGoal> &goals, const std::st
     return *it;
 }
 
+// The report over a new ledger holding these outcomes (writeFidelityFixture's form).
+FidelityReport reportOf(const std::map<std::string, std::vector<int>> &physics,
+                        const std::map<std::string, std::vector<int>> &imagined,
+                        const std::map<std::string, std::vector<int>> &judgedPhysics)
+{
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "goals.kosmos");
+    test::writeFidelityFixture(ledger, physics, imagined, judgedPhysics);
+    FidelityOptions options;
+    options.physicsProtocol = "phys";
+    options.imaginedProtocol = "imag";
+    options.replicates = 300;
+    return fidelityReport(ledger, options);
+}
+
 } // namespace
 
 // [benchmark-fidelity]'s goals decided on a small fixed ledger: eight policies from 50 starts
@@ -234,14 +249,7 @@ TEST(FidelityGoals, EachGoalIsDecidedOnWhatTheReportMeasured)
                 missing[name][e] = 0; // the judge misses about half the successes
     }
     {
-        test::TempDir dir;
-        Ledger ledger = Ledger::create(dir / "goals.kosmos");
-        test::writeFidelityFixture(ledger, physics, same, judged);
-        FidelityOptions options;
-        options.physicsProtocol = "phys";
-        options.imaginedProtocol = "imag";
-        options.replicates = 300;
-        const FidelityReport r = fidelityReport(ledger, options);
+        const FidelityReport r = reportOf(physics, same, judged);
         EXPECT_EQ(r.judgeOnPhysics.sensitivity.n, 192);
         EXPECT_EQ(r.judgeOnPhysics.sensitivity.successes, 192);
         EXPECT_EQ(r.judgeOnPhysics.specificity.n, 208);
@@ -264,14 +272,7 @@ TEST(FidelityGoals, EachGoalIsDecidedOnWhatTheReportMeasured)
         EXPECT_EQ(json["judge_on_physics"]["specificity"]["n"], 208);
     }
     {
-        test::TempDir dir;
-        Ledger ledger = Ledger::create(dir / "goals.kosmos");
-        test::writeFidelityFixture(ledger, physics, flipped, missing);
-        FidelityOptions options;
-        options.physicsProtocol = "phys";
-        options.imaginedProtocol = "imag";
-        options.replicates = 300;
-        const FidelityReport r = fidelityReport(ledger, options);
+        const FidelityReport r = reportOf(physics, flipped, missing);
         const auto goals = fidelityGoals(r);
         ASSERT_TRUE(goalOf(goals, "kappa").met.has_value());
         EXPECT_TRUE(*goalOf(goals, "spread").met) << "physics is unchanged";
