@@ -243,7 +243,7 @@ private slots:
         // on the physics rollouts).
         QVERIFY2(summary.contains(QStringLiteral("[not met]</b> spread")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("[undecided]</b> judge")), qPrintable(summary));
-        QVERIFY(summary.contains(QStringLiteral("SC3-Eval 0.929")));
+        QVERIFY(panel->summary()->toolTip().contains(QStringLiteral("SC3-Eval 0.929")));
         // Only a protocol with physics labels is offered as the ground truth (#35: the demo
         // ledger's synthetic protocol was called "physics protocol (ground truth)").
         QCOMPARE(panel->physicsProtocol()->count(), 1);

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -99,9 +100,19 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     m_recordingsButton->setEnabled(false); // until kosmos-cli is known
     framesRow->addWidget(m_recordingsButton);
     framesRow->addWidget(m_framesText, 1);
+    // The summary (spread, correlations, orders, per-episode agreement, goals) scrolls when the
+    // window is too short for it.
+    auto *summaryScroll = new QScrollArea(this);
+    summaryScroll->setWidget(m_summary);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     auto *left = new QSplitter(Qt::Vertical, this);
     left->addWidget(m_table);
-    left->addWidget(m_summary);
+    left->addWidget(summaryScroll);
+    left->setStretchFactor(0, 1);
+    left->setStretchFactor(1, 1);
+    left->setSizes({300, 300}); // eight policies' rows, and the summary without scrolling
     auto *right = new QSplitter(Qt::Vertical, this);
     right->addWidget(m_scatter);
     right->addWidget(m_frames);
@@ -179,6 +190,7 @@ void FidelityPanel::refresh()
 void FidelityPanel::update()
 {
     m_table->setRowCount(0);
+    m_summary->setToolTip(QString()); // the goals' statements, set again with a report
     m_scatter->clearPlottables();
     m_scatter->clearItems();
     m_scatter->replot();
@@ -277,22 +289,26 @@ void FidelityPanel::update()
     }
 }
 
-QString FidelityPanel::goalsText(const FidelityReport &r) const
+QString FidelityPanel::goalsText(const FidelityReport &r)
 {
+    // One line a goal (what was measured); what each asks and its anchors are in the tooltip.
     QString out = QStringLiteral("<br><b>%1</b> %2")
-                      .arg(tr("Goals"), tr("(docs/fidelity.md), each beside its anchors:"));
+                      .arg(tr("Goals"), tr("(docs/fidelity.md; hover for each goal and its "
+                                           "anchors):"));
+    QString tip;
     for (const FidelityGoal &g : fidelityGoals(r)) {
         const QString mark = !g.met ? tr("undecided") : *g.met ? tr("met") : tr("not met");
         const QString colour = !g.met   ? QStringLiteral("#555555")
                                : *g.met ? QStringLiteral("#1b5e20")
                                         : QStringLiteral("#b00020");
-        out += QStringLiteral("<br>&nbsp;&nbsp;<b style='color:%1'>[%2]</b> %3: %4 "
-                              "<i>measured</i> %5; <i>anchors</i> %6")
-                   .arg(colour, mark, QString::fromStdString(g.id),
-                        QString::fromStdString(g.statement).toHtmlEscaped(),
-                        QString::fromStdString(g.measured).toHtmlEscaped(),
+        const QString id = QString::fromStdString(g.id);
+        out += QStringLiteral("<br>&nbsp;&nbsp;<b style='color:%1'>[%2]</b> %3: %4")
+                   .arg(colour, mark, id, QString::fromStdString(g.measured).toHtmlEscaped());
+        tip += QStringLiteral("<p><b>%1</b>: %2<br><i>%3</i> %4</p>")
+                   .arg(id, QString::fromStdString(g.statement).toHtmlEscaped(), tr("anchors:"),
                         QString::fromStdString(g.anchors).toHtmlEscaped());
     }
+    m_summary->setToolTip(tip);
     return out;
 }
 

@@ -60,7 +60,7 @@ signals:
 
 private:
     // The goals docs/fidelity.md states, each met or not, as rich text for the summary.
-    QString goalsText(const FidelityReport &report) const;
+    QString goalsText(const FidelityReport &report); // sets the summary's tooltip
 
     Ledger *m_ledger = nullptr;
     QString m_cliPath;
