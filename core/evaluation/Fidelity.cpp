@@ -381,15 +381,6 @@ std::string percentText(double v)
     return o.str();
 }
 
-std::string threeDecimals(std::optional<double> v)
-{
-    if (!v)
-        return "n/a";
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(3) << *v;
-    return o.str();
-}
-
 } // namespace
 
 std::vector<FidelityGoal> fidelityGoals(const FidelityReport &r)
@@ -458,7 +449,7 @@ std::vector<FidelityGoal> fidelityGoals(const FidelityReport &r)
     {
         FidelityGoal g{"kappa", "per-episode Cohen's kappa >= 0.6 (same start, both worlds)",
                        "(none of the anchors reports per-episode agreement)",
-                       "kappa " + threeDecimals(r.kappa.kappa) + " over " +
+                       "kappa " + statText({r.kappa.kappa, std::nullopt, std::nullopt}) + " over " +
                            std::to_string(r.kappa.n) + " pairs",
                        std::nullopt};
         if (r.kappa.kappa)
