@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 
@@ -301,4 +302,30 @@ TEST_F(FidelityTest, GoalsThatCannotBeDecidedSayWhy)
     EXPECT_FALSE(*goalOf(goals, "spread").met);
     EXPECT_FALSE(*goalOf(goals, "pearson").met) << "not informative: never met";
     EXPECT_NE(goalOf(goals, "pearson").measured.find("not informative"), std::string::npos);
+}
+
+// tools/fidelity_compare.py (the study's two seeds side by side) reads what `kosmos-cli fidelity
+// --json` writes: the same report twice differs by nothing; anything else is refused by name.
+TEST_F(FidelityTest, TheComparisonToolReadsTheCommandLineReport)
+{
+    std::tie(m_physics, m_imagined) = test::writeFidelityFixture(*m_ledger);
+    m_ledger.reset(); // kosmos-cli opens it
+    const std::string bundle = (m_dir / "f.kosmos").string();
+    const auto report = test::runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys",
+                                          "--imagined", "imag", "--replays", "0", "--json"});
+    ASSERT_EQ(report.exitCode, 0) << report.output;
+    const auto json = (m_dir / "report.json").string();
+    std::ofstream(json) << report.output;
+    const std::string tool = std::string(KOSMOS_SOURCE_DIR) + "/tools/fidelity_compare.py";
+    const auto same = test::runProcess({"/usr/bin/python3", tool, json, json});
+    ASSERT_EQ(same.exitCode, 0) << same.output;
+    EXPECT_NE(same.output.find("| Pearson | 0.564 ["), std::string::npos) << same.output;
+    EXPECT_NE(same.output.find("| +0.000 |"), std::string::npos) << same.output;
+    EXPECT_NE(same.output.find("| judge: "), std::string::npos) << "the goals, per seed";
+    const auto other = (m_dir / "other.json").string();
+    std::ofstream(other) << R"({"schema": "kosmos.rank/1"})";
+    const auto refused = test::runProcessWithStderr({"/usr/bin/python3", tool, json, other});
+    EXPECT_NE(refused.exitCode, 0);
+    EXPECT_NE(refused.output.find("expected kosmos.fidelity/1"), std::string::npos)
+        << refused.output;
 }
