@@ -120,6 +120,8 @@ def main(argv):
         fail(f"--init {args.init}: not a model package (no kosmos-model.json)")
     if not os.access(cli, os.X_OK):
         fail(f"no kosmos-cli at {cli} (scripts/build.sh, or --kosmos-cli PATH)")
+    with open(os.path.join(args.init, "kosmos-model.json")) as f:
+        chunk = json.load(f)["io"]["output"][1]  # [1, CHUNK, 7]: the expert plans as far
     with open(os.path.join(args.base, "dataset.json")) as f:
         base = json.load(f)
     entries = [dict(e, dir=os.path.join(os.path.abspath(args.base), e["dir"]))
@@ -161,7 +163,7 @@ def main(argv):
             fail(f"iteration {k}: exported {len(collected)} episodes, expected "
                  f"{2 * args.episodes_per_task} (is {ledger} shared with another run?)")
         for e in collected:
-            relabel(os.path.join(folder, e["dir"]), 5)
+            relabel(os.path.join(folder, e["dir"]), chunk)
         successes = sum(bool(e["success"]) for e in collected)
         print(f"iteration {k}: {os.path.basename(previous)} succeeded in {successes}/"
               f"{len(collected)} collection episodes (seed {seed})",

@@ -638,9 +638,9 @@ def train_policy(name, episodes, instructions, spec, seed, steps_cap, out):
     norm = torch.from_numpy((targets - mean) / std).float()
     # Each relabelled sample is drawn `relabelled_weight` times a pass (DAgger: the learner's own
     # states are a tenth of the samples of the demonstrations' every step).
-    weight = int(spec.get("relabelled_weight", 1))
-    draws = torch.from_numpy(np.concatenate(
-        [np.repeat(i, weight if i in relabelled else 1) for i in range(len(images))]))
+    counts = np.ones(len(images), dtype=np.int64)
+    counts[sorted(relabelled)] = int(spec.get("relabelled_weight", 1))
+    draws = torch.from_numpy(np.repeat(np.arange(len(images)), counts))
 
     def loss_of(idx):
         idx = draws[idx]
@@ -1024,7 +1024,8 @@ def rewrite_golden(out):
     for name in sorted(os.listdir(out)):  # the vocabulary every package shares
         path = os.path.join(out, name, "kosmos-model.json")
         if os.path.isfile(path):
-            vocabulary = json.load(open(path)).get("io", {}).get("vocabulary")
+            with open(path) as f:
+                vocabulary = json.load(f).get("io", {}).get("vocabulary")
             if vocabulary and golden["instruction"] in vocabulary:
                 instructions = vocabulary
                 break
