@@ -839,6 +839,89 @@ TEST(TorchGeneric, TheTrainerTrainsOnALeRobotDataset)
     EXPECT_NE(r.output.find("the policy reads the recorded state (observation.velocity)"),
               std::string::npos)
         << r.output;
+    // proprio=copy reports the last commanded action as the state: PushT's episodes start from
+    // different agent positions, which one declared start cannot be.
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only", "world",
+                              "--tiny", "--world", "proprio=copy", "--kosmos-cli", test::cliPath(),
+                              "--out", (dir / "w").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("--world proprio=copy: the episodes start from different states"),
+              std::string::npos)
+        << r.output;
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--only",
+                              "policies", "--tiny", "--policy", "checkpoints=1,x", "--kosmos-cli",
+                              test::cliPath(), "--out", (dir / "w").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("--policy checkpoints=1,x: expected step counts"), std::string::npos)
+        << r.output;
+}
+
+// ALOHA sim's recordings ([benchmark-fidelity]; docs/training.md, "ALOHA sim"): a named policy
+// with one run's checkpoints and a smaller data budget, and a world model that reports the last
+// commanded joint targets as the 14-D state the policy reads (io.proprio copy), on LeRobot's ALOHA
+// fixture (two episodes from START_ARM_POSE).
+TEST(TorchGeneric, TheTrainerWritesAlohaPoliciesWithCheckpointsAndAWorldThatReportsTheJoints)
+{
+    TempDir dir;
+    const std::string trainer = std::string(KOSMOS_SOURCE_DIR) + "/tools/train/kosmos_train.py";
+    const std::string dataset =
+        std::string(KOSMOS_SOURCE_DIR) + "/tests/fixtures/lerobot/aloha-h264";
+    if (!parquetAvailable())
+        GTEST_SKIP() << "reading a LeRobot dataset needs the Parquet module";
+    auto r = runProcessWithStderr({"/usr/bin/python3",
+                                   trainer,
+                                   "--dataset",
+                                   dataset,
+                                   "--tiny",
+                                   "--threads",
+                                   "2",
+                                   "--only",
+                                   "policies",
+                                   "--only",
+                                   "world",
+                                   "--policy-name",
+                                   "aloha-bc",
+                                   "--policy",
+                                   "chunk=4",
+                                   "--policy",
+                                   "checkpoints=1,2",
+                                   "--policy",
+                                   "epochs=3",
+                                   "--world",
+                                   "chunk=4",
+                                   "--world",
+                                   "proprio=copy",
+                                   "--kosmos-cli",
+                                   test::cliPath(),
+                                   "--out",
+                                   (dir / "m").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto record = nlohmann::json::parse(std::ifstream(dir / "m" / "training-record.json"));
+    for (const char *name : {"aloha-bc", "aloha-bc-1", "aloha-bc-2", "world"})
+        ASSERT_TRUE(record["models"].contains(name)) << name << " in " << record.dump();
+    EXPECT_EQ(record["models"]["aloha-bc-2"]["checkpoint_of"], "aloha-bc");
+    EXPECT_EQ(record["models"]["aloha-bc"]["checkpoints"]["aloha-bc-1"]["steps"], 1);
+    const auto world =
+        nlohmann::json::parse(std::ifstream(dir / "m" / "world" / "kosmos-model.json"));
+    ASSERT_TRUE(world["io"].contains("proprio")) << world["io"].dump();
+    EXPECT_EQ(world["io"]["proprio"]["start"].size(), 14u);
+    EXPECT_EQ(world["io"]["proprio"]["copy"].size(), 14u);
+    EXPECT_EQ(record["models"]["world"]["proprio"]["state_minus_command_mean"].size(), 14u);
+    for (const auto &[plugin, name] : {std::pair{"torch.generic_policy", "aloha-bc-1"},
+                                       std::pair{"torch.generic_world_model", "world"}})
+        EXPECT_EQ(runProcess({test::cliPath(), "plugins", "--check", plugin, "--settings",
+                              nlohmann::json({{"package", (dir / "m" / name).string()}}).dump()})
+                      .exitCode,
+                  0)
+            << name;
+    // A smaller data budget than the recording holds is refused with what it holds.
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", dataset, "--tiny", "--only",
+                              "policies", "--policy", "episodes=5", "--kosmos-cli", test::cliPath(),
+                              "--out", (dir / "q").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("--policy episodes=5: the recording has 2 training episodes"),
+              std::string::npos)
+        << r.output;
 }
 
 #ifdef KOSMOS_TEST_PHYSICS

@@ -1138,7 +1138,10 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     """Behaviour cloning of the recording's own actions from its frames, its recorded state and
     its task (recorded.RecordedPolicy), chunks of spec["chunk"]. Every fifth episode (by index)
     validates when there are five or more: the epoch with the lowest validation loss is kept, and
-    the loss of always answering the mean action is reported beside it."""
+    the loss of always answering the mean action is reported beside it. spec["steps"] caps the
+    optimizer steps (0: the epochs decide); spec["checkpoints"] ("500,2000") also writes the
+    package as it was after those steps, as NAME-STEPS beside it (one training run's checkpoints,
+    as SIMPLER's RT-1 and SC3-Eval's)."""
     from recorded import (RecordedImagePolicy, RecordedPolicy, held_out, normalized_range,
                           policy_samples, recorded_contract)
     rng = np.random.default_rng(seed)
@@ -1153,11 +1156,23 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
              "for every frame (--state-key names another observation feature)")
     names, rate = recording_shape(episodes)
     chunk = spec["chunk"]
+    try:
+        marks = sorted({int(v) for v in str(spec.get("checkpoints", "")).split(",") if v.strip()})
+    except ValueError:
+        fail(f"--policy checkpoints={spec.get('checkpoints')}: expected step counts, as 500,2000")
+    if any(m <= 0 for m in marks):
+        fail(f"--policy checkpoints={spec.get('checkpoints')}: step counts are positive")
     for e in episodes:
         e["task_id"] = instructions.index(e["instruction"])
     held = held_out(len(episodes))
     train = [e for e, h in zip(episodes, held) if not h]
     valid = [e for e, h in zip(episodes, held) if h]
+    if spec.get("episodes", 0) > 0:  # a smaller data budget: N episodes spread over the recording
+        if spec["episodes"] > len(train):
+            fail(f"--policy episodes={spec['episodes']}: the recording has {len(train)} "
+                 "training episodes (every fifth validates)")
+        train = [train[i] for i in
+                 np.linspace(0, len(train) - 1, spec["episodes"]).round().astype(int)]
     images, states, tasks, targets, _ = policy_samples(train, chunk)
     width, state_width = targets.shape[2], len(states[0])
     all_actions = np.concatenate([e["actions"] for e in episodes]).astype(np.float64)
@@ -1165,21 +1180,24 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     std = np.maximum(targets.reshape(-1, width).std(0), 1e-4)
     contract = recorded_contract(names, all_actions, rate, chunk, mean, std)
     lower, upper = normalized_range(all_actions, mean, std)
-    images = to_tensor(np.stack(images))
+    # Frames stay uint8 (a quarter of the memory: 160 ALOHA episodes are 64,000 samples) and
+    # become floats a batch at a time.
+    images = torch.from_numpy(np.stack(images))
     states = torch.from_numpy(np.stack(states).astype(np.float32))
     tasks = torch.tensor(tasks)
     norm = torch.from_numpy((targets - mean) / std).float()
     model = RecordedPolicy(len(instructions), state_width, width, chunk, HEIGHT, WIDTH)
     model.lower.copy_(torch.from_numpy(lower))
     model.upper.copy_(torch.from_numpy(upper))
-    model.pixel_mean.copy_(images.mean(0, keepdim=True))
-    model.pixel_std.copy_(images.std(0, keepdim=True) + 0.02)
+    pixel_mean, pixel_std = frame_statistics(images)
+    model.pixel_mean.copy_(pixel_mean)
+    model.pixel_std.copy_(pixel_std + 0.02)
     if not stateless:
         model.state_mean.copy_(states.mean(0, keepdim=True))
         model.state_std.copy_(states.std(0, keepdim=True) + 1e-3)
     if valid:
         v_images, v_states, v_tasks, v_targets, _ = policy_samples(valid, chunk)
-        v_images = to_tensor(np.stack(v_images))
+        v_images = torch.from_numpy(np.stack(v_images))
         v_states = torch.from_numpy(np.stack(v_states).astype(np.float32))
         v_tasks = torch.tensor(v_tasks)
         v_norm = torch.from_numpy((v_targets - mean) / std).float()
@@ -1188,27 +1206,13 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     def validation_loss():
         model.eval()
         with torch.no_grad():
-            total = sum(float(F.mse_loss(model(v_images[i:i + 256], v_states[i:i + 256],
-                                               v_tasks[i:i + 256]), v_norm[i:i + 256],
-                                         reduction="sum")) for i in range(0, len(v_images), 256))
+            total = sum(float(F.mse_loss(model(to_tensor(v_images[i:i + 256].numpy()),
+                                               v_states[i:i + 256], v_tasks[i:i + 256]),
+                                         v_norm[i:i + 256], reduction="sum"))
+                        for i in range(0, len(v_images), 256))
         model.train()
         return total / v_norm.numel()
 
-    validation, kept = [], {}
-
-    def keep_the_best(epoch):
-        if valid:
-            validation.append(round(validation_loss(), 5))
-            if validation[-1] < min(validation[:-1], default=math.inf):  # the first best
-                kept.update(epoch=epoch, state={k: v.clone() for k, v in model.state_dict().items()})
-
-    losses, step = fit_batches(
-        model, len(images),
-        lambda idx: F.mse_loss(model(images[idx], states[idx], tasks[idx]), norm[idx]),
-        spec["epochs"], spec["lr"], steps_cap, rng, keep_the_best)
-    best = kept.get("epoch")
-    if valid:
-        model.load_state_dict(kept["state"])
     inputs = [{"name": "image", "source": "image", "shape": [1, 3, HEIGHT, WIDTH]},
               {"name": "proprio", "source": "proprio", "shape": [1, state_width]},
               {"name": "task", "source": "instruction_id"}]
@@ -1216,22 +1220,83 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     if stateless:
         inputs, reads = [inputs[0], inputs[2]], "frame and task (no state)"
     io = {"vocabulary": instructions, "inputs": inputs, "output": [1, chunk, width]}
-    files = write_package(out, "generic_policy", RecordedImagePolicy(model) if stateless else model,
-                          io, {"action": contract},
-                          f"Behaviour-cloning policy trained on a recording (tools/train, "
-                          f"{len(train)} episodes): {reads} -> {chunk} x {width} actions at "
-                          f"{rate:g} Hz. Not evidence of real robot success.")
+    name = os.path.basename(os.path.normpath(out))
+
+    def package(module, folder, what):
+        return write_package(folder, "generic_policy",
+                             RecordedImagePolicy(module) if stateless else module, io,
+                             {"action": contract},
+                             f"Behaviour-cloning policy '{name}' trained on a recording "
+                             f"(tools/train, {len(train)} episodes{what}): {reads} -> {chunk} x "
+                             f"{width} actions at {rate:g} Hz. Not evidence of real robot "
+                             "success.")
+
+    validation, kept, checkpoints = [], {}, {}
+
+    def keep_the_best(epoch):
+        if valid:
+            validation.append(round(validation_loss(), 5))
+            if validation[-1] < min(validation[:-1], default=math.inf):  # the first best
+                kept.update(epoch=epoch, state={k: v.clone() for k, v in model.state_dict().items()})
+
+    def after_step(step):
+        if step in marks:
+            checkpoint = f"{name}-{step}"
+            model.eval()
+            files = package(model, os.path.join(os.path.dirname(os.path.normpath(out)),
+                                                checkpoint),
+                            f", after {step} optimizer steps of 64: a checkpoint of one run")
+            model.train()
+            checkpoints[checkpoint] = {"steps": step, **files}
+
+    losses, step = fit_batches(
+        model, len(images),
+        lambda idx: F.mse_loss(model(to_tensor(images[idx].numpy()), states[idx], tasks[idx]),
+                               norm[idx]),
+        spec["epochs"], spec["lr"], steps_cap or spec.get("steps", 0), rng, keep_the_best,
+        after_step)
+    best = kept.get("epoch")
+    if valid:
+        model.load_state_dict(kept["state"])
+    model.eval()
+    files = package(model, out, "")
     result = {"episodes": len(train), "validation_episodes": len(valid), "samples": len(images),
               "epoch_losses": losses, "steps": step, "state_key": STATE_KEY, **files}
     if valid:
         result.update({"validation_losses": validation, "kept_epoch": best,
                        "validation_loss_of_the_mean_action": round(baseline, 5)})
+    if checkpoints:
+        result["checkpoints"] = checkpoints
     return result
 
 
 def psnr(a, b):
     mse = float(((a - b) ** 2).mean())
     return 99.0 if mse <= 1e-10 else 10.0 * math.log10(1.0 / mse)
+
+
+def commanded_state(episodes, width):
+    """io.proprio for a recording whose state is what its actions command (joint positions under
+    position control, ALOHA's): the state starts at the recorded first state (the same in every
+    episode, within 1e-3) and after each action is that action (copy)."""
+    firsts = [e["proprio"][0] for e in episodes if e["proprio"] is not None]
+    if len(firsts) != len(episodes) or firsts[0].shape[0] != width:
+        fail(f"--world proprio=copy: every episode needs a recorded state of {width} values (as "
+             "many as the actions), the state the actions command")
+    first = np.stack(firsts).astype(np.float64)
+    if np.abs(first - first[0]).max() > 1e-3:
+        fail("--world proprio=copy: the episodes start from different states (by up to "
+             f"{np.abs(first - first[0]).max():.4g}); the package declares one start")
+    return {"start": [round(float(v), 6) for v in first.mean(0)],
+            "copy": [{"state": i, "action": i} for i in range(width)]}
+
+
+def proprio_error(episodes):
+    """How far the recorded state is from the previous commanded action (what proprio=copy
+    reports instead): the mean and 99th percentile of |state[t+1] - action[t]| per dimension."""
+    gaps = np.concatenate([np.abs(e["proprio"][1:] - e["actions"]) for e in episodes])
+    return {"state_minus_command_mean": [round(float(v), 4) for v in gaps.mean(0)],
+            "state_minus_command_p99": [round(float(v), 4) for v in np.percentile(gaps, 99, 0)]}
 
 
 def train_recorded_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0):
@@ -1281,6 +1346,10 @@ def train_recorded_world(episodes, spec, seed, steps_cap, out, device="cpu", sec
     io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
                      {"name": "actions", "source": "actions", "shape": [1, chunk, len(names)]}],
           "output": [1, chunk, 3, HEIGHT, WIDTH]}
+    if spec.get("proprio", "none") != "none":
+        io["proprio"] = commanded_state(episodes, len(names))
+        result["proprio"] = {"reported": "the last commanded action (io.proprio copy)",
+                             **proprio_error(episodes)}
     frame = dict(frame_contract(), fps=rate, certified_chunk_lengths=[chunk])
     files = write_package(out, "generic_world_model", model, io,
                           {"action": recorded_contract(names, all_actions, rate, chunk, mean, std),
@@ -1333,8 +1402,11 @@ WORLD = {"steps": 1500, "batch": 16, "lr": 1e-3, "stride": 1, "changed_weight": 
          "amount_weight": 20.0, "unroll": 2}
 JUDGE = {"epochs": 40, "shift": 3, "validation_fifth": True}
 # On a recording (recorded.py): one policy and the world model that assumes no camera.
-RECORDED_POLICY = {"chunk": CHUNK, "epochs": 30, "lr": 1e-3}
-RECORDED_WORLD = dict(WORLD, steps=1500, chunk=CHUNK)
+RECORDED_POLICY = {"chunk": CHUNK, "epochs": 30, "lr": 1e-3, "steps": 0, "checkpoints": "",
+                   "episodes": 0}
+# proprio=copy: the package reports the last commanded action as the state (io.proprio's copy):
+# for a recording whose state is the joint positions its actions command (ALOHA's 14 joints).
+RECORDED_WORLD = dict(WORLD, steps=1500, chunk=CHUNK, proprio="none")
 
 
 def check_held_out(record_path, directory):
@@ -1394,7 +1466,8 @@ def main(argv):
                         help="override one of the world model's hyper-parameters (steps=30000)")
     parser.add_argument("--policy", action="append", default=[], metavar="KEY=VALUE",
                         help="on a recording: override one of the recorded policy's "
-                             "hyper-parameters (chunk=8, epochs=30, lr=0.001)")
+                             "hyper-parameters (chunk=8, epochs=30, lr=0.001, steps=4000, "
+                             "checkpoints=500,2000, episodes=40)")
     parser.add_argument("--state-key", default="observation.state", metavar="FEATURE",
                         help="on a recording: the observation feature the policy reads as its "
                              "state (default observation.state; none: the frame and task only)")
@@ -1408,7 +1481,8 @@ def main(argv):
     parser.add_argument("--architecture", choices=sorted(ARCHITECTURES), default="cnn",
                         help="with --dagger: the policy's vision (that of --init)")
     parser.add_argument("--policy-name", metavar="NAME", action="append",
-                        help="train only these of the shipped policies (bc-keypoints ...)")
+                        help="train only these of the shipped policies (bc-keypoints ...); on a "
+                             "recording: the policy package's name (default bc-recorded)")
     parser.add_argument("--relabelled-weight", type=int, default=DAGGER["relabelled_weight"],
                         help="with --dagger: draws of each relabelled sample a pass")
     parser.add_argument("--policy-steps", type=int, default=DAGGER["steps"],
@@ -1441,6 +1515,8 @@ def main(argv):
             parser.error(f"--world {item}: expected KEY=VALUE with KEY one of "
                          f"{sorted(RECORDED_WORLD)} (chunk: recordings only)")
         recorded_world[key] = type(RECORDED_WORLD[key])(value)
+        if key == "proprio" and value not in ("none", "copy"):
+            parser.error(f"--world {item}: proprio is none or copy")
         if key in WORLD:
             world_spec[key] = type(WORLD[key])(value)
     recorded_policy = dict(RECORDED_POLICY)
@@ -1511,12 +1587,18 @@ def main(argv):
     })
     if "policies" in only and source:
         t0 = time.time()
+        if args.policy_name and len(args.policy_name) != 1:
+            parser.error("on a recording, --policy-name names the one policy trained")
+        name = args.policy_name[0] if args.policy_name else "bc-recorded"
         result = train_recorded_policy(episodes, instructions, recorded_policy, args.seed, cap,
-                                       os.path.join(args.out, "bc-recorded"))
+                                       os.path.join(args.out, name))
         result.update({"hyper_parameters": recorded_policy, "wall_s": round(time.time() - t0, 1),
                        "dataset_sha256": dataset_sha})
-        record["models"]["bc-recorded"] = result
-        print(f"policy bc-recorded: {result['samples']} samples, losses "
+        record["models"][name] = result
+        for checkpoint, files in result.get("checkpoints", {}).items():
+            record["models"][checkpoint] = {"checkpoint_of": name, "dataset_sha256": dataset_sha,
+                                            "hyper_parameters": recorded_policy, **files}
+        print(f"policy {name}: {result['samples']} samples, losses "
               f"{result['epoch_losses'][-3:]}, validation {result.get('validation_losses', [])[-3:]}"
               f" (the mean action: {result.get('validation_loss_of_the_mean_action')}), "
               f"{result['wall_s']} s", flush=True)
