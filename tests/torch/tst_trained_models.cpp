@@ -26,6 +26,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kModels = fs::path(KOSMOS_SOURCE_DIR) / "models";
+// Each folder of packages with its own training record and golden outputs: the tabletop's, and
+// ALOHA sim's ([benchmark-fidelity]; docs/training.md, "ALOHA sim").
+const std::vector<fs::path> kModelFolders = {kModels, kModels / "aloha"};
 
 nlohmann::json readJson(const fs::path &path)
 {
@@ -33,111 +36,127 @@ nlohmann::json readJson(const fs::path &path)
     return nlohmann::json::parse(in);
 }
 
-cv::Mat goldenInput(const nlohmann::json &golden)
+cv::Mat goldenInput(const fs::path &folder, const nlohmann::json &golden)
 {
-    cv::Mat bgr = cv::imread((kModels / golden["input"].get<std::string>()).string());
+    cv::Mat bgr = cv::imread((folder / golden["input"].get<std::string>()).string());
     cv::Mat rgb;
     cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
     return rgb;
+}
+
+bool isPolicy(const std::string &name)
+{
+    return name != "world" && name.rfind("judge", 0) != 0;
 }
 
 } // namespace
 
 TEST(TrainedModels, EveryShippedPackageLoadsWithTheHashesTheTrainingRecordLists)
 {
-    const auto record = readJson(kModels / "training-record.json");
-    EXPECT_EQ(record["schema"], "kosmos.training_record/1");
-    EXPECT_FALSE(record["tiny"].get<bool>());
-    int packages = 0;
     std::int64_t bytes = 0;
-    for (const auto &[name, model] : record["models"].items()) {
-        const ModelPackage p = loadModelPackage(kModels / name); // checks every file's SHA-256
-        EXPECT_EQ(p.manifestSha256, model["manifest_sha256"]) << name;
-        EXPECT_EQ(p.file("module").sha256, model["module_sha256"]) << name;
-        bytes += p.file("module").bytes;
-        ++packages;
+    for (const fs::path &folder : kModelFolders) {
+        const auto record = readJson(folder / "training-record.json");
+        EXPECT_EQ(record["schema"], "kosmos.training_record/1") << folder;
+        EXPECT_FALSE(record["tiny"].get<bool>()) << folder;
+        int packages = 0;
+        for (const auto &[name, model] : record["models"].items()) {
+            const ModelPackage p = loadModelPackage(folder / name); // checks every file's SHA-256
+            EXPECT_EQ(p.manifestSha256, model["manifest_sha256"]) << folder << " " << name;
+            EXPECT_EQ(p.file("module").sha256, model["module_sha256"]) << folder << " " << name;
+            bytes += p.file("module").bytes;
+            ++packages;
+        }
+        // The tabletop: the five first policies, the world model and the judge; the study's
+        // policies ([benchmark-fidelity]) and its judge. ALOHA sim: the policies, its world model
+        // and judge.
+        EXPECT_EQ(packages, static_cast<int>(record["models"].size())) << folder;
+        EXPECT_GE(packages, 7) << folder;
     }
-    // The five first policies, the world model and the judge; the study's policies
-    // ([benchmark-fidelity]: behaviour cloning on 2,400 demonstrations at three points of its
-    // training, DAgger checkpoints) and its judge.
-    EXPECT_EQ(packages, static_cast<int>(record["models"].size()));
-    EXPECT_GE(packages, 7);
-    EXPECT_LT(bytes, 40 << 20) << "the shipped models stay small";
+    EXPECT_LT(bytes, 64 << 20) << "the shipped models stay small";
 }
 
 TEST(TrainedModels, ThePoliciesReproduceTheTrainersGoldenActions)
 {
-    const auto golden = readJson(kModels / "golden.json");
-    const cv::Mat input = goldenInput(golden);
-    int policies = 0;
-    for (const auto &[name, entry] : golden.items()) {
-        if (!entry.is_object() || !entry.contains("actions") || name == "world")
-            continue;
-        auto policy = createTorchPolicy(ModelFamily::GenericPolicy,
-                                        {{"package", (kModels / name).string()}, {"warmup", 0}});
-        policy->reset(1, golden["instruction"]);
-        Observation obs;
-        obs.image = input;
-        for (const auto &v : golden.value("proprio", nlohmann::json::array())) // hand x, y, z
-            obs.proprio.push_back(v.get<double>());
-        const ActionChunk chunk = policy->act(obs);
-        ASSERT_EQ(chunk.size(), entry["actions"].size()) << name;
-        for (std::size_t t = 0; t < chunk.size(); ++t)
-            for (std::size_t d = 0; d < 7; ++d)
-                EXPECT_NEAR(chunk[t][d], entry["actions"][t][d].get<double>(), 1e-5)
-                    << name << " action " << t << " dimension " << d;
-        ++policies;
+    for (const fs::path &folder : kModelFolders) {
+        const auto golden = readJson(folder / "golden.json");
+        const cv::Mat input = goldenInput(folder, golden);
+        int policies = 0;
+        for (const auto &[name, entry] : golden.items()) {
+            if (!entry.is_object() || !entry.contains("actions") || name == "world")
+                continue;
+            auto policy = createTorchPolicy(ModelFamily::GenericPolicy,
+                                            {{"package", (folder / name).string()}, {"warmup", 0}});
+            policy->reset(1, golden["instruction"]);
+            Observation obs;
+            obs.image = input;
+            for (const auto &v : golden.value("proprio", nlohmann::json::array()))
+                obs.proprio.push_back(v.get<double>()); // the tabletop's hand, ALOHA's joints
+            const ActionChunk chunk = policy->act(obs);
+            ASSERT_EQ(chunk.size(), entry["actions"].size()) << name;
+            for (std::size_t t = 0; t < chunk.size(); ++t) {
+                ASSERT_EQ(chunk[t].size(), entry["actions"][t].size()) << name;
+                for (std::size_t d = 0; d < chunk[t].size(); ++d)
+                    EXPECT_NEAR(chunk[t][d], entry["actions"][t][d].get<double>(), 1e-5)
+                        << folder << " " << name << " action " << t << " dimension " << d;
+            }
+            ++policies;
+        }
+        int inRecord = 0;
+        const auto record = readJson(folder / "training-record.json");
+        for (const auto &[name, model] : record["models"].items())
+            inRecord += isPolicy(name);
+        EXPECT_EQ(policies, inRecord)
+            << folder << ": every policy in the record has golden actions";
     }
-    int inRecord = 0;
-    const auto record = readJson(kModels / "training-record.json");
-    for (const auto &[name, model] : record["models"].items())
-        inRecord += name != "world" && name.rfind("judge", 0) != 0;
-    EXPECT_EQ(policies, inRecord) << "every policy in the record has golden actions";
 }
 
 TEST(TrainedModels, TheWorldModelAndTheJudgeReproduceTheTrainersGoldenOutputs)
 {
-    const auto golden = readJson(kModels / "golden.json");
-    const cv::Mat input = goldenInput(golden);
-    auto world = createTorchWorldModel(ModelFamily::GenericWorldModel,
-                                       {{"package", (kModels / "world").string()}, {"warmup", 0}});
-    WorldStart start;
-    start.startFrame = input;
-    world->reset(start);
-    ActionChunk actions;
-    for (const auto &row : golden["world"]["actions"])
-        actions.push_back(row.get<std::vector<double>>());
-    const auto frames = world->step(actions);
-    const auto &means = golden["world"]["mean_pixel_per_frame"];
-    ASSERT_EQ(frames.size(), means.size());
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-        const cv::Scalar m = cv::mean(frames[i]);
-        EXPECT_NEAR((m[0] + m[1] + m[2]) / 3, means[i].get<double>(), 0.05) << "frame " << i;
+    for (const fs::path &folder : kModelFolders) {
+        const auto golden = readJson(folder / "golden.json");
+        const cv::Mat input = goldenInput(folder, golden);
+        auto world =
+            createTorchWorldModel(ModelFamily::GenericWorldModel,
+                                  {{"package", (folder / "world").string()}, {"warmup", 0}});
+        WorldStart start;
+        start.startFrame = input;
+        world->reset(start);
+        ActionChunk actions;
+        for (const auto &row : golden["world"]["actions"])
+            actions.push_back(row.get<std::vector<double>>());
+        const auto frames = world->step(actions);
+        const auto &means = golden["world"]["mean_pixel_per_frame"];
+        ASSERT_EQ(frames.size(), means.size()) << folder;
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            const cv::Scalar m = cv::mean(frames[i]);
+            EXPECT_NEAR((m[0] + m[1] + m[2]) / 3, means[i].get<double>(), 0.05)
+                << folder << " frame " << i;
+        }
+        // Each judge's module on the input repeated (the adapter samples from these logits).
+        const cv::Mat rgb = input;
+        auto image = torch::from_blob(rgb.data, {1, 1, rgb.rows, rgb.cols, 3}, torch::kUInt8)
+                         .permute({0, 1, 4, 2, 3})
+                         .to(torch::kFloat)
+                         .div(255.0);
+        const auto frames4 = image.repeat({1, 4, 1, 1, 1});
+        int judges = 0;
+        for (const auto &[name, entry] : golden.items()) {
+            if (!entry.is_object() || !entry.contains("logits"))
+                continue;
+            torch::jit::Module judge = torch::jit::load((folder / name / "module.pt").string());
+            const torch::Tensor logits =
+                judge
+                    .forward({frames4, torch::tensor({golden["instruction_id"].get<std::int64_t>()},
+                                                     torch::kLong)})
+                    .toTensor();
+            ASSERT_EQ(logits.size(1), 6) << name;
+            for (int k = 0; k < 6; ++k)
+                EXPECT_NEAR(logits[0][k].item<double>(), entry["logits"][k].get<double>(), 1e-4)
+                    << folder << " " << name;
+            ++judges;
+        }
+        EXPECT_GE(judges, 1) << folder;
     }
-    // Each judge's module on the input repeated (the adapter samples from these logits).
-    const cv::Mat rgb = input;
-    auto image = torch::from_blob(rgb.data, {1, 1, rgb.rows, rgb.cols, 3}, torch::kUInt8)
-                     .permute({0, 1, 4, 2, 3})
-                     .to(torch::kFloat)
-                     .div(255.0);
-    const auto frames4 = image.repeat({1, 4, 1, 1, 1});
-    int judges = 0;
-    for (const auto &[name, entry] : golden.items()) {
-        if (!entry.is_object() || !entry.contains("logits"))
-            continue;
-        torch::jit::Module judge = torch::jit::load((kModels / name / "module.pt").string());
-        const torch::Tensor logits =
-            judge
-                .forward({frames4, torch::tensor({golden["instruction_id"].get<std::int64_t>()},
-                                                 torch::kLong)})
-                .toTensor();
-        ASSERT_EQ(logits.size(1), 6) << name;
-        for (int k = 0; k < 6; ++k)
-            EXPECT_NEAR(logits[0][k].item<double>(), entry["logits"][k].get<double>(), 1e-4)
-                << name;
-        ++judges;
-    }
-    EXPECT_GE(judges, 1);
 }
 
 namespace {

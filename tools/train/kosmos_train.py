@@ -175,8 +175,10 @@ def load_dataset(directory):
             # The world's state after each step call (every step for the scripted policies,
             # every chunk for a chunked policy): a proprio per frame only when every frame has
             # one. What the physics world reports as proprio (PhysicsWorldModel.cpp).
+            # (Other worlds' states, as physics.mjcf's object poses, hold no hand: no proprio.)
             by_step = {int(s["step"]): s["state"] for s in states}
-            if states and all(t in by_step for t in range(len(frames))):
+            if states and all(t in by_step and isinstance(by_step[t], dict)
+                              and "hand" in by_step[t] for t in range(len(frames))):
                 proprio = np.asarray([by_step[t]["hand"] + [0.0, 0.0, 0.0,
                                                             by_step[t]["finger_opening_m"] / 0.09]
                                       for t in range(len(frames))], dtype=np.float32)
@@ -1471,6 +1473,9 @@ def main(argv):
     parser.add_argument("--state-key", default="observation.state", metavar="FEATURE",
                         help="on a recording: the observation feature the policy reads as its "
                              "state (default observation.state; none: the frame and task only)")
+    parser.add_argument("--judge-epochs", type=int, default=JUDGE["epochs"], metavar="N",
+                        help="the judge's epochs (default %(default)s; the best on the validation "
+                             "fifth is kept)")
     parser.add_argument("--judge-name", default="judge", metavar="NAME",
                         help="the judge package's name in --out (default judge)")
     parser.add_argument("--dagger", metavar="NAME",
@@ -1655,9 +1660,12 @@ def main(argv):
         print(f"world model: {result['samples']} samples, {result['wall_s']} s", flush=True)
     if "judge" in only:
         t0 = time.time()
-        result = train_judge(episodes, instructions, JUDGE, args.seed + 200, cap,
+        if args.judge_epochs < 1:
+            parser.error(f"--judge-epochs {args.judge_epochs}: at least 1")
+        judge_spec = dict(JUDGE, epochs=args.judge_epochs)
+        result = train_judge(episodes, instructions, judge_spec, args.seed + 200, cap,
                              os.path.join(args.out, args.judge_name))
-        result.update({"hyper_parameters": JUDGE, "wall_s": round(time.time() - t0, 1)})
+        result.update({"hyper_parameters": judge_spec, "wall_s": round(time.time() - t0, 1)})
         result["dataset_sha256"] = dataset_sha
         record["models"][args.judge_name] = result
         print(f"judge: labels {result['label_counts']}, losses {result['epoch_losses'][-3:]}, "
