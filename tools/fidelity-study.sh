@@ -5,23 +5,27 @@
 # every goal decided, and the two side by side with their difference. Not run in CI (a study:
 # about 20 minutes on two cores at 50 starts per task).
 #
-#   tools/fidelity-study.sh [--benchmark tabletop] [--work DIR] [--episodes N]
+#   tools/fidelity-study.sh [--benchmark tabletop|aloha] [--work DIR] [--episodes N]
 #                           [--seeds "SEED SEED"] [--protocol FILE] [--replays N] [--workers N]
-#                           [--judge JUDGE.json]   (default examples/fidelity-judge-2.json)
+#                           [--judge JUDGE.json] [--world-model WORLD.json]
 #
+# tabletop (default): examples/fidelity-tabletop-study.json, seeds 20261301 20261302, judge-2.
+# aloha: examples/fidelity-aloha-study.json in ALOHA sim (scripts/setup-worlds.sh first), seeds
+# 20261501 20261502, models/aloha's world model and judge (about 5 s an episode a worker).
 # Writes DIR/study.kosmos (the ledger), DIR/report-SEED.txt and .json, DIR/compare.md. Running it
 # again resumes: completed runs are not run twice (their run keys are in the ledger).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cli="${KOSMOS_CLI:-$root/build/bin/kosmos-cli}"
 benchmark=tabletop
-work="$root/build/fidelity-study"
+work=""
 episodes=50
-seeds="20261301 20261302"
-protocol="$root/examples/fidelity-tabletop-study.json"
+seeds=""
+protocol=""
 replays=20
 workers=2
-judge="$root/examples/fidelity-judge-2.json"
+judge=""
+world=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --benchmark) benchmark="$2"; shift 2 ;;
@@ -32,19 +36,27 @@ while [ $# -gt 0 ]; do
     --replays) replays="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
     --judge) judge="$2"; shift 2 ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    --world-model) world="$2"; shift 2 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "fidelity-study: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
 case "$benchmark" in
-tabletop) ;;
+tabletop)
+    defaults=("$root/build/fidelity-study" "20261301 20261302"
+        "$root/examples/fidelity-tabletop-study.json" "$root/examples/fidelity-judge-2.json"
+        "$root/examples/fidelity-world-model.json") ;;
 aloha)
-    echo "fidelity-study: the ALOHA half of [benchmark-fidelity] is not built yet: it needs" \
-        "learned ALOHA policies and an ALOHA world model and judge (docs/fidelity.md," \
-        "\"What is missing\")" >&2
-    exit 2 ;;
+    defaults=("$root/build/fidelity-study-aloha" "20261501 20261502"
+        "$root/examples/fidelity-aloha-study.json" "$root/examples/fidelity-aloha-judge.json"
+        "$root/examples/fidelity-aloha-world-model.json") ;;
 *) echo "fidelity-study: --benchmark must be tabletop or aloha, not '$benchmark'" >&2; exit 2 ;;
 esac
+work="${work:-${defaults[0]}}"
+seeds="${seeds:-${defaults[1]}}"
+protocol="${protocol:-${defaults[2]}}"
+judge="${judge:-${defaults[3]}}"
+world="${world:-${defaults[4]}}"
 [ -x "$cli" ] || { echo "fidelity-study: no kosmos-cli at $cli (scripts/build.sh)" >&2; exit 2; }
 [ -f "$protocol" ] || { echo "fidelity-study: no protocol $protocol" >&2; exit 2; }
 set -- $seeds
@@ -54,7 +66,7 @@ ledger="$work/study.kosmos"
 [ -d "$ledger" ] || "$cli" init "$ledger"
 cd "$root" # the protocols name the model packages relative to the repository
 for seed in $seeds; do
-    name="tabletop-study-$seed"
+    name="$benchmark-study-$seed"
     python3 - "$protocol" "$work/$name.json" "$seed" "$episodes" "$name" <<'PY'
 import json, sys
 source, target, seed, episodes, name = sys.argv[1:]
@@ -66,7 +78,7 @@ PY
     "$cli" run "$work/$name.json" --ledger "$ledger" --workers "$workers" >"$work/$name.run.txt"
     if [ ! -f "$work/imagined-$seed/imagined.json" ]; then
         "$cli" fidelity prepare "$ledger" --protocol "$name" \
-            --world-model examples/fidelity-world-model.json --judge "$judge" \
+            --world-model "$world" --judge "$judge" \
             --to "$work/imagined-$seed"
     fi
     echo "== $name: the world model" >&2
