@@ -11,7 +11,7 @@
 #
 # tabletop (default): examples/fidelity-tabletop-study.json, seeds 20261301 20261302, judge-2.
 # aloha: examples/fidelity-aloha-study.json in ALOHA sim (scripts/setup-worlds.sh first), seeds
-# 20261501 20261502, models/aloha's world model and judge (about 5 s an episode a worker).
+# 20261501 20261502, models/aloha's world model and judge (about 8 s an episode a worker).
 # Writes DIR/study.kosmos (the ledger), DIR/report-SEED.txt and .json, DIR/compare.md. Running it
 # again resumes: completed runs are not run twice (their run keys are in the ledger).
 set -euo pipefail
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --workers) workers="$2"; shift 2 ;;
     --judge) judge="$2"; shift 2 ;;
     --world-model) world="$2"; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "fidelity-study: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
