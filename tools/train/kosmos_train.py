@@ -1182,7 +1182,7 @@ def train_recorded_policy(episodes, instructions, spec, seed, steps_cap, out):
     std = np.maximum(targets.reshape(-1, width).std(0), 1e-4)
     contract = recorded_contract(names, all_actions, rate, chunk, mean, std)
     lower, upper = normalized_range(all_actions, mean, std)
-    # Frames stay uint8 (a quarter of the memory: 160 ALOHA episodes are 64,000 samples) and
+    # Frames stay uint8 (a quarter of the memory: 116 ALOHA demonstrations are 46,400 samples) and
     # become floats a batch at a time.
     images = torch.from_numpy(np.stack(images))
     states = torch.from_numpy(np.stack(states).astype(np.float32))
