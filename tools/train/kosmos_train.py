@@ -1411,6 +1411,13 @@ RECORDED_POLICY = {"chunk": CHUNK, "epochs": 30, "lr": 1e-3, "steps": 0, "checkp
 RECORDED_WORLD = dict(WORLD, steps=1500, chunk=CHUNK, proprio="none")
 
 
+def record_checkpoints(record, name, result, spec, dataset_sha):
+    """The record's entry of each checkpoint a policy's training wrote (result["checkpoints"])."""
+    for checkpoint, files in result.get("checkpoints", {}).items():
+        record["models"][checkpoint] = {"checkpoint_of": name, "dataset_sha256": dataset_sha,
+                                        "hyper_parameters": spec, **files}
+
+
 def check_held_out(record_path, directory):
     """Exit 1 when an episode of the dataset in `directory` starts from a start state any of the
     models was trained on (the record lists the SHA-256 of every training start of every
@@ -1507,6 +1514,8 @@ def main(argv):
         torch.set_num_threads(args.threads)
     if args.init and not args.dagger:
         parser.error("--init goes with --dagger NAME")
+    if args.judge_epochs < 1:
+        parser.error(f"--judge-epochs {args.judge_epochs}: at least 1")
     only = set(args.only or ["policies", "world", "judge"])
     if args.dagger:
         if args.only and args.only != ["policies"]:
@@ -1536,6 +1545,8 @@ def main(argv):
     source = None
     dataset_path = args.dataset
     if not dataset_path.endswith(".npz") and is_lerobot(dataset_path):
+        if args.policy_name and len(args.policy_name) != 1:
+            parser.error("on a recording, --policy-name names the one policy trained")
         dataset_path, source = convert_lerobot(args.dataset, args.kosmos_cli)
     episodes, dataset_sha = load_dataset(dataset_path)
     if source:
@@ -1592,17 +1603,13 @@ def main(argv):
     })
     if "policies" in only and source:
         t0 = time.time()
-        if args.policy_name and len(args.policy_name) != 1:
-            parser.error("on a recording, --policy-name names the one policy trained")
         name = args.policy_name[0] if args.policy_name else "bc-recorded"
         result = train_recorded_policy(episodes, instructions, recorded_policy, args.seed, cap,
                                        os.path.join(args.out, name))
         result.update({"hyper_parameters": recorded_policy, "wall_s": round(time.time() - t0, 1),
                        "dataset_sha256": dataset_sha})
         record["models"][name] = result
-        for checkpoint, files in result.get("checkpoints", {}).items():
-            record["models"][checkpoint] = {"checkpoint_of": name, "dataset_sha256": dataset_sha,
-                                            "hyper_parameters": recorded_policy, **files}
+        record_checkpoints(record, name, result, recorded_policy, dataset_sha)
         print(f"policy {name}: {result['samples']} samples, losses "
               f"{result['epoch_losses'][-3:]}, validation {result.get('validation_losses', [])[-3:]}"
               f" (the mean action: {result.get('validation_loss_of_the_mean_action')}), "
@@ -1633,10 +1640,7 @@ def main(argv):
             result.update({"hyper_parameters": spec, "wall_s": round(time.time() - t0, 1)})
             result["dataset_sha256"] = dataset_sha
             record["models"][name] = result
-            for checkpoint, files in result.get("checkpoints", {}).items():
-                record["models"][checkpoint] = {
-                    "checkpoint_of": name, "dataset_sha256": dataset_sha,
-                    "hyper_parameters": spec, **files}
+            record_checkpoints(record, name, result, spec, dataset_sha)
             print(f"policy {name}: {result['samples']} samples, losses {result['epoch_losses'][-3:]}, "
                   f"{result['wall_s']} s", flush=True)
     if "world" in only and source:
@@ -1660,8 +1664,6 @@ def main(argv):
         print(f"world model: {result['samples']} samples, {result['wall_s']} s", flush=True)
     if "judge" in only:
         t0 = time.time()
-        if args.judge_epochs < 1:
-            parser.error(f"--judge-epochs {args.judge_epochs}: at least 1")
         judge_spec = dict(JUDGE, epochs=args.judge_epochs)
         result = train_judge(episodes, instructions, judge_spec, args.seed + 200, cap,
                              os.path.join(args.out, args.judge_name))
