@@ -1,8 +1,11 @@
 // remote.world's messages from a server (adapters/remote/RemoteWorldWire.h): the metadata, and a
-// reset or step reply checked against a fixed world (64x48 frames, 7-D actions). The first byte
-// picks which; the rest is the message.
+// reset or step reply checked against a fixed world (64x48 frames, 7-D actions), with a
+// shared-memory segment of three frames offered or not (a reply may point into it). The first
+// byte picks which; the rest is the message.
 #include "FuzzSupport.h"
 #include "RemoteWorldWire.h"
+
+#include <vector>
 
 namespace {
 
@@ -44,11 +47,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     kosmos::fuzz::expectNamedErrorsOnly([&] {
         if (data[0] % 2 == 0)
             (void)kosmos::remote::describeWorld(message);
-        else
+        else {
+            static std::vector<unsigned char> segment(3 * 64 * 48 * 3 + 5, 7);
+            const kosmos::remote::SharedBytes shared{segment.data(), segment.size()};
             (void)kosmos::remote::parseWorldReply(message, world(),
                                                   data[0] % 4 == 1 ? std::optional<std::size_t>()
                                                                    : std::optional<std::size_t>(2),
-                                                  "step");
+                                                  "step", data[0] % 8 < 4 ? &shared : nullptr);
+        }
     });
     return 0;
 }

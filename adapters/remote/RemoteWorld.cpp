@@ -4,11 +4,13 @@
 #include "NumpyMsgpack.h"
 #include "OpenPiClient.h"
 #include "RemoteWorldWire.h"
+#include "SharedFrames.h"
 #include "artifacts/StartFrame.h"
 #include "util/Error.h"
 #include "util/Secrets.h"
 
 #include <QEventLoop>
+#include <QHostAddress>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -17,10 +19,12 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace kosmos::remote {
 
@@ -37,6 +41,7 @@ struct Settings
     int timeoutMs = 60000;
     int connectTimeoutMs = 10000;
     QString apiKey;
+    bool sharedMemory = true;
 };
 
 Settings settingsOf(const nlohmann::json &s)
@@ -46,15 +51,20 @@ Settings settingsOf(const nlohmann::json &s)
         bad("settings must be an object");
     for (const auto &[key, _] : s.items())
         if (key != "url" && key != "timeout_s" && key != "connect_timeout_s" &&
-            key != "api_key_env")
+            key != "api_key_env" && key != "shared_memory")
             bad("settings." + key +
                 " is not a setting (url, timeout_s, connect_timeout_s, "
-                "api_key_env)");
+                "api_key_env, shared_memory)");
     o.url = QString::fromStdString(s.value("url", std::string("ws://127.0.0.1:8765")));
     const double timeout = s.value("timeout_s", 60.0);
     const double connect = s.value("connect_timeout_s", 10.0);
     if (!(timeout > 0) || !(connect > 0))
         bad("settings.timeout_s and connect_timeout_s must be positive");
+    if (s.contains("shared_memory")) {
+        if (!s["shared_memory"].is_boolean())
+            bad("settings.shared_memory must be true or false");
+        o.sharedMemory = s["shared_memory"].get<bool>();
+    }
     o.timeoutMs = static_cast<int>(timeout * 1000);
     o.connectTimeoutMs = static_cast<int>(connect * 1000);
     const std::string variable = s.value("api_key_env", std::string());
@@ -68,6 +78,17 @@ Settings settingsOf(const nlohmann::json &s)
     return o;
 }
 
+// The server is on this machine's loopback (a tunnel to another machine may be too: the token
+// check finds that out).
+bool onLoopback(const QString &url)
+{
+    const QString host = QUrl(url).host();
+    return host == QLatin1String("localhost") || QHostAddress(host).isLoopback();
+}
+
+// Largest segment offered (a reply larger than this goes inline).
+constexpr std::size_t kMaxSharedBytes = std::size_t{256} << 20;
+
 double msSince(std::chrono::steady_clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -79,8 +100,7 @@ public:
     explicit RemoteWorld(const nlohmann::json &settings) : m_settings(settingsOf(settings))
     {
         m_client.setName("remote.world");
-        m_client.connect(m_settings.url, m_settings.apiKey, m_settings.connectTimeoutMs);
-        m_described = describeWorld(m_client.metadata());
+        connect();
     }
 
     ActionContract actionContract() const override { return m_described.action; }
@@ -88,10 +108,8 @@ public:
 
     std::vector<cv::Mat> reset(const WorldStart &start) override
     {
-        if (!m_client.connected()) { // after a server error or a timeout: a new connection
-            m_client.connect(m_settings.url, m_settings.apiKey, m_settings.connectTimeoutMs);
-            m_described = describeWorld(m_client.metadata());
-        }
+        if (!m_client.connected()) // after a server error or a timeout: a new connection
+            connect();
         std::vector<std::pair<std::string, MsgValue>> request = {
             {"type", MsgValue::str("reset")},
             {"seed", seedValue(start.seed)},
@@ -134,6 +152,8 @@ public:
             std::memcpy(a.data.data() + r * width * sizeof(double), actions[r].data(),
                         width * sizeof(double));
         }
+        if (m_shared && actions.size() * frameBytes() > m_shared->size())
+            offerSharedMemory(actions.size());
         return call(MsgValue::object({{"type", MsgValue::str("step")},
                                       {"actions", MsgValue::ndarray(std::move(a))}}),
                     actions.size(), "step");
@@ -162,6 +182,76 @@ public:
     }
 
 private:
+    std::size_t frameBytes() const
+    {
+        return static_cast<std::size_t>(m_described.frame.width) *
+               static_cast<std::size_t>(m_described.frame.height) * 3;
+    }
+
+    // Connects (a new connection drops the old segment: a server still busy with a call the
+    // client gave up on may write into it) and offers frames through shared memory.
+    void connect()
+    {
+        m_shared.reset();
+        m_client.connect(m_settings.url, m_settings.apiKey, m_settings.connectTimeoutMs);
+        m_described = describeWorld(m_client.metadata());
+        m_sharedWhy.clear();
+        if (!m_settings.sharedMemory)
+            m_sharedWhy = "settings.shared_memory is false";
+        else if (!m_described.metadata.value("frames_shared_memory", false))
+            m_sharedWhy = "the server does not offer it";
+        else if (!onLoopback(m_settings.url))
+            m_sharedWhy = "the server is not on this machine's loopback";
+        else
+            offerSharedMemory(std::max<std::size_t>(
+                4, m_described.frame.certifiedChunkLengths.empty()
+                       ? 1
+                       : static_cast<std::size_t>(m_described.frame.certifiedChunkLengths.back())));
+    }
+
+    // A segment for `frames` frames (at most kMaxSharedBytes), offered with a "share" request;
+    // the server maps it and checks its token, or declines and says why (frames then come
+    // inline, as from a server elsewhere).
+    void offerSharedMemory(std::size_t frames)
+    {
+        const std::size_t bytes =
+            std::min(kMaxSharedBytes, std::max<std::size_t>(1, frames) * frameBytes());
+        if (m_shared && m_shared->size() >= bytes)
+            return;
+        std::unique_ptr<SharedFrames> segment;
+        try {
+            segment = std::make_unique<SharedFrames>(bytes);
+        } catch (const Error &e) {
+            m_sharedWhy = e.what();
+            return;
+        }
+        MsgValue token;
+        token.kind = MsgValue::Kind::Bin;
+        token.s = segment->token();
+        MsgValue size;
+        size.kind = MsgValue::Kind::Int;
+        size.i = static_cast<std::int64_t>(segment->size());
+        const std::string reply =
+            m_client.request(packOpenPi(MsgValue::object({{"type", MsgValue::str("share")},
+                                                          {"name", MsgValue::str(segment->name())},
+                                                          {"size", size},
+                                                          {"token", token}})),
+                             m_settings.timeoutMs);
+        const MsgValue r = unpackOpenPi(reply, "share reply");
+        const MsgValue *shared = r.kind == MsgValue::Kind::Map ? r.find("shared") : nullptr;
+        if (!shared || shared->kind != MsgValue::Kind::Bool)
+            bad("share reply: expected a map with \"shared\": true or false");
+        if (shared->b) {
+            m_shared = std::move(segment); // the old one, if any, goes: the server let it go
+            m_sharedWhy.clear();
+        } else {
+            const MsgValue *why = r.find("why");
+            m_sharedWhy = "the server declined: " +
+                          (why && why->kind == MsgValue::Kind::Str ? why->s : std::string("?"));
+            // A server that declines a larger segment keeps the one it has.
+        }
+    }
+
     std::vector<cv::Mat> call(const MsgValue &request, std::optional<std::size_t> count,
                               const char *what)
     {
@@ -171,9 +261,16 @@ private:
         m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
                    {"request_bytes", bytes.size()},
                    {"reply_bytes", reply.size()}};
-        WorldReply r = parseWorldReply(reply, m_described, count, what);
+        const SharedBytes shared = m_shared ? m_shared->bytes() : SharedBytes{};
+        WorldReply r =
+            parseWorldReply(reply, m_described, count, what, m_shared ? &shared : nullptr);
+        m_stats["frames_via"] = r.framesShared ? "shared_memory" : "inline";
+        if (!r.framesShared && !m_sharedWhy.empty() && std::strcmp(what, "reset") == 0)
+            m_stats["shared_memory_not_used"] = m_sharedWhy;
         if (r.serverCallMs)
             m_stats["server_call_ms"] = *r.serverCallMs;
+        if (r.serverWorldMs)
+            m_stats["server_world_ms"] = *r.serverWorldMs;
         if (r.success)
             m_success = r.success;
         m_reward = std::move(r.reward);
@@ -192,6 +289,8 @@ private:
     nlohmann::json m_done;
     std::vector<double> m_proprio;
     std::optional<bool> m_success;
+    std::unique_ptr<SharedFrames> m_shared;
+    std::string m_sharedWhy; // why frames come inline, when they do
 };
 
 } // namespace

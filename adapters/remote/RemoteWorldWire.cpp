@@ -159,37 +159,85 @@ MsgValue seedValue(std::uint64_t seed)
 }
 
 WorldReply parseWorldReply(const std::string &reply, const WorldDescription &described,
-                           std::optional<std::size_t> count, const std::string &what)
+                           std::optional<std::size_t> count, const std::string &what,
+                           const SharedBytes *shared)
 {
     WorldReply out;
     const MsgValue r = unpackOpenPi(reply, std::string(what) + " reply");
     if (r.kind != MsgValue::Kind::Map)
         bad(std::string(what) + " reply: expected a map with \"frames\"");
     if (const MsgValue *timing = r.find("server_timing");
-        timing && timing->kind == MsgValue::Kind::Map)
-        if (const MsgValue *ms = timing->find("call_ms"))
-            out.serverCallMs =
-                ms->kind == MsgValue::Kind::Float ? ms->f : static_cast<double>(ms->i);
-    const MsgValue *frames = r.find("frames");
-    if (!frames || frames->kind != MsgValue::Kind::NdArray)
-        bad(std::string(what) + " reply.frames: missing or not a numpy array");
-    const NdArray &f = frames->array;
-    const int h = described.frame.height, w = described.frame.width;
-    if (f.dtype != "|u1" || f.shape.size() != 4 || f.shape[1] != h || f.shape[2] != w ||
-        f.shape[3] != 3 || f.shape[0] < 1) {
-        std::string shape;
-        for (std::int64_t s : f.shape)
-            shape += (shape.empty() ? "" : ", ") + std::to_string(s);
-        bad(std::string(what) + " reply.frames: " + f.dtype + " [" + shape +
-            "], expected |u1 [N, " + std::to_string(h) + ", " + std::to_string(w) + ", 3]");
+        timing && timing->kind == MsgValue::Kind::Map) {
+        const auto milliseconds = [&](const char *key) -> std::optional<double> {
+            const MsgValue *ms = timing->find(key);
+            if (ms && ms->kind == MsgValue::Kind::Float && std::isfinite(ms->f))
+                return ms->f;
+            if (ms && ms->kind == MsgValue::Kind::Int)
+                return static_cast<double>(ms->i);
+            return std::nullopt;
+        };
+        out.serverCallMs = milliseconds("call_ms");
+        out.serverWorldMs = milliseconds("world_ms");
     }
-    if (count && static_cast<std::size_t>(f.shape[0]) != *count)
-        bad(std::string(what) + " reply.frames: " + std::to_string(f.shape[0]) + " frames for " +
-            std::to_string(*count) + " actions");
+    const int h = described.frame.height, w = described.frame.width;
     const std::size_t size = static_cast<std::size_t>(h) * static_cast<std::size_t>(w) * 3;
-    for (std::int64_t i = 0; i < f.shape[0]; ++i) {
+    const auto shapeText = [](const std::vector<std::int64_t> &shape) {
+        std::string text;
+        for (std::int64_t s : shape)
+            text += (text.empty() ? "" : ", ") + std::to_string(s);
+        return "[" + text + "]";
+    };
+    const auto checkCount = [&](std::int64_t n, const char *field) {
+        if (count && static_cast<std::size_t>(n) != *count)
+            bad(std::string(what) + " reply." + field + ": " + std::to_string(n) + " frames for " +
+                std::to_string(*count) + " actions");
+    };
+    const unsigned char *source = nullptr;
+    std::int64_t n = 0;
+    const MsgValue *frames = r.find("frames");
+    if (const MsgValue *placed = r.find("frames_shared"); placed && !frames) {
+        // {"offset", "shape": [N, H, W, 3]}: the bytes are in the client's segment.
+        const std::string field = std::string(what) + " reply.frames_shared";
+        if (!shared || !shared->data)
+            bad(field + ": frames in shared memory, but none was offered to the server");
+        if (placed->kind != MsgValue::Kind::Map)
+            bad(field + ": expected a map {offset, shape}");
+        const MsgValue *offset = placed->find("offset");
+        const MsgValue *shape = placed->find("shape");
+        if (!offset || offset->kind != MsgValue::Kind::Int || offset->i < 0)
+            bad(field + ".offset: not a non-negative integer");
+        std::vector<std::int64_t> dims;
+        if (shape && shape->kind == MsgValue::Kind::Array)
+            for (const MsgValue &d : shape->items)
+                dims.push_back(d.kind == MsgValue::Kind::Int ? d.i : -1);
+        if (dims.size() != 4 || dims[0] < 1 || dims[0] > 100000 || dims[1] != h || dims[2] != w ||
+            dims[3] != 3)
+            bad(field + ".shape: " + shapeText(dims) + ", expected [N, " + std::to_string(h) +
+                ", " + std::to_string(w) + ", 3]");
+        n = dims[0];
+        const std::size_t at = static_cast<std::size_t>(offset->i);
+        const std::size_t bytes = static_cast<std::size_t>(n) * size;
+        if (at > shared->size || bytes > shared->size - at)
+            bad(field + ": " + std::to_string(bytes) + " bytes at offset " + std::to_string(at) +
+                " run past the segment's " + std::to_string(shared->size));
+        checkCount(n, "frames_shared");
+        source = shared->data + at;
+        out.framesShared = true;
+    } else {
+        if (!frames || frames->kind != MsgValue::Kind::NdArray)
+            bad(std::string(what) + " reply.frames: missing or not a numpy array");
+        const NdArray &f = frames->array;
+        if (f.dtype != "|u1" || f.shape.size() != 4 || f.shape[1] != h || f.shape[2] != w ||
+            f.shape[3] != 3 || f.shape[0] < 1)
+            bad(std::string(what) + " reply.frames: " + f.dtype + " " + shapeText(f.shape) +
+                ", expected |u1 [N, " + std::to_string(h) + ", " + std::to_string(w) + ", 3]");
+        n = f.shape[0];
+        checkCount(n, "frames");
+        source = reinterpret_cast<const unsigned char *>(f.data.data());
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
         cv::Mat frame(h, w, CV_8UC3);
-        std::memcpy(frame.data, f.data.data() + static_cast<std::size_t>(i) * size, size);
+        std::memcpy(frame.data, source + static_cast<std::size_t>(i) * size, size);
         out.frames.push_back(std::move(frame));
     }
     const MsgValue *success = r.find("success");

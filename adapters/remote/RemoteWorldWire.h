@@ -33,13 +33,26 @@ struct WorldReply
     std::optional<bool> success;
     nlohmann::json reward, done, state;
     std::vector<double> proprio;
-    std::optional<double> serverCallMs;
+    std::optional<double> serverCallMs;  // the request in the server, arrival to reply
+    std::optional<double> serverWorldMs; // the world's own call in it
+    bool framesShared = false;           // read out of the shared segment, not the message
+};
+
+// The client's shared-memory segment as mapped here (SharedFrames.h), where a reply's
+// "frames_shared" points (docs/remote-worlds.md "Frames through shared memory").
+struct SharedBytes
+{
+    const unsigned char *data = nullptr;
+    std::size_t size = 0;
 };
 
 WorldDescription describeWorld(const std::string &metadataBytes);
-// `count`: the frames a step must return (one per action); none for a reset.
+// `count`: the frames a step must return (one per action); none for a reset. `shared`: the
+// segment offered to the server, if any (a reply that points into shared memory without one is
+// refused).
 WorldReply parseWorldReply(const std::string &reply, const WorldDescription &described,
-                           std::optional<std::size_t> count, const std::string &what);
+                           std::optional<std::size_t> count, const std::string &what,
+                           const SharedBytes *shared = nullptr);
 // msgpack <-> JSON (arrays of up to 4096 values and 1-D become lists; larger ones are named by
 // dtype and shape).
 nlohmann::json worldJson(const MsgValue &value);

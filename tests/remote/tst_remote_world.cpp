@@ -22,6 +22,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -35,19 +36,25 @@ namespace {
 class WorldServer
 {
 public:
-    explicit WorldServer(const nlohmann::json &args, const char *ping = "20")
+    // `shmDir`: where the server looks for shared memory (another folder plays a server on
+    // another machine, reached through a tunnel).
+    explicit WorldServer(const nlohmann::json &args, const char *ping = "20",
+                         const QString &shmDir = {})
         : WorldServer(QStringLiteral("/usr/bin/python3"),
                       {QStringLiteral("-m"), QStringLiteral("kosmos_world"),
                        QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("model"),
                        QStringLiteral("worlds:ShiftWorld"), QStringLiteral("--args"),
                        QString::fromStdString(args.dump())},
-                      ping)
+                      ping, shmDir)
     {
     }
     // Any program that starts the server (kosmos-cli serve-world).
-    WorldServer(const QString &program, const QStringList &arguments, const char *ping = "20")
+    WorldServer(const QString &program, const QStringList &arguments, const char *ping = "20",
+                const QString &shmDir = {})
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (!shmDir.isEmpty())
+            env.insert(QStringLiteral("KOSMOS_WORLD_SHM_DIR"), shmDir);
         env.insert(QStringLiteral("PYTHONPATH"),
                    QStringLiteral(KOSMOS_SOURCE_DIR "/python:" KOSMOS_SOURCE_DIR "/tests/remote"));
         env.insert(QStringLiteral("KOSMOS_WORLD_PING_S"), QString::fromLatin1(ping));
@@ -158,11 +165,78 @@ TEST(RemoteWorld, ContractsFramesSuccessAndStateComeFromTheServer)
     EXPECT_EQ(truth->details["reported_by_server"], true);
     EXPECT_EQ(world->state()["steps"], 3);
     EXPECT_TRUE(world->lastCallStats().contains("server_call_ms"));
+    EXPECT_TRUE(world->lastCallStats().contains("server_world_ms"));
+    EXPECT_EQ(world->lastCallStats()["frames_via"], "shared_memory") << "a server on loopback";
     // The identity carries what the server reports, marked as not verified.
     const nlohmann::json identity = remote::remoteWorldIdentity(settings);
     EXPECT_EQ(identity["details"]["server_metadata"]["provenance"]["model"], "shift-world");
     EXPECT_NE(identity["details"]["provenance_note"].get<std::string>().find("not verified"),
               std::string::npos);
+}
+
+// Frames through shared memory and inline are the same frames; a chunk larger than the segment
+// gets a larger one; a server that cannot see the client's segment (another machine behind a
+// tunnel to loopback) declines, and the frames come inline with the reason recorded.
+TEST(RemoteWorld, FramesThroughSharedMemoryEqualFramesInlineAndAServerElsewhereDeclines)
+{
+    // A segment left by a client that was killed (its PID has ended) goes when the first
+    // segment of this process is made.
+    QProcess ended;
+    ended.start(QStringLiteral("/bin/sleep"), {QStringLiteral("30")});
+    ASSERT_TRUE(ended.waitForStarted(5000));
+    const qint64 deadPid = ended.processId();
+    ended.kill();
+    ASSERT_TRUE(ended.waitForFinished(5000));
+    const fs::path orphan =
+        fs::path("/dev/shm") / ("kosmos-world-" + std::to_string(deadPid) + "-1-dead");
+    std::ofstream(orphan) << "left behind";
+    ASSERT_TRUE(fs::exists(orphan));
+    test::TempDir elsewhere;
+    WorldServer server(nlohmann::json{{"width", 96}, {"height", 80}});
+    WorldServer remoteServer(nlohmann::json{{"width", 96}, {"height", 80}}, "20",
+                             QString::fromStdString(elsewhere.path().string()));
+    std::vector<cv::Mat> expected = {startImage(96, 80, 5)};
+    std::vector<Action> chunk;
+    for (int i = 0; i < 9; ++i) { // 9 frames: more than the first segment's 4
+        chunk.push_back(move(0.01 * (i % 3), -0.02 + 0.01 * (i % 2)));
+        expected.push_back(roll(expected.back(), static_cast<int>(std::round(100 * chunk[i][1])),
+                                static_cast<int>(std::round(100 * chunk[i][0]))));
+    }
+    const auto episode = [&](const nlohmann::json &settings, const char *via) -> nlohmann::json {
+        auto world = remote::createRemoteWorld(settings);
+        WorldStart start;
+        start.seed = 5;
+        const auto first = world->reset(start);
+        EXPECT_EQ(first.size(), 1u);
+        EXPECT_EQ(diff(first.at(0), expected[0]), 0.0);
+        const nlohmann::json resetStats = world->lastCallStats();
+        EXPECT_EQ(resetStats["frames_via"], via) << resetStats.dump();
+        const auto one = world->step({chunk[0]});
+        EXPECT_EQ(diff(one[0], expected[1]), 0.0) << via;
+        const auto many = world->step(std::vector<Action>(chunk.begin() + 1, chunk.end()));
+        EXPECT_EQ(many.size(), 8u);
+        for (std::size_t i = 0; i < many.size() && i + 2 < expected.size(); ++i)
+            EXPECT_EQ(diff(many[i], expected[i + 2]), 0.0) << via << ", frame " << i + 2;
+        EXPECT_EQ(world->lastCallStats()["frames_via"], via) << world->lastCallStats().dump();
+        return resetStats;
+    };
+    episode({{"url", server.url()}}, "shared_memory");
+    EXPECT_FALSE(fs::exists(orphan));
+    const auto off = episode({{"url", server.url()}, {"shared_memory", false}}, "inline");
+    EXPECT_EQ(off["shared_memory_not_used"], "settings.shared_memory is false");
+    const auto declined = episode({{"url", remoteServer.url()}}, "inline");
+    const std::string why = declined.value("shared_memory_not_used", std::string());
+    EXPECT_NE(why.find("the server declined"), std::string::npos) << why;
+    EXPECT_NE(why.find("No such file"), std::string::npos) << why;
+    EXPECT_THROW(remote::createRemoteWorld({{"url", server.url()}, {"shared_memory", "yes"}}),
+                 Error);
+    // Every segment this process made is gone with its world.
+    for (const auto &entry : fs::directory_iterator("/dev/shm"))
+        EXPECT_EQ(
+            entry.path().filename().string().rfind(
+                "kosmos-world-" + std::to_string(QCoreApplication::applicationPid()) + "-", 0),
+            std::string::npos)
+            << entry.path();
 }
 
 TEST(RemoteWorld, ALearnedModelStartsFromTheFrameItIsGiven)
@@ -230,6 +304,12 @@ TEST(RemoteWorld, AServerErrorATimeoutAndADeadServerAreNamedAndTheNextEpisodeRec
         } catch (const Error &e) {
             EXPECT_EQ(std::string(errorCodeName(e.code())), "remote_timeout") << e.what();
         }
+        // The next episode connects again with a segment of its own (the server may still
+        // write the abandoned step's frames into the old one).
+        const auto again = world->reset({});
+        ASSERT_EQ(again.size(), 1u);
+        EXPECT_EQ(diff(again[0], startImage(64, 48, 0)), 0.0);
+        EXPECT_EQ(world->lastCallStats()["frames_via"], "shared_memory");
     }
     {
         WorldServer server(nlohmann::json{{"die_at", 1}});

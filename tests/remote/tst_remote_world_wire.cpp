@@ -12,6 +12,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <cstring>
 #include <filesystem>
 
 using namespace kosmos;
@@ -93,4 +94,58 @@ TEST(RemoteWorldWire, ARecordedReplyCutShortOrForAnotherSizeIsRefusedByName)
     } catch (const Error &e) {
         EXPECT_EQ(e.code(), ErrorCode::InvalidInput) << e.what();
     }
+}
+
+// A reply whose frames are in the client's shared-memory segment ("frames_shared": {offset,
+// shape}): read out of the segment, checked against the declared size and the segment's bounds,
+// and refused by name when no segment was offered.
+TEST(RemoteWorldWire, FramesInSharedMemoryAreReadWithinTheSegmentOnly)
+{
+    const remote::WorldDescription d = remote::describeWorld(bytes("metadata.msgpack"));
+    const std::size_t frame = 96 * 96 * 3;
+    std::vector<unsigned char> segment(3 * frame + 16);
+    for (std::size_t i = 0; i < segment.size(); ++i)
+        segment[i] = static_cast<unsigned char>(i * 7 % 251);
+    const remote::SharedBytes shared{segment.data(), segment.size()};
+    const auto reply = [](std::int64_t offset, std::vector<std::int64_t> shape) {
+        using remote::MsgValue;
+        MsgValue at, dims;
+        at.kind = MsgValue::Kind::Int;
+        at.i = offset;
+        dims.kind = MsgValue::Kind::Array;
+        for (std::int64_t s : shape) {
+            MsgValue v;
+            v.kind = MsgValue::Kind::Int;
+            v.i = s;
+            dims.items.push_back(v);
+        }
+        return remote::packOpenPi(MsgValue::object(
+            {{"frames_shared", MsgValue::object({{"offset", at}, {"shape", dims}})},
+             {"success", MsgValue()},
+             {"server_timing", MsgValue::object({{"call_ms", MsgValue::number(1.5)},
+                                                 {"world_ms", MsgValue::number(1.25)}})}}));
+    };
+    const auto two = remote::parseWorldReply(reply(16, {2, 96, 96, 3}), d, 2, "step", &shared);
+    ASSERT_EQ(two.frames.size(), 2u);
+    EXPECT_TRUE(two.framesShared);
+    EXPECT_EQ(two.serverWorldMs, 1.25);
+    for (std::size_t f = 0; f < 2; ++f)
+        EXPECT_EQ(std::memcmp(two.frames[f].data, segment.data() + 16 + f * frame, frame), 0);
+
+    const auto refused = [&](const std::string &message, std::optional<std::size_t> count,
+                             const remote::SharedBytes *offered, const std::string &expected) {
+        try {
+            remote::parseWorldReply(message, d, count, "step", offered);
+            ADD_FAILURE() << "accepted; expected: " << expected;
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::InvalidInput) << e.what();
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+        }
+    };
+    refused(reply(0, {1, 96, 96, 3}), 1, nullptr, "none was offered");
+    refused(reply(17, {3, 96, 96, 3}), 3, &shared, "run past the segment's");
+    refused(reply(0, {1, 96, 95, 3}), 1, &shared, "expected [N, 96, 96, 3]");
+    refused(reply(-1, {1, 96, 96, 3}), 1, &shared, "offset: not a non-negative integer");
+    refused(reply(0, {2, 96, 96, 3}), 1, &shared, "2 frames for 1 actions");
+    refused(reply(std::int64_t{1} << 62, {1, 96, 96, 3}), 1, &shared, "run past");
 }
