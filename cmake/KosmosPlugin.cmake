@@ -7,7 +7,8 @@
 # 3: WorldModel::state(), Observation::state and GroundTruth::source (the physics world).
 # 4: Policy::maxBatch/actBatch and WorldModel::maxBatch/stepBatch (batched episodes, --batch N);
 #    Judge::maxBatch/sampleBatch (a judgment's samples in one call).
-set(KOSMOS_ADAPTER_API_VERSION 4)
+# 5: WorldStart::cancelled (a world's call abandoned mid-call when the run is cancelled).
+set(KOSMOS_ADAPTER_API_VERSION 5)
 
 # The plugin ABI check (cmake/CheckPluginAbi.cmake): a change to the headers that declare what
 # crosses between a plugin module and the host that loads it, without a new

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 namespace kosmos::remote {
@@ -108,7 +109,8 @@ public:
 
     std::vector<cv::Mat> reset(const WorldStart &start) override
     {
-        if (!m_client.connected()) // after a server error or a timeout: a new connection
+        m_cancelled = start.cancelled; // the episode's: every call polls it (every 50 ms)
+        if (!m_client.connected())     // after a server error or a timeout: a new connection
             connect();
         std::vector<std::pair<std::string, MsgValue>> request = {
             {"type", MsgValue::str("reset")},
@@ -236,7 +238,7 @@ private:
                                                           {"name", MsgValue::str(segment->name())},
                                                           {"size", size},
                                                           {"token", token}})),
-                             m_settings.timeoutMs);
+                             m_settings.timeoutMs, m_cancelled);
         const MsgValue r = unpackOpenPi(reply, "share reply");
         const MsgValue *shared = r.kind == MsgValue::Kind::Map ? r.find("shared") : nullptr;
         if (!shared || shared->kind != MsgValue::Kind::Bool)
@@ -257,7 +259,7 @@ private:
     {
         const std::string bytes = packOpenPi(request);
         const auto t = std::chrono::steady_clock::now();
-        const std::string reply = m_client.request(bytes, m_settings.timeoutMs);
+        const std::string reply = m_client.request(bytes, m_settings.timeoutMs, m_cancelled);
         m_stats = {{"round_trip_ms", std::round(msSince(t) * 1000) / 1000},
                    {"request_bytes", bytes.size()},
                    {"reply_bytes", reply.size()}};
@@ -290,6 +292,7 @@ private:
     std::vector<double> m_proprio;
     std::optional<bool> m_success;
     std::unique_ptr<SharedFrames> m_shared;
+    std::function<bool()> m_cancelled;
     std::string m_sharedWhy; // why frames come inline, when they do
 };
 

@@ -430,7 +430,7 @@ void smokeTestPolicy(PluginRegistry &registry, const std::string &id,
             continue;
         auto world = registry.createWorldModel(w.id, nlohmann::json::object());
         const auto frames =
-            world->reset({nlohmann::json::object(), cv::Mat(), 1, observation.instruction});
+            world->reset({nlohmann::json::object(), cv::Mat(), 1, observation.instruction, {}});
         if (!frames.empty())
             observation.image = frames.back();
         observation.proprio = world->proprio();
@@ -457,7 +457,8 @@ void smokeTestWorld(PluginRegistry &registry, const std::string &id, const nlohm
     auto world = registry.createWorldModel(id, settings);
     out["create_ms"] = smokeMs(t);
     const ActionContract contract = world->actionContract();
-    WorldStart start{nlohmann::json::object(), grey, 1, "put the red block in the green square"};
+    WorldStart start{
+        nlohmann::json::object(), grey, 1, "put the red block in the green square", {}};
     const auto conditioning = world->reset(start);
     ActionChunk zero(static_cast<std::size_t>(std::max(1, contract.chunkLength)),
                      Action(static_cast<std::size_t>(contract.dimension()), 0.0));

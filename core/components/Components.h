@@ -92,6 +92,10 @@ struct WorldStart
     cv::Mat startFrame;
     std::uint64_t seed = 0;
     std::string instruction;
+    // True once the run is to stop (cancel requested, batch interrupted), for the whole episode
+    // this reset starts: a world whose calls wait on something else (a server: remote.world)
+    // polls it during reset() and step() and abandons the call. Empty: never.
+    std::function<bool()> cancelled;
 };
 
 // What a world that knows its true state can report (the synthetic tabletop, a physics

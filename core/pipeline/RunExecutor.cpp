@@ -189,6 +189,27 @@ private:
         }
     }
 
+    // True once this run is to stop: the batch interrupted, or a cancel requested for it.
+    std::function<bool()> cancelFlag()
+    {
+        return [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
+    }
+
+    // A world's reset() or step(); when it fails because the run was cancelled meanwhile (a
+    // remote world abandons its call), the run is cancelled (or interrupted), not failed.
+    std::vector<cv::Mat> worldCallOrCancelled(const std::function<std::vector<cv::Mat>()> &call)
+    {
+        try {
+            return call();
+        } catch (...) {
+            if (m_stop)
+                throw Interrupted{};
+            if (m_ledger.cancelRequested(m_lease))
+                throw Cancelled{};
+            throw;
+        }
+    }
+
     void countLockstep(const LockstepGroup::Call &call, double &stageMs)
     {
         stageMs += call.callMs / std::max(1, call.batch);
@@ -438,8 +459,9 @@ private:
     {
         stage("world_model");
         const auto t = Steady::now();
-        WorldStart startSpec{m_task.startState, cv::Mat(), m_plan.seed, m_task.instruction};
-        r.frames = r.world->reset(startSpec);
+        WorldStart startSpec{m_task.startState, cv::Mat(), m_plan.seed, m_task.instruction,
+                             cancelFlag()};
+        r.frames = worldCallOrCancelled([&] { return r.world->reset(startSpec); });
         m_worldMs += msSince(t);
         if (static_cast<int>(r.frames.size()) != r.frameContract.conditioningFrames)
             throw StageFailure{"world_model", std::string(reasonName(Reason::FrameCountMismatch)),
@@ -490,7 +512,7 @@ private:
         obs.proprio = r.world->proprio();
         // The state noted after the world's last call (no second serialisation per step).
         obs.state = r.states.empty() ? nlohmann::json() : r.states.back()["state"];
-        obs.cancelled = [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
+        obs.cancelled = cancelFlag();
         const int worldChunk = r.frameContract.certifiedChunkLengths.size() == 1
                                    ? r.frameContract.certifiedChunkLengths.front()
                                    : 0;
@@ -548,7 +570,12 @@ private:
             countLockstep(m_lastWorldCall, m_worldMs);
         } else {
             m_lastWorldCall = {};
-            produced = r.world->step(converted);
+            try {
+                produced = worldCallOrCancelled([&] { return r.world->step(converted); });
+            } catch (...) {
+                m_worldMs += msSince(t); // a call abandoned after 40 s is 40 s of the attempt
+                throw;
+            }
             m_worldMs += msSince(t);
         }
         const int expected = static_cast<int>(converted.size()) * r.frameContract.framesPerAction;

@@ -136,7 +136,7 @@ TEST(PhysicsWorld, SuccessIsReadFromTheSimulatorStateOnly)
     PhysicsWorldModel world(SceneSettings{128, 128});
     const std::string instruction = "put the red block in the green square";
     StartState start = sampleStart(parseTask(instruction), 3);
-    WorldStart ws{start.toJson(), cv::Mat(), 3, instruction};
+    WorldStart ws{start.toJson(), cv::Mat(), 3, instruction, {}};
     world.reset(ws);
     auto truth = world.groundTruth();
     ASSERT_TRUE(truth);
@@ -167,9 +167,9 @@ TEST(PhysicsWorld, SuccessIsReadFromTheSimulatorStateOnly)
     // from the seed it was sampled from.
     PhysicsWorldModel a(SceneSettings{128, 128});
     PhysicsWorldModel b(SceneSettings{128, 128});
-    const auto fromSeed = a.reset({nlohmann::json::object(), cv::Mat(), 11, instruction});
+    const auto fromSeed = a.reset({nlohmann::json::object(), cv::Mat(), 11, instruction, {}});
     const StartState recorded = StartState::fromJson(a.groundTruth()->details["start_state"]);
-    const auto fromState = b.reset({recorded.toJson(), cv::Mat(), 999, instruction});
+    const auto fromState = b.reset({recorded.toJson(), cv::Mat(), 999, instruction, {}});
     EXPECT_EQ(cv::norm(fromSeed[0], fromState[0], cv::NORM_L1), 0);
 }
 
@@ -214,7 +214,7 @@ TEST(PhysicsWorld, BadInstructionsSettingsAndStatesAreNamed)
         << "in a world without state the scripted policy says why it cannot run";
     PhysicsWorldModel world(SceneSettings{64, 64});
     world.reset(
-        {nlohmann::json::object(), cv::Mat(), 1, "push the red block into the green square"});
+        {nlohmann::json::object(), cv::Mat(), 1, "push the red block into the green square", {}});
     EXPECT_NE(message([&] {
                   world.step({{0, 0, std::nan(""), 0, 0, 0, 1}});
               }).find("non-finite"),

@@ -21,6 +21,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -377,6 +378,73 @@ TEST(RemoteWorld, AProtocolRunsThroughKosmosCliWithTheSimulatorsSuccessAsPhysics
     EXPECT_EQ(verify.exitCode, 0) << verify.output;
     const auto report = test::runProcess({test::cliPath(), "report", bundle, "--json"});
     EXPECT_NE(report.output.find("not verified"), std::string::npos) << report.output;
+}
+
+// A cancelled run abandons the world's call within the polling interval (50 ms), not after the
+// server's 30 s step or the 120 s timeout: directly, then through kosmos-cli run with the cancel
+// requested from another ledger connection (the workstation's Cancel), where the run ends
+// cancelled, not failed.
+TEST(RemoteWorld, ACancelledRunAbandonsTheWorldsCallMidStep)
+{
+    WorldServer server(nlohmann::json{{"sleep_s", 30.0}});
+    {
+        auto world = remote::createRemoteWorld({{"url", server.url()}, {"timeout_s", 120}});
+        auto flag = std::make_shared<std::atomic<bool>>(false);
+        WorldStart start;
+        start.cancelled = [flag] { return flag->load(); };
+        ASSERT_EQ(world->reset(start).size(), 1u);
+        std::thread canceller([flag] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            *flag = true;
+        });
+        const auto t = std::chrono::steady_clock::now();
+        try {
+            world->step({move(0, 0)});
+            ADD_FAILURE() << "the step was not abandoned";
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos) << e.what();
+        }
+        canceller.join();
+        EXPECT_LT(std::chrono::steady_clock::now() - t, std::chrono::seconds(3));
+        WorldStart next; // the next episode: a connection of its own
+        next.seed = 2;
+        const auto again = world->reset(next);
+        ASSERT_EQ(again.size(), 1u);
+        EXPECT_EQ(diff(again[0], startImage(64, 48, 2)), 0.0);
+    }
+    test::TempDir dir;
+    const auto bundle = (dir / "c.kosmos").string();
+    ASSERT_EQ(test::runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+    const nlohmann::json protocol = {
+        {"kosmos_protocol", 1},
+        {"name", "remote-world-cancel"},
+        {"seed", 3},
+        {"horizon", 20},
+        {"episodes_per_task", 1},
+        {"tasks", {{{"id", "red"}, {"instruction", "put the red block in the green square"}}}},
+        {"policies",
+         {{{"plugin", "synthetic.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
+        {"world_model",
+         {{"plugin", "remote.world"}, {"settings", {{"url", server.url()}, {"timeout_s", 120}}}}}};
+    std::ofstream(dir / "p.json") << protocol.dump();
+    QProcess run;
+    run.start(QString::fromStdString(test::cliPath()),
+              {QStringLiteral("run"), QString::fromStdString((dir / "p.json").string()),
+               QStringLiteral("--ledger"), QString::fromStdString(bundle)});
+    ASSERT_TRUE(run.waitForStarted(10000));
+    Ledger ledger = Ledger::open(bundle);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline &&
+           (!ledger.run(1) || ledger.run(1)->status != "running"))
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(ledger.run(1)->status, "running");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000)); // inside the 30 s step
+    const auto t = std::chrono::steady_clock::now();
+    ASSERT_TRUE(ledger.requestCancel(1, "user pressed cancel"));
+    ASSERT_TRUE(run.waitForFinished(20000)) << "kosmos-cli still waits on the world";
+    EXPECT_LT(std::chrono::steady_clock::now() - t, std::chrono::seconds(10));
+    EXPECT_EQ(ledger.run(1)->status, "cancelled")
+        << run.readAllStandardOutput().toStdString() << run.readAllStandardError().toStdString();
 }
 
 // What Run > New batch does with a remote world: a detached `kosmos-cli run --isolate` followed
