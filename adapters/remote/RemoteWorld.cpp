@@ -198,6 +198,7 @@ private:
         m_client.connect(m_settings.url, m_settings.apiKey, m_settings.connectTimeoutMs);
         m_described = describeWorld(m_client.metadata());
         m_sharedWhy.clear();
+        m_sharedWhyNoted = false;
         if (!m_settings.sharedMemory)
             m_sharedWhy = "settings.shared_memory is false";
         else if (!m_described.metadata.value("frames_shared_memory", false))
@@ -267,8 +268,12 @@ private:
         WorldReply r =
             parseWorldReply(reply, m_described, count, what, m_shared ? &shared : nullptr);
         m_stats["frames_via"] = r.framesShared ? "shared_memory" : "inline";
-        if (!r.framesShared && !m_sharedWhy.empty() && std::strcmp(what, "reset") == 0)
+        // Why the frames come inline: with the reset and the first step of a connection (the
+        // first step's stats are in the run's events), not repeated at every step.
+        if (!r.framesShared && !m_sharedWhy.empty() && !m_sharedWhyNoted) {
             m_stats["shared_memory_not_used"] = m_sharedWhy;
+            m_sharedWhyNoted = std::strcmp(what, "step") == 0;
+        }
         if (r.serverCallMs)
             m_stats["server_call_ms"] = *r.serverCallMs;
         if (r.serverWorldMs)
@@ -294,6 +299,7 @@ private:
     std::unique_ptr<SharedFrames> m_shared;
     std::function<bool()> m_cancelled;
     std::string m_sharedWhy; // why frames come inline, when they do
+    bool m_sharedWhyNoted = false;
 };
 
 } // namespace

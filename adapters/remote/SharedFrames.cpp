@@ -72,11 +72,13 @@ SharedFrames::SharedFrames(std::size_t size) : m_size(size)
     const int fd = ::shm_open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0)
         failed("shm_open " + path, errno);
-    if (::ftruncate(fd, static_cast<off_t>(m_size)) != 0) {
-        const int error = errno;
+    // The pages reserved now (not a sparse ftruncate): a /dev/shm too small for the segment (a
+    // container's 64 MiB) is said here, and the frames come inline, instead of the server dying
+    // of SIGBUS when it writes past what tmpfs can hold.
+    if (const int error = ::posix_fallocate(fd, 0, static_cast<off_t>(m_size)); error != 0) {
         ::close(fd);
         ::shm_unlink(path.c_str());
-        failed("ftruncate " + path + " to " + std::to_string(m_size) + " bytes", error);
+        failed("reserving " + std::to_string(m_size) + " bytes for " + path, error);
     }
     m_data = ::mmap(nullptr, m_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     const int error = errno;

@@ -17,7 +17,7 @@ namespace kosmos::remote {
 class SharedFrames
 {
 public:
-    // Throws Error(Io) naming what failed (shm_open, ftruncate, mmap).
+    // Throws Error(Io) naming what failed (shm_open, reserving the pages: a full /dev/shm, mmap).
     explicit SharedFrames(std::size_t size);
     ~SharedFrames();
     SharedFrames(const SharedFrames &) = delete;

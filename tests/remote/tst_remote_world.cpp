@@ -214,11 +214,15 @@ TEST(RemoteWorld, FramesThroughSharedMemoryEqualFramesInlineAndAServerElsewhereD
         EXPECT_EQ(resetStats["frames_via"], via) << resetStats.dump();
         const auto one = world->step({chunk[0]});
         EXPECT_EQ(diff(one[0], expected[1]), 0.0) << via;
+        EXPECT_EQ(world->lastCallStats().value("shared_memory_not_used", std::string()),
+                  resetStats.value("shared_memory_not_used", std::string()))
+            << "the first step says why too (its stats are in the run's events)";
         const auto many = world->step(std::vector<Action>(chunk.begin() + 1, chunk.end()));
         EXPECT_EQ(many.size(), 8u);
         for (std::size_t i = 0; i < many.size() && i + 2 < expected.size(); ++i)
             EXPECT_EQ(diff(many[i], expected[i + 2]), 0.0) << via << ", frame " << i + 2;
         EXPECT_EQ(world->lastCallStats()["frames_via"], via) << world->lastCallStats().dump();
+        EXPECT_FALSE(world->lastCallStats().contains("shared_memory_not_used")) << "said once";
         return resetStats;
     };
     episode({{"url", server.url()}}, "shared_memory");
