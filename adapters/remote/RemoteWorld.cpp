@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -199,6 +200,7 @@ private:
         m_described = describeWorld(m_client.metadata());
         m_sharedWhy.clear();
         m_sharedWhyNoted = false;
+        m_sharedRefusedBytes = SIZE_MAX;
         if (!m_settings.sharedMemory)
             m_sharedWhy = "settings.shared_memory is false";
         else if (!m_described.metadata.value("frames_shared_memory", false))
@@ -219,13 +221,14 @@ private:
     {
         const std::size_t bytes =
             std::min(kMaxSharedBytes, std::max<std::size_t>(1, frames) * frameBytes());
-        if (m_shared && m_shared->size() >= bytes)
-            return;
+        if ((m_shared && m_shared->size() >= bytes) || bytes >= m_sharedRefusedBytes)
+            return; // large enough, or a segment this large failed before on this connection
         std::unique_ptr<SharedFrames> segment;
         try {
             segment = std::make_unique<SharedFrames>(bytes);
         } catch (const Error &e) {
             m_sharedWhy = e.what();
+            m_sharedRefusedBytes = bytes;
             return;
         }
         MsgValue token;
@@ -251,6 +254,7 @@ private:
             const MsgValue *why = r.find("why");
             m_sharedWhy = "the server declined: " +
                           (why && why->kind == MsgValue::Kind::Str ? why->s : std::string("?"));
+            m_sharedRefusedBytes = bytes;
             // A server that declines a larger segment keeps the one it has.
         }
     }
@@ -300,6 +304,7 @@ private:
     std::function<bool()> m_cancelled;
     std::string m_sharedWhy; // why frames come inline, when they do
     bool m_sharedWhyNoted = false;
+    std::size_t m_sharedRefusedBytes = SIZE_MAX; // no segment this large is tried again
 };
 
 } // namespace
