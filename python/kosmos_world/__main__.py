@@ -6,11 +6,29 @@ returns an object with metadata(), reset(), step(): kosmos_world.protocol) to Ko
 remote.world adapter. Port 0 picks a free port; the first line printed names the address."""
 
 import argparse
+import hashlib
 import importlib
 import json
+import os
 import sys
 
 from .server import run
+
+
+def _action_contract(path, parser):
+    """{"dimensions": [...], "source": {"file", "sha256"}} from a contract or task file."""
+    try:
+        raw = open(path, "rb").read(1 << 20)
+        document = json.loads(raw)
+    except (OSError, ValueError) as e:
+        parser.error(f"--action-contract {path}: {e}")
+    if isinstance(document, dict) and isinstance(document.get("action"), dict):
+        document = document["action"]
+    if not isinstance(document, dict) or not isinstance(document.get("dimensions"), list):
+        parser.error(f"--action-contract {path}: no dimensions list (nor action.dimensions)")
+    return {"dimensions": document["dimensions"],
+            "source": {"file": os.path.basename(path),
+                       "sha256": hashlib.sha256(raw).hexdigest()}}
 
 
 def main(argv=None):
@@ -27,6 +45,11 @@ def main(argv=None):
     gym.add_argument("--success-key", default="is_success")
     gym.add_argument("--reward-threshold", type=float, default=None)
     gym.add_argument("--action-names", default=None, help="comma-separated")
+    gym.add_argument("--action-contract", default=None, metavar="FILE",
+                     help="the actions' names, units and bounds where the environment's declared "
+                     "space is not their range (gym-aloha): a JSON file with dimensions "
+                     "[{name, unit, min, max}], or a task file whose action holds them "
+                     "(adapters/mjcf/tasks/aloha_*.json)")
     model = sub.add_parser("model", help="a Python world model: MODULE:FACTORY")
     model.add_argument("factory")
     model.add_argument("--args", default="{}", help="FACTORY's keyword arguments (JSON)")
@@ -38,10 +61,13 @@ def main(argv=None):
 
         kwargs = json.loads(options.kwargs)
         names = options.action_names.split(",") if options.action_names else None
+        contract = None
+        if options.action_contract:
+            contract = _action_contract(options.action_contract, parser)
 
         def factory():
             return GymWorld(options.env_id, kwargs, options.imports, options.success_key,
-                            options.reward_threshold, names)
+                            options.reward_threshold, names, contract)
     else:
         module, _, name = options.factory.partition(":")
         if not name:

@@ -17,7 +17,11 @@ def _version(distribution):
 
 class GymWorld:
     def __init__(self, env_id, kwargs=None, imports=(), success_key="is_success",
-                 reward_threshold=None, action_names=None):
+                 reward_threshold=None, action_names=None, action_contract=None):
+        """action_contract: {"dimensions": [{"name", "unit", "min", "max"}, ...], "source": ...}
+        for an environment whose declared action space is not the range of its actions
+        (gym-aloha declares Box(-1, 1) and takes joint angles beyond it): its names, units and
+        bounds replace the declared ones, which the metadata keeps beside them."""
         import gymnasium as gym
 
         for module in imports:
@@ -38,6 +42,32 @@ class GymWorld:
             raise ValueError(f"{len(self.action_names)} action names for {width} values")
         self.low = np.asarray(space.low, dtype=np.float64)
         self.high = np.asarray(space.high, dtype=np.float64)
+        self.units = ["1"] * width
+        self.bounds_note = None
+        if action_contract is not None:
+            dims = action_contract.get("dimensions") if isinstance(action_contract, dict) else None
+            if not isinstance(dims, list) or len(dims) != width:
+                raise ValueError(f"{env_id}: the action contract has "
+                                 f"{len(dims) if isinstance(dims, list) else 'no'} dimensions; "
+                                 f"the action space has {width}")
+            try:
+                low = np.asarray([float(d["min"]) for d in dims], dtype=np.float64)
+                high = np.asarray([float(d["max"]) for d in dims], dtype=np.float64)
+                names = [str(d["name"]) for d in dims]
+                units = [str(d.get("unit", "1")) for d in dims]
+            except (KeyError, TypeError, ValueError) as e:
+                raise ValueError(f"{env_id}: the action contract's dimensions need name, min "
+                                 f"and max: {e}") from None
+            if not np.all(np.isfinite(low)) or not np.all(np.isfinite(high)) or np.any(
+                    low > high):
+                raise ValueError(f"{env_id}: the action contract's bounds are not finite "
+                                 "ranges with min <= max")
+            self.bounds_note = {"source": action_contract.get("source"),
+                                "declared_space": {"low": self.low.tolist(),
+                                                   "high": self.high.tolist()}}
+            self.low, self.high, self.units = low, high, units
+            if action_names is None:
+                self.action_names = names
         self._success = None
         self._reward = None
         self._done = False
@@ -72,9 +102,13 @@ class GymWorld:
                          **({package.replace("_", "-"): _version(package.replace("_", "-"))}
                             if package else {})},
             "action": {"names": self.action_names, "min": self.low.tolist(),
-                       "max": self.high.tolist(), "units": ["1"] * len(self.action_names)},
+                       "max": self.high.tolist(), "units": self.units},
+            **({"action_bounds": self.bounds_note} if self.bounds_note else {}),
             "frame": {"width": self.width, "height": self.height},
             "control_rate_hz": self.fps,
+            # The environment's own episode length (a TimeLimit): a protocol's horizon beyond it
+            # gets the last frame held, which validation calls a frozen sequence.
+            "max_episode_steps": (self.env.spec.max_episode_steps if self.env.spec else None),
             "chunk_lengths": [],
             "success": ({"info_key": self.success_key} if self.reward_threshold is None
                         else {"reward_at_least": self.reward_threshold}),
