@@ -180,11 +180,7 @@ private:
                 countLockstep(m_lastPolicyCall, m_policyMs);
             else
                 m_policyMs += msSince(t);
-            if (obs.cancelled && obs.cancelled()) {
-                if (m_stop)
-                    throw Interrupted{};
-                throw Cancelled{};
-            }
+            throwIfStopped();
             throw;
         }
     }
@@ -195,17 +191,28 @@ private:
         return [this] { return m_stop || m_ledger.cancelRequested(m_lease); };
     }
 
-    // A world's reset() or step(); when it fails because the run was cancelled meanwhile (a
-    // remote world abandons its call), the run is cancelled (or interrupted), not failed.
+    // After a component's call failed: if the run was stopped meanwhile (a remote component
+    // abandons its request when it is), the run is interrupted or cancelled, not failed.
+    void throwIfStopped()
+    {
+        if (m_stop)
+            throw Interrupted{};
+        if (m_ledger.cancelRequested(m_lease))
+            throw Cancelled{};
+    }
+
+    // A world's reset() or step() outside lockstep, its time counted in the world-model stage
+    // whether it answers or fails (a call abandoned after 40 s is 40 s of the attempt).
     std::vector<cv::Mat> worldCallOrCancelled(const std::function<std::vector<cv::Mat>()> &call)
     {
+        const auto t = Steady::now();
         try {
-            return call();
+            auto frames = call();
+            m_worldMs += msSince(t);
+            return frames;
         } catch (...) {
-            if (m_stop)
-                throw Interrupted{};
-            if (m_ledger.cancelRequested(m_lease))
-                throw Cancelled{};
+            m_worldMs += msSince(t);
+            throwIfStopped();
             throw;
         }
     }
@@ -458,11 +465,9 @@ private:
     void resetWorld(Rollout &r)
     {
         stage("world_model");
-        const auto t = Steady::now();
         WorldStart startSpec{m_task.startState, cv::Mat(), m_plan.seed, m_task.instruction,
                              cancelFlag()};
         r.frames = worldCallOrCancelled([&] { return r.world->reset(startSpec); });
-        m_worldMs += msSince(t);
         if (static_cast<int>(r.frames.size()) != r.frameContract.conditioningFrames)
             throw StageFailure{"world_model", std::string(reasonName(Reason::FrameCountMismatch)),
                                "reset returned " + std::to_string(r.frames.size()) +
@@ -558,7 +563,6 @@ private:
     void stepWorld(Rollout &r, const ActionChunk &converted, int step)
     {
         m_stage = "world_model";
-        const auto t = Steady::now();
         std::vector<cv::Mat> produced;
         if (m_inLockstep && r.world->maxBatch() > 1) {
             try {
@@ -570,13 +574,7 @@ private:
             countLockstep(m_lastWorldCall, m_worldMs);
         } else {
             m_lastWorldCall = {};
-            try {
-                produced = worldCallOrCancelled([&] { return r.world->step(converted); });
-            } catch (...) {
-                m_worldMs += msSince(t); // a call abandoned after 40 s is 40 s of the attempt
-                throw;
-            }
-            m_worldMs += msSince(t);
+            produced = worldCallOrCancelled([&] { return r.world->step(converted); });
         }
         const int expected = static_cast<int>(converted.size()) * r.frameContract.framesPerAction;
         if (static_cast<int>(produced.size()) != expected)
