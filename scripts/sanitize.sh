@@ -19,7 +19,19 @@ asan)
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
     # Python and simulator tests (label python) stay out: their C++ side runs in the default suite,
     # the wire code they use runs here on recorded bytes (tst_remote_world_wire, tst_lerobot_wire).
-    (cd build-asan && ctest -j2 --output-on-failure --timeout 900 --no-tests=error -LE python)
+    # LeakSanitizer's own stop-the-world tracer sometimes crashes at exit ("Tracer caught signal",
+    # google/sanitizers#1353: not a finding, and no leak check happened). When that is the only
+    # thing wrong with every failed test, those tests run once more, so their leak check runs;
+    # anything else fails at once (docs/reliability.md).
+    cd build-asan
+    if ! ctest -j2 --output-on-failure --timeout 900 --no-tests=error -LE python; then
+        if ! crashed=$(awk -f "$supp/tracer-crashes-only.awk" Testing/Temporary/LastTest.log); then
+            exit 8
+        fi
+        echo "sanitize.sh: LeakSanitizer's tracer crashed at exit in:" $crashed
+        echo "sanitize.sh: their bodies passed and nothing was found; running them once more"
+        ctest --output-on-failure --timeout 900 --rerun-failed
+    fi
     ;;
 tsan)
     [ -f build-tsan/build.ninja ] || cmake --preset tsan >/dev/null

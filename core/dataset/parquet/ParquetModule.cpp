@@ -1,8 +1,8 @@
 // libkosmos-parquet.so: Apache Arrow's Parquet reader behind core/dataset/ParquetReader.h. The
 // only code that includes Arrow; loaded on first use by parquetReader(). Memory comes from the
 // system allocator (arrow::system_memory_pool), not the wheel's jemalloc pool: it is what the
-// sanitizers see, and it starts no allocator threads inside the host process (LeakSanitizer's
-// tracer crashed once among them).
+// sanitizers see. Files are read on the calling thread (no CPU or IO pool); the background thread
+// of Arrow's bundled jemalloc is turned off before this module loads (ParquetReader.cpp).
 #include "dataset/ParquetReader.h"
 
 #include "util/Error.h"
@@ -303,7 +303,15 @@ private:
             throw Error(ErrorCode::NotFound, file.string() + " is not a file");
         try {
             auto input = check(arrow::io::ReadableFile::Open(file.string()), file);
-            return check(parquet::arrow::OpenFile(input, arrow::system_memory_pool()), file);
+            // Read on the calling thread: no column decoding on Arrow's CPU pool and no read-ahead
+            // on its IO pool (pre_buffer), so reading starts no threads in the host.
+            parquet::ArrowReaderProperties properties;
+            properties.set_use_threads(false);
+            properties.set_pre_buffer(false);
+            parquet::arrow::FileReaderBuilder builder;
+            check(builder.Open(input), file);
+            builder.memory_pool(arrow::system_memory_pool())->properties(properties);
+            return check(builder.Build(), file);
         } catch (const parquet::ParquetException &e) {
             corrupt(file, e.what());
         }
