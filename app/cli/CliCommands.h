@@ -58,6 +58,7 @@ int runJudgeRequest(const JudgeRequestOptions &options);
 // (core/evaluation/Fidelity.h) with an open-loop frame comparison of `replays` starts.
 struct FidelityPrepareOptions
 {
+    std::string executableDir;
     std::string bundle;
     std::string physicsProtocol;
     std::string worldModelConfig;

@@ -460,7 +460,7 @@ const std::vector<Verb> &verbs()
                  if (!c.nArgs(3) || !c.isSet("protocol") || !c.isSet("world-model") ||
                      !c.isSet("judge") || !c.isSet("to"))
                      return std::nullopt;
-                 return runFidelityPrepare({c.str(2), c.value("protocol").toStdString(),
+                 return runFidelityPrepare({c.exeDir, c.str(2), c.value("protocol").toStdString(),
                                             c.value("world-model").toStdString(),
                                             c.value("judge").toStdString(),
                                             c.value("to").toStdString()});

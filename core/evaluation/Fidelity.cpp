@@ -53,6 +53,26 @@ std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
     return out;
 }
 
+// The imagined runs of an open-loop twin (replay.actions by seed, settings.replays naming the
+// physics policy's label) stand for that policy: relabelled, and the policy listed as replayed.
+void pairReplayedPolicies(std::vector<EpisodeRow> &imagined, FidelityReport &report)
+{
+    constexpr std::string_view kReplay = "replay.actions ";
+    std::set<std::string> replayed;
+    for (EpisodeRow &e : imagined) {
+        if (!e.policy.starts_with(kReplay))
+            continue;
+        const nlohmann::json settings =
+            nlohmann::json::parse(e.policy.substr(kReplay.size()), nullptr, false);
+        if (settings.is_object() && settings.contains("by_seed") && settings.contains("replays") &&
+            settings["replays"].is_string()) {
+            e.policy = settings["replays"].get<std::string>();
+            replayed.insert(e.policy);
+        }
+    }
+    report.openLoopPolicies.assign(replayed.begin(), replayed.end());
+}
+
 struct Rates
 {
     std::vector<double> physics;
@@ -201,6 +221,9 @@ WorldOutcomes perPolicy(FidelityReport &report)
     }
     for (auto &[policy, fp] : perPolicy) {
         const auto &c = counts[policy];
+        fp.openLoopReplay =
+            std::find(report.openLoopPolicies.begin(), report.openLoopPolicies.end(), policy) !=
+            report.openLoopPolicies.end();
         fp.physics = wilson(c[0], c[1]);
         fp.imagined = wilson(c[2], c[3]);
         report.policies.push_back(fp);
@@ -492,7 +515,8 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     report.replicates = options.replicates;
     report.seed = options.seed;
     const auto physics = episodeRows(ledger, report.physicsProtocol, "physics");
-    const auto imagined = episodeRows(ledger, report.imaginedProtocol, "judge");
+    auto imagined = episodeRows(ledger, report.imaginedProtocol, "judge");
+    pairReplayedPolicies(imagined, report);
     if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
         throw Error(ErrorCode::InvalidInput,
                     "fidelity: protocol " + report.physicsName +
@@ -745,7 +769,8 @@ nlohmann::json toJson(const FidelityReport &r)
                             {"world_model_invalid", p.imaginedInvalid},
                             {"lenient", p.lenient},
                             {"harsh", p.harsh},
-                            {"both_decisive", p.bothDecisive}});
+                            {"both_decisive", p.bothDecisive},
+                            {"open_loop_replay", p.openLoopReplay}});
     nlohmann::json goals = nlohmann::json::array();
     for (const auto &g : fidelityGoals(r))
         goals.push_back({{"id", g.id},
@@ -851,6 +876,13 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
               << " of them invalid rollouts)";
         o << "  lenient " << p.lenient << ", harsh " << p.harsh << "\n";
     }
+    for (const auto &p : r.policies)
+        if (p.openLoopReplay)
+            o << "  open loop: " << policyDisplayName(p.policy)
+              << " reads the simulator's state; in the world model its physics actions from "
+                 "each start were replayed, so its world-model rate says whether the world model "
+                 "and judge see success in those actions, not how it would react to imagined "
+                 "frames\n";
     const RateSpread &spread = r.physicsSpread;
     o << "\nSpread in physics (read before any correlation): " << spread.levels
       << " distinguishable level(s) of " << spread.policies

@@ -57,6 +57,11 @@ struct FidelityPolicy
     int lenient = 0;         // imagined success where physics failed
     int harsh = 0;           // imagined failure where physics succeeded
     int bothDecisive = 0;
+    // Its imagined runs replay the actions it took in physics, open loop (replay.actions by seed):
+    // a policy that reads the simulator's state, which a world model does not give (kosmos-cli
+    // fidelity prepare). Its imagined rate says whether the world model and judge see success in
+    // those actions, not how the policy reacts to imagined frames.
+    bool openLoopReplay = false;
 };
 
 struct IntervalStat
@@ -100,6 +105,7 @@ struct FidelityReport
     KappaResult kappa;
     int unpairedPhysics = 0;  // physics episodes without an imagined run of the same start
     int unpairedImagined = 0; // imagined runs whose start is not a physics episode
+    std::vector<std::string> openLoopPolicies; // FidelityPolicy::openLoopReplay, by physics label
     int replicates = 0;
     std::uint64_t seed = 0;
 

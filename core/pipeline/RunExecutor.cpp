@@ -476,7 +476,7 @@ private:
         for (std::size_t i = 0; i < r.frames.size(); ++i)
             checkAndStoreFrame(r, r.frames[i], static_cast<int>(i));
         recordDurableFrames();
-        r.policy->reset(m_plan.seed ^ 0x5bd1e995ULL, m_task.instruction);
+        r.policy->reset(policySeedOf(m_plan.seed), m_task.instruction);
         noteState(r, 0);
     }
 

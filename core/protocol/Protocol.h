@@ -79,4 +79,11 @@ struct RunPlan
 
 std::vector<RunPlan> expandRuns(const Protocol &protocol);
 
+// The seed a run's policy is reset with: its run seed, mixed so that policy and world draw apart.
+// kosmos-cli fidelity prepare keys the recorded episodes of an open-loop replay by it.
+constexpr std::uint64_t policySeedOf(std::uint64_t runSeed)
+{
+    return runSeed ^ 0x5bd1e995ULL;
+}
+
 } // namespace kosmos

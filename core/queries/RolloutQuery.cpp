@@ -145,6 +145,8 @@ namespace {
 // contract, else a0, a1 ...), the control rate and the gripper's index.
 void readActions(RolloutView &view, const nlohmann::json &actions, const nlohmann::json &contracts)
 {
+    if (contracts.is_object() && contracts.contains("policy_action_contract"))
+        view.policyActionContract = contracts["policy_action_contract"];
     if (actions.is_object()) {
         // A value that is not a number is shown as NaN: imports before non-finite actions were
         // refused stored NaN and infinity as null (kosmos-cli verify reports such runs).

@@ -53,6 +53,8 @@ struct RolloutView
     std::vector<std::vector<double>> actions; // policy actions, one row per step
     std::vector<std::string> dimensionNames;  // "dx [m]" ...
     double controlRateHz = 5.0;
+    // The policy's action contract as the run recorded it (contracts.json); null when none.
+    nlohmann::json policyActionContract;
     std::optional<int> gripperIndex;
     std::optional<std::string> validationVerdict;
     nlohmann::json validation;                // the stored details (checks, measurements)

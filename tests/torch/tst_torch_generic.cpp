@@ -5,8 +5,11 @@
 #include "ModelPackage.h"
 #include "TorchAdapters.h"
 #include "dataset/ParquetReader.h"
+#include "evaluation/Calibration.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
+#include "queries/LatestRuns.h"
+#include "queries/RolloutQuery.h"
 #include "util/Error.h"
 #include "util/Sha256.h"
 
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -521,7 +525,9 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
         {"policies",
          {{{"plugin", "torch.generic_policy"}, {"settings", {{"package", g.imagePolicy.string()}}}},
           {{"plugin", "torch.generic_policy"},
-           {"settings", {{"package", g.imagePolicy.string()}, {"execute", 2}}}}}},
+           {"settings", {{"package", g.imagePolicy.string()}, {"execute", 2}}}},
+          // Reads the simulator's state: in the world model, its physics actions open loop.
+          {{"plugin", "physics.scripted_policy"}, {"settings", {{"skill", "expert"}}}}}},
         {"world_model",
          {{"plugin", "physics.tabletop"}, {"settings", {{"width", 160}, {"height", 128}}}}},
         {"judge", judge}};
@@ -544,7 +550,13 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     const auto imagined = nlohmann::json::parse(std::ifstream(dir / "imagined" / "imagined.json"));
     ASSERT_EQ(imagined["tasks"].size(), 2u);
     EXPECT_EQ(imagined["tasks"][0]["id"], "red#0");
-    EXPECT_EQ(imagined["policies"], physics["policies"]);
+    ASSERT_EQ(imagined["policies"].size(), 3u);
+    EXPECT_EQ(imagined["policies"][0], physics["policies"][0]);
+    EXPECT_EQ(imagined["policies"][1], physics["policies"][1]);
+    const std::string expert = "physics.scripted_policy {\"skill\":\"expert\"}";
+    EXPECT_EQ(imagined["policies"][2]["plugin"], "replay.actions");
+    EXPECT_EQ(imagined["policies"][2]["settings"]["replays"], expert);
+    EXPECT_NE(r.output.find("reads the simulator's state"), std::string::npos) << r.output;
     // The start frame written is the physics run's frame 0, byte for byte.
     const std::string startPng = imagined["tasks"][0]["start_state"]["frame"];
     EXPECT_EQ(Sha256::fileHex(startPng), imagined["tasks"][0]["start_state"]["frame_sha256"]);
@@ -555,10 +567,40 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
                     "phys-imagined", "--replays", "2", "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.output;
     const auto report = nlohmann::json::parse(r.output);
-    EXPECT_EQ(report["pairs"], 4);
+    EXPECT_EQ(report["pairs"], 6);
     EXPECT_EQ(report["unpaired_physics"], 0);
-    EXPECT_EQ(report["policies"].size(), 2u);
+    EXPECT_EQ(report["unpaired_imagined"], 0);
+    ASSERT_EQ(report["policies"].size(), 3u);
     EXPECT_EQ(report["policies"][0]["physics"]["n"], 2);
+    int replayed = 0;
+    for (const auto &p : report["policies"])
+        if (p["open_loop_replay"] == true) {
+            ++replayed;
+            EXPECT_EQ(p["policy"], expert);
+        }
+    EXPECT_EQ(replayed, 1);
+    // The twin's runs gave, step by step, the actions the expert took in physics from the same
+    // start.
+    {
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        std::map<std::string, std::vector<std::vector<double>>> physicsActions;
+        int compared = 0;
+        for (const auto &protocol : {std::string("phys"), std::string("phys-imagined")}) {
+            const auto sha = findRolloutProtocol(ledger, protocol).second;
+            for (const LatestRun &run : latestRuns(ledger, {sha, true, std::nullopt})) {
+                if (run.policyLabel.rfind("physics.scripted_policy", 0) == 0)
+                    physicsActions[run.task + "#" + std::to_string(run.episodeIndex)] =
+                        loadRollout(ledger, run.runId).actions;
+                else if (run.policyLabel.rfind("replay.actions", 0) == 0) {
+                    const auto actions = loadRollout(ledger, run.runId).actions;
+                    EXPECT_EQ(actions.size(), 16u);
+                    EXPECT_EQ(actions, physicsActions.at(run.task)) << run.task;
+                    ++compared;
+                }
+            }
+        }
+        EXPECT_EQ(compared, 2);
+    }
     EXPECT_EQ(report["frame_fidelity"]["episodes"], 2);
     EXPECT_EQ(report["frame_fidelity"]["psnr_db"].size(), 16u);
     // A protocol that is not there: a named error, nothing written.

@@ -331,7 +331,12 @@ QString fidelitySection(const FidelityReport &f,
              true);
     for (std::size_t i = 0; i < f.policies.size(); ++i) {
         const auto &p = f.policies[i];
-        h += row({QString::number(i + 1), esc(p.policy),
+        h += row({QString::number(i + 1),
+                  esc(p.policy) +
+                      (p.openLoopReplay
+                           ? QStringLiteral(" <em>(world model: its physics actions replayed open "
+                                            "loop; it reads the simulator's state)</em>")
+                           : QString()),
                   interval(p.physics) + QStringLiteral(" n = %1").arg(p.physics.n),
                   interval(p.imagined) + QStringLiteral(" n = %1").arg(p.imagined.n),
                   QString::number(p.imaginedMissing),

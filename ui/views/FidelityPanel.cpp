@@ -221,8 +221,19 @@ void FidelityPanel::update()
             const auto &p = r.policies[i];
             const int row = static_cast<int>(i);
             m_table->setItem(row, 0, new QTableWidgetItem(QString::number(i + 1)));
-            auto *name = new QTableWidgetItem(QString::fromStdString(policyDisplayName(p.policy)));
-            name->setToolTip(QString::fromStdString(p.policy));
+            auto *name = new QTableWidgetItem(
+                QString::fromStdString(policyDisplayName(p.policy)) +
+                (p.openLoopReplay ? tr(" (world model: its physics actions, open loop)")
+                                  : QString()));
+            name->setToolTip(
+                QString::fromStdString(p.policy) +
+                (p.openLoopReplay
+                     ? tr("\n\nThis policy reads the simulator's state, which a world model does "
+                          "not give: in the world model, the actions it took in physics from each "
+                          "start were replayed open loop. Its world-model rate says whether the "
+                          "world model and judge see success in those actions, not how it would "
+                          "react to imagined frames.")
+                     : QString()));
             m_table->setItem(row, 1, name);
             m_table->setItem(row, 2, new QTableWidgetItem(rate(p.physics)));
             m_table->setItem(row, 3, new QTableWidgetItem(rate(p.imagined)));
