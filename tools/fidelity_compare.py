@@ -68,7 +68,10 @@ def main(argv):
     for name in sorted(set(by_a) | set(by_b),
                        key=lambda n: -((by_a.get(n) or by_b[n])["physics"].get("rate") or 0)):
         pa, pb = by_a.get(name, {}), by_b.get(name, {})
-        print(f"| {name} | {rate(pa.get('physics'))} | {rate(pb.get('physics'))} | "
+        shown = name
+        if pa.get("open_loop_replay") or pb.get("open_loop_replay"):
+            shown += " (world model: its physics actions, open loop)"
+        print(f"| {shown} | {rate(pa.get('physics'))} | {rate(pb.get('physics'))} | "
               f"{rate(pa.get('world_model'))} | {rate(pb.get('world_model'))} |")
     print()
     print(f"| figure | {names[0]} | {names[1]} | difference (second - first) |")

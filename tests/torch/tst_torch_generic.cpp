@@ -750,6 +750,79 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
         EXPECT_EQ(test.exitCode, 0) << name << test.output;
     }
     EXPECT_TRUE(fs::exists(dir / "models" / "golden.json"));
+
+    // The judge calibrated (tools/train/calibrate_judge.py): a bias on its progress-5 logit chosen
+    // on episodes that have both outcomes (the expert's, long enough to succeed, and the
+    // confuser's), written as a package whose logits are the judge's plus that bias.
+    nlohmann::json longer = physics;
+    longer["name"] = "tiny-judge";
+    longer["horizon"] = 50;
+    longer["policies"] = {physics["policies"][0], physics["policies"][2]};
+    std::ofstream(dir / "judge.json") << longer.dump(2);
+    ASSERT_EQ(
+        runProcess({test::cliPath(), "run", (dir / "judge.json").string(), "--ledger", bundle})
+            .exitCode,
+        0);
+    ASSERT_EQ(runProcess({test::cliPath(), "dataset", "export", bundle, "--to",
+                          (dir / "judge-ds").string()})
+                  .exitCode,
+              0);
+    std::ofstream(dir / "judge-config.json")
+        << nlohmann::json({{"plugin", "torch.generic_judge"},
+                           {"quorum", {{"samples", 5}, {"quorum", 3}, {"temperature", 0.7}}}})
+               .dump();
+    const std::string calibrate =
+        std::string(KOSMOS_SOURCE_DIR) + "/tools/train/calibrate_judge.py";
+    const std::vector<std::string> calibration = {"/usr/bin/python3",
+                                                  calibrate,
+                                                  "--judge",
+                                                  (dir / "models" / "judge").string(),
+                                                  "--dataset",
+                                                  (dir / "judge-ds").string(),
+                                                  "--config",
+                                                  (dir / "judge-config.json").string(),
+                                                  "--out",
+                                                  (dir / "judge-c").string(),
+                                                  "--validation",
+                                                  "all",
+                                                  "--min-validation",
+                                                  "4"};
+    r = runProcessWithStderr(calibration); // seed 9: the expert succeeds in both episodes
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("expected sensitivity"), std::string::npos) << r.output;
+    r = runProcess({"/usr/bin/python3", "-c",
+                    "import json, sys, torch\n"
+                    "a = torch.jit.load(sys.argv[1]); b = torch.jit.load(sys.argv[2])\n"
+                    "x = torch.rand(2, 4, 3, 64, 80); t = torch.tensor([0, 0])\n"
+                    "d = b(x, t) - a(x, t)\n"
+                    "print('bias', round(float(d[0, 5]), 4), round(float(d[:, :5].abs().max()), 6),"
+                    " round(float((d[1] - d[0]).abs().max()), 5))",
+                    (dir / "models" / "judge" / "module.pt").string(),
+                    (dir / "judge-c" / "module.pt").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find(" 0.0 0.0"), std::string::npos) << "only class 5 moves: " << r.output;
+    EXPECT_EQ(runProcess({test::cliPath(), "plugins", "--test", "torch.generic_judge", "--settings",
+                          nlohmann::json({{"package", (dir / "judge-c").string()}}).dump()})
+                  .exitCode,
+              0);
+    // Bad input: an existing package folder, a policy package, too few validation episodes.
+    r = runProcessWithStderr(calibration);
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("exists and is not empty"), std::string::npos) << r.output;
+    auto other = calibration;
+    other[3] = (dir / "models" / "bc-expert-full").string();
+    other[9] = (dir / "judge-d").string();
+    r = runProcessWithStderr(other);
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("not generic_judge"), std::string::npos) << r.output;
+    other = calibration;
+    other[9] = (dir / "judge-d").string();
+    other.resize(10); // the validation fifth of 10 episodes, at least 40 needed
+    r = runProcessWithStderr(other);
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("validation episodes; at least 40"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "judge-d" / "module.pt"));
+
     // The held-out check: the training data shares every start with itself.
     r = runProcess({"/usr/bin/python3", trainer, "--out", (dir / "models").string(),
                     "--check-held-out", (dir / "ds").string()});
