@@ -7,9 +7,9 @@
 # KOSMOS_FIDELITY_EPISODES (default 10) episodes per task; the figures in docs/fidelity.md use 50
 # (examples/fidelity-physics.json as is).
 # --benchmark aloha: the same in ALOHA sim (gym-aloha's scenes in the MuJoCo world; needs
-# scripts/setup-worlds.sh, which it runs): three of the shipped ALOHA policies (models/aloha) x the
-# two tasks x KOSMOS_FIDELITY_EPISODES (default 3) starts, the ALOHA world model and judge; about 5
-# minutes on two cores once built.
+# scripts/setup-worlds.sh, which it runs): three of the shipped ALOHA policies (models/aloha) and
+# the scripted expert x the two tasks x KOSMOS_FIDELITY_EPISODES (default 3) starts, the ALOHA
+# world model and judge; about 6 minutes on two cores once built.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 benchmark=tabletop
@@ -44,7 +44,11 @@ if benchmark == "aloha":
     # The study's protocol on demonstration starts (not the study's held-out seeds): its weakest,
     # a middle and its strongest learned policy.
     p = json.load(open("examples/fidelity-aloha-study.json"))
-    p["policies"] = [p["policies"][0], p["policies"][len(p["policies"]) // 2], p["policies"][-1]]
+    # And the scripted expert (ACT's waypoints; it reads the simulator's state, so in the world
+    # model its physics actions are replayed open loop: fidelity prepare's twin).
+    p["policies"] = [p["policies"][0], p["policies"][len(p["policies"]) // 2], p["policies"][-1],
+                     {"plugin": "mjcf.aloha_expert",
+                      "settings": {"python": ".worlds/venv/bin/python"}}]
     p["seed"] = 20261207
 else:
     p = json.load(open("examples/fidelity-physics.json"))

@@ -88,6 +88,39 @@ TEST_F(FidelityTest, TheReportPairsStartsAndComputesEveryNumber)
     EXPECT_EQ(toJson(r)["episodes"]["agreement"]["n"], 11);
 }
 
+// A policy that reads the simulator's state has an open-loop twin in the world model
+// (kosmos-cli fidelity prepare: replay.actions by seed, settings.replays naming it): its imagined
+// runs are paired with its physics runs, and it is marked open loop in the report, its text and
+// its JSON. A policy without a twin is not.
+TEST_F(FidelityTest, AnOpenLoopTwinIsPairedWithThePolicyItReplaysAndMarked)
+{
+    std::tie(m_physics, m_imagined) =
+        test::writeFidelityFixture(*m_ledger, {{"A", {1, 0, 0, 0}}, {"X", {1, 1, 1, 0}}},
+                                   {{"A", {1, 0, 0, 1}}, {"replay:X", {1, 1, 0, 0}}});
+    FidelityOptions options;
+    options.physicsProtocol = m_physics;
+    options.imaginedProtocol = m_imagined;
+    options.replicates = 200;
+    const FidelityReport r = fidelityReport(*m_ledger, options);
+    EXPECT_EQ(r.pairs.size(), 8u);
+    EXPECT_EQ(r.unpairedPhysics, 0);
+    EXPECT_EQ(r.unpairedImagined, 0);
+    ASSERT_EQ(r.policies.size(), 2u);
+    const FidelityPolicy &x = r.policies[0]; // 3/4 in physics
+    EXPECT_NE(x.policy.find("\"variant\":\"X\""), std::string::npos) << x.policy;
+    EXPECT_EQ(x.policy.rfind("synthetic.policy ", 0), 0u) << "named as in physics: " << x.policy;
+    EXPECT_TRUE(x.openLoopReplay);
+    EXPECT_EQ(x.imagined.successes, 2);
+    EXPECT_EQ(x.harsh, 1);
+    EXPECT_FALSE(r.policies[1].openLoopReplay);
+    EXPECT_EQ(r.openLoopPolicies, std::vector<std::string>{x.policy});
+    const std::string text = toText(r, nullptr);
+    EXPECT_NE(text.find("open loop: synthetic.policy"), std::string::npos) << text;
+    const nlohmann::json j = toJson(r);
+    EXPECT_EQ(j["policies"][0]["open_loop_replay"], true);
+    EXPECT_EQ(j["policies"][1]["open_loop_replay"], false);
+}
+
 TEST(FidelityText, PoliciesAreNamedWithoutWhatTheirAdapterResolved)
 {
     // A policy's identity carries what its adapter resolved (device, file hashes, threads): the

@@ -258,6 +258,12 @@ struct FidelityWriter
     {
         RunSpec spec = testRunSpec(protocol, episode);
         spec.policy = testPolicy(policy);
+        if (policy.rfind("replay:", 0) == 0) { // fidelity prepare's open-loop twin of a policy
+            const ComponentIdentity replayed = testPolicy(policy.substr(7));
+            spec.policy->adapterId = "replay.actions";
+            spec.policy->config = {{"by_seed", "replays/policy-0.json"},
+                                   {"replays", replayed.adapterId + " " + replayed.config.dump()}};
+        }
         spec.task = task;
         spec.seeds = {{"start", task}}; // tasks differ only here, as the engine's keys do
         const auto submitted = ledger.submitRun(spec);

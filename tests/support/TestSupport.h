@@ -51,7 +51,8 @@ JudgmentRecord testJudgment();
 std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger);
 // The same with given outcomes per policy: physics 1/0 per start, imagined 1/0 (judged) or -1 (a
 // rollout that failed validation), start k of every policy paired as "t#k"; `judgedPhysics`
-// gives the physics protocol's judge a verdict on a policy's physics runs (1/0, -1 none).
+// gives the physics protocol's judge a verdict on a policy's physics runs (1/0, -1 none). An
+// imagined policy named "replay:X" is X's open-loop twin (replay.actions by seed, replaying X).
 std::pair<std::string, std::string>
 writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
                      const std::map<std::string, std::vector<int>> &imagined,

@@ -262,6 +262,19 @@ private slots:
                      QStringLiteral("No protocol of this ledger has physics labels")),
                  qPrintable(panel->summary()->text()));
         QCOMPARE(panel->table()->rowCount(), 0);
+        // An open-loop twin (a policy that reads the simulator's state): marked where the
+        // column's elision cannot hide it, and said why in its tooltip.
+        Ledger twin = Ledger::create(dir / "twin.kosmos");
+        test::writeFidelityFixture(twin, {{"A", {1, 0}}, {"X", {1, 1}}},
+                                   {{"A", {1, 0}}, {"replay:X", {1, 0}}});
+        view.setLedger(&twin);
+        panel->physicsProtocol()->setCurrentIndex(0);
+        panel->imaginedProtocol()->setCurrentIndex(1);
+        QCOMPARE(panel->table()->rowCount(), 2);
+        QVERIFY2(panel->table()->item(0, 1)->text().startsWith(QStringLiteral("[open loop] ")),
+                 qPrintable(panel->table()->item(0, 1)->text()));
+        QVERIFY(panel->table()->item(0, 1)->toolTip().contains(QStringLiteral("replayed")));
+        QVERIFY(!panel->table()->item(1, 1)->text().contains(QStringLiteral("open loop")));
     }
 
     // Against recordings: a LeRobot dataset's recorded actions replayed in a world model by

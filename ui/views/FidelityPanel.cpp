@@ -221,10 +221,9 @@ void FidelityPanel::update()
             const auto &p = r.policies[i];
             const int row = static_cast<int>(i);
             m_table->setItem(row, 0, new QTableWidgetItem(QString::number(i + 1)));
-            auto *name = new QTableWidgetItem(
-                QString::fromStdString(policyDisplayName(p.policy)) +
-                (p.openLoopReplay ? tr(" (world model: its physics actions, open loop)")
-                                  : QString()));
+            // The mark first: the column elides in the middle.
+            auto *name = new QTableWidgetItem((p.openLoopReplay ? tr("[open loop] ") : QString()) +
+                                              QString::fromStdString(policyDisplayName(p.policy)));
             name->setToolTip(
                 QString::fromStdString(p.policy) +
                 (p.openLoopReplay
