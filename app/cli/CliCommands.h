@@ -70,8 +70,8 @@ struct FidelityOptionsCli
 {
     std::string executableDir;
     std::string bundle;
-    std::string physicsProtocol;
-    std::string imaginedProtocol;
+    std::vector<std::string> physicsProtocols; // the first, then those that join it
+    std::vector<std::string> imaginedProtocols;
     int replays = 20;
     bool json = false;
 };

@@ -239,8 +239,10 @@ int runFidelity(const FidelityOptionsCli &o)
     try {
         Ledger ledger = Ledger::open(o.bundle, {OpenMode::ReadOnly});
         FidelityOptions options;
-        options.physicsProtocol = o.physicsProtocol;
-        options.imaginedProtocol = o.imaginedProtocol;
+        options.physicsProtocol = o.physicsProtocols.front();
+        options.imaginedProtocol = o.imaginedProtocols.front();
+        options.alsoPhysics.assign(o.physicsProtocols.begin() + 1, o.physicsProtocols.end());
+        options.alsoImagined.assign(o.imaginedProtocols.begin() + 1, o.imaginedProtocols.end());
         const FidelityReport report = fidelityReport(ledger, options);
         // Frame fidelity: the physics episodes' actions replayed open loop in the imagined
         // protocol's world model (in this process; nothing is written), from the same start.

@@ -437,7 +437,8 @@ const std::vector<Verb> &verbs()
              return runExport(c.str(1), c.str(2), c.value("to").toStdString(), c.isSet("video"));
          }},
         {"fidelity",
-         "fidelity BUNDLE --physics P --imagined I | fidelity prepare BUNDLE --protocol P "
+         "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] | "
+         "fidelity prepare BUNDLE --protocol P "
          "--world-model WM.json --judge J.json --to DIR | fidelity replay DATASET "
          "--world-model WM.json [--episodes 0-9] [--camera KEY]",
          "a learned world model against physics: the same policies from the same starts,\n"
@@ -468,8 +469,14 @@ const std::vector<Verb> &verbs()
              const auto replays = c.intValue("replays", 0, 100000);
              if (!c.nArgs(2) || !c.isSet("physics") || !c.isSet("imagined") || !replays)
                  return std::nullopt;
-             return runFidelity({c.exeDir, c.str(1), c.value("physics").toStdString(),
-                                 c.value("imagined").toStdString(), *replays, c.json});
+             auto list = [&](const char *name) {
+                 std::vector<std::string> out;
+                 for (const QString &v : c.values(name))
+                     out.push_back(v.toStdString());
+                 return out;
+             };
+             return runFidelity(
+                 {c.exeDir, c.str(1), list("physics"), list("imagined"), *replays, c.json});
          }},
         {"serve-world",
          "serve-world ENV_ID [--import PKG] [--kwargs JSON] | serve-world --model "
@@ -769,10 +776,14 @@ constexpr OptionSpec kOptions[] = {
      "dataset export --format lerobot: encode the videos losslessly (H.264 RGB, crf 0): every "
      "frame reads back exactly.",
      nullptr, nullptr, false},
-    {"physics", "fidelity: the physics protocol (name or SHA-256 prefix).", "protocol", nullptr,
-     false},
-    {"imagined", "fidelity: the imagined protocol (name or SHA-256 prefix).", "protocol", nullptr,
-     false},
+    {"physics",
+     "fidelity: the physics protocol (name or SHA-256 prefix); again: a protocol of policies "
+     "evaluated later on the same starts (same seed, tasks, episodes, horizon, world) joins it.",
+     "protocol", nullptr, false},
+    {"imagined",
+     "fidelity: the imagined protocol (name or SHA-256 prefix); again: the imagined protocol of "
+     "each physics protocol that joins (same world model, judge, horizon).",
+     "protocol", nullptr, false},
     {"replays", "fidelity: physics starts replayed open loop in the world model (default 20).", "n",
      "20", false},
     {"world-model",

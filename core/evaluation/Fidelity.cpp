@@ -501,22 +501,136 @@ std::vector<FidelityGoal> fidelityGoals(const FidelityReport &r)
     return goals;
 }
 
+namespace {
+
+using NamedProtocol = std::pair<std::string, std::string>; // (name, SHA-256)
+
+std::vector<NamedProtocol> resolveProtocols(Ledger &ledger, const std::string &first,
+                                            const std::vector<std::string> &more)
+{
+    std::vector<NamedProtocol> out{findRolloutProtocol(ledger, first)};
+    for (const std::string &text : more) {
+        out.push_back(findRolloutProtocol(ledger, text));
+        for (std::size_t i = 0; i + 1 < out.size(); ++i)
+            if (out[i].second == out.back().second)
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: protocol " + out.back().first + " is named twice");
+    }
+    return out;
+}
+
+// Protocols joined on one side must agree on `fields` of their frozen documents (the same
+// starts; the same world model and judge), named where they do not.
+void checkJoinable(Ledger &ledger, const std::vector<NamedProtocol> &protocols,
+                   const std::vector<std::string> &fields, const std::string &why)
+{
+    const auto first = ledger.protocol(protocols.front().second);
+    for (std::size_t i = 1; i < protocols.size(); ++i) {
+        const auto other = ledger.protocol(protocols[i].second);
+        for (const std::string &field : fields)
+            if (!first || !other ||
+                first->value(field, nlohmann::json()) != other->value(field, nlohmann::json()))
+                throw Error(ErrorCode::InvalidInput, "fidelity: " + protocols[i].first +
+                                                         " cannot join " + protocols.front().first +
+                                                         ": its " + field + " differs (" + why +
+                                                         ")");
+    }
+}
+
+// Imagined protocols joined: a start in two of them has the same start frame.
+void checkSameStartFrames(Ledger &ledger, const std::vector<NamedProtocol> &protocols)
+{
+    std::map<std::string, std::pair<std::string, std::string>> frameOf; // task -> sha, protocol
+    for (const auto &[name, sha] : protocols) {
+        const auto doc = ledger.protocol(sha);
+        for (const auto &task :
+             doc ? doc->value("tasks", nlohmann::json::array()) : nlohmann::json::array()) {
+            const std::string id = task.value("id", "");
+            const nlohmann::json start = task.value("start_state", nlohmann::json::object());
+            const std::string frame =
+                start.is_object() ? start.value("frame_sha256", std::string()) : std::string();
+            const auto [it, inserted] = frameOf.emplace(id, std::pair{frame, name});
+            if (!inserted && it->second.first != frame)
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: start " + id + " has another start frame in " + name +
+                                " than in " + it->second.second +
+                                " (imagined protocols joined must start from the same frames)");
+        }
+    }
+}
+
+// The episodes of every protocol of a side; a policy in two of them is refused (each policy's
+// episodes come from one protocol).
+std::vector<EpisodeRow> joinedRows(Ledger &ledger, const std::vector<NamedProtocol> &protocols,
+                                   const std::string &source, FidelityReport *relabel)
+{
+    std::vector<EpisodeRow> out;
+    std::map<std::string, std::string> protocolOf; // policy -> protocol name
+    for (const auto &[name, sha] : protocols) {
+        auto rows = episodeRows(ledger, sha, source);
+        if (relabel) {
+            FidelityReport once;
+            pairReplayedPolicies(rows, once);
+            relabel->openLoopPolicies.insert(relabel->openLoopPolicies.end(),
+                                             once.openLoopPolicies.begin(),
+                                             once.openLoopPolicies.end());
+        }
+        for (const auto &row : rows) {
+            const auto [it, inserted] = protocolOf.emplace(row.policy, name);
+            if (!inserted && it->second != name)
+                throw Error(ErrorCode::InvalidInput, "fidelity: " + policyDisplayName(row.policy) +
+                                                         " has runs in both " + it->second +
+                                                         " and " + name +
+                                                         "; joined protocols hold each "
+                                                         "policy once");
+        }
+        out.insert(out.end(), rows.begin(), rows.end());
+    }
+    return out;
+}
+
+std::string joinedName(const std::vector<NamedProtocol> &protocols)
+{
+    std::string name;
+    for (const auto &p : protocols)
+        name += (name.empty() ? "" : " + ") + p.first;
+    return name;
+}
+
+} // namespace
+
 FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
 {
     FidelityReport report;
-    std::tie(report.physicsName, report.physicsProtocol) =
-        findRolloutProtocol(ledger, options.physicsProtocol);
-    std::tie(report.imaginedName, report.imaginedProtocol) =
-        findRolloutProtocol(ledger, options.imaginedProtocol);
-    if (report.physicsProtocol == report.imaginedProtocol)
-        throw Error(ErrorCode::InvalidInput,
-                    "fidelity: the physics and the imagined protocol are the same (" +
-                        report.physicsName + ")");
+    const auto physicsSide = resolveProtocols(ledger, options.physicsProtocol, options.alsoPhysics);
+    const auto imaginedSide =
+        resolveProtocols(ledger, options.imaginedProtocol, options.alsoImagined);
+    report.physicsProtocol = physicsSide.front().second;
+    report.imaginedProtocol = imaginedSide.front().second;
+    report.physicsName = joinedName(physicsSide);
+    report.imaginedName = joinedName(imaginedSide);
+    for (const auto &p : physicsSide)
+        report.physicsProtocols.push_back(p.second);
+    for (const auto &p : imaginedSide)
+        report.imaginedProtocols.push_back(p.second);
+    for (const auto &p : physicsSide)
+        for (const auto &q : imaginedSide)
+            if (p.second == q.second)
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: the physics and the imagined protocol are the same (" +
+                                p.first + ")");
+    checkJoinable(ledger, physicsSide,
+                  {"seed", "tasks", "episodes_per_task", "horizon", "world_model"},
+                  "the same starts need the same seed, tasks, episodes per task, horizon and "
+                  "world");
+    checkJoinable(ledger, imaginedSide, {"world_model", "judge", "horizon", "feedback_mode"},
+                  "one world model and judge, at one horizon");
+    checkSameStartFrames(ledger, imaginedSide);
     report.replicates = options.replicates;
     report.seed = options.seed;
-    const auto physics = episodeRows(ledger, report.physicsProtocol, "physics");
-    auto imagined = episodeRows(ledger, report.imaginedProtocol, "judge");
-    pairReplayedPolicies(imagined, report);
+    const auto physics = joinedRows(ledger, physicsSide, "physics", nullptr);
+    auto imagined = joinedRows(ledger, imaginedSide, "judge", &report);
+    std::sort(report.openLoopPolicies.begin(), report.openLoopPolicies.end());
     if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
         throw Error(ErrorCode::InvalidInput,
                     "fidelity: protocol " + report.physicsName +
@@ -526,8 +640,41 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     correlations(report, outcomes.order, options);
     physicsNeeds(report, rankingAgreement(report, outcomes, options));
     episodeAgreement(report);
-    judgeAgainstPhysics(report, physics, episodeRows(ledger, report.physicsProtocol, "judge"));
+    judgeAgainstPhysics(report, physics, joinedRows(ledger, physicsSide, "judge", nullptr));
     return report;
+}
+
+std::vector<FidelityGroup> fidelityGroups(Ledger &ledger)
+{
+    const auto rollouts = rolloutProtocols(ledger);
+    std::map<std::string, std::string> byName; // name -> SHA-256 of the rollout protocols
+    for (const auto &[name, sha] : rollouts)
+        byName.emplace(name, sha);
+    // Physics protocols with an imagined twin, keyed by what fixes their starts.
+    std::vector<std::pair<std::string, FidelityGroup>> keyed;
+    for (const auto &[name, sha] : physicsProtocols(ledger)) {
+        const auto imagined = byName.find(name + "-imagined");
+        const auto doc = ledger.protocol(sha);
+        if (imagined == byName.end() || !doc)
+            continue;
+        nlohmann::json key = nlohmann::json::object();
+        for (const char *field : {"seed", "tasks", "episodes_per_task", "horizon", "world_model"})
+            key[field] = doc->value(field, nlohmann::json());
+        const std::string k = key.dump();
+        auto it =
+            std::find_if(keyed.begin(), keyed.end(), [&](const auto &g) { return g.first == k; });
+        if (it == keyed.end()) {
+            keyed.push_back({k, {}});
+            it = std::prev(keyed.end());
+        }
+        it->second.physics.push_back({name, sha});
+        it->second.imagined.push_back({imagined->first, imagined->second});
+    }
+    std::vector<FidelityGroup> groups;
+    for (auto &[key, group] : keyed)
+        if (group.physics.size() >= 2)
+            groups.push_back(std::move(group));
+    return groups;
 }
 
 std::vector<RunRecord> protocolRuns(Ledger &ledger, const std::string &protocolSha256)
@@ -781,6 +928,8 @@ nlohmann::json toJson(const FidelityReport &r)
     return {{"schema", "kosmos.fidelity/1"},
             {"physics_protocol", {{"name", r.physicsName}, {"sha256", r.physicsProtocol}}},
             {"imagined_protocol", {{"name", r.imaginedName}, {"sha256", r.imaginedProtocol}}},
+            {"physics_protocols", r.physicsProtocols},
+            {"imagined_protocols", r.imaginedProtocols},
             {"pairs", r.pairs.size()},
             {"unpaired_physics", r.unpairedPhysics},
             {"unpaired_imagined", r.unpairedImagined},

@@ -30,7 +30,13 @@ struct FidelityOptions
 {
     std::string physicsProtocol;  // SHA-256 or name (prefix), as kosmos-cli rank takes it
     std::string imaginedProtocol; // the same
-    int replicates = 2000;        // bootstrap over start lineages
+    // More protocols whose episodes join these: a policy evaluated later on the same starts
+    // (physics: the same seed, tasks, episodes per task, horizon and world, so the same starts;
+    // imagined: the same world model, judge and horizon, and the same start frame wherever a
+    // start is in both). Anything else, or a policy in two of them, is refused naming it.
+    std::vector<std::string> alsoPhysics;
+    std::vector<std::string> alsoImagined;
+    int replicates = 2000; // bootstrap over start lineages
     std::uint64_t seed = 20261203;
 };
 
@@ -85,8 +91,10 @@ struct FidelityReport
 {
     std::string physicsProtocol; // SHA-256
     std::string imaginedProtocol;
-    std::string physicsName;
+    std::string physicsName; // joined protocols: their names with " + "
     std::string imaginedName;
+    std::vector<std::string> physicsProtocols; // every SHA-256 (the first is physicsProtocol)
+    std::vector<std::string> imaginedProtocols;
     std::vector<FidelityPair> pairs;
     std::vector<FidelityPolicy> policies; // by physics rate, descending
     int policiesWithBothRates = 0;        // the correlations are over these (n/a under 2)
@@ -144,6 +152,16 @@ struct FidelityGoal
     std::string measured;  // what this report measured
     std::optional<bool> met;
 };
+
+// Physics protocols of a ledger that share their starts (FidelityOptions::alsoPhysics's rule)
+// and were each prepared into "<name>-imagined": a study with policies added later on the same
+// starts, offered as one comparison by the Fidelity tab. Groups of two or more, in ledger order.
+struct FidelityGroup
+{
+    std::vector<std::pair<std::string, std::string>> physics;  // (name, SHA-256)
+    std::vector<std::pair<std::string, std::string>> imagined; // the same order
+};
+std::vector<FidelityGroup> fidelityGroups(Ledger &ledger);
 
 // The goals docs/fidelity.md states, decided on this report.
 std::vector<FidelityGoal> fidelityGoals(const FidelityReport &report);

@@ -121,6 +121,97 @@ TEST_F(FidelityTest, AnOpenLoopTwinIsPairedWithThePolicyItReplaysAndMarked)
     EXPECT_EQ(j["policies"][1]["open_loop_replay"], false);
 }
 
+// A policy evaluated later on the same starts (its own physics protocol with the same seed,
+// tasks, episodes, horizon and world, and its imagined protocol from the same start frames)
+// joins the study: one report over every policy, the protocols named together. What cannot be
+// the same starts, the same world model and judge, or holds a policy twice, is refused naming it.
+TEST_F(FidelityTest, ProtocolsOfPoliciesAddedOnTheSameStartsJoinOneReport)
+{
+    const nlohmann::json same = {{"seed", 5}, {"horizon", 50}};
+    const nlohmann::json imagined = {{"judge", "j"}, {"horizon", 50}};
+    test::writeFidelityProtocols(*m_ledger, "study", "study-imagined", same, imagined,
+                                 {{"A", {1, 1, 0, 0}}, {"B", {0, 0, 0, 1}}},
+                                 {{"A", {1, 0, 0, 0}}, {"B", {0, 0, 0, 1}}});
+    test::writeFidelityProtocols(*m_ledger, "expert", "expert-imagined", same, imagined,
+                                 {{"X", {1, 1, 1, 1}}}, {{"replay:X", {1, 1, 1, 0}}});
+    FidelityOptions options;
+    options.physicsProtocol = "study";
+    options.imaginedProtocol = "study-imagined";
+    options.alsoPhysics = {"expert"};
+    options.alsoImagined = {"expert-imagined"};
+    options.replicates = 200;
+    const FidelityReport r = fidelityReport(*m_ledger, options);
+    EXPECT_EQ(r.physicsName, "study + expert");
+    EXPECT_EQ(r.imaginedName, "study-imagined + expert-imagined");
+    EXPECT_EQ(r.physicsProtocols.size(), 2u);
+    EXPECT_EQ(r.pairs.size(), 12u);
+    EXPECT_EQ(r.unpairedPhysics + r.unpairedImagined, 0);
+    ASSERT_EQ(r.policies.size(), 3u);
+    EXPECT_NE(r.policies[0].policy.find("\"X\""), std::string::npos);
+    EXPECT_TRUE(r.policies[0].openLoopReplay);
+    EXPECT_EQ(r.policies[0].physics.successes, 4);
+    EXPECT_EQ(toJson(r)["physics_protocols"].size(), 2u);
+    // The Fidelity tab offers them as one entry: "<name>-imagined" of each.
+    const auto groups = fidelityGroups(*m_ledger);
+    ASSERT_EQ(groups.size(), 1u);
+    ASSERT_EQ(groups[0].physics.size(), 2u);
+    EXPECT_EQ(groups[0].physics[1].first, "expert");
+    EXPECT_EQ(groups[0].imagined[1].first, "expert-imagined");
+
+    auto refused = [&](const std::vector<std::string> &physics,
+                       const std::vector<std::string> &imaginedAlso) {
+        FidelityOptions o = options;
+        o.alsoPhysics = physics;
+        o.alsoImagined = imaginedAlso;
+        try {
+            fidelityReport(*m_ledger, o);
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    // Other starts (another seed), another judge, the same policy twice, a protocol twice.
+    test::writeFidelityProtocols(*m_ledger, "other-seed", "other-seed-imagined",
+                                 {{"seed", 6}, {"horizon", 50}}, {{"judge", "k"}, {"horizon", 50}},
+                                 {{"Y", {1, 0, 0, 0}}}, {{"Y", {1, 0, 0, 0}}});
+    std::string m = refused({"other-seed"}, {});
+    EXPECT_NE(m.find("other-seed cannot join study: its seed differs"), std::string::npos) << m;
+    m = refused({}, {"other-seed-imagined"});
+    EXPECT_NE(m.find("its judge differs"), std::string::npos) << m;
+    test::writeFidelityProtocols(*m_ledger, "again", "again-imagined", same, imagined,
+                                 {{"A", {1, 1, 1, 1}}}, {{"A", {1, 1, 1, 1}}});
+    m = refused({"again"}, {"again-imagined"});
+    EXPECT_NE(m.find("has runs in both study and again"), std::string::npos) << m;
+    m = refused({"expert", "expert"}, {});
+    EXPECT_NE(m.find("named twice"), std::string::npos) << m;
+    // Imagined protocols whose same start has another start frame.
+    auto withFrame = [&](const std::string &frame) {
+        return nlohmann::json{
+            {"judge", "j"},
+            {"horizon", 50},
+            {"tasks", {{{"id", "t#0"}, {"start_state", {{"frame_sha256", frame}}}}}}};
+    };
+    test::writeFidelityProtocols(*m_ledger, "f1", "f1-imagined", same, withFrame("aa"),
+                                 {{"F", {1}}}, {{"F", {1}}});
+    test::writeFidelityProtocols(*m_ledger, "f2", "f2-imagined", same, withFrame("bb"),
+                                 {{"G", {1}}}, {{"G", {1}}});
+    FidelityOptions frames;
+    frames.physicsProtocol = "f1";
+    frames.imaginedProtocol = "f1-imagined";
+    frames.alsoPhysics = {"f2"};
+    frames.alsoImagined = {"f2-imagined"};
+    frames.replicates = 20;
+    try {
+        fidelityReport(*m_ledger, frames);
+        ADD_FAILURE() << "other start frames joined";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("start t#0 has another start frame in f2-imagined"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(FidelityText, PoliciesAreNamedWithoutWhatTheirAdapterResolved)
 {
     // A policy's identity carries what its adapter resolved (device, file hashes, threads): the

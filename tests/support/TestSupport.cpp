@@ -330,6 +330,31 @@ writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int
     return {w.physics, w.imagined};
 }
 
+std::pair<std::string, std::string>
+writeFidelityProtocols(Ledger &ledger, const std::string &physicsName,
+                       const std::string &imaginedName, const nlohmann::json &physicsFields,
+                       const nlohmann::json &imaginedFields,
+                       const std::map<std::string, std::vector<int>> &physics,
+                       const std::map<std::string, std::vector<int>> &imagined)
+{
+    nlohmann::json physicsDoc = physicsFields;
+    physicsDoc["name"] = physicsName;
+    physicsDoc["world"] = "physics";
+    nlohmann::json imaginedDoc = imaginedFields;
+    imaginedDoc["name"] = imaginedName;
+    imaginedDoc["world"] = "learned";
+    FidelityWriter w{ledger, ledger.freezeProtocol(physicsName, physicsDoc),
+                     ledger.freezeProtocol(imaginedName, imaginedDoc)};
+    for (const auto &[policy, outcomes] : physics)
+        for (std::size_t e = 0; e < outcomes.size(); ++e)
+            w.physicsRun(policy, static_cast<int>(e), outcomes[e] == 1);
+    for (const auto &[policy, outcomes] : imagined)
+        for (std::size_t e = 0; e < outcomes.size(); ++e)
+            w.imaginedRun(policy, "t#" + std::to_string(e),
+                          outcomes[e] < 0 ? std::nullopt : std::optional<bool>(outcomes[e] == 1));
+    return {w.physics, w.imagined};
+}
+
 std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)
 {
     // physics: A 1 1 1 0, B 1 0 1 0, C 0 0 0 0; imagined: A 1 1 0 0, B 1 1 1 0, C 0 0 1 ?

@@ -57,6 +57,14 @@ std::pair<std::string, std::string>
 writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
                      const std::map<std::string, std::vector<int>> &imagined,
                      const std::map<std::string, std::vector<int>> &judgedPhysics = {});
+// As the above, into protocols of the given names whose frozen documents also hold the given
+// fields (a study's protocols of policies added later on the same starts: the same fields).
+std::pair<std::string, std::string>
+writeFidelityProtocols(Ledger &ledger, const std::string &physicsName,
+                       const std::string &imaginedName, const nlohmann::json &physicsFields,
+                       const nlohmann::json &imaginedFields,
+                       const std::map<std::string, std::vector<int>> &physics,
+                       const std::map<std::string, std::vector<int>> &imagined);
 
 struct ProcessResult
 {

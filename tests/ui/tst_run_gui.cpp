@@ -275,6 +275,21 @@ private slots:
                  qPrintable(panel->table()->item(0, 1)->text()));
         QVERIFY(panel->table()->item(0, 1)->toolTip().contains(QStringLiteral("replayed")));
         QVERIFY(!panel->table()->item(1, 1)->text().contains(QStringLiteral("open loop")));
+        // A policy added later on the same starts (its own protocols): the study's protocols are
+        // offered and chosen as one entry, every policy in one table.
+        Ledger joined = Ledger::create(dir / "joined.kosmos");
+        test::writeFidelityProtocols(joined, "s", "s-imagined", {{"seed", 1}}, {{"judge", "j"}},
+                                     {{"A", {1, 0}}, {"B", {0, 0}}},
+                                     {{"A", {1, 0}}, {"B", {0, 1}}});
+        test::writeFidelityProtocols(joined, "e", "e-imagined", {{"seed", 1}}, {{"judge", "j"}},
+                                     {{"X", {1, 1}}}, {{"replay:X", {1, 0}}});
+        view.setLedger(&joined);
+        QCOMPARE(panel->physicsProtocol()->currentText(), QStringLiteral("s + e"));
+        QCOMPARE(panel->imaginedProtocol()->currentText(),
+                 QStringLiteral("s-imagined + e-imagined"));
+        QCOMPARE(panel->table()->rowCount(), 3);
+        QVERIFY2(panel->summary()->text().contains(QStringLiteral("6 paired episodes")),
+                 qPrintable(panel->summary()->text()));
     }
 
     // Against recordings: a LeRobot dataset's recorded actions replayed in a world model by

@@ -179,6 +179,21 @@ void FidelityPanel::refresh()
                             m_physics->setCurrentIndex(physics);
                     }
                 }
+                // Studies with policies added later on the same starts: each side's protocols
+                // as one entry (their SHA-256s), chosen when there is one.
+                for (const FidelityGroup &group : fidelityGroups(*m_ledger)) {
+                    auto add = [&](QComboBox *box, const auto &protocols) {
+                        QStringList names, shas;
+                        for (const auto &[name, sha] : protocols) {
+                            names << QString::fromStdString(name);
+                            shas << QString::fromStdString(sha);
+                        }
+                        box->addItem(names.join(QStringLiteral(" + ")), shas);
+                        box->setCurrentIndex(box->count() - 1);
+                    };
+                    add(m_physics, group.physics);
+                    add(m_imagined, group.imagined);
+                }
             } catch (const std::exception &e) {
                 m_summary->setText(QString::fromUtf8(e.what()).toHtmlEscaped());
             }
@@ -206,14 +221,21 @@ void FidelityPanel::update()
                "learned world model (kosmos-cli fidelity prepare; docs/fidelity.md)."));
         return;
     }
-    if (m_physics->currentData() == m_imagined->currentData()) {
+    const QStringList physics = m_physics->currentData().toStringList();
+    const QStringList imagined = m_imagined->currentData().toStringList();
+    if (std::any_of(physics.begin(), physics.end(),
+                    [&](const QString &sha) { return imagined.contains(sha); })) {
         m_summary->setText(tr("Choose two different protocols: the physics one (ground truth) and "
                               "the imagined one (world model, judged)."));
         return;
     }
     FidelityOptions options;
-    options.physicsProtocol = m_physics->currentData().toString().toStdString();
-    options.imaginedProtocol = m_imagined->currentData().toString().toStdString();
+    options.physicsProtocol = physics.front().toStdString();
+    options.imaginedProtocol = imagined.front().toStdString();
+    for (qsizetype i = 1; i < physics.size(); ++i)
+        options.alsoPhysics.push_back(physics[i].toStdString());
+    for (qsizetype i = 1; i < imagined.size(); ++i)
+        options.alsoImagined.push_back(imagined[i].toStdString());
     try {
         const FidelityReport r = fidelityReport(*m_ledger, options);
         m_table->setRowCount(static_cast<int>(r.policies.size()));
@@ -358,12 +380,15 @@ void FidelityPanel::compareFrames()
                       .arg(curve.ssimMean.back(), 0, 'f', 3));
         emit framesCompared();
     });
-    m_process->start(m_cliPath, {QStringLiteral("fidelity"),
-                                 QString::fromStdString(m_ledger->bundle().string()),
-                                 QStringLiteral("--physics"), m_physics->currentData().toString(),
-                                 QStringLiteral("--imagined"), m_imagined->currentData().toString(),
-                                 QStringLiteral("--replays"), QString::number(m_replays->value()),
-                                 QStringLiteral("--json")});
+    QStringList arguments = {QStringLiteral("fidelity"),
+                             QString::fromStdString(m_ledger->bundle().string())};
+    for (const QString &sha : m_physics->currentData().toStringList())
+        arguments << QStringLiteral("--physics") << sha;
+    for (const QString &sha : m_imagined->currentData().toStringList())
+        arguments << QStringLiteral("--imagined") << sha;
+    arguments << QStringLiteral("--replays") << QString::number(m_replays->value())
+              << QStringLiteral("--json");
+    m_process->start(m_cliPath, arguments);
 }
 
 void FidelityPanel::compareWithRecordings(const QString &datasetGiven, const QString &configGiven)
