@@ -9,7 +9,9 @@
 #                           [--seeds "SEED SEED"] [--protocol FILE] [--replays N] [--workers N]
 #                           [--judge JUDGE.json] [--world-model WORLD.json]
 #
-# tabletop (default): examples/fidelity-tabletop-study.json, seeds 20261301 20261302, judge-2.
+# tabletop (default): examples/fidelity-tabletop-study.json (eight learned policies and the
+# scripted expert, whose imagined twin replays its physics actions open loop), seeds 20261303
+# 20261304 (the first run, without the expert, used 20261301 20261302), judge-2.
 # aloha: examples/fidelity-aloha-study.json in ALOHA sim (scripts/setup-worlds.sh first), seeds
 # 20261501 20261502, models/aloha's world model and judge (about 8 s an episode a worker).
 # Writes DIR/study.kosmos (the ledger), DIR/report-SEED.txt and .json, DIR/compare.md. Running it
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
 done
 case "$benchmark" in
 tabletop)
-    defaults=("$root/build/fidelity-study" "20261301 20261302"
+    defaults=("$root/build/fidelity-study" "20261303 20261304"
         "$root/examples/fidelity-tabletop-study.json" "$root/examples/fidelity-judge-2.json"
         "$root/examples/fidelity-world-model.json") ;;
 aloha)
