@@ -7,7 +7,13 @@
 #
 #   tools/fidelity-study.sh [--benchmark tabletop|aloha] [--work DIR] [--episodes N]
 #                           [--seeds "SEED SEED"] [--protocol FILE] [--replays N] [--workers N]
-#                           [--judge JUDGE.json] [--world-model WORLD.json]
+#                           [--judge JUDGE.json] [--world-model WORLD.json] [--add FILE]...
+#
+# --add FILE: policies evaluated later on the same starts, without running the study's again
+# ({"name": N, "description": "... {seed} ...", "policies": [...]}): the study's protocol with
+# these policies, named <benchmark>-study-N-SEED, run and prepared beside it; the reports join
+# them (kosmos-cli fidelity --physics/--imagined given again). E.g. the ALOHA study's scripted
+# experts: --add examples/fidelity-aloha-add-expert.json --add examples/fidelity-aloha-add-expert-act.json
 #
 # tabletop (default): examples/fidelity-tabletop-study.json (eight learned policies and the
 # scripted expert, whose imagined twin replays its physics actions open loop), seeds 20261303
@@ -28,6 +34,7 @@ replays=20
 workers=2
 judge=""
 world=""
+adds=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --benchmark) benchmark="$2"; shift 2 ;;
@@ -39,7 +46,9 @@ while [ $# -gt 0 ]; do
     --workers) workers="$2"; shift 2 ;;
     --judge) judge="$2"; shift 2 ;;
     --world-model) world="$2"; shift 2 ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    --add) [ -f "$2" ] || { echo "fidelity-study: no file $2 (--add)" >&2; exit 2; }
+        adds+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "fidelity-study: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -86,10 +95,39 @@ PY
     echo "== $name: the world model" >&2
     "$cli" run "$work/imagined-$seed/imagined.json" --ledger "$ledger" --workers "$workers" \
         >"$work/$name-imagined.run.txt"
-    "$cli" fidelity "$ledger" --physics "$name" --imagined "$name-imagined" \
-        --replays "$replays" >"$work/report-$seed.txt"
-    "$cli" fidelity "$ledger" --physics "$name" --imagined "$name-imagined" \
-        --replays "$replays" --json >"$work/report-$seed.json"
+    joined=(--physics "$name" --imagined "$name-imagined")
+    for add in "${adds[@]}"; do
+        part=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$add")
+        added="$benchmark-study-$part-$seed"
+        python3 - "$work/$name.json" "$add" "$work/$added.json" "$seed" "$added" <<'PY'
+import json, sys
+study, add, target, seed, name = sys.argv[1:]
+p, a = json.load(open(study)), json.load(open(add))
+p["name"], p["policies"] = name, a["policies"]
+p["description"] = a["description"].replace("{seed}", seed)
+json.dump(p, open(target, "w"), indent=2)
+PY
+        echo "== $added: physics" >&2
+        "$cli" run "$work/$added.json" --ledger "$ledger" --workers "$workers" \
+            >"$work/$added.run.txt"
+        if [ ! -f "$work/imagined-$part-$seed/imagined.json" ]; then
+            "$cli" fidelity prepare "$ledger" --protocol "$added" \
+                --world-model "$world" --judge "$judge" --to "$work/imagined-$part-$seed"
+        fi
+        echo "== $added: the world model" >&2
+        # Exit 5: some runs failed (e.g. an action outside what the world model accepts); their
+        # reasons are in the log, and the report counts them as without a verdict.
+        status=0
+        "$cli" run "$work/imagined-$part-$seed/imagined.json" --ledger "$ledger" \
+            --workers "$workers" >"$work/$added-imagined.run.txt" || status=$?
+        [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
+        [ "$status" -eq 0 ] || echo "fidelity-study: some runs of $added-imagined failed" \
+            "(see $work/$added-imagined.run.txt)" >&2
+        joined+=(--physics "$added" --imagined "$added-imagined")
+    done
+    "$cli" fidelity "$ledger" "${joined[@]}" --replays "$replays" >"$work/report-$seed.txt"
+    "$cli" fidelity "$ledger" "${joined[@]}" --replays "$replays" --json \
+        >"$work/report-$seed.json"
 done
 python3 "$root/tools/fidelity_compare.py" "$work/report-$1.json" "$work/report-$2.json" \
     >"$work/compare.md"
