@@ -27,7 +27,8 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 cmake --build --preset fuzz
 all=(judge_answer protocol judge_config model_manifest msgpack_numpy json_numpy actions
-     annotation_answers judge_request scaleout lerobot_info remote_world lerobot_wire)
+     annotation_answers judge_request scaleout lerobot_info remote_world lerobot_wire
+     replay_by_seed)
 # physics.mjcf's task files, where the build has the MJCF world (the mujoco wheel).
 [ -x build-fuzz/fuzz/fuzz_mjcf_task ] && all+=(mjcf_task)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")

@@ -5,6 +5,7 @@
 #include "dataset/LeRobotDataset.h"
 #include "evaluation/Calibration.h"
 #include "evaluation/Fidelity.h"
+#include "evaluation/OpenLoopTwin.h"
 #include "evaluation/RecordedFidelity.h"
 #include "host/PluginRegistry.h"
 #include "ledger/Ledger.h"
@@ -53,71 +54,6 @@ std::map<std::int64_t, std::string> startFrames(Ledger &ledger, const std::vecto
             out[run.runId] = view.frames.front().sha256;
     }
     return out;
-}
-
-// The label's adapter id and its settings (the label without what the plugin resolved).
-std::pair<std::string, nlohmann::json> adapterAndSettings(const std::string &label)
-{
-    const auto space = label.find(' ');
-    if (space == std::string::npos)
-        return {label, nlohmann::json::object()};
-    nlohmann::json settings = nlohmann::json::parse(label.substr(space + 1), nullptr, false);
-    if (settings.is_object())
-        settings.erase("resolved");
-    return {label.substr(0, space), settings};
-}
-
-// The imagined twin of a policy that reads the simulator's state (its plugin's metadata says
-// "reads_world_state"): a world model has no state to give it, so each imagined run replays the
-// actions it took in physics from that start, open loop (replay.actions by seed). Writes
-// DIR/replays/<n>.json and returns the policy entry that replaces it.
-nlohmann::json openLoopTwin(Ledger &ledger, const std::string &label,
-                            const std::vector<LatestRun> &runs,
-                            const std::map<std::string, std::uint64_t> &seedOf,
-                            const fs::path &file, int horizon, int *episodes)
-{
-    nlohmann::json contract;
-    nlohmann::json recorded = nlohmann::json::array();
-    for (const LatestRun &run : runs) {
-        if (run.policyLabel != label)
-            continue;
-        const std::string lineage = run.task + "#" + std::to_string(run.episodeIndex);
-        const auto seed = seedOf.find(lineage);
-        if (seed == seedOf.end())
-            continue; // no imagined task: a run without frames
-        const RolloutView view = loadRollout(ledger, run.runId);
-        // Every step's action, or the replay could not go as far as the imagined horizon.
-        if (static_cast<int>(view.actions.size()) < horizon || view.policyActionContract.is_null())
-            continue;
-        if (contract.is_null())
-            contract = view.policyActionContract;
-        else if (contract != view.policyActionContract)
-            throw Error(ErrorCode::InvalidInput,
-                        "runs of " + label + " recorded different action contracts (run " +
-                            std::to_string(run.runId) + "): no one replay can stand for them");
-        nlohmann::json actions = nlohmann::json::array();
-        for (int k = 0; k < horizon; ++k)
-            actions.push_back(view.actions[static_cast<std::size_t>(k)]);
-        recorded.push_back({{"policy_seed", std::to_string(policySeedOf(seed->second))},
-                            {"lineage", lineage},
-                            {"instruction", run.instruction.value_or("")},
-                            {"physics_run", run.runId},
-                            {"policy_actions", std::move(actions)}});
-    }
-    if (recorded.empty())
-        throw Error(ErrorCode::InvalidInput,
-                    label +
-                        " reads the simulator's state, so its imagined twin replays its "
-                        "physics actions; no run of it recorded all " +
-                        std::to_string(horizon) + " actions and its contract");
-    *episodes = static_cast<int>(recorded.size());
-    const nlohmann::json doc = {{"format", "kosmos.replay_by_seed/1"},
-                                {"replays", label},
-                                {"action_contract", contract},
-                                {"episodes", std::move(recorded)}};
-    writeFileAtomically(file, doc.dump() + "\n");
-    return {{"plugin", "replay.actions"},
-            {"settings", {{"by_seed", file.string()}, {"replays", label}}}};
 }
 
 } // namespace
@@ -185,12 +121,12 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
         // by the seed each imagined run's policy is reset with.
         PluginRegistry registry;
         registry.scan(PluginRegistry::configuredSearchPath(o.executableDir));
-        std::map<std::string, std::uint64_t> seedOf; // lineage -> run seed
+        std::map<std::string, std::uint64_t> seedOf; // lineage -> its policy's reset seed
         {
             const Protocol parsed = Protocol::fromJson(imagined);
             for (const RunPlan &plan : expandRuns(parsed))
                 seedOf.emplace(parsed.tasks[static_cast<std::size_t>(plan.taskIndex)].id,
-                               plan.seed);
+                               policySeedOf(plan.seed));
         }
         const auto labelled = latestRuns(ledger, {sha, true, "physics"});
         std::vector<std::string> twins;
@@ -211,14 +147,16 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
                             plugin + " " + settings.dump() +
                                 " reads the simulator's state, and no run of it is in " + name +
                                 " to replay in its imagined twin");
-            fs::create_directories(dir / "replays");
-            int episodes = 0;
-            entry =
-                openLoopTwin(ledger, *label, labelled, seedOf,
-                             dir / "replays" / ("policy-" + std::to_string(twins.size()) + ".json"),
-                             frozen->value("horizon", 0), &episodes);
+            const OpenLoopTwin twin =
+                openLoopTwin(ledger, *label, labelled, seedOf, frozen->value("horizon", 0));
+            const fs::path file =
+                dir / "replays" / ("policy-" + std::to_string(twins.size()) + ".json");
+            fs::create_directories(file.parent_path());
+            writeFileAtomically(file, twin.document.dump() + "\n");
+            entry = {{"plugin", "replay.actions"},
+                     {"settings", {{"by_seed", file.string()}, {"replays", *label}}}};
             twins.push_back(*label + ": its physics actions replayed open loop (" +
-                            std::to_string(episodes) + " starts)");
+                            std::to_string(twin.episodes) + " starts)");
         }
         writeFileAtomically(dir / "imagined.json", imagined.dump(2) + "\n");
         for (const std::string &twin : twins)

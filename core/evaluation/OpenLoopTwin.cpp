@@ -1,0 +1,66 @@
+#include "evaluation/OpenLoopTwin.h"
+
+#include "queries/RolloutQuery.h"
+#include "util/Error.h"
+
+namespace kosmos {
+
+std::pair<std::string, nlohmann::json> adapterAndSettings(const std::string &label)
+{
+    const auto space = label.find(' ');
+    if (space == std::string::npos)
+        return {label, nlohmann::json::object()};
+    nlohmann::json settings = nlohmann::json::parse(label.substr(space + 1), nullptr, false);
+    if (settings.is_object())
+        settings.erase("resolved");
+    return {label.substr(0, space), settings};
+}
+
+OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
+                          const std::vector<LatestRun> &runs,
+                          const std::map<std::string, std::uint64_t> &policySeedOf, int horizon)
+{
+    nlohmann::json contract;
+    nlohmann::json recorded = nlohmann::json::array();
+    for (const LatestRun &run : runs) {
+        if (run.policyLabel != label)
+            continue;
+        const std::string lineage = run.task + "#" + std::to_string(run.episodeIndex);
+        const auto seed = policySeedOf.find(lineage);
+        if (seed == policySeedOf.end())
+            continue; // no imagined task: a run without frames
+        const RolloutView view = loadRollout(ledger, run.runId);
+        // Every step's action, or the replay could not go as far as the imagined horizon.
+        if (static_cast<int>(view.actions.size()) < horizon || view.policyActionContract.is_null())
+            continue;
+        if (contract.is_null())
+            contract = view.policyActionContract;
+        else if (contract != view.policyActionContract)
+            throw Error(ErrorCode::InvalidInput,
+                        "runs of " + label + " recorded different action contracts (run " +
+                            std::to_string(run.runId) + "): no one replay can stand for them");
+        nlohmann::json actions = nlohmann::json::array();
+        for (int k = 0; k < horizon; ++k)
+            actions.push_back(view.actions[static_cast<std::size_t>(k)]);
+        recorded.push_back({{"policy_seed", std::to_string(seed->second)},
+                            {"lineage", lineage},
+                            {"instruction", run.instruction.value_or("")},
+                            {"physics_run", run.runId},
+                            {"policy_actions", std::move(actions)}});
+    }
+    if (recorded.empty())
+        throw Error(ErrorCode::InvalidInput,
+                    label +
+                        " reads the simulator's state, so its imagined twin replays its "
+                        "physics actions; no run of it recorded all " +
+                        std::to_string(horizon) + " actions and its contract");
+    OpenLoopTwin twin;
+    twin.episodes = static_cast<int>(recorded.size());
+    twin.document = {{"format", "kosmos.replay_by_seed/1"},
+                     {"replays", label},
+                     {"action_contract", contract},
+                     {"episodes", std::move(recorded)}};
+    return twin;
+}
+
+} // namespace kosmos

@@ -1,0 +1,42 @@
+#pragma once
+
+// The open-loop twin of a policy that reads the simulator's state (kosmos-cli fidelity prepare;
+// docs/fidelity.md, "The workflow"): a world model has no state to give it, so each imagined run
+// replays the actions it took in physics from the same start (replay.actions by seed, which
+// reads the document built here: "kosmos.replay_by_seed/1", adapters/replay/ReplayPolicy.h).
+
+#include "queries/LatestRuns.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kosmos {
+
+class Ledger;
+
+// A component label ("ADAPTER SETTINGS-JSON") as its adapter id and settings, without what the
+// plugin resolved ("resolved"): what a protocol's policy entry says.
+std::pair<std::string, nlohmann::json> adapterAndSettings(const std::string &label);
+
+struct OpenLoopTwin
+{
+    nlohmann::json document; // kosmos.replay_by_seed/1
+    int episodes = 0;        // starts with a complete recording
+};
+
+// The replay document of `label`'s runs among `runs` (a physics protocol's latest runs): per start
+// ("<task>#<episode>") that `policySeedOf` names, the seed its imagined run's policy is reset with,
+// the instruction and the first `horizon` recorded actions, with the action contract the runs
+// recorded. A run without all `horizon` actions or a contract is left out (its imagined run then
+// fails, naming the seed). Throws Error(InvalidInput) when no run qualifies or the runs recorded
+// different contracts.
+OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
+                          const std::vector<LatestRun> &runs,
+                          const std::map<std::string, std::uint64_t> &policySeedOf, int horizon);
+
+} // namespace kosmos
