@@ -76,6 +76,24 @@ mkdir -p "$work"
 ledger="$work/study.kosmos"
 [ -d "$ledger" ] || "$cli" init "$ledger"
 cd "$root" # the protocols name the model packages relative to the repository
+# prepare PHYSICS_NAME DIR: the imagined protocol of a physics protocol (DIR/imagined.json), once.
+# One prepared from another version of the physics protocol (another policy list) is refused, not
+# run: its runs are in the ledger; prepare into another --work.
+prepare() {
+    local sum
+    sum=$(sha256sum "$work/$1.json" | cut -d' ' -f1)
+    if [ -f "$2/imagined.json" ]; then
+        if [ -f "$2/prepared-from.sha256" ] && [ "$(cat "$2/prepared-from.sha256")" != "$sum" ]; then
+            echo "fidelity-study: $2 was prepared from another version of $1 (its policies or" \
+                "settings changed); use another --work" >&2
+            exit 2
+        fi
+        return 0
+    fi
+    "$cli" fidelity prepare "$ledger" --protocol "$1" --world-model "$world" --judge "$judge" \
+        --to "$2"
+    echo "$sum" >"$2/prepared-from.sha256"
+}
 for seed in $seeds; do
     name="$benchmark-study-$seed"
     python3 - "$protocol" "$work/$name.json" "$seed" "$episodes" "$name" <<'PY'
@@ -87,11 +105,7 @@ json.dump(p, open(target, "w"), indent=2)
 PY
     echo "== $name: physics" >&2
     "$cli" run "$work/$name.json" --ledger "$ledger" --workers "$workers" >"$work/$name.run.txt"
-    if [ ! -f "$work/imagined-$seed/imagined.json" ]; then
-        "$cli" fidelity prepare "$ledger" --protocol "$name" \
-            --world-model "$world" --judge "$judge" \
-            --to "$work/imagined-$seed"
-    fi
+    prepare "$name" "$work/imagined-$seed"
     echo "== $name: the world model" >&2
     "$cli" run "$work/imagined-$seed/imagined.json" --ledger "$ledger" --workers "$workers" \
         >"$work/$name-imagined.run.txt"
@@ -110,10 +124,7 @@ PY
         echo "== $added: physics" >&2
         "$cli" run "$work/$added.json" --ledger "$ledger" --workers "$workers" \
             >"$work/$added.run.txt"
-        if [ ! -f "$work/imagined-$part-$seed/imagined.json" ]; then
-            "$cli" fidelity prepare "$ledger" --protocol "$added" \
-                --world-model "$world" --judge "$judge" --to "$work/imagined-$part-$seed"
-        fi
+        prepare "$added" "$work/imagined-$part-$seed"
         echo "== $added: the world model" >&2
         # Exit 5: some runs failed (e.g. an action outside what the world model accepts); their
         # reasons are in the log, and the report counts them as without a verdict.
