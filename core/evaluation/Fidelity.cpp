@@ -1,6 +1,7 @@
 #include "evaluation/Fidelity.h"
 
 #include "evaluation/Calibration.h"
+#include "evaluation/OpenLoopTwin.h"
 #include "ledger/Ledger.h"
 #include "queries/LatestRuns.h"
 #include "queries/RolloutQuery.h"
@@ -54,23 +55,19 @@ std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
 }
 
 // The imagined runs of an open-loop twin (replay.actions by seed, settings.replays naming the
-// physics policy's label) stand for that policy: relabelled, and the policy listed as replayed.
-void pairReplayedPolicies(std::vector<EpisodeRow> &imagined, FidelityReport &report)
+// physics policy's label) stand for that policy: relabelled, and the policy added to `replayed`.
+void pairReplayedPolicies(std::vector<EpisodeRow> &imagined, std::set<std::string> &replayed)
 {
-    constexpr std::string_view kReplay = "replay.actions ";
-    std::set<std::string> replayed;
     for (EpisodeRow &e : imagined) {
-        if (!e.policy.starts_with(kReplay))
+        if (!e.policy.starts_with("replay.actions "))
             continue;
-        const nlohmann::json settings =
-            nlohmann::json::parse(e.policy.substr(kReplay.size()), nullptr, false);
+        const auto [adapter, settings] = adapterAndSettings(e.policy);
         if (settings.is_object() && settings.contains("by_seed") && settings.contains("replays") &&
             settings["replays"].is_string()) {
             e.policy = settings["replays"].get<std::string>();
             replayed.insert(e.policy);
         }
     }
-    report.openLoopPolicies.assign(replayed.begin(), replayed.end());
 }
 
 struct Rates
@@ -562,19 +559,15 @@ void checkSameStartFrames(Ledger &ledger, const std::vector<NamedProtocol> &prot
 // The episodes of every protocol of a side; a policy in two of them is refused (each policy's
 // episodes come from one protocol).
 std::vector<EpisodeRow> joinedRows(Ledger &ledger, const std::vector<NamedProtocol> &protocols,
-                                   const std::string &source, FidelityReport *relabel)
+                                   const std::string &source,
+                                   std::set<std::string> *replayed = nullptr)
 {
     std::vector<EpisodeRow> out;
     std::map<std::string, std::string> protocolOf; // policy -> protocol name
     for (const auto &[name, sha] : protocols) {
         auto rows = episodeRows(ledger, sha, source);
-        if (relabel) {
-            FidelityReport once;
-            pairReplayedPolicies(rows, once);
-            relabel->openLoopPolicies.insert(relabel->openLoopPolicies.end(),
-                                             once.openLoopPolicies.begin(),
-                                             once.openLoopPolicies.end());
-        }
+        if (replayed) // the imagined side: open-loop twins stand for the policies they replay
+            pairReplayedPolicies(rows, *replayed);
         for (const auto &row : rows) {
             const auto [it, inserted] = protocolOf.emplace(row.policy, name);
             if (!inserted && it->second != name)
@@ -628,9 +621,10 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     checkSameStartFrames(ledger, imaginedSide);
     report.replicates = options.replicates;
     report.seed = options.seed;
-    const auto physics = joinedRows(ledger, physicsSide, "physics", nullptr);
-    auto imagined = joinedRows(ledger, imaginedSide, "judge", &report);
-    std::sort(report.openLoopPolicies.begin(), report.openLoopPolicies.end());
+    const auto physics = joinedRows(ledger, physicsSide, "physics");
+    std::set<std::string> replayed;
+    const auto imagined = joinedRows(ledger, imaginedSide, "judge", &replayed);
+    report.openLoopPolicies.assign(replayed.begin(), replayed.end());
     if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
         throw Error(ErrorCode::InvalidInput,
                     "fidelity: protocol " + report.physicsName +
@@ -640,7 +634,7 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     correlations(report, outcomes.order, options);
     physicsNeeds(report, rankingAgreement(report, outcomes, options));
     episodeAgreement(report);
-    judgeAgainstPhysics(report, physics, joinedRows(ledger, physicsSide, "judge", nullptr));
+    judgeAgainstPhysics(report, physics, joinedRows(ledger, physicsSide, "judge"));
     return report;
 }
 

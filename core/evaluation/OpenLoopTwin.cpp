@@ -1,5 +1,6 @@
 #include "evaluation/OpenLoopTwin.h"
 
+#include "queries/ComponentLabels.h"
 #include "queries/RolloutQuery.h"
 #include "util/Error.h"
 
@@ -7,13 +8,12 @@ namespace kosmos {
 
 std::pair<std::string, nlohmann::json> adapterAndSettings(const std::string &label)
 {
-    const auto space = label.find(' ');
-    if (space == std::string::npos)
-        return {label, nlohmann::json::object()};
-    nlohmann::json settings = nlohmann::json::parse(label.substr(space + 1), nullptr, false);
-    if (settings.is_object())
-        settings.erase("resolved");
-    return {label.substr(0, space), settings};
+    LabelledComponent c = labelledComponentOf(label);
+    if (c.config.is_null())
+        c.config = nlohmann::json::object();
+    else if (c.config.is_object())
+        c.config.erase("resolved");
+    return {c.adapterId, c.config};
 }
 
 OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,

@@ -86,23 +86,27 @@ std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponen
     return labels;
 }
 
+LabelledComponent labelledComponentOf(const std::string &text)
+{
+    const auto space = text.find(' ');
+    const std::string settings = space == std::string::npos ? "" : text.substr(space + 1);
+    nlohmann::json config;
+    if (!settings.empty()) {
+        try {
+            config = json::parseBounded(settings, "settings", {16, 64u << 10, false});
+        } catch (const std::exception &) {
+            config = settings; // not JSON (or too deep, too large): one opaque value
+        }
+    }
+    return {text.substr(0, space), std::move(config)};
+}
+
 std::vector<std::string> labelsOfIdentityTexts(const std::vector<std::string> &texts)
 {
     std::vector<LabelledComponent> components;
     components.reserve(texts.size());
-    for (const std::string &text : texts) {
-        const auto space = text.find(' ');
-        const std::string settings = space == std::string::npos ? "" : text.substr(space + 1);
-        nlohmann::json config;
-        if (!settings.empty()) {
-            try {
-                config = json::parseBounded(settings, "settings", {16, 64u << 10, false});
-            } catch (const std::exception &) {
-                config = settings; // not JSON (or too deep, too large): one opaque value
-            }
-        }
-        components.push_back({text.substr(0, space), std::move(config)});
-    }
+    for (const std::string &text : texts)
+        components.push_back(labelledComponentOf(text));
     return distinguishingLabels(components);
 }
 

@@ -21,6 +21,11 @@ struct LabelledComponent
 // settings get " #1", " #2" in the given order. One label per input, in order.
 std::vector<std::string> distinguishingLabels(const std::vector<LabelledComponent> &components);
 
+// An identity written as "ADAPTER SETTINGS-JSON" (a component label) read back: the settings
+// within bounds (depth 16, 64 KiB); null without settings, the text itself when it is not such
+// JSON (or too deep, too large).
+LabelledComponent labelledComponentOf(const std::string &text);
+
 // The same for identities written as "ADAPTER SETTINGS-JSON" (how the runs table and the ranking
 // name a policy): the settings are read within bounds (depth 16, 64 KiB); settings that are not
 // such JSON count as one opaque value.
