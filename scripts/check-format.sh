@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    mapfile -t files < <(git ls-files '*.cpp' '*.h')
+    mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.c')
 else # a checkout without git metadata: the source folders
-    mapfile -t files < <(find core adapters app ui tests fuzz bench tools -name '*.cpp' -o -name '*.h' 2>/dev/null | sort)
+    mapfile -t files < <(find core adapters app ui tests fuzz bench tools -name '*.cpp' -o -name '*.h' -o -name '*.c' 2>/dev/null | sort)
 fi
 if [ "${1:-}" = "--fix" ]; then
     clang-format -i "${files[@]}"

@@ -50,10 +50,9 @@ Module &module()
             return;
         }
         // Arrow's bundled jemalloc starts a purging thread when libarrow loads (its compiled-in
-        // "background_thread:true"), though the module allocates through the system pool. That
-        // thread lived until the host's exit, where LeakSanitizer's tracer crashed among the
-        // threads (CI, tst_lerobot under ASan). jemalloc reads JE_ARROW_MALLOC_CONF as it starts:
-        // off, unless the user has set it.
+        // "background_thread:true"), though the module allocates through the system pool: a
+        // thread the host did not ask for, alive until its exit. jemalloc reads
+        // JE_ARROW_MALLOC_CONF as it starts: off, unless the user has set it.
         ::setenv("JE_ARROW_MALLOC_CONF", "background_thread:false", 0);
         // Never unloaded: Arrow keeps process-wide state (memory pools, registries).
         void *library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

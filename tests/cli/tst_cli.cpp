@@ -324,29 +324,6 @@ TEST(Cli, ThePhysicsWorldRendersInsideThePluginHostProcess)
     // the physics demo must record physics labels.
     if (KOSMOS_PHYSICS_PLUGINS == 0u)
         GTEST_SKIP() << "built without MuJoCo";
-#ifdef __SANITIZE_ADDRESS__
-    // Under ASan, LeakSanitizer's exit-time scan of a kosmos-cli that has rendered through EGL
-    // (Mesa's llvmpipe threads still alive) sometimes crashes in its own tracer ("Tracer caught
-    // signal 11", GCC 12's runtime; 1 run in 3 under load): not a finding, and it fails the exit
-    // code. These child processes run without leak detection; the physics world's code keeps it
-    // in-process in tst_physics_world, and ASan's other checks stay on here.
-    const char *asanBefore = std::getenv("ASAN_OPTIONS");
-    const std::string asanSaved = asanBefore ? asanBefore : "";
-    ::setenv("ASAN_OPTIONS",
-             (asanSaved + (asanSaved.empty() ? "" : ":") + "detect_leaks=0").c_str(), 1);
-    struct Restore
-    {
-        std::string saved;
-        bool had;
-        ~Restore()
-        {
-            if (had)
-                ::setenv("ASAN_OPTIONS", saved.c_str(), 1);
-            else
-                ::unsetenv("ASAN_OPTIONS");
-        }
-    } restore{asanSaved, asanBefore != nullptr};
-#endif
     for (const char *id : {"physics.tabletop", "physics.scripted_policy"}) {
         const auto r = runProcess({test::cliPath(), "plugins", "--test", id, "--json"});
         ASSERT_EQ(r.exitCode, 0) << r.output;

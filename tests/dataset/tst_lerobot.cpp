@@ -274,9 +274,9 @@ std::map<std::string, std::string> threadsOfThisProcess()
 }
 
 // Reading and writing Parquet starts no thread in the host: Arrow reads on the calling thread and
-// its bundled jemalloc's purging thread is off. A thread left running to the host's exit is where
-// LeakSanitizer's exit scan crashed (CI, under ASan). ctest runs this in a process of its own, so
-// the module loads here; run with the others in one process, the name check still holds.
+// its bundled jemalloc's purging thread is off (a host's threads are its own to start). ctest runs
+// this in a process of its own, so the module loads here; run with the others in one process, the
+// name check still holds.
 TEST(LeRobotParquet, ReadingAndWritingStartNoThreadInTheHost)
 {
     if (!parquetOrSaysWhy())
