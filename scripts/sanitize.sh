@@ -17,7 +17,7 @@ asan)
     # intercept_tls_get_addr=0: the runtime's guess at a dynamic TLS block's bounds reads its own
     # chunk header as glibc 2.19's block header when the block starts at 16 mod 4096, and the leak
     # check at exit then crashes in its tracer ("Tracer caught signal 11"), on some machines and
-    # not others. The blocks stay reachable through glibc's DTV. tools/sanitizers/dtls/ checks it.
+    # not others. What such a block points to stays reachable; tools/sanitizers/dtls/ checks both.
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0:intercept_tls_get_addr=0"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
