@@ -857,6 +857,35 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
                     nlohmann::json({{"package", (dir / "here" / "world").string()}}).dump()})
             .exitCode,
         0);
+    // Trained on from that package (--world-init): its weights are the start, recorded by hash.
+    const fs::path initModule = dir / "here" / "world" / "module.pt";
+    r = runProcess({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(), "--only",
+                    "world", "--world-init", (dir / "here" / "world").string(), "--tiny", "--out",
+                    (dir / "tuned").string(), "--threads", "2"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto tuned = nlohmann::json::parse(std::ifstream(dir / "tuned" / "training-record.json"));
+    EXPECT_EQ(tuned["models"]["world"]["init_module_sha256"], Sha256::fileHex(initModule));
+    EXPECT_EQ(tuned["models"]["world"]["steps"], 3);
+    EXPECT_EQ(
+        runProcess({test::cliPath(), "plugins", "--test", "torch.generic_world_model", "--settings",
+                    nlohmann::json({{"package", (dir / "tuned" / "world").string()}}).dump()})
+            .exitCode,
+        0);
+    // Not a world model of this design; both a start and trained weights.
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(),
+                              "--only", "world", "--world-init",
+                              (dir / "models" / "bc-expert-full").string(), "--tiny", "--out",
+                              (dir / "tuned-2").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("bc-expert-full: not a world model of this trainer's design"),
+              std::string::npos)
+        << r.output;
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(),
+                              "--only", "world", "--world-init", (dir / "here" / "world").string(),
+                              "--world-weights", weights.string(), "--out",
+                              (dir / "tuned-2").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("one or the other"), std::string::npos) << r.output;
     // Bad input is named: not weights, not a packed dataset (on stderr).
     std::ofstream(dir / "bad.npz") << "not a numpy archive";
     r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(),

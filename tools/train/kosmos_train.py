@@ -24,6 +24,7 @@ hyper-parameters, the losses, the wall time and every package file's SHA-256.
   kosmos_train.py --dataset DIR --pack DS.npz           # the dataset in one file (for a GPU)
   kosmos_train.py --dataset DS.npz --only world --device cuda --out M   # there (no OpenCV)
   kosmos_train.py --dataset DIR --only world --world-weights M/world/weights.npz --out models
+  kosmos_train.py --dataset DIR --only world --world-init models/world --out M   # fine-tune
 
 Debian 12: python3-torch (1.13, the same as libtorch-dev), python3-opencv, python3-numpy. A
 packed dataset (--pack) is read without OpenCV, so the world model can be trained where only torch
@@ -731,11 +732,14 @@ def world_samples(episodes, stride, span):
     return out
 
 
-def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0, weights=None):
+def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0, weights=None,
+                init=None):
     """Trains the world model on `device` (the whole dataset is moved there once and batches are
     gathered there), or, with `weights` (a weights.npz written by a run elsewhere), only loads
     them. With `seconds`, the number of steps is spec["steps"] or what fits in that many seconds
-    at the speed of steps 20 to 60, whichever is less (the cosine schedule is set to it)."""
+    at the speed of steps 20 to 60, whichever is less (the cosine schedule is set to it). With
+    `init` (a world model package of this design), training starts from its weights and keeps its
+    action normalization, so that what the network learnt still applies."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     all_actions = np.concatenate([e["actions"] for e in episodes])
@@ -748,6 +752,16 @@ def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0,
     model = WorldModel()
     model.action_mean.copy_(torch.from_numpy(mean).float())
     model.action_std.copy_(torch.from_numpy(std).float())
+    init_sha = None
+    if init is not None:
+        module_path = os.path.join(init, "module.pt")
+        try:
+            model.load_state_dict(torch.jit.load(module_path, map_location="cpu").state_dict())
+        except (OSError, ValueError, RuntimeError) as e:
+            fail(f"--world-init {init}: not a world model of this trainer's design ({e})")
+        mean = model.action_mean.numpy().astype(np.float64)
+        std = model.action_std.numpy().astype(np.float64)
+        init_sha = sha256_file(module_path)
     if weights is not None:
         result = load_world_weights(model, weights, mean, std)
         result.setdefault("samples", len(samples))
@@ -755,6 +769,8 @@ def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0,
         result = fit_world(model, episodes, samples, mean, std, spec, rng, steps_cap, device,
                            seconds)
         model = model.cpu()
+        if init_sha:
+            result["init_module_sha256"] = init_sha
     io = {"inputs": [{"name": "frames", "source": "frames", "shape": [1, 2, 3, HEIGHT, WIDTH]},
                      {"name": "actions", "source": "actions", "shape": [1, CHUNK, 7]},
                      {"name": "hand", "source": "proprio", "shape": [1, CHUNK, PROPRIO]}],
@@ -1502,6 +1518,10 @@ def main(argv):
     parser.add_argument("--world-weights", metavar="FILE",
                         help="script the world model from these weights (written elsewhere by "
                              "a training run, world/weights.npz) instead of training it")
+    parser.add_argument("--world-init", metavar="PACKAGE",
+                        help="train the world model on from this package's weights (a world "
+                             "model of this design, e.g. models/world), keeping its action "
+                             "normalization")
     args = parser.parse_args(argv)
     if args.golden:
         rewrite_golden(args.out)
@@ -1512,6 +1532,9 @@ def main(argv):
         parser.error("--dataset is required to train")
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.world_init and args.world_weights:
+        parser.error("--world-init trains from a package, --world-weights scripts trained "
+                     "weights: one or the other")
     if args.init and not args.dagger:
         parser.error("--init goes with --dagger NAME")
     if args.judge_epochs < 1:
@@ -1656,7 +1679,7 @@ def main(argv):
         t0 = time.time()
         result = train_world(episodes, world_spec, args.seed + 100, cap,
                              os.path.join(args.out, "world"), args.device, args.world_seconds,
-                             args.world_weights)
+                             args.world_weights, args.world_init)
         result.setdefault("hyper_parameters", world_spec)
         result.setdefault("wall_s", round(time.time() - t0, 1))
         result["dataset_sha256"] = dataset_sha
