@@ -90,6 +90,16 @@ def main(argv):
         rb = b.get("judge_on_physics", {}).get(side)
         print(f"| judge {side} (physics rollouts) | {rate(ra)} | {rate(rb)} | "
               f"{difference((ra or {}).get('rate'), (rb or {}).get('rate'))} |")
+    # The same by task (reports from before the judge was read by task have none).
+    tasks_a = {t["task"]: t for t in a.get("judge_on_physics", {}).get("by_task", [])}
+    tasks_b = {t["task"]: t for t in b.get("judge_on_physics", {}).get("by_task", [])}
+    if len(set(tasks_a) | set(tasks_b)) > 1:
+        for task in sorted(set(tasks_a) | set(tasks_b)):
+            for side in ("sensitivity", "specificity"):
+                ra = tasks_a.get(task, {}).get(side)
+                rb = tasks_b.get(task, {}).get(side)
+                print(f"| judge {side}, {task} | {rate(ra)} | {rate(rb)} | "
+                      f"{difference((ra or {}).get('rate'), (rb or {}).get('rate'))} |")
     sa, sb = a["spread"], b["spread"]
     print(f"| distinguishable levels in physics | {sa['distinguishable_levels']} | "
           f"{sb['distinguishable_levels']} | {sb['distinguishable_levels'] - sa['distinguishable_levels']:+d} |")

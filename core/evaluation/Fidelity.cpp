@@ -366,32 +366,45 @@ std::string statText(const IntervalStat &s)
     return o.str();
 }
 
-// The physics protocol's own judge against the physics labels, run by run.
+// The physics protocol's own judge against the physics labels, run by run, in all and by task.
 void judgeAgainstPhysics(FidelityReport &report, const std::vector<EpisodeRow> &physics,
                          const std::vector<EpisodeRow> &judged)
 {
     std::map<std::int64_t, std::optional<bool>> verdict;
     for (const auto &e : judged)
         verdict[e.runId] = e.outcome;
-    std::array<int, 4> c{}; // sensitivity k, n; specificity k, n
+    struct Counts
+    {
+        std::array<int, 4> c{}; // sensitivity k, n; specificity k, n
+        int unjudged = 0;
+    };
+    Counts all;
+    std::map<std::string, Counts> byTask;
     for (const auto &e : physics) {
         if (!e.outcome)
             continue;
         const auto it = verdict.find(e.runId);
-        if (it == verdict.end() || !it->second) {
-            ++report.judgeOnPhysics.unjudged;
-            continue;
-        }
-        if (*e.outcome) {
-            c[0] += *it->second;
-            ++c[1];
-        } else {
-            c[2] += !*it->second;
-            ++c[3];
+        for (Counts *counts : {&all, &byTask[e.task]}) {
+            if (it == verdict.end() || !it->second) {
+                ++counts->unjudged;
+            } else if (*e.outcome) {
+                counts->c[0] += *it->second;
+                ++counts->c[1];
+            } else {
+                counts->c[2] += !*it->second;
+                ++counts->c[3];
+            }
         }
     }
-    report.judgeOnPhysics.sensitivity = wilson(c[0], c[1]);
-    report.judgeOnPhysics.specificity = wilson(c[2], c[3]);
+    JudgeOnPhysics &j = report.judgeOnPhysics;
+    j.sensitivity = wilson(all.c[0], all.c[1]);
+    j.specificity = wilson(all.c[2], all.c[3]);
+    j.unjudged = all.unjudged;
+    if (all.c[1] + all.c[3] == 0)
+        return; // no verdicts: nothing by task either
+    for (const auto &[task, counts] : byTask)
+        j.byTask.push_back({task, wilson(counts.c[0], counts.c[1]),
+                            wilson(counts.c[2], counts.c[3]), counts.unjudged});
 }
 
 std::string percentText(double v)
@@ -399,6 +412,22 @@ std::string percentText(double v)
     std::ostringstream o;
     o << std::fixed << std::setprecision(0) << v * 100 << "%";
     return o.str();
+}
+
+// "; by task: T sensitivity ... n=..., specificity ... n=...; ..." when there are two tasks or
+// more.
+std::string judgeByTaskText(const JudgeOnPhysics &j)
+{
+    if (j.byTask.size() < 2)
+        return {};
+    std::string out = "; by task:";
+    for (std::size_t i = 0; i < j.byTask.size(); ++i) {
+        const JudgeOnPhysicsOfTask &t = j.byTask[i];
+        out += (i ? "; " : " ") + t.task + " sensitivity " + intervalText(t.sensitivity) +
+               " n=" + std::to_string(t.sensitivity.n) + ", specificity " +
+               intervalText(t.specificity) + " n=" + std::to_string(t.specificity.n);
+    }
+    return out;
 }
 
 } // namespace
@@ -486,7 +515,8 @@ std::vector<FidelityGoal> fidelityGoals(const FidelityReport &r)
                            " n=" + std::to_string(j.sensitivity.n) + ", specificity " +
                            intervalText(j.specificity) + " n=" + std::to_string(j.specificity.n) +
                            (j.unjudged ? ", " + std::to_string(j.unjudged) + " without a verdict"
-                                       : std::string()),
+                                       : std::string()) +
+                           judgeByTaskText(j),
                        std::nullopt};
         if (j.sensitivity.lower && j.specificity.lower)
             g.met =
@@ -901,6 +931,12 @@ nlohmann::json needsJson(const std::vector<FidelityReport::SeparationNeed> &need
 
 nlohmann::json toJson(const FidelityReport &r)
 {
+    nlohmann::json judgeByTask = nlohmann::json::array();
+    for (const auto &t : r.judgeOnPhysics.byTask)
+        judgeByTask.push_back({{"task", t.task},
+                               {"sensitivity", proportionJson(t.sensitivity)},
+                               {"specificity", proportionJson(t.specificity)},
+                               {"without_a_verdict", t.unjudged}});
     nlohmann::json policies = nlohmann::json::array();
     for (const auto &p : r.policies)
         policies.push_back({{"policy", p.policy},
@@ -964,7 +1000,8 @@ nlohmann::json toJson(const FidelityReport &r)
             {"judge_on_physics",
              {{"sensitivity", proportionJson(r.judgeOnPhysics.sensitivity)},
               {"specificity", proportionJson(r.judgeOnPhysics.specificity)},
-              {"without_a_verdict", r.judgeOnPhysics.unjudged}}},
+              {"without_a_verdict", r.judgeOnPhysics.unjudged},
+              {"by_task", judgeByTask}}},
             {"goals", goals}};
 }
 
@@ -1084,6 +1121,11 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
           << intervalText(j.sensitivity) << " n=" << j.sensitivity.n << ", specificity "
           << intervalText(j.specificity) << " n=" << j.specificity.n << " (" << j.unjudged
           << " without a verdict)\n";
+    if (j.byTask.size() > 1)
+        for (const auto &t : j.byTask)
+            o << "  " << t.task << ": sensitivity " << intervalText(t.sensitivity)
+              << " n=" << t.sensitivity.n << ", specificity " << intervalText(t.specificity)
+              << " n=" << t.specificity.n << " (" << t.unjudged << " without a verdict)\n";
     o << "\nGoals (docs/fidelity.md), beside the anchors:\n";
     for (const auto &g : fidelityGoals(r))
         o << "  " << (g.met ? (*g.met ? "[met]     " : "[NOT MET] ") : "[undecided] ") << g.id

@@ -80,11 +80,22 @@ struct IntervalStat
 // The judge on the physics rollouts (the physics protocol's own judge): how it reads the
 // simulator's outcomes. Sensitivity over the physics successes it judged, specificity over the
 // physics failures; a physics episode without a verdict is counted apart.
+struct JudgeOnPhysicsOfTask
+{
+    std::string task;
+    Proportion sensitivity;
+    Proportion specificity;
+    int unjudged = 0;
+};
+
 struct JudgeOnPhysics
 {
     Proportion sensitivity; // judged success among physics successes
     Proportion specificity; // judged failure among physics failures
     int unjudged = 0;       // physics-labelled episodes without a decisive verdict
+    // The same for each task (in task order): a judge that reads one task and not another shows
+    // here, not in the totals.
+    std::vector<JudgeOnPhysicsOfTask> byTask;
 };
 
 struct FidelityReport

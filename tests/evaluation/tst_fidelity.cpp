@@ -410,6 +410,58 @@ TEST(FidelityGoals, EachGoalIsDecidedOnWhatTheReportMeasured)
     }
 }
 
+// A judge that reads one task and not the other: the totals hide it, the report's lines by task
+// show it (text, JSON, the judge goal's measured line, which the Fidelity tab shows).
+TEST(FidelityGoals, TheJudgeOnPhysicsIsAlsoReportedTaskByTask)
+{
+    std::map<std::string, std::vector<int>> physics, judged;
+    for (int i = 0; i < 4; ++i) {
+        const std::string name = "P" + std::to_string(i);
+        physics[name] = spreadSuccesses(10 + 10 * i, 50);
+        judged[name] = physics[name];
+        for (std::size_t e = 0; e < 50; e += 2)
+            judged[name][e] = 0; // task t0 (even starts): every success judged a failure
+    }
+    test::TempDir dir;
+    Ledger ledger = Ledger::create(dir / "tasks.kosmos");
+    test::writeFidelityFixture(ledger, physics, physics, judged, 2);
+    FidelityOptions options;
+    options.physicsProtocol = "phys";
+    options.imaginedProtocol = "imag";
+    options.replicates = 100;
+    const FidelityReport r = fidelityReport(ledger, options);
+    int successes[2] = {0, 0}, failures[2] = {0, 0};
+    for (const auto &[name, outcomes] : physics)
+        for (std::size_t e = 0; e < outcomes.size(); ++e)
+            ++(outcomes[e] ? successes : failures)[e % 2];
+    ASSERT_EQ(r.judgeOnPhysics.byTask.size(), 2u);
+    const auto &t0 = r.judgeOnPhysics.byTask[0];
+    const auto &t1 = r.judgeOnPhysics.byTask[1];
+    EXPECT_EQ(t0.task, "t0");
+    EXPECT_EQ(t0.sensitivity.successes, 0);
+    EXPECT_EQ(t0.sensitivity.n, successes[0]);
+    EXPECT_EQ(t0.specificity.successes, failures[0]);
+    EXPECT_EQ(t1.task, "t1");
+    EXPECT_EQ(t1.sensitivity.successes, successes[1]);
+    EXPECT_EQ(t1.sensitivity.n, successes[1]);
+    EXPECT_EQ(r.judgeOnPhysics.sensitivity.n, successes[0] + successes[1]);
+    EXPECT_EQ(r.judgeOnPhysics.sensitivity.successes, successes[1]);
+    const std::string t0Line = "t0: sensitivity 0/" + std::to_string(successes[0]);
+    EXPECT_NE(toText(r, nullptr).find(t0Line), std::string::npos) << toText(r, nullptr);
+    const auto judgeGoal = goalOf(fidelityGoals(r), "judge");
+    EXPECT_NE(judgeGoal.measured.find("; by task: t0 sensitivity 0/"), std::string::npos)
+        << judgeGoal.measured;
+    const auto json = toJson(r);
+    ASSERT_EQ(json["judge_on_physics"]["by_task"].size(), 2u);
+    EXPECT_EQ(json["judge_on_physics"]["by_task"][0]["task"], "t0");
+    EXPECT_EQ(json["judge_on_physics"]["by_task"][0]["sensitivity"]["successes"], 0);
+    EXPECT_EQ(json["judge_on_physics"]["by_task"][1]["sensitivity"]["n"], successes[1]);
+    // One task: no lines by task in the goal (the totals are that task's).
+    EXPECT_EQ(
+        goalOf(fidelityGoals(reportOf(physics, physics, judged)), "judge").measured.find("by task"),
+        std::string::npos);
+}
+
 TEST_F(FidelityTest, GoalsThatCannotBeDecidedSayWhy)
 {
     // Three policies from four starts, no judge on the physics rollouts: the judge's goal is

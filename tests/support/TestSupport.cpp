@@ -272,9 +272,10 @@ struct FidelityWriter
             throw std::runtime_error("fidelity fixture: cannot claim its run");
         return std::pair{submitted.runId, *lease};
     }
-    void physicsRun(const std::string &policy, int episode, bool success, int judged = -1)
+    void physicsRun(const std::string &policy, int episode, bool success, int judged = -1,
+                    const std::string &task = "t")
     {
-        const auto [run, lease] = add(physics, policy, "t", episode);
+        const auto [run, lease] = add(physics, policy, task, episode);
         if (judged >= 0) { // the physics protocol's own judge on this rollout
             JudgmentRecord j = testJudgment();
             j.outcome = judged == 1 ? "success" : "failure";
@@ -312,20 +313,24 @@ struct FidelityWriter
 std::pair<std::string, std::string>
 writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
                      const std::map<std::string, std::vector<int>> &imagined,
-                     const std::map<std::string, std::vector<int>> &judgedPhysics)
+                     const std::map<std::string, std::vector<int>> &judgedPhysics, int tasks)
 {
     FidelityWriter w{ledger,
                      ledger.freezeProtocol("phys", {{"name", "phys"}, {"world", "physics"}}),
                      ledger.freezeProtocol("imag", {{"name", "imag"}, {"world", "learned"}})};
+    const auto taskOf = [tasks](std::size_t start) {
+        return tasks > 1 ? "t" + std::to_string(start % static_cast<std::size_t>(tasks))
+                         : std::string("t");
+    };
     for (const auto &[policy, outcomes] : physics)
         for (std::size_t e = 0; e < outcomes.size(); ++e) {
             const auto judged = judgedPhysics.find(policy);
             w.physicsRun(policy, static_cast<int>(e), outcomes[e] == 1,
-                         judged == judgedPhysics.end() ? -1 : judged->second.at(e));
+                         judged == judgedPhysics.end() ? -1 : judged->second.at(e), taskOf(e));
         }
     for (const auto &[policy, outcomes] : imagined)
         for (std::size_t e = 0; e < outcomes.size(); ++e)
-            w.imaginedRun(policy, "t#" + std::to_string(e),
+            w.imaginedRun(policy, taskOf(e) + "#" + std::to_string(e),
                           outcomes[e] < 0 ? std::nullopt : std::optional<bool>(outcomes[e] == 1));
     return {w.physics, w.imagined};
 }

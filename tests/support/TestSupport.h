@@ -53,10 +53,12 @@ std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger);
 // rollout that failed validation), start k of every policy paired as "t#k"; `judgedPhysics`
 // gives the physics protocol's judge a verdict on a policy's physics runs (1/0, -1 none). An
 // imagined policy named "replay:X" is X's open-loop twin (replay.actions by seed, replaying X).
+// With `tasks` > 1, start k is of task "t<k mod tasks>" (imagined "t<k mod tasks>#k").
 std::pair<std::string, std::string>
 writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int>> &physics,
                      const std::map<std::string, std::vector<int>> &imagined,
-                     const std::map<std::string, std::vector<int>> &judgedPhysics = {});
+                     const std::map<std::string, std::vector<int>> &judgedPhysics = {},
+                     int tasks = 1);
 // As the above, into protocols of the given names whose frozen documents also hold the given
 // fields (a study's protocols of policies added later on the same starts: the same fields).
 std::pair<std::string, std::string>

@@ -115,23 +115,31 @@ TEST(TrainedModels, TheWorldModelAndTheJudgeReproduceTheTrainersGoldenOutputs)
     for (const fs::path &folder : kModelFolders) {
         const auto golden = readJson(folder / "golden.json");
         const cv::Mat input = goldenInput(folder, golden);
-        auto world =
-            createTorchWorldModel(ModelFamily::GenericWorldModel,
-                                  {{"package", (folder / "world").string()}, {"warmup", 0}});
-        WorldStart start;
-        start.startFrame = input;
-        world->reset(start);
-        ActionChunk actions;
-        for (const auto &row : golden["world"]["actions"])
-            actions.push_back(row.get<std::vector<double>>());
-        const auto frames = world->step(actions);
-        const auto &means = golden["world"]["mean_pixel_per_frame"];
-        ASSERT_EQ(frames.size(), means.size()) << folder;
-        for (std::size_t i = 0; i < frames.size(); ++i) {
-            const cv::Scalar m = cv::mean(frames[i]);
-            EXPECT_NEAR((m[0] + m[1] + m[2]) / 3, means[i].get<double>(), 0.05)
-                << folder << " frame " << i;
+        // Every world model of the folder (the golden entries with frames).
+        int worlds = 0;
+        for (const auto &[name, entry] : golden.items()) {
+            if (!entry.is_object() || !entry.contains("mean_pixel_per_frame"))
+                continue;
+            ++worlds;
+            auto world =
+                createTorchWorldModel(ModelFamily::GenericWorldModel,
+                                      {{"package", (folder / name).string()}, {"warmup", 0}});
+            WorldStart start;
+            start.startFrame = input;
+            world->reset(start);
+            ActionChunk actions;
+            for (const auto &row : entry["actions"])
+                actions.push_back(row.get<std::vector<double>>());
+            const auto frames = world->step(actions);
+            const auto &means = entry["mean_pixel_per_frame"];
+            ASSERT_EQ(frames.size(), means.size()) << folder << " " << name;
+            for (std::size_t i = 0; i < frames.size(); ++i) {
+                const cv::Scalar m = cv::mean(frames[i]);
+                EXPECT_NEAR((m[0] + m[1] + m[2]) / 3, means[i].get<double>(), 0.05)
+                    << folder << " " << name << " frame " << i;
+            }
         }
+        EXPECT_GE(worlds, 1) << folder << ": golden outputs of its world model";
         // Each judge's module on the input repeated (the adapter samples from these logits).
         const cv::Mat rgb = input;
         auto image = torch::from_blob(rgb.data, {1, 1, rgb.rows, rgb.cols, 3}, torch::kUInt8)
