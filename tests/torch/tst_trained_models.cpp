@@ -46,7 +46,7 @@ cv::Mat goldenInput(const fs::path &folder, const nlohmann::json &golden)
 
 bool isPolicy(const std::string &name)
 {
-    return name != "world" && name.rfind("judge", 0) != 0;
+    return name.rfind("world", 0) != 0 && name.rfind("judge", 0) != 0;
 }
 
 } // namespace
@@ -82,7 +82,8 @@ TEST(TrainedModels, ThePoliciesReproduceTheTrainersGoldenActions)
         const cv::Mat input = goldenInput(folder, golden);
         int policies = 0;
         for (const auto &[name, entry] : golden.items()) {
-            if (!entry.is_object() || !entry.contains("actions") || name == "world")
+            if (!entry.is_object() || !entry.contains("actions") ||
+                entry.contains("mean_pixel_per_frame")) // a world model's
                 continue;
             auto policy = createTorchPolicy(ModelFamily::GenericPolicy,
                                             {{"package", (folder / name).string()}, {"warmup", 0}});

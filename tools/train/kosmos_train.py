@@ -785,8 +785,10 @@ def train_world(episodes, spec, seed, steps_cap, out, device="cpu", seconds=0.0,
                           {"action": action_contract(mean, std), "frame": frame_contract()},
                           "Action-conditioned video predictor trained on physics rollouts of "
                           "expert, noisy and failing policies (tools/train); 80x64 frames, "
-                          f"chunks of {CHUNK}. A generated rollout is not evidence of real "
-                          "robot success.")
+                          f"chunks of {CHUNK}. "
+                          + (f"Trained on from {os.path.basename(os.path.normpath(init))} "
+                             f"(module {init_sha[:12]}) on this dataset. " if init_sha else "")
+                          + "A generated rollout is not evidence of real robot success.")
     if weights is None:
         result.update({"samples": len(samples), "hyper_parameters": spec})
         # The weights alone, loadable by any torch: what --world-weights scripts elsewhere.
