@@ -767,6 +767,29 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
                           (dir / "judge-ds").string()})
                   .exitCode,
               0);
+    // The judge with the success objective (judge-4's): trained, recorded, and it loads.
+    {
+        const auto models = dir / "success-models";
+        const auto trained =
+            runProcess({"/usr/bin/python3", trainer, "--dataset", (dir / "judge-ds").string(),
+                        "--only", "judge", "--tiny", "--judge-objective", "success", "--judge-name",
+                        "judge-s", "--out", models.string(), "--threads", "2"});
+        ASSERT_EQ(trained.exitCode, 0) << trained.output;
+        const auto rec = nlohmann::json::parse(std::ifstream(models / "training-record.json"));
+        EXPECT_EQ(rec["models"]["judge-s"]["hyper_parameters"]["objective"], "success");
+        EXPECT_EQ(
+            runProcess({test::cliPath(), "plugins", "--test", "torch.generic_judge", "--settings",
+                        nlohmann::json({{"package", (models / "judge-s").string()}}).dump()})
+                .exitCode,
+            0);
+        const auto refused = runProcessWithStderr(
+            {"/usr/bin/python3", trainer, "--dataset", (dir / "judge-ds").string(), "--only",
+             "judge", "--tiny", "--judge-objective", "verdicts", "--out", models.string()});
+        EXPECT_EQ(refused.exitCode, 2);
+        EXPECT_NE(refused.output.find("--judge-objective: invalid choice: 'verdicts'"),
+                  std::string::npos)
+            << refused.output;
+    }
     std::ofstream(dir / "judge-config.json")
         << nlohmann::json({{"plugin", "torch.generic_judge"},
                            {"quorum", {{"samples", 5}, {"quorum", 3}, {"temperature", 0.7}}}})

@@ -929,6 +929,22 @@ def validation_start(episode):
     return int(hashlib.sha256(episode["start"].encode()).hexdigest(), 16) % 5 == 0
 
 
+def success_auc_by_task(logits, labels, tasks, instructions):
+    """Per instruction: how well P(progress 5) ranks successes above failures (the area under
+    the ROC curve, ties counted half), with its counts; None where a side is empty."""
+    p = F.softmax(logits, 1)[:, 5]
+    out = {}
+    for t, instruction in enumerate(instructions):
+        chosen = tasks == t
+        pos, neg = p[chosen & (labels == 5)], p[chosen & (labels != 5)]
+        auc = None
+        if len(pos) and len(neg):
+            auc = round(float((pos[:, None] > neg[None, :]).float().mean()
+                              + 0.5 * (pos[:, None] == neg[None, :]).float().mean()), 4)
+        out[instruction] = {"auc": auc, "successes": len(pos), "failures": len(neg)}
+    return out
+
+
 def success_loss(logits, labels):
     """The verdict's loss: binary cross-entropy of P(progress 5) against success, the mean over
     successes and the mean over failures averaged (the two classes count alike)."""
@@ -964,6 +980,19 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
     frames, tasks, labels = frames[~held], tasks[~held], labels[~held]
     counts = torch.bincount(labels, minlength=6).float()
     weight = (counts.sum() / (6 * counts.clamp(min=1))).clamp(max=10.0)
+    # objective "success": the verdict's own question, success (progress 5) against the rest,
+    # with successes and failures weighing alike within each task, plus a quarter of the
+    # progress loss. With the progress loss alone (judge-2) the push task's few successes were
+    # never learnt (validation AUC 0.43) while a push-only success classifier on the same frames
+    # reached 0.97.
+    success_weight = torch.ones(len(labels))
+    if spec.get("objective", "progress") == "success":
+        for t in tasks.unique():
+            for is_success in (True, False):
+                chosen = (tasks == t) & ((labels == 5) == is_success)
+                if chosen.any():
+                    success_weight[chosen] = 0.5 * float((tasks == t).sum()) / float(chosen.sum())
+        success_weight /= success_weight.mean()
     model = Judge(len(instructions))
     model.pixel_mean.copy_(frames.mean((0, 1)).unsqueeze(0))
     model.pixel_std.copy_(frames.std((0, 1)).unsqueeze(0) + 0.02)
@@ -982,7 +1011,12 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
             # held out; 0.95 with it, at sensitivity 0.71 against 0.82).
             dx, dy = (int(v) for v in rng.integers(-spec["shift"], spec["shift"] + 1, 2))
             x = torch.roll(x, (dy, dx), (3, 4))
-            loss = F.cross_entropy(model(x, tasks[idx]), labels[idx], weight=weight)
+            logits = model(x, tasks[idx])
+            loss = F.cross_entropy(logits, labels[idx], weight=weight)
+            if spec.get("objective", "progress") == "success":
+                verdict = logits[:, 5] - logits[:, :5].logsumexp(1)
+                loss = 0.25 * loss + F.binary_cross_entropy_with_logits(
+                    verdict, (labels[idx] == 5).float(), weight=success_weight[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -1005,7 +1039,8 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
                         {"true_positive": int((said & truth).sum()),
                          "false_positive": int((said & ~truth).sum()),
                          "true_negative": int((~said & ~truth).sum()),
-                         "false_negative": int((~said & truth).sum())})
+                         "false_negative": int((~said & truth).sum())},
+                        success_auc_by_task(logits, val_labels, val_tasks, instructions))
             print(f"  judge epoch {epoch}: loss {losses[-1]}, validation {validation[-1]}",
                   flush=True)
         if steps_cap and step >= steps_cap:
@@ -1014,7 +1049,10 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
     if best is not None:
         model.load_state_dict(best[2])
         kept = {"epoch": best[1], "success_loss": round(best[0], 5),
-                "episodes": len(val_labels), "argmax_verdicts": best[3]}
+                "episodes": len(val_labels), "argmax_verdicts": best[3],
+                "success_auc_by_task": best[4]}
+        print(f"  judge: kept epoch {best[1]}, validation AUC of P(success) by task {best[4]}",
+              flush=True)
     io = {"vocabulary": instructions,
           "inputs": [{"name": "frames", "source": "frames",
                       "shape": [1, JUDGE_FRAMES, 3, HEIGHT, WIDTH]},
@@ -1501,6 +1539,10 @@ def main(argv):
     parser.add_argument("--judge-epochs", type=int, default=JUDGE["epochs"], metavar="N",
                         help="the judge's epochs (default %(default)s; the best on the validation "
                              "fifth is kept)")
+    parser.add_argument("--judge-objective", choices=["progress", "success"], default="progress",
+                        help="progress: cross-entropy over progress 0..5 (judge, judge-2); "
+                             "success: success against the rest, balanced within each task, "
+                             "plus a quarter of the progress loss (judge-4)")
     parser.add_argument("--judge-name", default="judge", metavar="NAME",
                         help="the judge package's name in --out (default judge)")
     parser.add_argument("--dagger", metavar="NAME",
@@ -1689,7 +1731,7 @@ def main(argv):
         print(f"world model: {result['samples']} samples, {result['wall_s']} s", flush=True)
     if "judge" in only:
         t0 = time.time()
-        judge_spec = dict(JUDGE, epochs=args.judge_epochs)
+        judge_spec = dict(JUDGE, epochs=args.judge_epochs, objective=args.judge_objective)
         result = train_judge(episodes, instructions, judge_spec, args.seed + 200, cap,
                              os.path.join(args.out, args.judge_name))
         result.update({"hyper_parameters": judge_spec, "wall_s": round(time.time() - t0, 1)})
