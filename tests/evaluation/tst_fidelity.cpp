@@ -338,11 +338,11 @@ const FidelityGoal &goalOf(const std::vector<FidelityGoal> &goals, const std::st
 // The report over a new ledger holding these outcomes (writeFidelityFixture's form).
 FidelityReport reportOf(const std::map<std::string, std::vector<int>> &physics,
                         const std::map<std::string, std::vector<int>> &imagined,
-                        const std::map<std::string, std::vector<int>> &judgedPhysics)
+                        const std::map<std::string, std::vector<int>> &judgedPhysics, int tasks = 1)
 {
     test::TempDir dir;
     Ledger ledger = Ledger::create(dir / "goals.kosmos");
-    test::writeFidelityFixture(ledger, physics, imagined, judgedPhysics);
+    test::writeFidelityFixture(ledger, physics, imagined, judgedPhysics, tasks);
     FidelityOptions options;
     options.physicsProtocol = "phys";
     options.imaginedProtocol = "imag";
@@ -422,14 +422,7 @@ TEST(FidelityGoals, TheJudgeOnPhysicsIsAlsoReportedTaskByTask)
         for (std::size_t e = 0; e < 50; e += 2)
             judged[name][e] = 0; // task t0 (even starts): every success judged a failure
     }
-    test::TempDir dir;
-    Ledger ledger = Ledger::create(dir / "tasks.kosmos");
-    test::writeFidelityFixture(ledger, physics, physics, judged, 2);
-    FidelityOptions options;
-    options.physicsProtocol = "phys";
-    options.imaginedProtocol = "imag";
-    options.replicates = 100;
-    const FidelityReport r = fidelityReport(ledger, options);
+    const FidelityReport r = reportOf(physics, physics, judged, 2);
     int successes[2] = {0, 0}, failures[2] = {0, 0};
     for (const auto &[name, outcomes] : physics)
         for (std::size_t e = 0; e < outcomes.size(); ++e)
