@@ -414,6 +414,13 @@ std::string percentText(double v)
     return o.str();
 }
 
+// "sensitivity ... n=..., specificity ... n=..." of one task (the report's line and the goal's).
+std::string judgeOfTaskText(const JudgeOnPhysicsOfTask &t)
+{
+    return "sensitivity " + intervalText(t.sensitivity) + " n=" + std::to_string(t.sensitivity.n) +
+           ", specificity " + intervalText(t.specificity) + " n=" + std::to_string(t.specificity.n);
+}
+
 // "; by task: T sensitivity ... n=..., specificity ... n=...; ..." when there are two tasks or
 // more.
 std::string judgeByTaskText(const JudgeOnPhysics &j)
@@ -421,12 +428,8 @@ std::string judgeByTaskText(const JudgeOnPhysics &j)
     if (j.byTask.size() < 2)
         return {};
     std::string out = "; by task:";
-    for (std::size_t i = 0; i < j.byTask.size(); ++i) {
-        const JudgeOnPhysicsOfTask &t = j.byTask[i];
-        out += (i ? "; " : " ") + t.task + " sensitivity " + intervalText(t.sensitivity) +
-               " n=" + std::to_string(t.sensitivity.n) + ", specificity " +
-               intervalText(t.specificity) + " n=" + std::to_string(t.specificity.n);
-    }
+    for (std::size_t i = 0; i < j.byTask.size(); ++i)
+        out += (i ? "; " : " ") + j.byTask[i].task + " " + judgeOfTaskText(j.byTask[i]);
     return out;
 }
 
@@ -1123,9 +1126,8 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
           << " without a verdict)\n";
     if (j.byTask.size() > 1)
         for (const auto &t : j.byTask)
-            o << "  " << t.task << ": sensitivity " << intervalText(t.sensitivity)
-              << " n=" << t.sensitivity.n << ", specificity " << intervalText(t.specificity)
-              << " n=" << t.specificity.n << " (" << t.unjudged << " without a verdict)\n";
+            o << "  " << t.task << ": " << judgeOfTaskText(t) << " (" << t.unjudged
+              << " without a verdict)\n";
     o << "\nGoals (docs/fidelity.md), beside the anchors:\n";
     for (const auto &g : fidelityGoals(r))
         o << "  " << (g.met ? (*g.met ? "[met]     " : "[NOT MET] ") : "[undecided] ") << g.id

@@ -985,8 +985,9 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
     # progress loss. With the progress loss alone (judge-2) the push task's few successes were
     # never learnt (validation AUC 0.43) while a push-only success classifier on the same frames
     # reached 0.97.
+    success_objective = spec.get("objective", "progress") == "success"
     success_weight = torch.ones(len(labels))
-    if spec.get("objective", "progress") == "success":
+    if success_objective:
         for t in tasks.unique():
             for is_success in (True, False):
                 chosen = (tasks == t) & ((labels == 5) == is_success)
@@ -1013,7 +1014,7 @@ def train_judge(episodes, instructions, spec, seed, steps_cap, out):
             x = torch.roll(x, (dy, dx), (3, 4))
             logits = model(x, tasks[idx])
             loss = F.cross_entropy(logits, labels[idx], weight=weight)
-            if spec.get("objective", "progress") == "success":
+            if success_objective:
                 verdict = logits[:, 5] - logits[:, :5].logsumexp(1)
                 loss = 0.25 * loss + F.binary_cross_entropy_with_logits(
                     verdict, (labels[idx] == 5).float(), weight=success_weight[idx])

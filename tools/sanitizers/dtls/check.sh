@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the sanitizer environment scripts/sanitize.sh exported (ASAN_OPTIONS, LSAN_OPTIONS)
 # survives a dynamic TLS block at 16 mod 4096 and keeps what only such a block points to
-# reachable (dtls-check.c says why), and that the leak check still reports a dropped block. Builds into DIR (given), runs in well under a second.
+# reachable (dtls-check.c says why), and that the leak check still reports a dropped block.
+# Builds into DIR (given); runs in well under a second.
 #   tools/sanitizers/dtls/check.sh DIR
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,7 +23,8 @@ case "$log" in
     exit 1
     ;;
 esac
-if leaked=$("$out/dtls-check" "$out/libkosmos-dtls.so" --leak 2>&1) || [[ "$leaked" != *"Direct leak of 100 byte"* ]]; then
+if leaked=$("$out/dtls-check" "$out/libkosmos-dtls.so" --leak 2>&1) ||
+    [[ "$leaked" != *"Direct leak of 100 byte"* ]]; then
     echo "$leaked" >&2
     echo "dtls-check: a dropped block was not reported: the leak check did not run" >&2
     exit 1
