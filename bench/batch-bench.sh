@@ -10,8 +10,10 @@
 # on D (`kosmos-cli run --device`); on a device other than the CPU, with nvidia-smi present,
 # the GPU's utilisation and memory are sampled every 250 ms during each run (NVML through
 # nvidia-smi) and reported per N. --cli: another kosmos-cli (tools/gpu-check.sh's CUDA build).
+# --threads T gives the world model T intra-op threads (its settings.threads; libtorch's count is
+# process-wide, so the policies and the judge use them too); the table's threads column says.
 #   bench/batch-bench.sh WORKDIR [--episodes E] [--workers W] [--batches "1 4 16"]
-#       [--physics-ledger L | --protocol P] [--device D] [--cli PATH]
+#       [--physics-ledger L | --protocol P] [--device D] [--cli PATH] [--threads T]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin="$here/build/bin"
@@ -23,6 +25,7 @@ batches="1 4 16"
 physics=""
 protocol=""
 device=""
+threads=""
 cli="$bin/kosmos-cli"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
     --episodes) episodes=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
     --physics-ledger) physics=$2; shift 2 ;;
     *) echo "batch-bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -65,12 +69,22 @@ p["quorum"] = judge["quorum"]
 json.dump(p, open(out, "w"), indent=1)
 EOF
 fi
+if [ -n "$threads" ]; then
+    /usr/bin/python3 - "$protocol" "$threads" "$work/protocol-threads-$threads.json" <<'EOF'
+import json, sys
+source, threads, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+p = json.load(open(source))
+p["world_model"].setdefault("settings", {})["threads"] = threads
+json.dump(p, open(out, "w"), indent=1)
+EOF
+    protocol="$work/protocol-threads-$threads.json"
+fi
 sample=""
 if [ -n "$device" ] && [ "$device" != cpu ] && command -v nvidia-smi >/dev/null; then
     sample=1
 fi
-echo "| N (--batch) | workers | device | runs | wall s | rollouts/s | frames/s | speed-up vs N=1 | world-model calls: mean batch | policy calls: mean batch | lockstep wait ms/run | world model ms/run | policy ms/run | GPU utilisation mean / max % | GPU memory max MiB |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| N (--batch) | workers | device | threads | runs | wall s | rollouts/s | frames/s | speed-up vs N=1 | world-model calls: mean batch | policy calls: mean batch | lockstep wait ms/run | world model ms/run | policy ms/run | GPU utilisation mean / max % | GPU memory max MiB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 base=""
 for n in $batches; do
     ledger="$work/batch-$n.kosmos"
@@ -93,9 +107,9 @@ for n in $batches; do
     end=$(date +%s.%N)
     [ -z "$sampler" ] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }
     /usr/bin/python3 - "$ledger" "$n" "$workers" "$start" "$end" "$base" "${device:-settings}" \
-        "$work/nvml-$n.csv" <<'EOF'
+        "$work/nvml-$n.csv" "${threads:-default}" <<'EOF'
 import json, os, sqlite3, sys
-ledger, n, workers, start, end, base, device, nvml = sys.argv[1:9]
+ledger, n, workers, start, end, base, device, nvml, threads = sys.argv[1:10]
 wall = float(end) - float(start)
 db = sqlite3.connect(f"file:{ledger}/ledger.sqlite?mode=ro", uri=True)
 runs = db.execute("SELECT count(*) FROM runs WHERE status = 'completed'").fetchone()[0]
@@ -126,7 +140,7 @@ if os.path.exists(nvml):
             memory.append(int(parts[1]))
 gpu = f"{mean(util):.0f} / {max(util)}" if util else "-"
 gpu_memory = f"{max(memory)}" if memory else "-"
-print(f"| {n} | {workers} | {device} | {runs} | {wall:.1f} | {rate:.2f} | {frames / wall:.0f} | {speed} | {mean(wb):.2f} | {mean(pb):.2f} | {wait / max(runs, 1):.0f} | {world / max(runs, 1):.0f} | {policy / max(runs, 1):.0f} | {gpu} | {gpu_memory} |")
+print(f"| {n} | {workers} | {device} | {threads} | {runs} | {wall:.1f} | {rate:.2f} | {frames / wall:.0f} | {speed} | {mean(wb):.2f} | {mean(pb):.2f} | {wait / max(runs, 1):.0f} | {world / max(runs, 1):.0f} | {policy / max(runs, 1):.0f} | {gpu} | {gpu_memory} |")
 open(f"{ledger}.rate", "w").write(str(rate))
 EOF
     if [ -z "$base" ]; then base=$(cat "$ledger.rate"); fi

@@ -47,8 +47,11 @@ fi
 echo
 echo "## Batched episodes (--batch N, the shipped world model and policies)"
 if [ -d "$here/models/world" ]; then
+    # At libtorch's default intra-op threads, then at two (the model's call may use both cores).
     "$here/bench/batch-bench.sh" "$work/batch" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
         --batches "1 4 16" || echo "(batch bench failed: see $work/batch)"
+    "$here/bench/batch-bench.sh" "$work/batch-t2" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
+        --batches "1 4 16" --threads 2 | tail -n 3 || echo "(batch bench failed: see $work/batch-t2)"
     # The ceiling: the shipped models' own forward pass at batch N, nothing of the engine around.
     if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
         for m in world bc-expert-full; do

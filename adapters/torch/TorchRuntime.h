@@ -170,7 +170,11 @@ struct Runtime
             throw Error(ErrorCode::InvalidInput,
                         "settings.dtype must be fp32, bf16 or fp16, not '" + o.dtype + "'");
         }
-        if (o.threads > 0)
+        // at::set_num_threads is process-wide, and each call also rebuilds libtorch's
+        // pthreadpool (its threads spin while they start): a run loads its components anew, so
+        // setting an unchanged count on every load cost ~8 ms of spinning a component
+        // (docs/benchmarks.md, "Batched episodes").
+        if (o.threads > 0 && at::get_num_threads() != o.threads)
             at::set_num_threads(o.threads);
         r.threads = at::get_num_threads();
         return r;

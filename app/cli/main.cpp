@@ -5,6 +5,7 @@
 #include "CliCommands.h"
 
 #include "util/Error.h"
+#include "util/ProcessTuning.h"
 #include "util/TextRules.h"
 
 #include <QApplication>
@@ -844,6 +845,7 @@ int usage(const QCommandLineParser &parser, const QString &message)
 // itself.
 extern "C" __attribute__((visibility("default"))) int kosmos_cli_main(int argc, char *argv[])
 {
+    kosmos::applyProcessTuning(); // before any plugin loads (util/ProcessTuning.h)
     // `report --html/--pdf` draws its plots with QCustomPlot (widgets): it needs a GUI
     // application, offscreen when there is no display. Every other verb stays QtCore only.
     std::unique_ptr<QCoreApplication> application;

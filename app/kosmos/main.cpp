@@ -9,6 +9,7 @@
 #include "workspaces/DatasetWorkspace.h"
 
 #include "host/PluginRegistry.h"
+#include "util/ProcessTuning.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -137,6 +138,7 @@ int main(int argc, char *argv[])
 {
     if (!haveDisplayOrOffscreenUse(argc, argv))
         return 2;
+    kosmos::applyProcessTuning(); // before any plugin loads (util/ProcessTuning.h)
     // Qt Multimedia's GStreamer backend crashes without its plugins; FFmpeg is always there.
     if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND"))
         qputenv("QT_MEDIA_BACKEND", "ffmpeg");

@@ -9,6 +9,7 @@
 #include "util/Clock.h"
 #include "util/Error.h"
 #include "util/GpuMonitor.h"
+#include "util/ProcessTuning.h"
 #include "validation/RolloutValidator.h"
 
 #include <opencv2/core.hpp>
@@ -790,7 +791,9 @@ private:
             // The GPUs as NVML saw them at the attempt's end, where a component ran on CUDA.
             {"gpu", usesCuda() ? GpuMonitor::instance().sample().toJson() : nlohmann::json()},
             {"cpu_ms", threadCpuMs() - m_cpuStartMs},
-            {"peak_rss_kib", peakRssKib()}};
+            {"peak_rss_kib", peakRssKib()},
+            // The process's allocator and OpenMP defaults (util/ProcessTuning.h).
+            {"process", processTuningJson()}};
         m_scope.bufferEvent("timings", timings); // written with the attempt's end
     }
 

@@ -391,6 +391,53 @@ nlohmann::json smallProtocol(int episodes, int horizon)
 }
 } // namespace
 
+// The allocator and OpenMP defaults of a rollout process (util/ProcessTuning.h) are recorded in
+// every attempt's timings, and yield to the user's own settings.
+TEST(Cli, RunsRecordTheProcessTuningAndItYieldsToTheUsersSettings)
+{
+    TempDir dir;
+    std::ofstream(dir / "p.json") << smallProtocol(1, 16).dump(2);
+    auto processOf = [&](const std::string &name) {
+        const auto bundle = (dir / (name + ".kosmos")).string();
+        EXPECT_EQ(runProcess({test::cliPath(), "init", bundle}).exitCode, 0);
+        const auto r =
+            runProcess({test::cliPath(), "run", (dir / "p.json").string(), "--ledger", bundle});
+        EXPECT_EQ(r.exitCode, 0) << r.output;
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        sqlite::Statement t(LedgerSql::of(ledger),
+                            "SELECT json_extract(payload_json, '$.process') FROM events "
+                            "WHERE type = 'timings'");
+        if (!t.step())
+            return nlohmann::json{{"no timings", name}};
+        return nlohmann::json::parse(t.text(0));
+    };
+    ::unsetenv("OMP_WAIT_POLICY");
+    ::unsetenv("GLIBC_TUNABLES");
+    ::unsetenv("KOSMOS_PROCESS_TUNING");
+    auto p = processOf("default");
+    EXPECT_EQ(p["tuned"], true);
+    EXPECT_EQ(p["malloc_mmap_threshold"], 32 << 20);
+    EXPECT_EQ(p["malloc_trim_threshold"], 256 << 20);
+    EXPECT_EQ(p["omp_wait_policy"], "PASSIVE");
+
+    ::setenv("OMP_WAIT_POLICY", "ACTIVE", 1);
+    ::setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1048576", 1);
+    p = processOf("users");
+    EXPECT_EQ(p["tuned"], true);
+    EXPECT_TRUE(p["malloc_mmap_threshold"].is_null()) << p.dump();
+    EXPECT_TRUE(p["malloc_trim_threshold"].is_null()) << p.dump();
+    EXPECT_EQ(p["omp_wait_policy"], "ACTIVE");
+    ::unsetenv("GLIBC_TUNABLES");
+
+    ::setenv("KOSMOS_PROCESS_TUNING", "0", 1);
+    p = processOf("off");
+    EXPECT_EQ(p["tuned"], false);
+    EXPECT_TRUE(p["malloc_mmap_threshold"].is_null()) << p.dump();
+    EXPECT_EQ(p["omp_wait_policy"], "ACTIVE") << "what the process ran with";
+    ::unsetenv("KOSMOS_PROCESS_TUNING");
+    ::unsetenv("OMP_WAIT_POLICY");
+}
+
 TEST(Cli, DryRunCountsWithoutWriting)
 {
     TempDir dir;
