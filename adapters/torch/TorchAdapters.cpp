@@ -102,10 +102,10 @@ public:
             m_vqDecoder = loadModule(m_package, "vq_decoder", m_runtime);
             m_contract.chunkLength = m_package.action.chunkLength;
         }
-        for (int i = 0; i < m_runtime.options.warmup; ++i) {
+        m_module.warmUp(m_runtime.options.warmup, [&] {
             std::vector<int64_t> ids = {1, 2, 3};
             runStep(torch::zeros({1, 3, 224, 224}).to(m_runtime.device, m_runtime.dtype), ids);
-        }
+        });
     }
 
     void reset(std::uint64_t, const std::string &instruction) override
@@ -434,11 +434,11 @@ public:
         m_guidance = settings.value("guidance", m_package.options.value("guidance", 7.0));
         m_seed = settings.value("seed", 0);
         m_scale = m_package.options.value("action_scale", 20.0);
-        for (int i = 0; i < m_runtime.options.warmup; ++i) {
+        m_module.warmUp(m_runtime.options.warmup, [&] {
             m_last = cv::Mat(m_frame.height, m_frame.width, CV_8UC3, cv::Scalar::all(127));
             generate(ActionChunk(static_cast<std::size_t>(m_package.action.chunkLength),
                                  Action(7, 0.0)));
-        }
+        });
     }
 
     ActionContract actionContract() const override

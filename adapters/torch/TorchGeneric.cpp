@@ -81,7 +81,7 @@ public:
         m_contract = m_package.action;
         m_contract.normalization = NormalizationScheme::None;
         m_contract.chunkLength = m_execute;
-        for (int i = 0; i < m_runtime.options.warmup; ++i) {
+        m_module.warmUp(m_runtime.options.warmup, [&] {
             Observation placeholder;
             placeholder.image = cv::Mat(64, 64, CV_8UC3, cv::Scalar::all(127));
             if (const IoInput *proprio = m_io.find(IoSource::Proprio))
@@ -89,7 +89,7 @@ public:
             m_instruction = 0;
             run(placeholder);
             m_history.clear();
-        }
+        });
     }
 
     ActionContract actionContract() const override { return m_contract; }
@@ -261,12 +261,12 @@ public:
     {
         m_module = loadModule(m_package, "module", m_runtime);
         m_frame.certifiedChunkLengths = {m_package.action.chunkLength};
-        for (int i = 0; i < m_runtime.options.warmup; ++i) {
+        m_module.warmUp(m_runtime.options.warmup, [&] {
             m_frames = {cv::Mat(m_frame.height, m_frame.width, CV_8UC3, cv::Scalar::all(127))};
             generate(
                 ActionChunk(static_cast<std::size_t>(m_package.action.chunkLength),
                             Action(static_cast<std::size_t>(m_package.action.dimension()), 0.0)));
-        }
+        });
     }
 
     ActionContract actionContract() const override

@@ -232,6 +232,20 @@ public:
         return out;
     }
 
+    // Warm-up passes (settings.warmup) belong to the module, not to a component: modules are
+    // cached for the process and the engine creates components per run, so the first component
+    // to use a module makes them and later ones skip them (one forward pass of the world model
+    // a run, ~8 % of an imagined run's CPU time). A component created meanwhile waits for them;
+    // a warm-up that throws is made again by the next component.
+    template <class Pass> void warmUp(int times, Pass &&pass)
+    {
+        if (times > 0)
+            std::call_once(*m_warm, [&] {
+                for (int i = 0; i < times; ++i)
+                    pass();
+            });
+    }
+
     static Module script(torch::jit::Module m, torch::Device device)
     {
         Module out;
@@ -313,6 +327,7 @@ private:
     std::vector<TensorSpec> m_inputs;
     std::string m_file;
     torch::Device m_device = torch::kCPU;
+    std::shared_ptr<std::once_flag> m_warm = std::make_shared<std::once_flag>();
 };
 
 // An AOTInductor package is a shared object that the loader dlopens; it resolves libtorch's C

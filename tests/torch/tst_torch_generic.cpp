@@ -83,11 +83,14 @@ def forward(self, frames: Tensor, task: Tensor) -> Tensor:
     return logits
 )";
 
+// `counters`: integer attributes (0 at first) that the source may count in.
 fs::path writeGeneric(const fs::path &dir, const std::string &family, const std::string &source,
-                      const nlohmann::json &extra)
+                      const nlohmann::json &extra, const std::vector<std::string> &counters = {})
 {
     fs::create_directories(dir);
     torch::jit::Module m("StandIn");
+    for (const auto &name : counters)
+        m.register_attribute(name, c10::IntType::get(), 0);
     m.define(source);
     m.save((dir / "module.pt").string());
     nlohmann::json manifest = {
@@ -117,7 +120,8 @@ ActionContract boundedContract(int chunk)
 // A world-model package at 40x32 with chunks of 4 Bridge actions: `proprio` (when not null) is
 // its io.proprio, and `handInput` adds the commanded state per step as a third input.
 fs::path writeWorld(const fs::path &dir, const char *source,
-                    const nlohmann::json &proprio = nullptr, bool handInput = false)
+                    const nlohmann::json &proprio = nullptr, bool handInput = false,
+                    const std::vector<std::string> &counters = {})
 {
     ActionContract action = ActionContract::bridgeEndEffector();
     action.chunkLength = 4;
@@ -134,7 +138,8 @@ fs::path writeWorld(const fs::path &dir, const char *source,
     if (handInput)
         io["inputs"].push_back({{"name", "hand"}, {"source", "proprio"}, {"shape", {1, 4, 7}}});
     return writeGeneric(dir, "generic_world_model", source,
-                        {{"action", action.toJson()}, {"frame", frame.toJson()}, {"io", io}});
+                        {{"action", action.toJson()}, {"frame", frame.toJson()}, {"io", io}},
+                        counters);
 }
 
 struct Generic
@@ -340,6 +345,35 @@ def forward(self, frame: Tensor, actions: Tensor, hand: Tensor) -> Tensor:
     EXPECT_EQ(frames[0].at<cv::Vec3b>(3, 3)[0], 115);
     EXPECT_EQ(frames[3].at<cv::Vec3b>(3, 3)[0], 100);
     EXPECT_NEAR(world->proprio()[0], 0.0, 1e-12);
+}
+
+// Warm-up passes are the (cached) module's: a second component of the same package, as the
+// engine creates one per run, does not make them again. The module counts its calls in the
+// frames it returns.
+TEST(TorchGeneric, WarmUpPassesAreMadeOncePerModuleNotPerComponent)
+{
+    TempDir dir;
+    const Generic g = writeGenericPackages(dir.path());
+    const auto package = writeWorld(dir.path() / "counting-world", R"(
+def forward(self, frame: Tensor, actions: Tensor) -> Tensor:
+    self.calls += 1
+    n = actions.size(1)
+    return frame.unsqueeze(1).repeat(1, n, 1, 1, 1) * 0.0 + float(self.calls) / 255.0
+)",
+                                    nullptr, false, {"calls"});
+    const nlohmann::json settings = {{"package", package.string()}, {"warmup", 2}};
+    auto first = createTorchWorldModel(ModelFamily::GenericWorldModel, settings);
+    auto second = createTorchWorldModel(ModelFamily::GenericWorldModel, settings);
+    WorldStart start;
+    start.startState = {{"frame", g.start.string()}, {"frame_sha256", g.startSha}};
+    start.instruction = kRed;
+    second->reset(start);
+    auto frames = second->step(ActionChunk(4, Action(7, 0.0)));
+    ASSERT_EQ(frames.size(), 4u);
+    EXPECT_EQ(frames[0].at<cv::Vec3b>(3, 3)[0], 3) << "two warm-up passes in all, then this step";
+    first->reset(start);
+    frames = first->step(ActionChunk(4, Action(7, 0.0)));
+    EXPECT_EQ(frames[0].at<cv::Vec3b>(3, 3)[0], 4);
 }
 
 TEST(TorchGeneric, AJudgeSamplesItsProgressAtTheQuorumsTemperatureAndAnswersInTheSchema)
