@@ -237,7 +237,8 @@ public:
     // to use a module makes them and later ones skip them (one forward pass of the world model
     // a run, ~8 % of an imagined run's CPU time). A component created meanwhile waits for them;
     // a warm-up that throws is made again by the next component.
-    template <class Pass> void warmUp(int times, Pass &&pass)
+    template<class Pass>
+    void warmUp(int times, Pass &&pass)
     {
         if (times > 0)
             std::call_once(*m_warm, [&] {

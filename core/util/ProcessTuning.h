@@ -24,7 +24,7 @@ struct ProcessTuning
     bool applied = false;                // false: KOSMOS_PROCESS_TUNING=0
     std::size_t mallocMmapThreshold = 0; // 0: left to glibc (or to the user's setting)
     std::size_t mallocTrimThreshold = 0;
-    std::string ompWaitPolicy;  // the value in the environment after tuning ("" unset)
+    std::string ompWaitPolicy;     // the value in the environment after tuning ("" unset)
     bool ompWaitPolicySet = false; // whether this process set it
 };
 
