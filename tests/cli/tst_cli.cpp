@@ -416,8 +416,13 @@ TEST(Cli, RunsRecordTheProcessTuningAndItYieldsToTheUsersSettings)
     ::unsetenv("KOSMOS_PROCESS_TUNING");
     auto p = processOf("default");
     EXPECT_EQ(p["tuned"], true);
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer's allocator replaces glibc's and refuses mallopt: recorded as not set.
+    EXPECT_TRUE(p["malloc_mmap_threshold"].is_null()) << p.dump();
+#else
     EXPECT_EQ(p["malloc_mmap_threshold"], 32 << 20);
     EXPECT_EQ(p["malloc_trim_threshold"], 256 << 20);
+#endif
     EXPECT_EQ(p["omp_wait_policy"], "PASSIVE");
 
     ::setenv("OMP_WAIT_POLICY", "ACTIVE", 1);
