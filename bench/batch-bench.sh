@@ -83,8 +83,8 @@ sample=""
 if [ -n "$device" ] && [ "$device" != cpu ] && command -v nvidia-smi >/dev/null; then
     sample=1
 fi
-echo "| N (--batch) | workers | device | threads | runs | wall s | rollouts/s | frames/s | speed-up vs N=1 | world-model calls: mean batch | policy calls: mean batch | lockstep wait ms/run | world model ms/run | policy ms/run | GPU utilisation mean / max % | GPU memory max MiB |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| N (--batch) | workers | device | threads | runs | wall s | rollouts/s | frames/s | speed-up vs N=1 | world-model calls: mean batch | policy calls: mean batch | lockstep wait ms/run | world model ms/run | policy ms/run | peak RSS MiB | GPU utilisation mean / max % | GPU memory max MiB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 base=""
 for n in $batches; do
     ledger="$work/batch-$n.kosmos"
@@ -114,7 +114,7 @@ wall = float(end) - float(start)
 db = sqlite3.connect(f"file:{ledger}/ledger.sqlite?mode=ro", uri=True)
 runs = db.execute("SELECT count(*) FROM runs WHERE status = 'completed'").fetchone()[0]
 wb, pb, cw, cp = [], [], 0, 0
-wait = world = policy = 0.0
+wait = world = policy = rss = 0.0
 for (payload,) in db.execute("SELECT payload_json FROM events WHERE type = 'step'"):
     e = json.loads(payload)
     w = e.get("world_call")
@@ -127,6 +127,7 @@ for (payload,) in db.execute("SELECT payload_json FROM events WHERE type = 'timi
     wait += t["critical_path"].get("lockstep_wait_ms", 0)
     world += t["stage_ms"]["world_model"]
     policy += t["stage_ms"]["policy"]
+    rss = max(rss, t.get("peak_rss_kib", 0) / 1024)
 frames = db.execute("SELECT count(*) FROM attempt_artifacts WHERE role = 'frame'").fetchone()[0]
 rate = runs / wall
 speed = "1.00" if not base else f"{rate / float(base):.2f}"
@@ -140,7 +141,7 @@ if os.path.exists(nvml):
             memory.append(int(parts[1]))
 gpu = f"{mean(util):.0f} / {max(util)}" if util else "-"
 gpu_memory = f"{max(memory)}" if memory else "-"
-print(f"| {n} | {workers} | {device} | {threads} | {runs} | {wall:.1f} | {rate:.2f} | {frames / wall:.0f} | {speed} | {mean(wb):.2f} | {mean(pb):.2f} | {wait / max(runs, 1):.0f} | {world / max(runs, 1):.0f} | {policy / max(runs, 1):.0f} | {gpu} | {gpu_memory} |")
+print(f"| {n} | {workers} | {device} | {threads} | {runs} | {wall:.1f} | {rate:.2f} | {frames / wall:.0f} | {speed} | {mean(wb):.2f} | {mean(pb):.2f} | {wait / max(runs, 1):.0f} | {world / max(runs, 1):.0f} | {policy / max(runs, 1):.0f} | {rss:.0f} | {gpu} | {gpu_memory} |")
 open(f"{ledger}.rate", "w").write(str(rate))
 EOF
     if [ -z "$base" ]; then base=$(cat "$ledger.rate"); fi
