@@ -18,8 +18,10 @@ namespace kosmos::torchadapters {
 //   package  folder with kosmos-model.json (required)
 //   device   "cpu" (default: the package's), "cuda", "cuda:N"
 //   dtype    "fp32" (default: the package's), "bf16", "fp16" (CUDA only)
-//   threads  intra-op CPU threads (0: libtorch's default; recorded either way)
+//   threads  intra-op CPU threads (0: libtorch's default; recorded either way; one count for the
+//            whole process, so the last component to set it sets it for all)
 //   warmup   forward passes on placeholder inputs before the first step, excluded from timings
+//            (once per loaded module and process: Module::warmUp)
 struct RuntimeOptions
 {
     std::string device = "cpu";
