@@ -171,9 +171,9 @@ struct Runtime
                         "settings.dtype must be fp32, bf16 or fp16, not '" + o.dtype + "'");
         }
         // at::set_num_threads is process-wide, and each call also rebuilds libtorch's
-        // pthreadpool (its threads spin while they start): a run loads its components anew, so
-        // setting an unchanged count on every load cost ~8 ms of spinning a component
-        // (docs/benchmarks.md, "Batched episodes").
+        // pthreadpool, whose threads spin while they start: the engine creates components per
+        // run, and setting an unchanged count each time was 13.5 % of an imagined batch's CPU
+        // samples (docs/benchmarks.md, "Batched episodes").
         if (o.threads > 0 && at::get_num_threads() != o.threads)
             at::set_num_threads(o.threads);
         r.threads = at::get_num_threads();

@@ -50,16 +50,9 @@ const ProcessTuning &applyProcessTuning()
         if (::mallopt(M_TRIM_THRESHOLD, static_cast<int>(kTrim)) == 1)
             g_tuning.mallocTrimThreshold = kTrim;
     }
-    if (!envSet("OMP_WAIT_POLICY")) {
+    if (!envSet("OMP_WAIT_POLICY"))
         ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-        g_tuning.ompWaitPolicySet = true;
-    }
     g_tuning.ompWaitPolicy = std::getenv("OMP_WAIT_POLICY");
-    return g_tuning;
-}
-
-const ProcessTuning &processTuning()
-{
     return g_tuning;
 }
 

@@ -24,17 +24,15 @@ struct ProcessTuning
     bool applied = false;                // false: KOSMOS_PROCESS_TUNING=0
     std::size_t mallocMmapThreshold = 0; // 0: left to glibc (or to the user's setting)
     std::size_t mallocTrimThreshold = 0;
-    std::string ompWaitPolicy;     // the value in the environment after tuning ("" unset)
-    bool ompWaitPolicySet = false; // whether this process set it
+    std::string ompWaitPolicy; // the value in the environment after tuning ("" unset)
 };
 
 // Applies the defaults once (later calls return the first result); not thread-safe: call it
 // before any thread starts.
 const ProcessTuning &applyProcessTuning();
 
-// What applyProcessTuning did in this process (all false / 0 when it was never called: tests,
+// What applyProcessTuning did in this process ("tuned": false when it was never called: tests,
 // embedders), as recorded in each attempt's timings ("process").
-const ProcessTuning &processTuning();
 nlohmann::json processTuningJson();
 
 } // namespace kosmos
