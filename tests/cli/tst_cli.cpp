@@ -419,8 +419,9 @@ TEST(Cli, RunsRecordTheProcessTuningAndItYieldsToTheUsersSettings)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // A sanitizer's allocator replaces glibc's (AddressSanitizer's refuses mallopt): what was
     // not set is recorded as not set.
-    if (!p["malloc_mmap_threshold"].is_null())
+    if (!p["malloc_mmap_threshold"].is_null()) {
         EXPECT_EQ(p["malloc_mmap_threshold"], 32 << 20);
+    }
 #else
     EXPECT_EQ(p["malloc_mmap_threshold"], 32 << 20);
     EXPECT_EQ(p["malloc_trim_threshold"], 256 << 20);
