@@ -4,12 +4,23 @@
 
 #include <malloc.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace kosmos {
 
 namespace {
+
+// What applyProcessTuning did, for processTuningJson.
+struct ProcessTuning
+{
+    bool applied = false;                // false: KOSMOS_PROCESS_TUNING=0
+    std::size_t mallocMmapThreshold = 0; // 0: left to glibc (or to the user's setting)
+    std::size_t mallocTrimThreshold = 0;
+    std::string ompWaitPolicy; // the value in the environment after tuning ("" unset)
+};
 
 ProcessTuning g_tuning;
 bool g_done = false;
@@ -29,16 +40,16 @@ bool userTunesMalloc()
 
 } // namespace
 
-const ProcessTuning &applyProcessTuning()
+void applyProcessTuning()
 {
     if (g_done)
-        return g_tuning;
+        return;
     g_done = true;
     const char *off = std::getenv("KOSMOS_PROCESS_TUNING");
     if (off && std::strcmp(off, "0") == 0) {
         if (const char *omp = std::getenv("OMP_WAIT_POLICY"))
             g_tuning.ompWaitPolicy = omp;
-        return g_tuning;
+        return;
     }
     g_tuning.applied = true;
     if (!userTunesMalloc()) {
@@ -53,7 +64,6 @@ const ProcessTuning &applyProcessTuning()
     if (!envSet("OMP_WAIT_POLICY"))
         ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     g_tuning.ompWaitPolicy = std::getenv("OMP_WAIT_POLICY");
-    return g_tuning;
 }
 
 nlohmann::json processTuningJson()

@@ -2,9 +2,6 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include <cstddef>
-#include <string>
-
 namespace kosmos {
 
 // Process-wide runtime defaults for the programs that run rollouts (kosmos, kosmos-cli),
@@ -19,17 +16,10 @@ namespace kosmos {
 //  - OMP_WAIT_POLICY=PASSIVE unless set: OpenMP's threads sleep when a parallel region ends
 //    instead of spinning, so the cores go to the frame store and validation that run beside the
 //    model (libgomp reads it when it is loaded, with the first libtorch plugin).
-struct ProcessTuning
-{
-    bool applied = false;                // false: KOSMOS_PROCESS_TUNING=0
-    std::size_t mallocMmapThreshold = 0; // 0: left to glibc (or to the user's setting)
-    std::size_t mallocTrimThreshold = 0;
-    std::string ompWaitPolicy; // the value in the environment after tuning ("" unset)
-};
-
-// Applies the defaults once (later calls return the first result); not thread-safe: call it
-// before any thread starts.
-const ProcessTuning &applyProcessTuning();
+//
+// Applies the defaults once (later calls do nothing); not thread-safe: call it before any thread
+// starts.
+void applyProcessTuning();
 
 // What applyProcessTuning did in this process ("tuned": false when it was never called: tests,
 // embedders), as recorded in each attempt's timings ("process").
