@@ -12,8 +12,10 @@
 # nvidia-smi) and reported per N. --cli: another kosmos-cli (tools/gpu-check.sh's CUDA build).
 # --threads T gives the world model T intra-op threads (its settings.threads; libtorch's count is
 # process-wide, so the policies and the judge use them too); the table's threads column says.
+# --optimize sets settings.optimize on every torch component (modules frozen and optimized for
+# inference at load; CPU fp32); the table's threads column then ends in " opt".
 #   bench/batch-bench.sh WORKDIR [--episodes E] [--workers W] [--batches "1 4 16"]
-#       [--physics-ledger L | --protocol P] [--device D] [--cli PATH] [--threads T]
+#       [--physics-ledger L | --protocol P] [--device D] [--cli PATH] [--threads T] [--optimize]
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin="$here/build/bin"
@@ -26,6 +28,7 @@ physics=""
 protocol=""
 device=""
 threads=""
+optimize=""
 cli="$bin/kosmos-cli"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --workers) workers=$2; shift 2 ;;
     --batches) batches=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --optimize) optimize=1; shift ;;
     --physics-ledger) physics=$2; shift 2 ;;
     *) echo "batch-bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -69,15 +73,21 @@ p["quorum"] = judge["quorum"]
 json.dump(p, open(out, "w"), indent=1)
 EOF
 fi
-if [ -n "$threads" ]; then
-    /usr/bin/python3 - "$protocol" "$threads" "$work/protocol-threads-$threads.json" <<'EOF'
+if [ -n "$threads" ] || [ -n "$optimize" ]; then
+    tuned="$work/protocol-threads-${threads:-default}${optimize:+-opt}.json"
+    /usr/bin/python3 - "$protocol" "${threads:-0}" "${optimize:-0}" "$tuned" <<'EOF'
 import json, sys
-source, threads, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+source, threads, optimize, out = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
 p = json.load(open(source))
-p["world_model"].setdefault("settings", {})["threads"] = threads
+if threads:
+    p["world_model"].setdefault("settings", {})["threads"] = threads
+if optimize:
+    for c in [p["world_model"], p.get("judge") or {}] + p["policies"]:
+        if c.get("plugin", "").startswith("torch."):
+            c.setdefault("settings", {})["optimize"] = True
 json.dump(p, open(out, "w"), indent=1)
 EOF
-    protocol="$work/protocol-threads-$threads.json"
+    protocol="$tuned"
 fi
 sample=""
 if [ -n "$device" ] && [ "$device" != cpu ] && command -v nvidia-smi >/dev/null; then
@@ -107,7 +117,7 @@ for n in $batches; do
     end=$(date +%s.%N)
     [ -z "$sampler" ] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }
     /usr/bin/python3 - "$ledger" "$n" "$workers" "$start" "$end" "$base" "${device:-settings}" \
-        "$work/nvml-$n.csv" "${threads:-default}" <<'EOF'
+        "$work/nvml-$n.csv" "${threads:-default}${optimize:+ opt}" <<'EOF'
 import json, os, sqlite3, sys
 ledger, n, workers, start, end, base, device, nvml, threads = sys.argv[1:10]
 wall = float(end) - float(start)

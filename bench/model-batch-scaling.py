@@ -4,7 +4,9 @@
 The ceiling for `kosmos-cli run --batch N` (docs/benchmarks.md, "Batched episodes"): the
 model's own forward pass at batch N against N forward passes at batch 1, with nothing of the
 engine around it. Usage: bench/model-batch-scaling.py [models/world] [--batches 1 4 16]
-[--threads T] [--seconds S]. Inputs are random tensors of the shapes the package's io states.
+[--threads T] [--seconds S] [--optimize]. Inputs are random tensors of the shapes the package's
+io states. --optimize: the module frozen and optimized for inference, as settings.optimize loads it
+(torch.jit.freeze, then torch.jit.optimize_for_inference).
 """
 import argparse
 import json
@@ -33,6 +35,7 @@ def main():
     ap.add_argument("--batches", nargs="+", type=int, default=[1, 4, 16])
     ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: torch's default)")
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--optimize", action="store_true", help="freeze and optimize for inference")
     a = ap.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -40,9 +43,11 @@ def main():
     meta = json.loads((pkg / "kosmos-model.json").read_text())
     module = torch.jit.load(str(pkg / meta["files"]["module"]["path"]), map_location="cpu")
     module.eval()
+    if a.optimize:
+        module = torch.jit.optimize_for_inference(torch.jit.freeze(module))
     gen = torch.Generator().manual_seed(0)
     print(f"{pkg} ({meta['family']}), torch {torch.__version__}, "
-          f"{torch.get_num_threads()} intra-op threads")
+          f"{torch.get_num_threads()} intra-op threads{', optimized for inference' if a.optimize else ''}")
     print("batch  calls  ms/call  ms/episode  speed-up vs batch 1")
     base = None
     with torch.inference_mode():

@@ -52,11 +52,18 @@ if [ -d "$here/models/world" ]; then
         --batches "1 4 16" || echo "(batch bench failed: see $work/batch)"
     "$here/bench/batch-bench.sh" "$work/batch-t2" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
         --batches "1 4 16" --threads 2 | tail -n 3 || echo "(batch bench failed: see $work/batch-t2)"
+    # The modules frozen and optimized for inference (settings.optimize), at two threads.
+    "$here/bench/batch-bench.sh" "$work/batch-t2-opt" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
+        --batches "1 4 16" --threads 2 --optimize | tail -n 3 ||
+        echo "(batch bench failed: see $work/batch-t2-opt)"
     # The ceiling: the shipped models' own forward pass at batch N, nothing of the engine around.
     if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
         for m in world bc-expert-full; do
-            /usr/bin/python3 "$here/bench/model-batch-scaling.py" "$here/models/$m" \
-                --batches 1 4 16 --seconds "$([ -n "$quick" ] && echo 1 || echo 3)" 2>&1 | grep -v Warning
+            for opt in "" --optimize; do
+                /usr/bin/python3 "$here/bench/model-batch-scaling.py" "$here/models/$m" $opt \
+                    --batches 1 4 16 --seconds "$([ -n "$quick" ] && echo 1 || echo 3)" 2>&1 |
+                    grep -v Warning
+            done
         done
     fi
 fi

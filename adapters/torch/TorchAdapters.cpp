@@ -541,6 +541,8 @@ nlohmann::json torchIdentity(ModelFamily family, const nlohmann::json &settings)
                             {"dtype", runtime.options.dtype},
                             {"threads", runtime.threads},
                             {"libtorch", TORCH_VERSION}}}};
+    if (runtime.options.optimize) // only where set: other components keep their run keys
+        out["details"]["optimized_for_inference"] = true;
     if (package.deviceMemoryBytes) // only where declared: other packages keep their run keys
         out["details"]["device_memory_bytes"] = *package.deviceMemoryBytes;
     return out;

@@ -28,6 +28,9 @@ struct RuntimeOptions
     std::string dtype = "fp32";
     int threads = 0;
     int warmup = 1;
+    // TorchScript modules frozen and rewritten for inference at load (torch::jit::freeze, then
+    // optimize_for_inference: weights folded and prepacked for oneDNN); CPU and fp32 only.
+    bool optimize = false;
 };
 
 // Whether this family can run here with these settings, and why not: package not set, package

@@ -70,6 +70,12 @@ inline RuntimeOptions runtimeOptions(const nlohmann::json &settings, const Model
     o.dtype = settings.value("dtype", package.defaultDtype);
     o.threads = settings.value("threads", 0);
     o.warmup = settings.value("warmup", 1);
+    if (settings.contains("optimize")) {
+        if (!settings["optimize"].is_boolean())
+            throw Error(ErrorCode::InvalidInput, "settings.optimize must be true or false, not " +
+                                                     settings["optimize"].dump());
+        o.optimize = settings["optimize"].get<bool>();
+    }
     if (o.threads < 0 || o.threads > 256)
         throw Error(ErrorCode::InvalidInput, "settings.threads must be 0..256");
     if (o.warmup < 0 || o.warmup > 100)
@@ -170,6 +176,13 @@ struct Runtime
             throw Error(ErrorCode::InvalidInput,
                         "settings.dtype must be fp32, bf16 or fp16, not '" + o.dtype + "'");
         }
+        // Measured on the CPU in fp32 only (docs/benchmarks.md, "Modules optimized for
+        // inference"); elsewhere the module runs as exported.
+        if (o.optimize && (!r.device.is_cpu() || r.dtype != torch::kFloat))
+            throw Error(ErrorCode::InvalidInput,
+                        "settings.optimize is for the CPU in fp32 (where it was measured); this "
+                        "component runs on " +
+                            o.device + " in " + o.dtype + ": leave settings.optimize out");
         // at::set_num_threads is process-wide, and each call also rebuilds libtorch's
         // pthreadpool, whose threads spin while they start: the engine creates components per
         // run, and setting an unchanged count each time was 13.5 % of an imagined batch's CPU
@@ -369,6 +382,27 @@ inline std::string runtimeUnsupportedReason(const ModelPackage &package, const R
     return {};
 }
 
+// settings.optimize: the module frozen (parameters and attributes folded into the graph as
+// constants) and rewritten for inference (convolutions with their weights prepacked for oneDNN,
+// adjacent operations fused). On this project's CPUs a batch-1 forward pass of the shipped
+// policy takes a third of the time and the world model's 0.7-0.8 of it: libtorch's own heuristic
+// runs small convolutions without oneDNN. Outputs move within float rounding (tested against the
+// module as exported). AOTInductor packages are compiled already and are not touched.
+inline torch::jit::Module optimizedForInference(const torch::jit::Module &m,
+                                                const std::string &role, const PackageFile &f)
+{
+    try {
+        torch::jit::Module frozen = torch::jit::freeze(m);
+        return torch::jit::optimize_for_inference(frozen);
+    } catch (const c10::Error &e) {
+        throw Error(ErrorCode::InvalidInput,
+                    "files." + role + " (" + f.path.filename().string() +
+                        ") could not be optimized for inference (settings.optimize; leave it out "
+                        "to run the module as exported): " +
+                        e.what_without_backtrace());
+    }
+}
+
 // Loaded modules are kept for the life of the process, keyed by file hash, device and dtype:
 // the engine creates a component per run, and a 7B-parameter module must not be read from disk
 // for every episode. Inference does not change a module, so runs share it.
@@ -379,7 +413,8 @@ inline Module loadModule(const ModelPackage &package, const std::string &role, c
     static std::map<std::string, Module> cache;
     // An AOTInductor module's inputs come from the manifest: the manifest is part of its key.
     const std::string key = f.sha256 + " " + rt.device.str() + " " + c10::toString(rt.dtype) +
-                            (f.runtime == "aoti" ? " " + package.manifestSha256 : "");
+                            (f.runtime == "aoti" ? " " + package.manifestSha256 : "") +
+                            (rt.options.optimize && f.runtime != "aoti" ? " optimized" : "");
     std::lock_guard lock(mutex);
     if (const auto it = cache.find(key); it != cache.end())
         return it->second;
@@ -411,6 +446,8 @@ inline Module loadModule(const ModelPackage &package, const std::string &role, c
         torch::jit::Module m = torch::jit::load(f.path.string(), rt.device);
         m.eval();
         m.to(rt.device, rt.dtype);
+        if (rt.options.optimize)
+            m = optimizedForInference(m, role, f);
         Module module = Module::script(std::move(m), rt.device);
         cache.emplace(key, module);
         return module;

@@ -7,6 +7,7 @@
 #include "TorchAdapters.h"
 #include "ledger/Ledger.h"
 #include "ledger/LedgerSql.h"
+#include "util/Error.h"
 #include "util/Sha256.h"
 
 #include "TestSupport.h"
@@ -166,6 +167,104 @@ TEST(TrainedModels, TheWorldModelAndTheJudgeReproduceTheTrainersGoldenOutputs)
         }
         EXPECT_GE(judges, 1) << folder;
     }
+}
+
+TEST(TrainedModels, ModulesOptimizedForInferenceAnswerAsExportedWithinFloatRounding)
+{
+    // settings.optimize freezes each TorchScript module and rewrites it for inference (oneDNN's
+    // prepacked convolutions): the shipped policy's actions within 1e-4, the world model's frames
+    // within 2 grey levels over two autoregressive chunks, and the judge's sampled answers the
+    // same (measured: 2e-6, 1 grey level, identical).
+    const auto golden = readJson(kModels / "golden.json");
+    const cv::Mat input = goldenInput(kModels, golden);
+    const auto settings = [](const std::string &name, bool optimize) {
+        nlohmann::json s = {{"package", (kModels / name).string()}, {"warmup", 0}};
+        if (optimize)
+            s["optimize"] = true;
+        return s;
+    };
+
+    Observation obs;
+    obs.image = input;
+    for (const auto &v : golden["proprio"])
+        obs.proprio.push_back(v.get<double>());
+    std::vector<ActionChunk> chunks;
+    for (const bool optimize : {false, true}) {
+        auto policy =
+            createTorchPolicy(ModelFamily::GenericPolicy, settings("bc-expert-full", optimize));
+        policy->reset(1, golden["instruction"]);
+        chunks.push_back(policy->act(obs));
+    }
+    ASSERT_EQ(chunks[0].size(), chunks[1].size());
+    for (std::size_t t = 0; t < chunks[0].size(); ++t)
+        for (std::size_t d = 0; d < chunks[0][t].size(); ++d)
+            EXPECT_NEAR(chunks[1][t][d], chunks[0][t][d], 1e-4) << "action " << t << " " << d;
+
+    ActionChunk actions;
+    for (const auto &row : golden["world-3"]["actions"])
+        actions.push_back(row.get<std::vector<double>>());
+    std::vector<std::vector<cv::Mat>> frames(2);
+    for (const bool optimize : {false, true}) {
+        auto world =
+            createTorchWorldModel(ModelFamily::GenericWorldModel, settings("world-3", optimize));
+        WorldStart start;
+        start.startFrame = input;
+        world->reset(start);
+        for (int chunk = 0; chunk < 2; ++chunk)
+            for (cv::Mat &frame : world->step(actions))
+                frames[optimize].push_back(frame);
+    }
+    ASSERT_EQ(frames[0].size(), frames[1].size());
+    for (std::size_t i = 0; i < frames[0].size(); ++i)
+        EXPECT_LE(cv::norm(frames[0][i], frames[1][i], cv::NORM_INF), 2.0) << "frame " << i;
+
+    JudgeRequest request;
+    request.instruction = golden["instruction"];
+    for (int i = 0; i < 16; ++i)
+        request.frames.push_back(frames[0][static_cast<std::size_t>(i) % frames[0].size()]);
+    std::vector<std::string> answers[2];
+    for (const bool optimize : {false, true}) {
+        auto judge = createTorchJudge(ModelFamily::GenericJudge, settings("judge-4", optimize));
+        for (int seed = 0; seed < 5; ++seed) {
+            request.seed = seed;
+            const JudgeAnswer answer = judge->sample(request);
+            ASSERT_TRUE(answer.rawText) << answer.error;
+            answers[optimize].push_back(*answer.rawText);
+        }
+    }
+    EXPECT_EQ(answers[1], answers[0]);
+
+    // Recorded in the component's identity only where set (other run keys stay as they were).
+    const auto plain = torchIdentity(ModelFamily::GenericWorldModel, settings("world-3", false));
+    const auto optimized = torchIdentity(ModelFamily::GenericWorldModel, settings("world-3", true));
+    EXPECT_FALSE(plain["details"].contains("optimized_for_inference"));
+    EXPECT_EQ(optimized["details"]["optimized_for_inference"], true);
+}
+
+TEST(TrainedModels, AnOptimizeSettingThatCannotApplyIsRefusedWithTheReason)
+{
+    const std::string world = (kModels / "world-3").string();
+    const auto refusal = [](const nlohmann::json &settings) -> std::string {
+        try {
+            createTorchWorldModel(ModelFamily::GenericWorldModel, settings);
+        } catch (const Error &e) {
+            EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+            return e.what();
+        }
+        return "(accepted)";
+    };
+    EXPECT_NE(refusal({{"package", world}, {"optimize", "yes"}})
+                  .find("settings.optimize must be true or false, not \"yes\""),
+              std::string::npos);
+    const std::string bf16 = refusal({{"package", world}, {"optimize", true}, {"dtype", "bf16"}});
+    EXPECT_NE(bf16.find("settings.optimize is for the CPU in fp32"), std::string::npos) << bf16;
+    EXPECT_NE(bf16.find("cpu in bf16"), std::string::npos) << bf16;
+    // The availability check says the same before any run.
+    const Availability a =
+        torchAvailability(ModelFamily::GenericWorldModel, {{"package", world}, {"optimize", 1}});
+    EXPECT_FALSE(a.available);
+    EXPECT_NE(a.reason.find("settings.optimize must be true or false"), std::string::npos)
+        << a.reason;
 }
 
 namespace {
