@@ -177,7 +177,7 @@ struct Runtime
                         "settings.dtype must be fp32, bf16 or fp16, not '" + o.dtype + "'");
         }
         // Measured on the CPU in fp32 only (docs/benchmarks.md, "Modules optimized for
-        // inference"); elsewhere the module runs as exported.
+        // inference"); on another device or dtype the setting is refused, not ignored.
         if (o.optimize && (!r.device.is_cpu() || r.dtype != torch::kFloat))
             throw Error(ErrorCode::InvalidInput,
                         "settings.optimize is for the CPU in fp32 (where it was measured); this "
