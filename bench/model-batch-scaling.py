@@ -46,8 +46,9 @@ def main():
     if a.optimize:
         module = torch.jit.optimize_for_inference(torch.jit.freeze(module))
     gen = torch.Generator().manual_seed(0)
+    how = ", optimized for inference" if a.optimize else ""
     print(f"{pkg} ({meta['family']}), torch {torch.__version__}, "
-          f"{torch.get_num_threads()} intra-op threads{', optimized for inference' if a.optimize else ''}")
+          f"{torch.get_num_threads()} intra-op threads{how}")
     print("batch  calls  ms/call  ms/episode  speed-up vs batch 1")
     base = None
     with torch.inference_mode():

@@ -53,7 +53,8 @@ if [ -d "$here/models/world" ]; then
     "$here/bench/batch-bench.sh" "$work/batch-t2" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
         --batches "1 4 16" --threads 2 | tail -n 3 || echo "(batch bench failed: see $work/batch-t2)"
     # The modules frozen and optimized for inference (settings.optimize), at two threads.
-    "$here/bench/batch-bench.sh" "$work/batch-t2-opt" --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
+    "$here/bench/batch-bench.sh" "$work/batch-t2-opt" \
+        --episodes "$([ -n "$quick" ] && echo 2 || echo 10)" \
         --batches "1 4 16" --threads 2 --optimize | tail -n 3 ||
         echo "(batch bench failed: see $work/batch-t2-opt)"
     # The ceiling: the shipped models' own forward pass at batch N, nothing of the engine around.
