@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the test suite under sanitizers (docs/reliability.md).
 #   scripts/sanitize.sh asan   the whole suite under ASan + UBSan (preset asan: the torch.*
-#                              plugins are left out, their libtorch is not instrumented)
+#                              plugins are left out, their libtorch is not instrumented), with
+#                              the fuzz targets' replays (tests FuzzReplay.*, label fuzz)
 #   scripts/sanitize.sh tsan   the threaded engine and ledger tests under TSan (preset tsan;
 #                              Qt is not instrumented, so the GUI and plugin-host tests are not
 #                              run under it)

@@ -82,7 +82,7 @@ fits() { # fits NAME SECONDS_NEEDED COMMAND_ALONE
         return 1
     fi
 }
-declare -A need=([asan]=2100 [tsan]=900)
+declare -A need=([asan]=2100 [tsan]=750)
 declare -A title=([asan]="ASan + UBSan with the fuzz replays" [tsan]="TSan")
 if [ "${KOSMOS_SKIP_SANITIZERS:-0}" != 1 ]; then
     for kind in asan tsan; do
