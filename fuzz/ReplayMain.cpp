@@ -18,11 +18,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <iterator>
 #include <random>
 #include <string>
@@ -79,13 +77,14 @@ Bytes readFile(const std::filesystem::path &path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         usage(("cannot read " + path.string()).c_str());
-    Bytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() > kMaxLen)
-        bytes.resize(kMaxLen);
+    // At most kMaxLen bytes are read, whatever the file's size.
+    Bytes bytes(kMaxLen);
+    in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(kMaxLen));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
     return bytes;
 }
 
-// Tokens the parsers split on, and values at the edges of the integer types.
+// JSON tokens and literals the parsers split on or must refuse, and bytes that are not UTF-8.
 constexpr std::string_view kTokens[] = {
     "{", "}",     "[",   "]",       "\"",   ":",    ",",    "null", "true", "false", "-1",
     "0", "1e308", "NaN", "\\u0000", "\xc0", "\xff", "\x7f", "\x80", "\xde", "\xdc"};
