@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -165,10 +166,21 @@ void runOne(const Bytes &input)
 {
     g_current = input;
     // A copy of exactly the input's size, so that a read past its end is a heap overflow.
-    auto *data = static_cast<std::uint8_t *>(std::malloc(std::max<std::size_t>(input.size(), 1)));
-    std::copy(input.begin(), input.end(), data);
-    LLVMFuzzerTestOneInput(data, input.size());
-    std::free(data);
+    // Freed also when the target throws (the exception is then the finding, not a leak).
+    const std::unique_ptr<std::uint8_t, decltype(&std::free)> data(
+        static_cast<std::uint8_t *>(std::malloc(std::max<std::size_t>(input.size(), 1))),
+        &std::free);
+    std::copy(input.begin(), input.end(), data.get());
+    LLVMFuzzerTestOneInput(data.get(), input.size());
+}
+
+// Once the inputs have run, a report at exit (a leak) is no input's: the callback must not write
+// the last one over what was saved, nor read it after the globals are destroyed.
+void noMoreInputs()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    __sanitizer_set_death_callback(nullptr);
+#endif
 }
 
 } // namespace
@@ -224,6 +236,7 @@ int main(int argc, char **argv)
 
     const auto start = std::chrono::steady_clock::now();
     std::uint64_t done = 0;
+    int rc = 0;
     try {
         for (const auto &s : seeds) {
             runOne(s);
@@ -250,14 +263,17 @@ int main(int argc, char **argv)
         saveCurrent();
         std::fprintf(stderr, "fuzz replay: %s: input %llu raised %s; it is in %s\n", name.c_str(),
                      static_cast<unsigned long long>(done), e.what(), g_crashFile.c_str());
-        return 1;
+        rc = 1;
     } catch (...) {
         saveCurrent();
         std::fprintf(stderr,
                      "fuzz replay: %s: input %llu raised a non-standard exception; it is in %s\n",
                      name.c_str(), static_cast<unsigned long long>(done), g_crashFile.c_str());
-        return 1;
+        rc = 1;
     }
+    noMoreInputs();
+    if (rc != 0)
+        return rc;
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf(
