@@ -76,6 +76,15 @@ def main(argv):
     print()
     print(f"| figure | {names[0]} | {names[1]} | difference (second - first) |")
     print("|---|---|---|---|")
+    def judged_by(report):
+        config = report.get("judge_configuration")
+        if not config:
+            return "the protocols' own judge"
+        return (f"`{config['key']}` (not judged by it: {config['imagined_not_judged']} imagined, "
+                f"{config['physics_not_judged']} physics)")
+
+    if a.get("judge_configuration") or b.get("judge_configuration"):
+        print(f"| judged by | {judged_by(a)} | {judged_by(b)} | |")
     for key, label in (("pearson", "Pearson"), ("spearman", "Spearman"), ("mmrv", "MMRV")):
         print(f"| {label} | {stat(a[key])} | {stat(b[key])} | "
               f"{difference(a[key].get('value'), b[key].get('value'))} |")

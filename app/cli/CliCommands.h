@@ -73,6 +73,7 @@ struct FidelityOptionsCli
     std::vector<std::string> physicsProtocols; // the first, then those that join it
     std::vector<std::string> imaginedProtocols;
     int replays = 20;
+    std::string judgeConfig; // its number or key; empty: the protocols' own judge
     bool json = false;
 };
 int runFidelity(const FidelityOptionsCli &options);

@@ -181,6 +181,8 @@ int runFidelity(const FidelityOptionsCli &o)
         options.imaginedProtocol = o.imaginedProtocols.front();
         options.alsoPhysics.assign(o.physicsProtocols.begin() + 1, o.physicsProtocols.end());
         options.alsoImagined.assign(o.imaginedProtocols.begin() + 1, o.imaginedProtocols.end());
+        if (!o.judgeConfig.empty())
+            options.judgeConfig = resolveJudgeConfig(judgeConfigs(ledger), o.judgeConfig);
         const FidelityReport report = fidelityReport(ledger, options);
         // Frame fidelity: the physics episodes' actions replayed open loop in the imagined
         // protocol's world model (in this process; nothing is written), from the same start.

@@ -438,7 +438,7 @@ const std::vector<Verb> &verbs()
              return runExport(c.str(1), c.str(2), c.value("to").toStdString(), c.isSet("video"));
          }},
         {"fidelity",
-         "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] | "
+         "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] [--config N] | "
          "fidelity prepare BUNDLE --protocol P "
          "--world-model WM.json --judge J.json --to DIR | fidelity replay DATASET "
          "--world-model WM.json [--episodes 0-9] [--camera KEY]",
@@ -449,7 +449,7 @@ const std::vector<Verb> &verbs()
          "replay: a LeRobot dataset's recorded actions open loop in the world model, PSNR/SSIM\n"
          "per step against the recorded frames with 95% intervals (docs/fidelity.md)",
          {"physics", "imagined", "replays", "protocol", "world-model", "judge", "to", "episodes",
-          "camera", "json"},
+          "camera", "config", "json"},
          [](const Call &c) -> R {
              if (c.args.size() >= 2 && c.args[1] == QLatin1String("replay")) {
                  if (!c.nArgs(3) || !c.isSet("world-model"))
@@ -476,8 +476,8 @@ const std::vector<Verb> &verbs()
                      out.push_back(v.toStdString());
                  return out;
              };
-             return runFidelity(
-                 {c.exeDir, c.str(1), list("physics"), list("imagined"), *replays, c.json});
+             return runFidelity({c.exeDir, c.str(1), list("physics"), list("imagined"), *replays,
+                                 c.value("config").toStdString(), c.json});
          }},
         {"serve-world",
          "serve-world ENV_ID [--import PKG] [--kwargs JSON] | serve-world --model "
@@ -727,7 +727,11 @@ constexpr OptionSpec kOptions[] = {
     {"split", "agreement: held_out (default), development or all.", "split", "held_out", false},
     {"audit", "report: the paired audit of two judge configurations, \"A,B\".", "a,b", nullptr,
      false},
-    {"config", "report: the judge configuration to calibrate (default: the protocol's own judge).",
+    {"config",
+     "report: the judge configuration to calibrate (default: the protocol's own judge); "
+     "fidelity: the judge configuration whose verdicts count on both sides, its own or re-judging "
+     "the recorded rollouts (kosmos-cli judge); its number in `kosmos-cli audit BUNDLE` or its "
+     "key.",
      "n", nullptr, false},
     {"html", "report: write the record as HTML (plots embedded).", "file", nullptr, false},
     {"pdf", "report: write the record as PDF.", "file", nullptr, false},

@@ -18,19 +18,29 @@ namespace {
 
 // The judge component's configuration (plugin settings, quorum, prompt); for a judgment of an
 // unknown component, its quorum settings without the per-sample seeds.
+nlohmann::json configSettings(const nlohmann::json &judgeConfig, const nlohmann::json &settings)
+{
+    if (judgeConfig.is_object())
+        return judgeConfig;
+    nlohmann::json out = settings;
+    if (out.is_object())
+        out.erase("seeds");
+    return out;
+}
+
 nlohmann::json configSettings(const StoredJudgment &j)
 {
-    if (j.judgeConfig.is_object())
-        return j.judgeConfig;
-    nlohmann::json settings = j.settings;
-    if (settings.is_object())
-        settings.erase("seeds");
-    return settings;
+    return configSettings(j.judgeConfig, j.settings);
+}
+
+std::string keyOf(const std::string &judge, const nlohmann::json &config)
+{
+    return judge + " " + config.dump();
 }
 
 std::string keyOf(const StoredJudgment &j)
 {
-    return j.judge + " " + configSettings(j).dump();
+    return keyOf(j.judge, configSettings(j));
 }
 
 // Visits every rollout run with a judgment, with its judgments (a run's own and its
@@ -134,6 +144,22 @@ std::vector<JudgeConfig> judgeConfigs(Ledger &ledger)
                 ++it->judgments;
         }
     });
+    return out;
+}
+
+std::map<std::int64_t, std::string> outcomesByConfig(Ledger &ledger, const std::string &key)
+{
+    std::map<std::int64_t, std::string> out;
+    bool any = false;
+    forEachJudgmentOutcome(ledger, [&](const JudgmentOutcome &o) {
+        if (keyOf(o.judge, configSettings(o.judgeConfig, o.settings)) != key)
+            return;
+        any = true;
+        out[o.rolloutRunId] = o.outcome; // oldest first: the last one is the latest
+    });
+    if (!any)
+        throw Error(ErrorCode::NotFound,
+                    "no judgment in this ledger has the judge configuration '" + key + "'");
     return out;
 }
 

@@ -28,6 +28,12 @@ struct JudgeConfig
 };
 std::vector<JudgeConfig> judgeConfigs(Ledger &ledger);
 
+// The outcome (success, failure or unknown) of the latest judgment by the configuration `key`
+// (JudgeConfig::key) of each rollout run it judged, as the run's own judge or re-judging it
+// (`kosmos-cli judge`): rollout run id -> outcome. Throws Error(NotFound) when no judgment has
+// that configuration.
+std::map<std::int64_t, std::string> outcomesByConfig(Ledger &ledger, const std::string &key);
+
 // ---- paired judge audit (domain.md section 7) ----------------------------------------------
 
 struct AuditSide

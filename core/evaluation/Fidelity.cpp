@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace kosmos {
 
@@ -44,13 +45,31 @@ std::optional<bool> decisive(const std::optional<std::string> &verdict)
 }
 
 // The rollout runs of a protocol with their outcome by `source` (as protocolOutcomes reads it).
+// Verdicts of one judge configuration (FidelityOptions::judgeConfig) by rollout run, and the
+// valid rollouts it has not judged.
+struct ConfigVerdicts
+{
+    std::map<std::int64_t, std::string> byRun;
+    int missing = 0;
+};
+
+// The rollout runs of a protocol with their outcome by `source`; "judge" read from `verdicts`
+// instead of each run's own judgment where they are given.
 std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
-                                    const std::string &source)
+                                    const std::string &source, ConfigVerdicts *verdicts)
 {
     std::vector<EpisodeRow> out;
-    for (const LatestRun &run : latestRuns(ledger, {sha, true, source}))
-        out.push_back({run.runId, run.policyLabel, run.task, run.episodeIndex,
-                       decisive(outcomeBy(run, source)), run.validation == "invalid"});
+    for (const LatestRun &run : latestRuns(ledger, {sha, true, source})) {
+        const bool invalid = run.validation == "invalid";
+        std::optional<std::string> outcome = outcomeBy(run, source);
+        if (verdicts && source == "judge") {
+            const auto it = verdicts->byRun.find(run.runId);
+            outcome = it == verdicts->byRun.end() ? std::nullopt : std::optional(it->second);
+            verdicts->missing += !outcome && !invalid && run.status == "completed";
+        }
+        out.push_back(
+            {run.runId, run.policyLabel, run.task, run.episodeIndex, decisive(outcome), invalid});
+    }
     return out;
 }
 
@@ -593,12 +612,13 @@ void checkSameStartFrames(Ledger &ledger, const std::vector<NamedProtocol> &prot
 // episodes come from one protocol).
 std::vector<EpisodeRow> joinedRows(Ledger &ledger, const std::vector<NamedProtocol> &protocols,
                                    const std::string &source,
-                                   std::set<std::string> *replayed = nullptr)
+                                   std::set<std::string> *replayed = nullptr,
+                                   ConfigVerdicts *verdicts = nullptr)
 {
     std::vector<EpisodeRow> out;
     std::map<std::string, std::string> protocolOf; // policy -> protocol name
     for (const auto &[name, sha] : protocols) {
-        auto rows = episodeRows(ledger, sha, source);
+        auto rows = episodeRows(ledger, sha, source, verdicts);
         if (replayed) // the imagined side: open-loop twins stand for the policies they replay
             pairReplayedPolicies(rows, *replayed);
         for (const auto &row : rows) {
@@ -655,8 +675,17 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     report.replicates = options.replicates;
     report.seed = options.seed;
     const auto physics = joinedRows(ledger, physicsSide, "physics");
+    std::optional<ConfigVerdicts> verdicts;
+    if (!options.judgeConfig.empty()) {
+        verdicts.emplace();
+        verdicts->byRun = outcomesByConfig(ledger, options.judgeConfig);
+        report.judgeConfig = options.judgeConfig;
+    }
+    ConfigVerdicts *byConfig = verdicts ? &*verdicts : nullptr;
     std::set<std::string> replayed;
-    const auto imagined = joinedRows(ledger, imaginedSide, "judge", &replayed);
+    const auto imagined = joinedRows(ledger, imaginedSide, "judge", &replayed, byConfig);
+    if (verdicts)
+        report.imaginedNotJudgedByConfig = std::exchange(verdicts->missing, 0);
     report.openLoopPolicies.assign(replayed.begin(), replayed.end());
     if (std::none_of(physics.begin(), physics.end(), [](const auto &e) { return e.outcome; }))
         throw Error(ErrorCode::InvalidInput,
@@ -667,7 +696,10 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     correlations(report, outcomes.order, options);
     physicsNeeds(report, rankingAgreement(report, outcomes, options));
     episodeAgreement(report);
-    judgeAgainstPhysics(report, physics, joinedRows(ledger, physicsSide, "judge"));
+    judgeAgainstPhysics(report, physics,
+                        joinedRows(ledger, physicsSide, "judge", nullptr, byConfig));
+    if (verdicts)
+        report.physicsNotJudgedByConfig = verdicts->missing;
     return report;
 }
 
@@ -963,6 +995,13 @@ nlohmann::json toJson(const FidelityReport &r)
             {"imagined_protocol", {{"name", r.imaginedName}, {"sha256", r.imaginedProtocol}}},
             {"physics_protocols", r.physicsProtocols},
             {"imagined_protocols", r.imaginedProtocols},
+            // null: each run's own judge (the protocols')
+            {"judge_configuration",
+             r.judgeConfig.empty()
+                 ? nlohmann::json()
+                 : nlohmann::json{{"key", r.judgeConfig},
+                                  {"imagined_not_judged", r.imaginedNotJudgedByConfig},
+                                  {"physics_not_judged", r.physicsNotJudgedByConfig}}},
             {"pairs", r.pairs.size()},
             {"unpaired_physics", r.unpairedPhysics},
             {"unpaired_imagined", r.unpairedImagined},
@@ -1041,8 +1080,14 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
 {
     std::ostringstream o;
     o << "Fidelity: " << r.imaginedName << " (world model, judged) against " << r.physicsName
-      << " (physics ground truth)\n"
-      << r.pairs.size()
+      << " (physics ground truth)\n";
+    if (!r.judgeConfig.empty())
+        o << "Judged by " << r.judgeConfig
+          << " (each run's latest judgment by it, its own or a re-judgment of the recorded "
+             "rollout); rollouts it has not judged, without a verdict: "
+          << r.imaginedNotJudgedByConfig << " imagined, " << r.physicsNotJudgedByConfig
+          << " physics\n";
+    o << r.pairs.size()
       << " paired episodes (same policy, same start); unpaired: " << r.unpairedPhysics
       << " physics, " << r.unpairedImagined << " imagined\n\n";
     o << std::left << std::setw(51) << "policy" << std::setw(36) << "physics"

@@ -38,6 +38,11 @@ struct FidelityOptions
     std::vector<std::string> alsoImagined;
     int replicates = 2000; // bootstrap over start lineages
     std::uint64_t seed = 20261203;
+    // The judge configuration whose verdicts count on both sides (JudgeConfig::key, as
+    // kosmos-cli calibrate and report take it): each run's latest judgment by it, the run's own
+    // or a re-judgment of its recorded rollout (`kosmos-cli judge`). Empty: each run's own judge
+    // (the protocols'). Unknown: Error(NotFound).
+    std::string judgeConfig;
 };
 
 // One start, one policy: physics ground truth and the world model's judged outcome.
@@ -106,6 +111,11 @@ struct FidelityReport
     std::string imaginedName;
     std::vector<std::string> physicsProtocols; // every SHA-256 (the first is physicsProtocol)
     std::vector<std::string> imaginedProtocols;
+    // FidelityOptions::judgeConfig (empty: the protocols' own judge), and the valid rollouts
+    // it has not judged, which count as without a verdict.
+    std::string judgeConfig;
+    int physicsNotJudgedByConfig = 0;
+    int imaginedNotJudgedByConfig = 0;
     std::vector<FidelityPair> pairs;
     std::vector<FidelityPolicy> policies; // by physics rate, descending
     int policiesWithBothRates = 0;        // the correlations are over these (n/a under 2)

@@ -78,6 +78,34 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
     return out;
 }
 
+void forEachJudgmentOutcome(Ledger &ledger,
+                            const std::function<void(const JudgmentOutcome &)> &visit)
+{
+    sqlite::Statement s(LedgerSql::of(ledger), R"sql(
+        SELECT COALESCE(source.run_id, r.run_id),
+               COALESCE(c.adapter_id || ' ' || c.adapter_version, '(unknown)'),
+               j.settings_json, json_extract(c.identity_json, '$.config'), j.outcome
+          FROM judgments j
+          -- only each run's latest attempt (the schema's latest_attempts view)
+          JOIN latest_attempts a ON a.attempt_id = j.attempt_id
+          JOIN runs r ON r.run_id = a.run_id
+          -- a re-judgment stands for the run whose rollout it judged (run_key is unique)
+          LEFT JOIN runs source
+                 ON source.run_key = json_extract(r.key_json, '$.seeds.rejudge_of')
+          LEFT JOIN components c ON c.component_id = j.judge_id
+         ORDER BY j.judgment_id)sql");
+    while (s.step()) {
+        JudgmentOutcome o;
+        o.rolloutRunId = s.int64(0);
+        o.judge = s.text(1);
+        o.settings = nlohmann::json::parse(s.text(2));
+        if (auto config = s.optText(3))
+            o.judgeConfig = nlohmann::json::parse(*config, nullptr, false);
+        o.outcome = s.text(4);
+        visit(o);
+    }
+}
+
 std::optional<StoredJudgeCall> judgeCall(Ledger &ledger, std::int64_t judgmentId, int sampleIndex,
                                          int tryIndex)
 {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,22 @@ struct StoredJudgment
 
 // Every judgment of a run's rollout: its own and those of runs that re-judged it, oldest first.
 std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId);
+
+// A judgment's quorum outcome without its samples, and the rollout run it judged (for a
+// re-judgment: the run whose rollout it judged again).
+struct JudgmentOutcome
+{
+    std::int64_t rolloutRunId = 0;
+    std::string judge;          // as StoredJudgment::judge
+    nlohmann::json settings;    // as StoredJudgment::settings
+    nlohmann::json judgeConfig; // as StoredJudgment::judgeConfig
+    std::string outcome;
+};
+
+// Every judgment of every run's latest attempt (rollouts' own and re-judgments), oldest first,
+// read one row at a time: one query for the whole ledger, where judgmentsOfRun is one per run.
+void forEachJudgmentOutcome(Ledger &ledger,
+                            const std::function<void(const JudgmentOutcome &)> &visit);
 
 // One judge call as recorded: the request document's SHA-256 (none for imported samples and
 // those written before schema version 3), the server's raw reply and what it said of itself.

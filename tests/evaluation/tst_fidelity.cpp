@@ -1,8 +1,10 @@
 // The fidelity report on a small fixed ledger: three policies, four starts of one task, physics
 // labels and judged imagined runs written through the ledger API, every number worked out by
 // hand (the correlations also with numpy: Pearson 0.56362, Spearman 0.5, MMRV 1/6).
+#include "evaluation/Calibration.h"
 #include "evaluation/Fidelity.h"
 #include "ledger/Ledger.h"
+#include "queries/LatestRuns.h"
 #include "util/Error.h"
 
 #include "TestSupport.h"
@@ -237,6 +239,122 @@ TEST_F(FidelityTest, ProtocolsThatCannotBeComparedAreNamedErrors)
     EXPECT_NE(
         test::errorOf([&] { fidelityReport(*m_ledger, swapped); }).find("has no physics labels"),
         std::string::npos);
+}
+
+namespace {
+
+std::string variantOf(const LatestRun &run)
+{
+    return nlohmann::json::parse(run.policyLabel.substr(run.policyLabel.find(' ') + 1))
+        .value("variant", std::string());
+}
+
+} // namespace
+
+// The report read with another judge configuration than the protocols' own: each run's latest
+// judgment by it, recorded when it re-judged the recorded rollouts, on both sides; rollouts it has
+// not judged count as without a verdict and are counted; the protocols' own reading is unchanged.
+TEST_F(FidelityTest, AnotherJudgeConfigurationReadsTheSameRollouts)
+{
+    std::tie(m_physics, m_imagined) = test::writeFidelityFixture(*m_ledger);
+    // judge-2 sees in the imagined rollouts of A and B exactly what physics saw from their starts
+    // (A 1 1 1 0, B 1 0 1 0), in A's physics rollouts the physics labels, and nothing of C's.
+    const std::map<std::string, std::vector<bool>> truth = {{"A", {1, 1, 1, 0}},
+                                                            {"B", {1, 0, 1, 0}}};
+    for (const LatestRun &run : latestRuns(*m_ledger, {m_imagined, true, std::nullopt})) {
+        const auto it = truth.find(variantOf(run));
+        const auto hash = run.task.find('#');
+        const std::size_t start = std::stoul(run.task.substr(hash + 1));
+        if (it != truth.end() && start < it->second.size())
+            test::rejudgeRun(*m_ledger, run.runId, it->second[start]);
+    }
+    for (const LatestRun &run : latestRuns(*m_ledger, {m_physics, true, std::nullopt}))
+        if (variantOf(run) == "A" && run.episodeIndex < 4)
+            test::rejudgeRun(*m_ledger, run.runId,
+                             truth.at("A")[static_cast<std::size_t>(run.episodeIndex)]);
+
+    const auto configs = judgeConfigs(*m_ledger);
+    ASSERT_EQ(configs.size(), 2u);
+    const std::string judge2 = configs[1].key;
+    ASSERT_NE(judge2.find("0.25"), std::string::npos) << judge2;
+    FidelityOptions options;
+    options.physicsProtocol = m_physics;
+    options.imaginedProtocol = m_imagined;
+    options.replicates = 200;
+    options.judgeConfig = judge2;
+    const FidelityReport r = fidelityReport(*m_ledger, options);
+    EXPECT_EQ(r.judgeConfig, judge2);
+    ASSERT_EQ(r.policies.size(), 3u);
+    EXPECT_EQ(r.policies[0].imagined.successes, 3); // A: the protocol's own judge said 2 of 4
+    EXPECT_EQ(r.policies[0].imagined.n, 4);
+    EXPECT_EQ(r.policies[0].harsh + r.policies[0].lenient, 0);
+    EXPECT_EQ(r.policies[1].imagined.successes, 2); // B: 3 of 4
+    EXPECT_EQ(r.policies[2].imagined.n, 0) << "C's imagined runs were not judged by judge-2";
+    EXPECT_EQ(r.policies[2].imaginedMissing, 4);
+    // Not judged by it: A's start t#9 and C's three valid imagined rollouts (its fourth failed
+    // validation, so no judge ever saw it); of physics, every run but A's first four.
+    EXPECT_EQ(r.imaginedNotJudgedByConfig, 4);
+    EXPECT_EQ(r.physicsNotJudgedByConfig, 9);
+    EXPECT_EQ(r.agreement.successes, 8); // A and B: every decisive pair agrees
+    EXPECT_EQ(r.agreement.n, 8);
+    EXPECT_EQ(r.judgeOnPhysics.sensitivity.successes, 3);
+    EXPECT_EQ(r.judgeOnPhysics.sensitivity.n, 3);
+    EXPECT_EQ(r.judgeOnPhysics.specificity.n, 1);
+    EXPECT_EQ(r.judgeOnPhysics.unjudged, 9);
+    const std::string text = toText(r, nullptr);
+    EXPECT_NE(text.find("Judged by " + judge2), std::string::npos) << text;
+    EXPECT_NE(text.find("4 imagined, 9 physics"), std::string::npos) << text;
+    const nlohmann::json json = toJson(r);
+    EXPECT_EQ(json["judge_configuration"]["key"], judge2);
+    EXPECT_EQ(json["judge_configuration"]["imagined_not_judged"], 4);
+
+    // The protocols' own judge: as before any re-judgment.
+    options.judgeConfig.clear();
+    const FidelityReport own = fidelityReport(*m_ledger, options);
+    EXPECT_TRUE(own.judgeConfig.empty());
+    EXPECT_EQ(own.policies[0].imagined.successes, 2);
+    EXPECT_EQ(own.policies[1].imagined.successes, 3);
+    EXPECT_EQ(own.agreement.n, 11);
+    EXPECT_TRUE(toJson(own)["judge_configuration"].is_null());
+    EXPECT_EQ(toText(own, nullptr).find("Judged by"), std::string::npos);
+
+    // A configuration no judgment has is a named error.
+    options.judgeConfig = "synthetic.judge 1.0.0 {}";
+    EXPECT_NE(test::errorOf([&] {
+                  fidelityReport(*m_ledger, options);
+              }).find("no judgment in this ledger has the judge configuration"),
+              std::string::npos);
+
+    // kosmos-cli fidelity --config: the configuration by its number (as kosmos-cli audit lists
+    // them) or its key; the comparison tool says whose verdicts each side counts.
+    m_ledger.reset();
+    const std::string bundle = (m_dir / "f.kosmos").string();
+    const auto byNumber =
+        test::runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                          "imag", "--replays", "0", "--config", "2", "--json"});
+    ASSERT_EQ(byNumber.exitCode, 0) << byNumber.output;
+    EXPECT_EQ(nlohmann::json::parse(byNumber.output)["judge_configuration"]["key"], judge2);
+    const auto report = (m_dir / "judge-2.json").string();
+    std::ofstream(report) << byNumber.output;
+    const auto compared = test::runProcess(
+        {"/usr/bin/python3", std::string(KOSMOS_SOURCE_DIR) + "/tools/fidelity_compare.py", report,
+         report});
+    ASSERT_EQ(compared.exitCode, 0) << compared.output;
+    EXPECT_NE(compared.output.find("| judged by | `" + judge2 + "` (not judged by it: 4 imagined"),
+              std::string::npos)
+        << compared.output;
+    const auto byKey =
+        test::runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                          "imag", "--replays", "0", "--config", judge2});
+    ASSERT_EQ(byKey.exitCode, 0) << byKey.output;
+    EXPECT_NE(byKey.output.find("Judged by " + judge2), std::string::npos) << byKey.output;
+    const auto unknown =
+        test::runProcessWithStderr({test::cliPath(), "fidelity", bundle, "--physics", "phys",
+                                    "--imagined", "imag", "--replays", "0", "--config", "3"});
+    EXPECT_NE(unknown.exitCode, 0);
+    EXPECT_NE(unknown.output.find("no judge configuration '3' (2 in this ledger"),
+              std::string::npos)
+        << unknown.output;
 }
 
 // Physics gives five policies 4, 1, 0, 0, 0 successes of 20 (a third seed's held-out starts, at

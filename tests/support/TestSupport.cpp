@@ -1,5 +1,6 @@
 #include "TestSupport.h"
 
+#include "queries/LedgerFacts.h"
 #include "util/Error.h"
 
 #include <opencv2/imgcodecs.hpp>
@@ -358,6 +359,34 @@ writeFidelityProtocols(Ledger &ledger, const std::string &physicsName,
             w.imaginedRun(policy, "t#" + std::to_string(e),
                           outcomes[e] < 0 ? std::nullopt : std::optional<bool>(outcomes[e] == 1));
     return {w.physics, w.imagined};
+}
+
+void rejudgeRun(Ledger &ledger, std::int64_t runId, bool success)
+{
+    const auto source = ledger.run(runId);
+    if (!source)
+        throw std::runtime_error("rejudgeRun: no run " + std::to_string(runId));
+    const RunComponents components = runComponents(ledger, runId);
+    RunSpec spec;
+    spec.protocolSha256 = source->protocolSha256;
+    spec.episodeIndex = source->episodeIndex;
+    spec.policy = componentIdentity(ledger, components.policyId);
+    spec.worldModel = componentIdentity(ledger, components.worldModelId);
+    spec.judge = testJudge();
+    spec.judge->config["temperature"] = 0.25;
+    spec.seeds = nlohmann::json::parse(source->keyJson).value("seeds", nlohmann::json::object());
+    spec.seeds["rejudge_of"] = source->runKey;
+    spec.task = source->task;
+    spec.instruction = source->instruction;
+    const auto lease = ledger.claim("judge-2", 30000, ledger.submitRun(spec).runId);
+    if (!lease)
+        throw std::runtime_error("rejudgeRun: cannot claim the re-judging run");
+    JudgmentRecord j = testJudgment();
+    j.settings["temperature"] = 0.25; // (the judgment names no component: its settings tell)
+    j.outcome = success ? "success" : "failure";
+    j.progress = success ? 5 : 1;
+    ledger.recordJudgment(*lease, j);
+    ledger.finishAttempt(*lease, AttemptOutcome::completed());
 }
 
 std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)

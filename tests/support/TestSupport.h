@@ -59,6 +59,10 @@ writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int
                      const std::map<std::string, std::vector<int>> &imagined,
                      const std::map<std::string, std::vector<int>> &judgedPhysics = {},
                      int tasks = 1);
+// A re-judgment as `kosmos-cli judge` records it (core/pipeline/Rejudge.cpp): a run of the source
+// run's protocol, policy, world model and seeds with rejudge_of, whose judgment ("judge-2":
+// testJudge() at temperature 0.25) says `success`.
+void rejudgeRun(Ledger &ledger, std::int64_t runId, bool success);
 // As the above, into protocols of the given names whose frozen documents also hold the given
 // fields (a study's protocols of policies added later on the same starts: the same fields).
 std::pair<std::string, std::string>

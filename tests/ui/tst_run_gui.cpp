@@ -17,6 +17,7 @@
 #include "models/RunsModel.h"
 #include "player/FramePlayer.h"
 #include "plots/EvaluationPlots.h"
+#include "queries/LatestRuns.h"
 #include "run/LauncherDialog.h"
 #include "run/PluginCatalog.h"
 #include "run/PluginManagerDialog.h"
@@ -244,6 +245,28 @@ private slots:
         QVERIFY2(summary.contains(QStringLiteral("[not met]</b> spread")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("[undecided]</b> judge")), qPrintable(summary));
         QVERIFY(panel->summary()->toolTip().contains(QStringLiteral("SC3-Eval 0.929")));
+        // Judged by another configuration: A's four imagined rollouts re-judged as successes
+        // (judge-2); chosen, the table and summary read its verdicts and say so.
+        QCOMPARE(panel->judgeConfiguration()->count(), 2); // the protocols' own, and its key
+        QVERIFY(!summary.contains(QStringLiteral("Judged by")));
+        for (const LatestRun &run : latestRuns(ledger, {std::nullopt, true, std::nullopt}))
+            if (run.policyLabel.find("\"A\"") != std::string::npos && run.task.starts_with("t#") &&
+                run.task != "t#9")
+                test::rejudgeRun(ledger, run.runId, true);
+        view.setLedger(&ledger);
+        panel->physicsProtocol()->setCurrentIndex(0);
+        panel->imaginedProtocol()->setCurrentIndex(1);
+        QCOMPARE(panel->judgeConfiguration()->count(), 3);
+        const int judge2 =
+            panel->judgeConfiguration()->findText(QStringLiteral("0.25"), Qt::MatchContains);
+        QVERIFY(judge2 > 0);
+        panel->judgeConfiguration()->setCurrentIndex(judge2);
+        QVERIFY2(panel->summary()->text().contains(QStringLiteral("Judged by")),
+                 qPrintable(panel->summary()->text()));
+        QVERIFY2(panel->table()->item(0, 3)->text().startsWith(QStringLiteral("4/4")), // A
+                 qPrintable(panel->table()->item(0, 3)->text()));
+        panel->judgeConfiguration()->setCurrentIndex(0);
+        QVERIFY(!panel->summary()->text().contains(QStringLiteral("Judged by")));
         // Only a protocol with physics labels is offered as the ground truth (#35: the demo
         // ledger's synthetic protocol was called "physics protocol (ground truth)").
         QCOMPARE(panel->physicsProtocol()->count(), 1);

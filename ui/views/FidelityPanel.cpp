@@ -64,8 +64,8 @@ nlohmann::json cliReply(const QByteArray &out, const std::string &what)
 
 FidelityPanel::FidelityPanel(QWidget *parent)
     : QWidget(parent), m_physics(new QComboBox(this)), m_imagined(new QComboBox(this)),
-      m_table(new QTableWidget(0, 6, this)), m_summary(new QLabel(this)),
-      m_scatter(new QCustomPlot(this)), m_replays(new QSpinBox(this)),
+      m_judge(new QComboBox(this)), m_table(new QTableWidget(0, 6, this)),
+      m_summary(new QLabel(this)), m_scatter(new QCustomPlot(this)), m_replays(new QSpinBox(this)),
       m_framesButton(new QPushButton(tr("Compare frames (kosmos-cli)"), this)),
       m_recordingsButton(new QPushButton(tr("Against recordings..."), this)),
       m_framesText(new QLabel(this)), m_frames(new QCustomPlot(this))
@@ -73,6 +73,11 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     auto *form = new QFormLayout;
     form->addRow(tr("Physics protocol (ground truth)"), m_physics);
     form->addRow(tr("Imagined protocol (world model, judged)"), m_imagined);
+    form->addRow(tr("Judged by"), m_judge);
+    m_judge->setToolTip(
+        tr("Whose verdicts count, on both sides: the protocols' own judge, or another judge "
+           "configuration of this ledger, whether the runs' own or re-judging their recorded "
+           "rollouts (kosmos-cli judge --all ... --judge J.json; kosmos-cli fidelity --config)"));
     m_table->setHorizontalHeaderLabels({tr("#"), tr("Policy"), tr("Physics (Wilson 95%)"),
                                         tr("World model (Wilson 95%)"), tr("Unknown"),
                                         tr("Lenient / harsh")});
@@ -127,7 +132,7 @@ FidelityPanel::FidelityPanel(QWidget *parent)
     layout->addLayout(form);
     layout->addWidget(split, 1);
     layout->addLayout(framesRow);
-    for (QComboBox *box : {m_physics, m_imagined})
+    for (QComboBox *box : {m_physics, m_imagined, m_judge})
         connect(box, &QComboBox::currentIndexChanged, this, &FidelityPanel::update);
     connect(m_framesButton, &QPushButton::clicked, this, &FidelityPanel::compareFrames);
     connect(m_recordingsButton, &QPushButton::clicked, this, [this] { compareWithRecordings(); });
@@ -153,11 +158,22 @@ void FidelityPanel::setLedger(Ledger *ledger)
 void FidelityPanel::refresh()
 {
     {
-        const QSignalBlocker a(m_physics), b(m_imagined);
+        const QSignalBlocker a(m_physics), b(m_imagined), c(m_judge);
+        const QString judge = m_judge->currentData().toString(); // kept when still there
         m_physics->clear();
         m_imagined->clear();
+        m_judge->clear();
+        m_judge->addItem(tr("the protocols' own judge"), QString());
         if (m_ledger) {
             try {
+                const auto configs = judgeConfigs(*m_ledger);
+                for (std::size_t i = 0; i < configs.size(); ++i)
+                    m_judge->addItem(tr("%1: %2 (%3 judgments)")
+                                         .arg(i + 1)
+                                         .arg(QString::fromStdString(configs[i].key))
+                                         .arg(configs[i].judgments),
+                                     QString::fromStdString(configs[i].key));
+                m_judge->setCurrentIndex(std::max(0, m_judge->findData(judge)));
                 auto labelOf = [](const std::string &name, const std::string &sha) {
                     return QStringLiteral("%1  (%2)")
                         .arg(QString::fromStdString(name),
@@ -236,6 +252,7 @@ void FidelityPanel::update()
         options.alsoPhysics.push_back(physics[i].toStdString());
     for (qsizetype i = 1; i < imagined.size(); ++i)
         options.alsoImagined.push_back(imagined[i].toStdString());
+    options.judgeConfig = m_judge->currentData().toString().toStdString();
     try {
         const FidelityReport r = fidelityReport(*m_ledger, options);
         m_table->setRowCount(static_cast<int>(r.policies.size()));
@@ -289,6 +306,14 @@ void FidelityPanel::update()
                                       "world model's fidelity: %1.")
                                        .arg(QString::fromStdString(spread.whyNotInformative())
                                                 .toHtmlEscaped()));
+        if (!r.judgeConfig.empty())
+            spreadText.prepend(
+                tr("<b>Judged by %1</b> (each run's latest judgment by it, its own or a "
+                   "re-judgment of the recorded rollout); rollouts it has not judged, without a "
+                   "verdict: %2 imagined, %3 physics.<br>")
+                    .arg(QString::fromStdString(r.judgeConfig).toHtmlEscaped())
+                    .arg(r.imaginedNotJudgedByConfig)
+                    .arg(r.physicsNotJudgedByConfig));
         m_summary->setText(
             spreadText + QStringLiteral("<br>") +
             tr("<b>%1 paired episodes</b> (same policy, same start); unpaired %2 physics, %3 "
@@ -386,6 +411,8 @@ void FidelityPanel::compareFrames()
         arguments << QStringLiteral("--physics") << sha;
     for (const QString &sha : m_imagined->currentData().toStringList())
         arguments << QStringLiteral("--imagined") << sha;
+    if (const QString judge = m_judge->currentData().toString(); !judge.isEmpty())
+        arguments << QStringLiteral("--config") << judge;
     arguments << QStringLiteral("--replays") << QString::number(m_replays->value())
               << QStringLiteral("--json");
     m_process->start(m_cliPath, arguments);

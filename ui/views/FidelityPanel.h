@@ -37,6 +37,9 @@ public:
 
     QComboBox *physicsProtocol() const { return m_physics; }
     QComboBox *imaginedProtocol() const { return m_imagined; }
+    // Whose verdicts count: the protocols' own judge (the first item) or a judge configuration
+    // of the ledger, its own or re-judging the recorded rollouts (FidelityOptions::judgeConfig).
+    QComboBox *judgeConfiguration() const { return m_judge; }
     QTableWidget *table() const { return m_table; }
     QLabel *summary() const { return m_summary; }
     QPushButton *framesButton() const { return m_framesButton; }
@@ -66,6 +69,7 @@ private:
     QString m_cliPath;
     QComboBox *m_physics;
     QComboBox *m_imagined;
+    QComboBox *m_judge;
     QTableWidget *m_table;
     QLabel *m_summary;
     QCustomPlot *m_scatter;
