@@ -8,12 +8,18 @@
 #   tools/fidelity-study.sh [--benchmark tabletop|aloha] [--work DIR] [--episodes N]
 #                           [--seeds "SEED SEED"] [--protocol FILE] [--replays N] [--workers N]
 #                           [--judge JUDGE.json] [--world-model WORLD.json] [--add FILE]...
+#                           [--rejudge JUDGE.json]
 #
 # --add FILE: policies evaluated later on the same starts, without running the study's again
 # ({"name": N, "description": "... {seed} ...", "policies": [...]}): the study's protocol with
 # these policies, named <benchmark>-study-N-SEED, run and prepared beside it; the reports join
 # them (kosmos-cli fidelity --physics/--imagined given again). E.g. the ALOHA study's scripted
 # experts: --add examples/fidelity-aloha-add-expert.json --add examples/fidelity-aloha-add-expert-act.json
+#
+# --rejudge JUDGE.json: every rollout of the ledger judged again by this judge (kosmos-cli judge
+# --all: recorded beside the runs' own judgments, nothing altered; runs it judged before are
+# skipped), and the reports count its verdicts on both sides (kosmos-cli fidelity --config). On a
+# finished study's --work this is the study with that judge, without running anything again.
 #
 # tabletop (default): examples/fidelity-tabletop-study.json (eight learned policies and the
 # scripted expert, whose imagined twin replays its physics actions open loop), seeds 20261303
@@ -34,6 +40,7 @@ replays=20
 workers=2
 judge=""
 world=""
+rejudge=""
 adds=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,9 +53,11 @@ while [ $# -gt 0 ]; do
     --workers) workers="$2"; shift 2 ;;
     --judge) judge="$2"; shift 2 ;;
     --world-model) world="$2"; shift 2 ;;
+    --rejudge) [ -f "$2" ] || { echo "fidelity-study: no file $2 (--rejudge)" >&2; exit 2; }
+        rejudge="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --add) [ -f "$2" ] || { echo "fidelity-study: no file $2 (--add)" >&2; exit 2; }
         adds+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "fidelity-study: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -136,8 +145,32 @@ PY
             "(see $work/$added-imagined.run.txt)" >&2
         joined+=(--physics "$added" --imagined "$added-imagined")
     done
-    "$cli" fidelity "$ledger" "${joined[@]}" --replays "$replays" >"$work/report-$seed.txt"
-    "$cli" fidelity "$ledger" "${joined[@]}" --replays "$replays" --json \
+    config=()
+    if [ -n "$rejudge" ]; then
+        echo "== $name: judged again by $rejudge" >&2
+        "$cli" judge --all --ledger "$ledger" --judge "$rejudge" >"$work/rejudge-$seed.txt"
+        # The configuration it recorded: its plugin and settings (and quorum, where the file
+        # gives one), by its key in kosmos-cli audit's list.
+        key=$("$cli" audit "$ledger" --json | python3 -c '
+import json, sys
+judge = json.load(open(sys.argv[1]))
+found = []
+for c in json.load(sys.stdin):
+    adapter, _, rest = c["key"].partition(" ")
+    config = json.loads(rest.partition(" ")[2])
+    if (adapter == judge["plugin"] and isinstance(config, dict)
+            and config.get("settings") == judge.get("settings", {})
+            and ("quorum" not in judge or all(config.get("quorum", {}).get(k) == v
+                                              for k, v in judge["quorum"].items()))):
+        found.append(c)
+if not found:
+    sys.exit(f"fidelity-study: no judgment of this ledger has the configuration of {sys.argv[1]}")
+print(max(found, key=lambda c: c["judgments"])["key"])' "$rejudge")
+        config=(--config "$key")
+    fi
+    "$cli" fidelity "$ledger" "${joined[@]}" "${config[@]}" --replays "$replays" \
+        >"$work/report-$seed.txt"
+    "$cli" fidelity "$ledger" "${joined[@]}" "${config[@]}" --replays "$replays" --json \
         >"$work/report-$seed.json"
 done
 python3 "$root/tools/fidelity_compare.py" "$work/report-$1.json" "$work/report-$2.json" \

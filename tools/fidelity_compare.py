@@ -80,7 +80,16 @@ def main(argv):
         config = report.get("judge_configuration")
         if not config:
             return "the protocols' own judge"
-        return (f"`{config['key']}` (not judged by it: {config['imagined_not_judged']} imagined, "
+        # The plugin, its version and settings name it; the whole key (quorum, prompt) is in the
+        # reports.
+        adapter, version, rest = (config["key"].split(" ", 2) + ["", ""])[:3]
+        try:
+            settings = json.loads(rest).get("settings")
+        except (ValueError, AttributeError):
+            settings = None
+        shown = (config["key"] if settings is None else
+                 f"{adapter} {version} {json.dumps(settings, separators=(',', ':'))}")
+        return (f"`{shown}` (not judged by it: {config['imagined_not_judged']} imagined, "
                 f"{config['physics_not_judged']} physics)")
 
     if a.get("judge_configuration") or b.get("judge_configuration"):
