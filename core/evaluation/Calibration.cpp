@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 namespace kosmos {
 
@@ -43,6 +44,17 @@ std::string keyOf(const StoredJudgment &j)
     return keyOf(j.judge, configSettings(j));
 }
 
+// A run's judgments, its own and its re-judgments' (`rejudging`: rejudgingRunsByKey, read once).
+std::vector<StoredJudgment>
+judgmentsOf(Ledger &ledger, const std::map<std::string, std::vector<std::int64_t>> &rejudging,
+            std::int64_t runId)
+{
+    const auto run = ledger.run(runId);
+    const auto it = run ? rejudging.find(run->runKey) : rejudging.end();
+    return judgmentsOfRun(ledger, runId,
+                          it == rejudging.end() ? std::vector<std::int64_t>{} : it->second);
+}
+
 // Visits every rollout run with a judgment, with its judgments (a run's own and its
 // re-judgments), in run order. Runs are read a page at a time and their judgments one run at a
 // time, so a ledger of 100k runs is never held in memory at once.
@@ -51,12 +63,13 @@ void forEachJudgedRun(Ledger &ledger, Visit &&visit)
 {
     constexpr int pageSize = 512;
     std::int64_t after = 0;
+    const auto rejudging = rejudgingRunsByKey(ledger);
     for (;;) {
         // Rollout runs only: a re-judging run's judgments are found through its source run.
         const std::vector<std::int64_t> page =
             judgedRolloutRuns(ledger, std::nullopt, after, pageSize);
         for (const std::int64_t runId : page)
-            visit(runId, judgmentsOfRun(ledger, runId));
+            visit(runId, judgmentsOf(ledger, rejudging, runId));
         if (static_cast<int>(page.size()) < pageSize)
             return;
         after = page.back();
@@ -133,16 +146,22 @@ void addSide(AuditSide &side, const StoredJudgment &j)
 
 std::vector<JudgeConfig> judgeConfigs(Ledger &ledger)
 {
+    // The judgments of rollout runs whose latest attempt was judged (forEachJudgedRun's runs),
+    // theirs and their re-judgments', in one query without the samples: a configuration's number
+    // is its first use, so a new one never renumbers those listed before it.
+    const std::vector<std::int64_t> judgedRuns = judgedRolloutRuns(ledger, std::nullopt);
+    const std::set<std::int64_t> judged(judgedRuns.begin(), judgedRuns.end());
     std::vector<JudgeConfig> out;
-    forEachJudgedRun(ledger, [&](std::int64_t, const std::vector<StoredJudgment> &judgments) {
-        for (const auto &j : judgments) {
-            const std::string key = keyOf(j);
-            auto it = std::find_if(out.begin(), out.end(), [&](auto &c) { return c.key == key; });
-            if (it == out.end())
-                out.push_back({key, j.judge, configSettings(j), 1});
-            else
-                ++it->judgments;
-        }
+    forEachJudgmentOutcome(ledger, [&](const JudgmentOutcome &o) {
+        if (!judged.contains(o.rolloutRunId))
+            return;
+        const nlohmann::json config = configSettings(o.judgeConfig, o.settings);
+        const std::string key = keyOf(o.judge, config);
+        auto it = std::find_if(out.begin(), out.end(), [&](auto &c) { return c.key == key; });
+        if (it == out.end())
+            out.push_back({key, o.judge, config, 1});
+        else
+            ++it->judgments;
     });
     return out;
 }
@@ -726,9 +745,10 @@ std::pair<std::string, std::string> findRolloutProtocol(Ledger &ledger, const st
 std::string primaryJudgeConfig(Ledger &ledger, const std::string &protocolSha256)
 {
     const std::vector<std::int64_t> runIds = judgedRolloutRuns(ledger, protocolSha256);
+    const auto rejudging = rejudgingRunsByKey(ledger);
     std::vector<std::pair<std::string, int>> counts;
     for (const std::int64_t runId : runIds) {
-        const auto judgments = judgmentsOfRun(ledger, runId);
+        const auto judgments = judgmentsOf(ledger, rejudging, runId);
         if (judgments.empty())
             continue;
         const std::string key = keyOf(judgments.front());

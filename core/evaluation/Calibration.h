@@ -19,6 +19,8 @@ class Ledger;
 
 // A judge configuration as the ledger records it: adapter id + version and settings. Its key is
 // "<judge> <settings as compact JSON>"; judgments of one key are comparable with each other.
+// judgeConfigs lists those of the judged rollouts' judgments (their own and re-judgments), in the
+// order of each one's first judgment, with how many judgments it has.
 struct JudgeConfig
 {
     std::string key;

@@ -6,13 +6,16 @@
 
 namespace kosmos {
 
-std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
+namespace {
+
+// The judgments of the latest attempts of the runs `where` selects (?1: the rollout run), with
+// their samples, oldest first.
+std::vector<StoredJudgment> readJudgments(Ledger &ledger, std::int64_t runId,
+                                          const std::string &where,
+                                          const std::function<void(sqlite::Statement &)> &bind)
 {
     auto &db = LedgerSql::of(ledger);
     std::vector<StoredJudgment> out;
-    const auto run = ledger.run(runId);
-    if (!run)
-        return out;
     sqlite::Statement s(db, R"sql(
         SELECT j.judgment_id, a.run_id, j.attempt_id, r.run_id <> ?1,
                COALESCE(c.adapter_id || ' ' || c.adapter_version, '(unknown)'),
@@ -23,9 +26,9 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
           JOIN latest_attempts a ON a.attempt_id = j.attempt_id
           JOIN runs r ON r.run_id = a.run_id
           LEFT JOIN components c ON c.component_id = j.judge_id
-         WHERE (r.run_id = ?1 OR json_extract(r.key_json, '$.seeds.rejudge_of') = ?2)
-         ORDER BY j.judgment_id)sql");
-    s.bind(1, runId).bind(2, run->runKey);
+         WHERE )sql" + where + " ORDER BY j.judgment_id");
+    s.bind(1, runId);
+    bind(s);
     sqlite::Statement samples(
         db, "SELECT sample_index, try_index, seed, raw_text, format_class, parse_error, "
             "generated_tokens, decode_ms, finish_reason, parsed_json, answer_form, "
@@ -75,6 +78,42 @@ std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
         }
         out.push_back(std::move(j));
     }
+    return out;
+}
+
+} // namespace
+
+std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId)
+{
+    const auto run = ledger.run(runId);
+    if (!run)
+        return {};
+    // (json_extract over every run: one scan of the runs a call; readers of many runs give the
+    // re-judging runs, below.)
+    return readJudgments(ledger, runId,
+                         "(r.run_id = ?1 OR json_extract(r.key_json, '$.seeds.rejudge_of') = ?2)",
+                         [&](sqlite::Statement &s) { s.bind(2, run->runKey); });
+}
+
+std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId,
+                                           const std::vector<std::int64_t> &rejudgingRuns)
+{
+    nlohmann::json ids = nlohmann::json::array({runId});
+    for (const std::int64_t id : rejudgingRuns)
+        ids.push_back(id);
+    return readJudgments(ledger, runId, "r.run_id IN (SELECT value FROM json_each(?2))",
+                         [&](sqlite::Statement &s) { s.bind(2, ids.dump()); });
+}
+
+std::map<std::string, std::vector<std::int64_t>> rejudgingRunsByKey(Ledger &ledger)
+{
+    sqlite::Statement s(LedgerSql::of(ledger),
+                        "SELECT json_extract(key_json, '$.seeds.rejudge_of'), run_id FROM runs "
+                        "WHERE json_extract(key_json, '$.seeds.rejudge_of') IS NOT NULL "
+                        "ORDER BY run_id");
+    std::map<std::string, std::vector<std::int64_t>> out;
+    while (s.step())
+        out[s.text(0)].push_back(s.int64(1));
     return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,13 @@ struct StoredJudgment
 
 // Every judgment of a run's rollout: its own and those of runs that re-judged it, oldest first.
 std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId);
+// The same with the run's re-judging runs given (rejudgingRunsByKey()[run key]): for readers of
+// many runs, as the one above reads every run of the ledger to find them.
+std::vector<StoredJudgment> judgmentsOfRun(Ledger &ledger, std::int64_t runId,
+                                           const std::vector<std::int64_t> &rejudgingRuns);
+// The re-judging runs (`kosmos-cli judge`) by the run key of the run each judged again, in run
+// order: one read of the ledger's runs.
+std::map<std::string, std::vector<std::int64_t>> rejudgingRunsByKey(Ledger &ledger);
 
 // A judgment's quorum outcome without its samples, and the rollout run it judged (for a
 // re-judgment: the run whose rollout it judged again).
