@@ -44,7 +44,6 @@ std::optional<bool> decisive(const std::optional<std::string> &verdict)
     return std::nullopt;
 }
 
-// The rollout runs of a protocol with their outcome by `source` (as protocolOutcomes reads it).
 // Verdicts of one judge configuration (FidelityOptions::judgeConfig) by rollout run, and the
 // valid rollouts it has not judged.
 struct ConfigVerdicts
@@ -53,8 +52,8 @@ struct ConfigVerdicts
     int missing = 0;
 };
 
-// The rollout runs of a protocol with their outcome by `source`; "judge" read from `verdicts`
-// instead of each run's own judgment where they are given.
+// The rollout runs of a protocol with their outcome by `source` (as protocolOutcomes reads it);
+// "judge" read from `verdicts` instead of each run's own judgment where they are given.
 std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
                                     const std::string &source, ConfigVerdicts *verdicts)
 {
