@@ -943,6 +943,16 @@ TEST(TorchGeneric, TheTrainerSmokeRunWritesPackagesTheAdaptersRun)
                               (dir / "tuned-2").string()});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("one or the other"), std::string::npos) << r.output;
+    // On a LeRobot dataset the world model is recorded.py's, trained from its first step: a
+    // start asked for is refused, not silently dropped.
+    r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset",
+                              std::string(KOSMOS_SOURCE_DIR) + "/tests/fixtures/lerobot/pusht-h264",
+                              "--only", "world", "--world-init", (dir / "here" / "world").string(),
+                              "--tiny", "--out", (dir / "tuned-3").string()});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.output.find("on a LeRobot dataset the world model is recorded.py's design"),
+              std::string::npos)
+        << r.output;
     // Bad input is named: not weights, not a packed dataset (on stderr).
     std::ofstream(dir / "bad.npz") << "not a numpy archive";
     r = runProcessWithStderr({"/usr/bin/python3", trainer, "--dataset", (dir / "ds").string(),

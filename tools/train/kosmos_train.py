@@ -1615,6 +1615,16 @@ def main(argv):
     if not dataset_path.endswith(".npz") and is_lerobot(dataset_path):
         if args.policy_name and len(args.policy_name) != 1:
             parser.error("on a recording, --policy-name names the one policy trained")
+        # The recorded world model starts from nothing: a start asked for is refused, not
+        # dropped (a tabletop package trains on from runs in the workstation's own layout).
+        for flag, value in (("--world-init", args.world_init),
+                            ("--world-weights", args.world_weights)):
+            if value:
+                parser.error(f"{flag} {value}: on a LeRobot dataset the world model is "
+                             "recorded.py's design, trained from its first step; to train a "
+                             "world model of this trainer's design on from a package, give "
+                             "the runs in the workstation's layout (kosmos-cli dataset export "
+                             "BUNDLE --to DIR)")
         dataset_path, source = convert_lerobot(args.dataset, args.kosmos_cli)
     episodes, dataset_sha = load_dataset(dataset_path)
     if source:
