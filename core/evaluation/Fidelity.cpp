@@ -62,8 +62,12 @@ std::vector<EpisodeRow> episodeRows(Ledger &ledger, const std::string &sha,
         const bool invalid = run.validation == "invalid";
         std::optional<std::string> outcome = outcomeBy(run, source);
         if (verdicts && source == "judge") {
+            // A rollout that failed validation is never judged in the pipeline; a re-judgment
+            // of it (kosmos-cli judge --all judges every completed rollout) does not count
+            // either, so that two judges are compared on the same rollouts.
             const auto it = verdicts->byRun.find(run.runId);
-            outcome = it == verdicts->byRun.end() ? std::nullopt : std::optional(it->second);
+            outcome =
+                it == verdicts->byRun.end() || invalid ? std::nullopt : std::optional(it->second);
             verdicts->missing += !outcome && !invalid && run.status == "completed";
         }
         out.push_back(

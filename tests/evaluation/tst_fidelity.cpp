@@ -267,6 +267,8 @@ TEST_F(FidelityTest, AnotherJudgeConfigurationReadsTheSameRollouts)
         const std::size_t start = std::stoul(run.task.substr(hash + 1));
         if (it != truth.end() && start < it->second.size())
             test::rejudgeRun(*m_ledger, run.runId, it->second[start]);
+        if (run.validation == "invalid") // C's fourth: judged again, but it failed validation
+            test::rejudgeRun(*m_ledger, run.runId, true);
     }
     for (const LatestRun &run : latestRuns(*m_ledger, {m_physics, true, std::nullopt}))
         if (variantOf(run) == "A" && run.episodeIndex < 4)
@@ -291,6 +293,7 @@ TEST_F(FidelityTest, AnotherJudgeConfigurationReadsTheSameRollouts)
     EXPECT_EQ(r.policies[1].imagined.successes, 2); // B: 3 of 4
     EXPECT_EQ(r.policies[2].imagined.n, 0) << "C's imagined runs were not judged by judge-2";
     EXPECT_EQ(r.policies[2].imaginedMissing, 4);
+    EXPECT_EQ(r.policies[2].imaginedInvalid, 1) << "a re-judged invalid rollout does not count";
     // Not judged by it: A's start t#9 and C's three valid imagined rollouts (its fourth failed
     // validation, so no judge ever saw it); of physics, every run but A's first four.
     EXPECT_EQ(r.imaginedNotJudgedByConfig, 4);
