@@ -156,8 +156,12 @@ import json, sys
 judge = json.load(open(sys.argv[1]))
 found = []
 for c in json.load(sys.stdin):
+    # "<plugin> <version> <configuration>"; a judgment of an unknown component has no version
     adapter, _, rest = c["key"].partition(" ")
-    config = json.loads(rest.partition(" ")[2])
+    try:
+        config = json.loads(rest.partition(" ")[2])
+    except ValueError:
+        continue
     if (adapter == judge["plugin"] and isinstance(config, dict)
             and config.get("settings") == judge.get("settings", {})
             and ("quorum" not in judge or all(config.get("quorum", {}).get(k) == v
