@@ -166,6 +166,15 @@ std::vector<JudgeConfig> judgeConfigs(Ledger &ledger)
     return out;
 }
 
+std::string judgeConfigLabel(const JudgeConfig &config)
+{
+    const nlohmann::json &c = config.settings;
+    if (!c.is_object() || !c.contains("settings"))
+        return config.key;
+    return config.judge + " " + c["settings"].dump() + " quorum " +
+           c.value("quorum", nlohmann::json::object()).dump();
+}
+
 std::map<std::int64_t, std::string> outcomesByConfig(Ledger &ledger, const std::string &key)
 {
     std::map<std::int64_t, std::string> out;

@@ -29,6 +29,9 @@ struct JudgeConfig
     int judgments = 0;
 };
 std::vector<JudgeConfig> judgeConfigs(Ledger &ledger);
+// What tells configurations apart, for a list a person reads: the judge, its plugin settings and
+// its quorum ("<judge> <settings> quorum <quorum>"); the key when it has no plugin settings.
+std::string judgeConfigLabel(const JudgeConfig &config);
 
 // The outcome (success, failure or unknown) of the latest judgment by the configuration `key`
 // (JudgeConfig::key) of each rollout run it judged, as the run's own judge or re-judging it

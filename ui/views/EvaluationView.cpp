@@ -301,16 +301,9 @@ void EvaluationView::refresh()
     try {
         const auto configs = judgeConfigs(*m_ledger);
         for (std::size_t i = 0; i < configs.size(); ++i) {
-            // The judge and its plugin settings first: what tells configurations apart.
-            const auto &config = configs[i].settings;
-            const std::string shown =
-                config.is_object() && config.contains("settings")
-                    ? configs[i].judge + " " + config["settings"].dump() + " quorum " +
-                          config.value("quorum", nlohmann::json::object()).dump()
-                    : configs[i].key;
             const QString label = tr("%1: %2 (%3 judgments)")
                                       .arg(i + 1)
-                                      .arg(QString::fromStdString(shown))
+                                      .arg(QString::fromStdString(judgeConfigLabel(configs[i])))
                                       .arg(configs[i].judgments);
             for (QComboBox *box : {m_calibrationJudge, m_auditA, m_auditB}) {
                 const QSignalBlocker block(box);

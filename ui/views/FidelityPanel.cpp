@@ -170,7 +170,7 @@ void FidelityPanel::refresh()
                 for (std::size_t i = 0; i < configs.size(); ++i)
                     m_judge->addItem(tr("%1: %2 (%3 judgments)")
                                          .arg(i + 1)
-                                         .arg(QString::fromStdString(configs[i].key))
+                                         .arg(QString::fromStdString(judgeConfigLabel(configs[i])))
                                          .arg(configs[i].judgments),
                                      QString::fromStdString(configs[i].key));
                 m_judge->setCurrentIndex(std::max(0, m_judge->findData(judge)));
