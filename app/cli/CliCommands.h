@@ -64,6 +64,7 @@ struct FidelityPrepareOptions
     std::string worldModelConfig;
     std::string judgeConfig;
     std::string directory;
+    bool everyPolicyOpenLoop = false; // --open-loop: every policy replays its physics actions
 };
 int runFidelityPrepare(const FidelityPrepareOptions &options);
 struct FidelityOptionsCli

@@ -107,18 +107,22 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
                  {"start_state", {{"frame", png.string()}, {"frame_sha256", start.first}}}});
         }
         nlohmann::json imagined = *frozen;
-        imagined["name"] = name + "-imagined";
+        const bool openLoop = o.everyPolicyOpenLoop;
+        imagined["name"] = name + (openLoop ? "-open-loop" : "-imagined");
         imagined["description"] =
-            "The policies of " + name + " (" + sha.substr(0, 12) +
-            "...) from the same physics start frames, in a learned world model, judged by a "
-            "judge (kosmos-cli fidelity prepare). A generated rollout is not evidence of real "
-            "robot-task success.";
+            "The policies of " + name + " (" + sha.substr(0, 12) + "...) " +
+            (openLoop ? std::string("replaying the actions each took in physics, open loop, ")
+                      : std::string()) +
+            "from the same physics start frames, in a learned world model, judged by a judge "
+            "(kosmos-cli fidelity prepare" +
+            (openLoop ? " --open-loop" : "") +
+            "). A generated rollout is not evidence of real robot-task success.";
         imagined["tasks"] = tasks;
         imagined["episodes_per_task"] = 1;
         imagined["world_model"] = world;
         imagined["judge"] = judge;
         // Policies that read the simulator's state get an open-loop twin (openLoopTwin), keyed
-        // by the seed each imagined run's policy is reset with.
+        // by the seed each imagined run's policy is reset with; with --open-loop, every policy.
         PluginRegistry registry;
         registry.scan(PluginRegistry::configuredSearchPath(o.executableDir));
         std::map<std::string, std::uint64_t> seedOf; // lineage -> its policy's reset seed
@@ -133,7 +137,8 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
         for (auto &entry : imagined["policies"]) {
             const std::string plugin = entry.value("plugin", "");
             const PluginInfo *info = registry.find(plugin);
-            if (!info || !info->metadata.value("reads_world_state", false))
+            const bool readsState = info && info->metadata.value("reads_world_state", false);
+            if (!readsState && !openLoop)
                 continue;
             const nlohmann::json settings = entry.value("settings", nlohmann::json::object());
             std::optional<std::string> label;
@@ -145,8 +150,8 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
             if (!label)
                 throw Error(ErrorCode::InvalidInput,
                             plugin + " " + settings.dump() +
-                                " reads the simulator's state, and no run of it is in " + name +
-                                " to replay in its imagined twin");
+                                (readsState ? " reads the simulator's state, and no" : ": no") +
+                                " run of it is in " + name + " to replay in its imagined twin");
             const OpenLoopTwin twin =
                 openLoopTwin(ledger, *label, labelled, seedOf, frozen->value("horizon", 0));
             const fs::path file =
@@ -155,12 +160,14 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
             writeFileAtomically(file, twin.document.dump() + "\n");
             entry = {{"plugin", "replay.actions"},
                      {"settings", {{"by_seed", file.string()}, {"replays", *label}}}};
-            twins.push_back(*label + ": its physics actions replayed open loop (" +
+            twins.push_back((readsState ? "reads the simulator's state, so in the world model: "
+                                        : "in the world model (--open-loop): ") +
+                            *label + ": its physics actions replayed open loop (" +
                             std::to_string(twin.episodes) + " starts)");
         }
         writeFileAtomically(dir / "imagined.json", imagined.dump(2) + "\n");
         for (const std::string &twin : twins)
-            std::cout << "reads the simulator's state, so in the world model: " << twin << "\n";
+            std::cout << twin << "\n";
         std::cout << starts.size() << " starts of " << name << " written to "
                   << (dir / "starts").string() << "; protocol " << (dir / "imagined.json").string()
                   << " (" << starts.size() << " tasks x " << imagined["policies"].size()

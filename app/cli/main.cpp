@@ -440,16 +440,17 @@ const std::vector<Verb> &verbs()
         {"fidelity",
          "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] [--config N] | "
          "fidelity prepare BUNDLE --protocol P "
-         "--world-model WM.json --judge J.json --to DIR | fidelity replay DATASET "
+         "--world-model WM.json --judge J.json --to DIR [--open-loop] | fidelity replay DATASET "
          "--world-model WM.json [--episodes 0-9] [--camera KEY]",
          "a learned world model against physics: the same policies from the same starts,\n"
          "success rates with intervals, Pearson/Spearman/MMRV with bootstrap intervals,\n"
          "pairwise orders, per-episode agreement, PSNR/SSIM of open-loop replays;\n"
-         "prepare: the imagined protocol (one task per physics start);\n"
+         "prepare: the imagined protocol (one task per physics start); --open-loop: every\n"
+         "policy's physics actions replayed, the world model's and judge's errors alone;\n"
          "replay: a LeRobot dataset's recorded actions open loop in the world model, PSNR/SSIM\n"
          "per step against the recorded frames with 95% intervals (docs/fidelity.md)",
          {"physics", "imagined", "replays", "protocol", "world-model", "judge", "to", "episodes",
-          "camera", "config", "json"},
+          "camera", "config", "open-loop", "json"},
          [](const Call &c) -> R {
              if (c.args.size() >= 2 && c.args[1] == QLatin1String("replay")) {
                  if (!c.nArgs(3) || !c.isSet("world-model"))
@@ -465,7 +466,7 @@ const std::vector<Verb> &verbs()
                  return runFidelityPrepare({c.exeDir, c.str(2), c.value("protocol").toStdString(),
                                             c.value("world-model").toStdString(),
                                             c.value("judge").toStdString(),
-                                            c.value("to").toStdString()});
+                                            c.value("to").toStdString(), c.isSet("open-loop")});
              }
              const auto replays = c.intValue("replays", 0, 100000);
              if (!c.nArgs(2) || !c.isSet("physics") || !c.isSet("imagined") || !replays)
@@ -791,6 +792,12 @@ constexpr OptionSpec kOptions[] = {
      "protocol", nullptr, false},
     {"replays", "fidelity: physics starts replayed open loop in the world model (default 20).", "n",
      "20", false},
+    {"open-loop",
+     "fidelity prepare: every policy's imagined runs replay the actions it took in physics from "
+     "the same start (protocol NAME-open-loop), not only those of policies that read the "
+     "simulator's state: the world model's and judge's errors apart from how the policies react "
+     "to imagined frames.",
+     nullptr, nullptr, false},
     {"world-model",
      "fidelity prepare, fidelity replay: the world model configuration (JSON: plugin, settings).",
      "file", nullptr, false},

@@ -1110,10 +1110,10 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
     for (const auto &p : r.policies)
         if (p.openLoopReplay)
             o << "  open loop: " << policyDisplayName(p.policy)
-              << " reads the simulator's state; in the world model its physics actions from "
-                 "each start were replayed, so its world-model rate says whether the world model "
-                 "and judge see success in those actions, not how it would react to imagined "
-                 "frames\n";
+              << ": in the world model its physics actions from each start were replayed (it "
+                 "reads the simulator's state, or the imagined protocol was prepared with "
+                 "--open-loop), so its world-model rate says whether the world model and judge "
+                 "see success in those actions, not how it would react to imagined frames\n";
     const RateSpread &spread = r.physicsSpread;
     o << "\nSpread in physics (read before any correlation): " << spread.levels
       << " distinguishable level(s) of " << spread.policies

@@ -69,9 +69,10 @@ struct FidelityPolicy
     int harsh = 0;           // imagined failure where physics succeeded
     int bothDecisive = 0;
     // Its imagined runs replay the actions it took in physics, open loop (replay.actions by seed):
-    // a policy that reads the simulator's state, which a world model does not give (kosmos-cli
-    // fidelity prepare). Its imagined rate says whether the world model and judge see success in
-    // those actions, not how the policy reacts to imagined frames.
+    // a policy that reads the simulator's state, which a world model does not give, or any policy
+    // of a protocol prepared with `kosmos-cli fidelity prepare --open-loop`. Its imagined rate says
+    // whether the world model and judge see success in those actions, not how the policy reacts to
+    // imagined frames.
     bool openLoopReplay = false;
 };
 

@@ -51,8 +51,8 @@ OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
     if (recorded.empty())
         throw Error(ErrorCode::InvalidInput,
                     label +
-                        " reads the simulator's state, so its imagined twin replays its "
-                        "physics actions; no run of it recorded all " +
+                        ": its imagined twin replays its physics actions, and no run of it "
+                        "recorded all " +
                         std::to_string(horizon) + " actions and its contract");
     OpenLoopTwin twin;
     twin.episodes = static_cast<int>(recorded.size());

@@ -1,9 +1,11 @@
 #pragma once
 
-// The open-loop twin of a policy that reads the simulator's state (kosmos-cli fidelity prepare;
-// docs/fidelity.md, "The workflow"): a world model has no state to give it, so each imagined run
-// replays the actions it took in physics from the same start (replay.actions by seed, which
-// reads the document built here: "kosmos.replay_by_seed/1", adapters/replay/ReplayPolicy.h).
+// The open-loop twin of a policy (kosmos-cli fidelity prepare; docs/fidelity.md, "The
+// workflow"): each imagined run replays the actions it took in physics from the same start
+// (replay.actions by seed, which reads the document built here: "kosmos.replay_by_seed/1",
+// adapters/replay/ReplayPolicy.h). Made for a policy that reads the simulator's state (a world
+// model has none to give it), and for every policy with `fidelity prepare --open-loop`: the
+// world model's and judge's errors apart from how policies react to imagined frames.
 
 #include "queries/LatestRuns.h"
 

@@ -6,6 +6,7 @@
 #include "TorchAdapters.h"
 #include "dataset/ParquetReader.h"
 #include "evaluation/Calibration.h"
+#include "evaluation/OpenLoopTwin.h"
 #include "judge/JudgeSchema.h"
 #include "ledger/Ledger.h"
 #include "queries/LatestRuns.h"
@@ -637,6 +638,68 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     }
     EXPECT_EQ(report["frame_fidelity"]["episodes"], 2);
     EXPECT_EQ(report["frame_fidelity"]["psnr_db"].size(), 16u);
+
+    // --open-loop: every policy replays its physics actions (the world model's and judge's
+    // errors without the policies' reactions to imagined frames), beside the closed-loop twin.
+    r = runProcess({test::cliPath(), "fidelity", "prepare", bundle, "--protocol", "phys",
+                    "--world-model", (dir / "world.json").string(), "--judge",
+                    (dir / "judge.json").string(), "--to", (dir / "open-loop").string(),
+                    "--open-loop"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("in the world model (--open-loop): torch.generic_policy"),
+              std::string::npos)
+        << r.output;
+    const auto openLoop = nlohmann::json::parse(std::ifstream(dir / "open-loop" / "imagined.json"));
+    EXPECT_EQ(openLoop["name"], "phys-open-loop");
+    ASSERT_EQ(openLoop["tasks"].size(), imagined["tasks"].size());
+    for (std::size_t i = 0; i < imagined["tasks"].size(); ++i) {
+        EXPECT_EQ(openLoop["tasks"][i]["id"], imagined["tasks"][i]["id"]);
+        EXPECT_EQ(openLoop["tasks"][i]["start_state"]["frame_sha256"],
+                  imagined["tasks"][i]["start_state"]["frame_sha256"]);
+    }
+    ASSERT_EQ(openLoop["policies"].size(), 3u);
+    std::set<std::string> replays;
+    for (const auto &policy : openLoop["policies"]) {
+        EXPECT_EQ(policy["plugin"], "replay.actions") << policy;
+        replays.insert(policy["settings"]["replays"].get<std::string>());
+    }
+    EXPECT_EQ(replays.size(), 3u) << "one twin per physics policy";
+    r = runProcess({test::cliPath(), "run", (dir / "open-loop" / "imagined.json").string(),
+                    "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    r = runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                    "phys-open-loop", "--replays", "0", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto openReport = nlohmann::json::parse(r.output);
+    EXPECT_EQ(openReport["pairs"], 6);
+    ASSERT_EQ(openReport["policies"].size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(openReport["policies"][i]["open_loop_replay"], true);
+        EXPECT_EQ(openReport["policies"][i]["policy"], report["policies"][i]["policy"])
+            << "each twin is paired with the physics policy it replays";
+        EXPECT_EQ(openReport["policies"][i]["physics"], report["policies"][i]["physics"]);
+    }
+    {
+        // A learned policy's twin gave the actions it took in physics, step by step.
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        const std::string learned = openReport["policies"][0]["policy"];
+        std::map<std::string, std::vector<std::vector<double>>> physicsActions;
+        for (const LatestRun &run :
+             latestRuns(ledger, {findRolloutProtocol(ledger, "phys").second, true, std::nullopt}))
+            if (run.policyLabel == learned)
+                physicsActions[run.task + "#" + std::to_string(run.episodeIndex)] =
+                    loadRollout(ledger, run.runId).actions;
+        ASSERT_EQ(physicsActions.size(), 2u);
+        int compared = 0;
+        for (const LatestRun &run :
+             latestRuns(ledger,
+                        {findRolloutProtocol(ledger, "phys-open-loop").second, true, std::nullopt}))
+            if (adapterAndSettings(run.policyLabel).second.value("replays", "") == learned) {
+                EXPECT_EQ(loadRollout(ledger, run.runId).actions, physicsActions.at(run.task));
+                ++compared;
+            }
+        EXPECT_EQ(compared, 2);
+    }
     // A protocol that is not there: a named error, nothing written.
     r = runProcess(
         {test::cliPath(), "fidelity", bundle, "--physics", "nope", "--imagined", "phys-imagined"});

@@ -335,7 +335,7 @@ QString fidelitySection(const FidelityReport &f,
                   esc(p.policy) +
                       (p.openLoopReplay
                            ? QStringLiteral(" <em>(world model: its physics actions replayed open "
-                                            "loop; it reads the simulator's state)</em>")
+                                            "loop)</em>")
                            : QString()),
                   interval(p.physics) + QStringLiteral(" n = %1").arg(p.physics.n),
                   interval(p.imagined) + QStringLiteral(" n = %1").arg(p.imagined.n),

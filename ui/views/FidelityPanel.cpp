@@ -266,9 +266,10 @@ void FidelityPanel::update()
             name->setToolTip(
                 QString::fromStdString(p.policy) +
                 (p.openLoopReplay
-                     ? tr("\n\nThis policy reads the simulator's state, which a world model does "
-                          "not give: in the world model, the actions it took in physics from each "
-                          "start were replayed open loop. Its world-model rate says whether the "
+                     ? tr("\n\nIn the world model, the actions this policy took in physics from "
+                          "each start were replayed open loop: it reads the simulator's state, "
+                          "which a world model does not give, or the imagined protocol was "
+                          "prepared with --open-loop. Its world-model rate says whether the "
                           "world model and judge see success in those actions, not how it would "
                           "react to imagined frames.")
                      : QString()));
