@@ -8,7 +8,7 @@
 #   tools/fidelity-study.sh [--benchmark tabletop|aloha] [--work DIR] [--episodes N]
 #                           [--seeds "SEED SEED"] [--protocol FILE] [--replays N] [--workers N]
 #                           [--judge JUDGE.json] [--world-model WORLD.json] [--add FILE]...
-#                           [--rejudge JUDGE.json]
+#                           [--rejudge JUDGE.json] [--open-loop]
 #
 # --add FILE: policies evaluated later on the same starts, without running the study's again
 # ({"name": N, "description": "... {seed} ...", "policies": [...]}): the study's protocol with
@@ -20,6 +20,12 @@
 # --all: recorded beside the runs' own judgments, nothing altered; runs it judged before are
 # skipped), and the reports count its verdicts on both sides (kosmos-cli fidelity --config). On a
 # finished study's --work this is the study with that judge, without running anything again.
+#
+# --open-loop: also every policy's physics actions replayed in the world model from the same starts
+# (kosmos-cli fidelity prepare --open-loop: <benchmark>-study-SEED-open-loop), judged, and reported
+# beside the study (DIR/open-loop-report-SEED.txt and .json, DIR/open-loop-compare.md): the world
+# model's and judge's errors alone, apart from how the policies act on imagined frames. A diagnosis
+# for the study's reports, not one of them (docs/fidelity.md, "Every policy open loop").
 #
 # tabletop (default): examples/fidelity-tabletop-study.json (eight learned policies and the
 # scripted expert, whose imagined twin replays its physics actions open loop), seeds 20261303
@@ -41,6 +47,7 @@ workers=2
 judge=""
 world=""
 rejudge=""
+open_loop=0
 adds=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -57,7 +64,8 @@ while [ $# -gt 0 ]; do
         rejudge="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --add) [ -f "$2" ] || { echo "fidelity-study: no file $2 (--add)" >&2; exit 2; }
         adds+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
-    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+    --open-loop) open_loop=1; shift ;;
+    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "fidelity-study: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -85,7 +93,8 @@ mkdir -p "$work"
 ledger="$work/study.kosmos"
 [ -d "$ledger" ] || "$cli" init "$ledger"
 cd "$root" # the protocols name the model packages relative to the repository
-# prepare PHYSICS_NAME DIR: the imagined protocol of a physics protocol (DIR/imagined.json), once.
+# prepare PHYSICS_NAME DIR [--open-loop]: the imagined protocol of a physics protocol
+# (DIR/imagined.json), once.
 # One prepared from another version of the physics protocol (another policy list) is refused, not
 # run: its runs are in the ledger; prepare into another --work.
 prepare() {
@@ -100,7 +109,7 @@ prepare() {
         return 0
     fi
     "$cli" fidelity prepare "$ledger" --protocol "$1" --world-model "$world" --judge "$judge" \
-        --to "$2"
+        --to "$2" "${@:3}"
     echo "$sum" >"$2/prepared-from.sha256"
 }
 for seed in $seeds; do
@@ -176,7 +185,31 @@ print(max(found, key=lambda c: c["judgments"])["key"])' "$rejudge")
         >"$work/report-$seed.txt"
     "$cli" fidelity "$ledger" "${joined[@]}" "${config[@]}" --replays "$replays" --json \
         >"$work/report-$seed.json"
+    if [ "$open_loop" -eq 1 ]; then
+        # The same physics protocols, each policy's physics actions replayed (exit 5: some
+        # replays failed, e.g. a start without a complete recording; counted without a verdict).
+        open=()
+        for physics in $(printf '%s\n' "${joined[@]}" | sed -n '/^--physics$/{n;p}'); do
+            part="${physics#"$benchmark-study-"}"
+            prepare "$physics" "$work/open-loop-$part" --open-loop
+            echo "== $physics: open loop" >&2
+            status=0
+            "$cli" run "$work/open-loop-$part/imagined.json" --ledger "$ledger" \
+                --workers "$workers" >"$work/$physics-open-loop.run.txt" || status=$?
+            [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
+            open+=(--physics "$physics" --imagined "$physics-open-loop")
+        done
+        "$cli" fidelity "$ledger" "${open[@]}" "${config[@]}" --replays 0 \
+            >"$work/open-loop-report-$seed.txt"
+        "$cli" fidelity "$ledger" "${open[@]}" "${config[@]}" --replays 0 --json \
+            >"$work/open-loop-report-$seed.json"
+    fi
 done
+if [ "$open_loop" -eq 1 ]; then
+    python3 "$root/tools/fidelity_compare.py" "$work/open-loop-report-$1.json" \
+        "$work/open-loop-report-$2.json" >"$work/open-loop-compare.md"
+    echo "fidelity-study: open loop (a diagnosis, not the study's report): $work/open-loop-compare.md"
+fi
 python3 "$root/tools/fidelity_compare.py" "$work/report-$1.json" "$work/report-$2.json" \
     >"$work/compare.md"
 cat "$work/compare.md"
