@@ -128,6 +128,7 @@ PY
     "$cli" run "$work/imagined-$seed/imagined.json" --ledger "$ledger" --workers "$workers" \
         >"$work/$name-imagined.run.txt"
     joined=(--physics "$name" --imagined "$name-imagined")
+    names=("$name")
     for add in "${adds[@]}"; do
         part=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$add")
         added="$benchmark-study-$part-$seed"
@@ -153,7 +154,24 @@ PY
         [ "$status" -eq 0 ] || echo "fidelity-study: some runs of $added-imagined failed" \
             "(see $work/$added-imagined.run.txt)" >&2
         joined+=(--physics "$added" --imagined "$added-imagined")
+        names+=("$added")
     done
+    open=()
+    if [ "$open_loop" -eq 1 ]; then
+        # The same physics protocols, each policy's physics actions replayed (exit 5: some
+        # replays failed, e.g. a start without a complete recording; counted without a verdict).
+        # Run before --rejudge, so that its judge reads these rollouts too.
+        for physics in "${names[@]}"; do
+            part="${physics#"$benchmark-study-"}"
+            prepare "$physics" "$work/open-loop-$part" --open-loop
+            echo "== $physics: open loop" >&2
+            status=0
+            "$cli" run "$work/open-loop-$part/imagined.json" --ledger "$ledger" \
+                --workers "$workers" >"$work/$physics-open-loop.run.txt" || status=$?
+            [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
+            open+=(--physics "$physics" --imagined "$physics-open-loop")
+        done
+    fi
     config=()
     if [ -n "$rejudge" ]; then
         echo "== $name: judged again by $rejudge" >&2
@@ -186,19 +204,6 @@ print(max(found, key=lambda c: c["judgments"])["key"])' "$rejudge")
     "$cli" fidelity "$ledger" "${joined[@]}" "${config[@]}" --replays "$replays" --json \
         >"$work/report-$seed.json"
     if [ "$open_loop" -eq 1 ]; then
-        # The same physics protocols, each policy's physics actions replayed (exit 5: some
-        # replays failed, e.g. a start without a complete recording; counted without a verdict).
-        open=()
-        for physics in $(printf '%s\n' "${joined[@]}" | sed -n '/^--physics$/{n;p}'); do
-            part="${physics#"$benchmark-study-"}"
-            prepare "$physics" "$work/open-loop-$part" --open-loop
-            echo "== $physics: open loop" >&2
-            status=0
-            "$cli" run "$work/open-loop-$part/imagined.json" --ledger "$ledger" \
-                --workers "$workers" >"$work/$physics-open-loop.run.txt" || status=$?
-            [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
-            open+=(--physics "$physics" --imagined "$physics-open-loop")
-        done
         "$cli" fidelity "$ledger" "${open[@]}" "${config[@]}" --replays 0 \
             >"$work/open-loop-report-$seed.txt"
         "$cli" fidelity "$ledger" "${open[@]}" "${config[@]}" --replays 0 --json \
