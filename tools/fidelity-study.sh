@@ -25,7 +25,8 @@
 # (kosmos-cli fidelity prepare --open-loop: <benchmark>-study-SEED-open-loop), judged, and reported
 # beside the study (DIR/open-loop-report-SEED.txt and .json, DIR/open-loop-compare.md): the world
 # model's and judge's errors alone, apart from how the policies act on imagined frames. A diagnosis
-# for the study's reports, not one of them (docs/fidelity.md, "Every policy open loop").
+# for the study's reports, not one of them (docs/fidelity.md, "The workflow": "Every policy open
+# loop").
 #
 # tabletop (default): examples/fidelity-tabletop-study.json (eight learned policies and the
 # scripted expert, whose imagined twin replays its physics actions open loop), seeds 20261303
