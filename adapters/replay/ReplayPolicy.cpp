@@ -87,7 +87,7 @@ ActionChunk ReplayPolicy::act(const Observation &observation)
 namespace kosmos::replay {
 
 SeededReplayPolicy::SeededReplayPolicy(const std::filesystem::path &file,
-                                       const std::string &replays)
+                                       const std::string &replays, const std::string &actionsFrom)
     : m_file(file)
 {
     json::Limits limits;
@@ -104,6 +104,11 @@ SeededReplayPolicy::SeededReplayPolicy(const std::filesystem::path &file,
                     where + " replays " +
                         (doc.contains("replays") ? doc["replays"].dump() : "nothing named") +
                         ", not what settings.replays names: " + replays);
+    const nlohmann::json from = doc.value("actions_from", nlohmann::json("physics"));
+    if (from != actionsFrom)
+        throw Error(ErrorCode::InvalidInput, where + " holds actions from " + from.dump() +
+                                                 ", not from what settings.actions_from says: \"" +
+                                                 actionsFrom + "\"");
     if (!doc.contains("action_contract"))
         throw Error(ErrorCode::InvalidInput, where + " has no action_contract");
     m_contract = ActionContract::fromJson(doc["action_contract"], where + ": action_contract");

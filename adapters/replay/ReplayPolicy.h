@@ -43,6 +43,9 @@ inline constexpr const char *kReplayBySeedFormat = "kosmos.replay_by_seed/1";
 //    "action_contract": {...},
 //    "episodes": [{"policy_seed": "<decimal>", "lineage": "task#3", "instruction": "...",
 //                  "physics_run": 12, "policy_actions": [[...], ...]}, ...]}
+// The other way (kosmos-cli fidelity prepare --in-physics): "actions_from": "imagined", each
+// episode the actions a policy took in the world model ("imagined_run"), replayed in physics from
+// the same start; settings.actions_from must say so too (absent: "physics").
 // reset() picks the episode by seed; act() gives its recorded chunk at that step. A seed with no
 // episode, another instruction or a step past the recording throws, naming the file.
 class SeededReplayPolicy : public Policy
@@ -50,7 +53,8 @@ class SeededReplayPolicy : public Policy
 public:
     // Throws Error(InvalidInput) naming the file and what is wrong with it; `replays` must be the
     // file's (the ledger names the component by its settings, so they say what it replays).
-    SeededReplayPolicy(const std::filesystem::path &file, const std::string &replays);
+    SeededReplayPolicy(const std::filesystem::path &file, const std::string &replays,
+                       const std::string &actionsFrom = "physics");
     ActionContract actionContract() const override { return m_contract; }
     void reset(std::uint64_t seed, const std::string &instruction) override;
     ActionChunk act(const Observation &observation) override;

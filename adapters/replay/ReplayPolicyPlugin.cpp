@@ -21,8 +21,16 @@ std::unique_ptr<Policy> make(const nlohmann::json &settings)
                         "replay.actions by seed needs settings.by_seed (a " +
                             std::string(kReplayBySeedFormat) +
                             " file) and settings.replays (the policy it replays), and no file");
+        const auto from = settings.value("actions_from", nlohmann::json("physics"));
+        if (from != "physics" && from != "imagined")
+            throw Error(ErrorCode::InvalidInput,
+                        "replay.actions settings.actions_from is \"physics\" (a policy's physics "
+                        "actions, in a world model) or \"imagined\" (its actions in a world "
+                        "model, in physics), not " +
+                            from.dump());
         return std::make_unique<SeededReplayPolicy>(settings["by_seed"].get<std::string>(),
-                                                    settings["replays"].get<std::string>());
+                                                    settings["replays"].get<std::string>(),
+                                                    from.get<std::string>());
     }
     if (!settings.is_object() || !settings.contains("file") || !settings["file"].is_string())
         throw Error(ErrorCode::InvalidInput,

@@ -65,6 +65,9 @@ struct FidelityPrepareOptions
     std::string judgeConfig;
     std::string directory;
     bool everyPolicyOpenLoop = false; // --open-loop: every policy replays its physics actions
+    // --in-physics I: the physics protocol with each policy replaced by the actions it took in
+    // the imagined protocol I, replayed from the same starts (worldModelConfig, judgeConfig unused)
+    std::string inPhysics;
 };
 int runFidelityPrepare(const FidelityPrepareOptions &options);
 struct FidelityOptionsCli
@@ -75,6 +78,7 @@ struct FidelityOptionsCli
     std::vector<std::string> imaginedProtocols;
     int replays = 20;
     std::string judgeConfig; // its number or key; empty: the protocols' own judge
+    std::string inPhysics;   // --in-physics: the imagined runs' actions replayed in physics
     bool json = false;
 };
 int runFidelity(const FidelityOptionsCli &options);

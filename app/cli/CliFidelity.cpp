@@ -56,11 +56,113 @@ std::map<std::int64_t, std::string> startFrames(Ledger &ledger, const std::vecto
     return out;
 }
 
+// The physics label of a protocol entry's runs among `labelled`, if it ran.
+std::optional<std::string> physicsLabelOf(const std::vector<LatestRun> &labelled,
+                                          const std::string &plugin, const nlohmann::json &settings)
+{
+    for (const LatestRun &run : labelled)
+        if (adapterAndSettings(run.policyLabel) == std::pair{plugin, settings})
+            return run.policyLabel;
+    return std::nullopt;
+}
+
+// `fidelity prepare --in-physics I`: the physics protocol again, each policy replaced by the
+// actions it took in I (closed loop, or an open-loop twin's replay), from the same starts.
+int prepareInPhysics(const FidelityPrepareOptions &o)
+{
+    Ledger ledger = Ledger::open(o.bundle, {OpenMode::ReadOnly});
+    const auto [name, sha] = findRolloutProtocol(ledger, o.physicsProtocol);
+    const auto [imaginedName, imaginedSha] = findRolloutProtocol(ledger, o.inPhysics);
+    if (sha == imaginedSha)
+        throw Error(ErrorCode::InvalidInput, "--in-physics names the physics protocol " + name +
+                                                 " itself, not its imagined protocol");
+    const auto frozen = ledger.protocol(sha);
+    const auto imaginedDoc = ledger.protocol(imaginedSha);
+    if (!frozen || !imaginedDoc)
+        throw Error(ErrorCode::NotFound,
+                    "protocol " + (frozen ? imaginedSha : sha) + " is not in the ledger");
+    if (imaginedDoc->value("horizon", 0) > frozen->value("horizon", 0))
+        throw Error(ErrorCode::InvalidInput, imaginedName + "'s horizon is longer than " + name +
+                                                 "'s: its actions cannot all be replayed from " +
+                                                 name + "'s starts");
+    const fs::path dir = fs::absolute(o.directory);
+    if (fs::exists(dir) && !fs::is_empty(dir))
+        throw Error(ErrorCode::InvalidInput, dir.string() + " exists and is not empty");
+    std::map<std::string, std::uint64_t> seedOf; // "<task>#<episode>" -> its policy's reset seed
+    {
+        const Protocol parsed = Protocol::fromJson(*frozen);
+        for (const RunPlan &plan : expandRuns(parsed))
+            seedOf.emplace(parsed.tasks[static_cast<std::size_t>(plan.taskIndex)].id + "#" +
+                               std::to_string(plan.episodeIndex),
+                           policySeedOf(plan.seed));
+    }
+    const auto labelled = latestRuns(ledger, {sha, true, "physics"});
+    const auto imaginedRuns = latestRuns(ledger, {imaginedSha, true, std::nullopt});
+    nlohmann::json replay = *frozen;
+    replay["name"] = imaginedName + "-in-physics";
+    replay["description"] =
+        "The actions the policies of " + imaginedName + " (" + imaginedSha.substr(0, 12) +
+        "...) took in its world model, replayed in the world of " + name + " (" +
+        sha.substr(0, 12) +
+        "...) from the same starts (kosmos-cli fidelity prepare --in-physics): whether the "
+        "actions the world model was judged on succeed in physics. A replay, not a policy's "
+        "skill.";
+    std::vector<std::string> lines;
+    int policy = 0;
+    for (auto &entry : replay["policies"]) {
+        const std::string plugin = entry.value("plugin", "");
+        const nlohmann::json settings = entry.value("settings", nlohmann::json::object());
+        const auto label = physicsLabelOf(labelled, plugin, settings);
+        if (!label)
+            throw Error(ErrorCode::InvalidInput, plugin + " " + settings.dump() +
+                                                     ": no run of it is in " + name +
+                                                     " to pair its replay with");
+        // Its imagined runs: by its own settings (closed loop) or an open-loop twin of it.
+        std::vector<LatestRun> mine;
+        for (const LatestRun &run : imaginedRuns) {
+            const auto [adapter, s] = adapterAndSettings(run.policyLabel);
+            const bool twin = adapter == "replay.actions" && s.is_object() &&
+                              s.value("replays", std::string()) == *label;
+            if (twin || std::pair{adapter, s} == std::pair{plugin, settings}) {
+                mine.push_back(run);
+                mine.back().policyLabel = *label;
+            }
+        }
+        if (mine.empty())
+            throw Error(ErrorCode::InvalidInput, *label + " has no run in " + imaginedName +
+                                                     " whose actions could be replayed");
+        const OpenLoopTwin twin =
+            imaginedActionsTwin(ledger, *label, mine, seedOf, imaginedDoc->value("horizon", 0));
+        const fs::path file = dir / "replays" / ("policy-" + std::to_string(policy++) + ".json");
+        fs::create_directories(file.parent_path());
+        writeFileAtomically(file, twin.document.dump() + "\n");
+        entry = {{"plugin", "replay.actions"},
+                 {"settings",
+                  {{"by_seed", file.string()}, {"replays", *label}, {"actions_from", "imagined"}}}};
+        lines.push_back(*label + ": its actions in " + imaginedName + " (" +
+                        std::to_string(twin.episodes) + " starts)");
+    }
+    // The imagined horizon: the replays hold that many actions.
+    replay["horizon"] = imaginedDoc->value("horizon", 0);
+    const fs::path out = dir / "in-physics.json";
+    writeFileAtomically(out, replay.dump(2) + "\n");
+    for (const std::string &line : lines)
+        std::cout << line << "\n";
+    std::cout << "protocol " << out.string() << " (" << replay["name"].get<std::string>()
+              << ")\nnext: kosmos-cli run " << out.string() << " --ledger " << o.bundle
+              << "\nthen: kosmos-cli fidelity " << o.bundle << " --physics " << name
+              << " --imagined " << imaginedName << " --in-physics "
+              << replay["name"].get<std::string>() << "\n";
+    return ExitCode::Ok;
+}
+
 } // namespace
 
 int runFidelityPrepare(const FidelityPrepareOptions &o)
 {
     try {
+        if (!o.inPhysics.empty())
+            return prepareInPhysics(o);
         Ledger ledger = Ledger::open(o.bundle, {OpenMode::ReadOnly});
         const auto [name, sha] = findRolloutProtocol(ledger, o.physicsProtocol);
         const auto frozen = ledger.protocol(sha);
@@ -141,12 +243,7 @@ int runFidelityPrepare(const FidelityPrepareOptions &o)
             if (!readsState && !openLoop)
                 continue;
             const nlohmann::json settings = entry.value("settings", nlohmann::json::object());
-            std::optional<std::string> label;
-            for (const LatestRun &run : labelled)
-                if (adapterAndSettings(run.policyLabel) == std::pair{plugin, settings}) {
-                    label = run.policyLabel;
-                    break;
-                }
+            const auto label = physicsLabelOf(labelled, plugin, settings);
             if (!label)
                 throw Error(ErrorCode::InvalidInput,
                             plugin + " " + settings.dump() +
@@ -190,6 +287,7 @@ int runFidelity(const FidelityOptionsCli &o)
         options.alsoImagined.assign(o.imaginedProtocols.begin() + 1, o.imaginedProtocols.end());
         if (!o.judgeConfig.empty())
             options.judgeConfig = resolveJudgeConfig(judgeConfigs(ledger), o.judgeConfig);
+        options.inPhysicsProtocol = o.inPhysics;
         const FidelityReport report = fidelityReport(ledger, options);
         // Frame fidelity: the physics episodes' actions replayed open loop in the imagined
         // protocol's world model (in this process; nothing is written), from the same start.

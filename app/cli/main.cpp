@@ -438,19 +438,23 @@ const std::vector<Verb> &verbs()
              return runExport(c.str(1), c.str(2), c.value("to").toStdString(), c.isSet("video"));
          }},
         {"fidelity",
-         "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] [--config N] | "
+         "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] [--config N] "
+         "[--in-physics R] | "
          "fidelity prepare BUNDLE --protocol P "
-         "--world-model WM.json --judge J.json --to DIR [--open-loop] | fidelity replay DATASET "
+         "--world-model WM.json --judge J.json --to DIR [--open-loop] | fidelity prepare BUNDLE "
+         "--protocol P --in-physics I --to DIR | fidelity replay DATASET "
          "--world-model WM.json [--episodes 0-9] [--camera KEY]",
          "a learned world model against physics: the same policies from the same starts,\n"
          "success rates with intervals, Pearson/Spearman/MMRV with bootstrap intervals,\n"
          "pairwise orders, per-episode agreement, PSNR/SSIM of open-loop replays;\n"
          "prepare: the imagined protocol (one task per physics start); --open-loop: every\n"
          "policy's physics actions replayed, the world model's and judge's errors alone;\n"
+         "--in-physics: the imagined runs' actions replayed in physics, and in the report\n"
+         "the closed loop's disagreement split into the world model's and the policies' part;\n"
          "replay: a LeRobot dataset's recorded actions open loop in the world model, PSNR/SSIM\n"
          "per step against the recorded frames with 95% intervals (docs/fidelity.md)",
          {"physics", "imagined", "replays", "protocol", "world-model", "judge", "to", "episodes",
-          "camera", "config", "open-loop", "json"},
+          "camera", "config", "open-loop", "in-physics", "json"},
          [](const Call &c) -> R {
              if (c.args.size() >= 2 && c.args[1] == QLatin1String("replay")) {
                  if (!c.nArgs(3) || !c.isSet("world-model"))
@@ -460,13 +464,17 @@ const std::vector<Verb> &verbs()
                                            c.value("camera").toStdString(), c.json});
              }
              if (c.args.size() >= 2 && c.args[1] == QLatin1String("prepare")) {
-                 if (!c.nArgs(3) || !c.isSet("protocol") || !c.isSet("world-model") ||
-                     !c.isSet("judge") || !c.isSet("to"))
+                 const bool inPhysics = c.isSet("in-physics");
+                 if (!c.nArgs(3) || !c.isSet("protocol") || !c.isSet("to") ||
+                     (inPhysics &&
+                      (c.isSet("world-model") || c.isSet("judge") || c.isSet("open-loop"))) ||
+                     (!inPhysics && (!c.isSet("world-model") || !c.isSet("judge"))))
                      return std::nullopt;
                  return runFidelityPrepare({c.exeDir, c.str(2), c.value("protocol").toStdString(),
                                             c.value("world-model").toStdString(),
                                             c.value("judge").toStdString(),
-                                            c.value("to").toStdString(), c.isSet("open-loop")});
+                                            c.value("to").toStdString(), c.isSet("open-loop"),
+                                            c.value("in-physics").toStdString()});
              }
              const auto replays = c.intValue("replays", 0, 100000);
              if (!c.nArgs(2) || !c.isSet("physics") || !c.isSet("imagined") || !replays)
@@ -478,7 +486,8 @@ const std::vector<Verb> &verbs()
                  return out;
              };
              return runFidelity({c.exeDir, c.str(1), list("physics"), list("imagined"), *replays,
-                                 c.value("config").toStdString(), c.json});
+                                 c.value("config").toStdString(),
+                                 c.value("in-physics").toStdString(), c.json});
          }},
         {"serve-world",
          "serve-world ENV_ID [--import PKG] [--kwargs JSON] | serve-world --model "
@@ -798,6 +807,13 @@ constexpr OptionSpec kOptions[] = {
      "simulator's state: the world model's and judge's errors apart from how the policies react "
      "to imagined frames.",
      nullptr, nullptr, false},
+    {"in-physics",
+     "fidelity prepare: the imagined protocol whose runs' actions are replayed in the physics "
+     "protocol's world from the same starts (protocol I-in-physics), each policy's closed-loop "
+     "actions judged by physics; fidelity: that replay protocol, which splits the report's "
+     "per-episode disagreement into the world model's and judge's errors on the very actions "
+     "and the policies acting otherwise on imagined frames.",
+     "protocol", nullptr, false},
     {"world-model",
      "fidelity prepare, fidelity replay: the world model configuration (JSON: plugin, settings).",
      "file", nullptr, false},

@@ -646,6 +646,103 @@ std::string joinedName(const std::vector<NamedProtocol> &protocols)
     return name;
 }
 
+// The split of the per-episode disagreement by the imagined actions replayed in physics
+// (ClosedLoopSplit). `physicsSide` fixes the starts the replay protocol must share.
+void closedLoopSplit(Ledger &ledger, FidelityReport &report,
+                     const std::vector<NamedProtocol> &physicsSide, const std::string &protocol)
+{
+    const NamedProtocol replay = findRolloutProtocol(ledger, protocol);
+    for (const auto &sha : report.physicsProtocols)
+        if (sha == replay.second)
+            throw Error(ErrorCode::InvalidInput,
+                        "fidelity: --in-physics names the physics protocol " + replay.first);
+    if (replay.second == report.imaginedProtocol)
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: --in-physics names the imagined protocol " + replay.first);
+    checkJoinable(ledger, {physicsSide.front(), replay},
+                  {"seed", "tasks", "episodes_per_task", "world_model"},
+                  "the imagined actions replayed in physics need the physics protocol's starts "
+                  "(the same seed, tasks, episodes per task and world)");
+    ClosedLoopSplit &split = report.closedLoop;
+    split.name = replay.first;
+    split.protocol = replay.second;
+    std::map<std::pair<std::string, std::string>, std::optional<bool>> outcomeOf;
+    for (EpisodeRow &e : episodeRows(ledger, replay.second, "physics", nullptr)) {
+        const auto [adapter, settings] = adapterAndSettings(e.policy);
+        if (adapter != "replay.actions" || !settings.is_object() ||
+            settings.value("actions_from", std::string()) != "imagined" ||
+            !settings.contains("replays") || !settings["replays"].is_string())
+            throw Error(ErrorCode::InvalidInput,
+                        "fidelity: " + replay.first + " has a run of " +
+                            policyDisplayName(e.policy) +
+                            ", not of imagined actions replayed in physics (replay.actions with "
+                            "actions_from \"imagined\", as kosmos-cli fidelity prepare "
+                            "--in-physics writes it)");
+        outcomeOf[{settings["replays"].get<std::string>(),
+                   e.task + "#" + std::to_string(e.episode)}] = e.outcome;
+    }
+    std::map<std::string, std::array<int, 4>> perPolicy; // successes, n, reaction, world
+    for (const auto &[key, outcome] : outcomeOf)
+        if (outcome) {
+            perPolicy[key.first][0] += *outcome ? 1 : 0;
+            ++perPolicy[key.first][1];
+        }
+    auto word = [](bool v) { return std::string(v ? "success" : "failure"); };
+    std::vector<std::string> a, b, c, d;
+    for (const FidelityPair &p : report.pairs) {
+        const auto it = outcomeOf.find({p.policy, p.lineage});
+        // -1: no decisive replay of this start
+        const int replayed = it == outcomeOf.end() || !it->second ? -1 : (*it->second ? 1 : 0);
+        auto &counts = perPolicy[p.policy];
+        if (replayed >= 0 && p.imagined) {
+            ++split.confusion[replayed][*p.imagined ? 1 : 0];
+            a.push_back(word(replayed == 1));
+            b.push_back(word(*p.imagined));
+        }
+        if (replayed >= 0 && p.physics) {
+            c.push_back(word(*p.physics));
+            d.push_back(word(replayed == 1));
+        }
+        if (!p.physics || !p.imagined)
+            continue;
+        if (replayed < 0) {
+            ++split.withoutReplay;
+            continue;
+        }
+        const bool physics = *p.physics;
+        const bool imagined = *p.imagined;
+        const bool inPhysics = replayed == 1;
+        ++split.triples;
+        if (physics == imagined) {
+            ++(inPhysics == physics ? split.agree : split.cancelled);
+        } else if (inPhysics == imagined) {
+            ++split.reaction;
+            ++counts[2];
+        } else {
+            ++split.worldJudge;
+            ++(imagined ? split.worldLenient : split.worldHarsh);
+            ++counts[3];
+        }
+    }
+    const int agree = split.confusion[0][0] + split.confusion[1][1];
+    split.agreement = wilson(agree, static_cast<int>(a.size()));
+    split.kappa = cohensKappa(a, b);
+    int same = 0;
+    for (std::size_t i = 0; i < c.size(); ++i)
+        same += c[i] == d[i];
+    split.actionsAgreement = wilson(same, static_cast<int>(c.size()));
+    split.actionsKappa = cohensKappa(c, d);
+    for (const FidelityPolicy &p : report.policies) {
+        const auto &counts = perPolicy[p.policy];
+        split.policies.push_back({p.policy, wilson(counts[0], counts[1]), counts[2], counts[3]});
+    }
+    if (split.triples == 0)
+        throw Error(ErrorCode::InvalidInput,
+                    "fidelity: no pair decisive in both worlds has a decisive run in " +
+                        replay.first + " (its runs replay " + report.imaginedName +
+                        "'s actions from " + report.physicsName + "'s starts, by policy)");
+}
+
 } // namespace
 
 FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
@@ -703,6 +800,8 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                         joinedRows(ledger, physicsSide, "judge", nullptr, byConfig));
     if (verdicts)
         report.physicsNotJudgedByConfig = verdicts->missing;
+    if (!options.inPhysicsProtocol.empty())
+        closedLoopSplit(ledger, report, physicsSide, options.inPhysicsProtocol);
     return report;
 }
 
@@ -965,6 +1064,39 @@ nlohmann::json needsJson(const std::vector<FidelityReport::SeparationNeed> &need
     return out;
 }
 
+// null when the report has no split (FidelityOptions::inPhysicsProtocol).
+nlohmann::json closedLoopJson(const ClosedLoopSplit &cl)
+{
+    if (cl.protocol.empty())
+        return nullptr;
+    auto kappa = [](const KappaResult &k) {
+        return k.kappa ? nlohmann::json(*k.kappa) : nlohmann::json();
+    };
+    nlohmann::json policies = nlohmann::json::array();
+    for (const auto &p : cl.policies)
+        policies.push_back({{"policy", p.policy},
+                            {"in_physics", proportionJson(p.inPhysics)},
+                            {"reaction", p.reaction},
+                            {"world_model_and_judge", p.worldJudge}});
+    return {{"protocol", {{"name", cl.name}, {"sha256", cl.protocol}}},
+            {"decisive_in_all_three", cl.triples},
+            {"agree", cl.agree},
+            {"cancelled", cl.cancelled},
+            {"reaction", cl.reaction},
+            {"world_model_and_judge", cl.worldJudge},
+            {"world_model_and_judge_lenient", cl.worldLenient},
+            {"world_model_and_judge_harsh", cl.worldHarsh},
+            {"without_replay", cl.withoutReplay},
+            {"confusion_in_physics_by_world_model",
+             {{"in_physics_failure", {cl.confusion[0][0], cl.confusion[0][1]}},
+              {"in_physics_success", {cl.confusion[1][0], cl.confusion[1][1]}}}},
+            {"agreement", proportionJson(cl.agreement)},
+            {"kappa", kappa(cl.kappa)},
+            {"actions_agreement", proportionJson(cl.actionsAgreement)},
+            {"actions_kappa", kappa(cl.actionsKappa)},
+            {"policies", policies}};
+}
+
 } // namespace
 
 nlohmann::json toJson(const FidelityReport &r)
@@ -1042,6 +1174,7 @@ nlohmann::json toJson(const FidelityReport &r)
                 {"physics_success", {r.confusion[1][0], r.confusion[1][1]}}}},
               {"agreement", proportionJson(r.agreement)},
               {"kappa", r.kappa.kappa ? nlohmann::json(*r.kappa.kappa) : nlohmann::json()}}},
+            {"closed_loop_split", closedLoopJson(r.closedLoop)},
             {"judge_on_physics",
              {{"sensitivity", proportionJson(r.judgeOnPhysics.sensitivity)},
               {"specificity", proportionJson(r.judgeOnPhysics.specificity)},
@@ -1166,6 +1299,38 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
     if (r.kappa.kappa)
         o << ", kappa " << std::fixed << std::setprecision(3) << *r.kappa.kappa;
     o << "\n";
+    const ClosedLoopSplit &cl = r.closedLoop;
+    if (!cl.protocol.empty()) {
+        o << "\nWhere the disagreement comes from (the imagined runs' actions replayed in physics "
+             "from the same starts: "
+          << cl.name << "): of " << cl.triples << " pairs decisive in all three, " << cl.agree
+          << " agree; " << cl.reaction
+          << " the policy acted otherwise on imagined frames than on physics frames (physics "
+             "on its imagined actions says what the world model said); "
+          << cl.worldJudge << " the world model or the judge erred on the very actions ("
+          << cl.worldLenient << " lenient, " << cl.worldHarsh << " harsh); " << cl.cancelled
+          << " agree by two errors that cancel; " << cl.withoutReplay
+          << " pairs decisive in both worlds have no decisive replay\n"
+          << "  the world model and judge on the closed loop's own actions (imagined verdict vs "
+             "physics on those actions): agreement "
+          << intervalText(cl.agreement) << " n=" << cl.agreement.n;
+        if (cl.kappa.kappa)
+            o << ", kappa " << std::fixed << std::setprecision(3) << *cl.kappa.kappa;
+        o << "\n  the policies' reaction alone (physics on their own actions vs on their imagined "
+             "ones): agreement "
+          << intervalText(cl.actionsAgreement) << " n=" << cl.actionsAgreement.n;
+        if (cl.actionsKappa.kappa)
+            o << ", kappa " << std::fixed << std::setprecision(3) << *cl.actionsKappa.kappa;
+        o << "\n";
+        for (const auto &p : cl.policies) {
+            std::string name = policyDisplayName(p.policy);
+            if (name.size() > 60)
+                name = name.substr(0, 57) + "...";
+            o << "  " << std::left << std::setw(60) << name << "  in physics on its imagined "
+              << "actions " << intervalText(p.inPhysics) << " n=" << p.inPhysics.n << "; reaction "
+              << p.reaction << ", world model and judge " << p.worldJudge << "\n";
+        }
+    }
     const JudgeOnPhysics &j = r.judgeOnPhysics;
     if (j.sensitivity.n + j.specificity.n > 0)
         o << "\nThe judge on the physics rollouts (against the simulator's labels): sensitivity "

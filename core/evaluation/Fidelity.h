@@ -43,6 +43,11 @@ struct FidelityOptions
     // or a re-judgment of its recorded rollout (`kosmos-cli judge`). Empty: each run's own judge
     // (the protocols'). Unknown: Error(NotFound).
     std::string judgeConfig;
+    // A protocol of the imagined runs' actions replayed in physics from the same starts
+    // (kosmos-cli fidelity prepare --in-physics; replay.actions with actions_from "imagined"),
+    // name or SHA-256: the report then splits the per-episode disagreement (ClosedLoopSplit).
+    // Empty: no split.
+    std::string inPhysicsProtocol;
 };
 
 // One start, one policy: physics ground truth and the world model's judged outcome.
@@ -81,6 +86,46 @@ struct IntervalStat
     std::optional<double> value;
     std::optional<double> lower; // percentile bootstrap over start lineages (within tasks)
     std::optional<double> upper;
+};
+
+// Where the closed loop's per-episode disagreement comes from (FidelityOptions::
+// inPhysicsProtocol). Per pair there are three outcomes: physics (the policy in physics), imagined
+// (the judge on the world model's rollout) and in-physics (physics on the very actions the policy
+// took in the world model). When physics and imagined disagree, exactly one of the two others
+// differs: in-physics == imagined means the world model and judge read the policy's imagined
+// actions right and the policy acted otherwise on imagined frames than on physics frames
+// ("reaction"); in-physics == physics means the actions would have done in physics what they did
+// there, and the world model or the judge erred on them ("world and judge").
+struct ClosedLoopSplitPolicy
+{
+    std::string policy;
+    Proportion inPhysics; // physics on its imagined actions (Wilson), over the decisive replays
+    int reaction = 0;
+    int worldJudge = 0;
+};
+
+struct ClosedLoopSplit
+{
+    std::string protocol; // SHA-256 (empty: no split asked for)
+    std::string name;
+    int triples = 0;       // pairs decisive in all three
+    int agree = 0;         // physics == imagined, and in-physics the same
+    int cancelled = 0;     // physics == imagined, in-physics differs from both (two errors cancel)
+    int reaction = 0;      // physics != imagined == in-physics
+    int worldJudge = 0;    // physics == in-physics != imagined
+    int worldLenient = 0;  // of worldJudge: imagined success where the actions fail in physics
+    int worldHarsh = 0;    // of worldJudge: imagined failure where the actions succeed in physics
+    int withoutReplay = 0; // pairs decisive in both worlds without a decisive in-physics outcome
+    // The world model and judge on the closed loop's own actions: imagined verdict against
+    // in-physics, over the pairs decisive in both ([in-physics][imagined], 0 = failure).
+    int confusion[2][2] = {{0, 0}, {0, 0}};
+    Proportion agreement;
+    KappaResult kappa;
+    // The policies' reaction alone: physics against in-physics (both physics), over the pairs
+    // decisive in both.
+    Proportion actionsAgreement;
+    KappaResult actionsKappa;
+    std::vector<ClosedLoopSplitPolicy> policies; // in the report's policy order
 };
 
 // The judge on the physics rollouts (the physics protocol's own judge): how it reads the
@@ -162,6 +207,7 @@ struct FidelityReport
     std::optional<int> startsForPearsonTarget; // nullopt: r at or below the target, or no interval
     // The judge against physics on the physics rollouts (empty when that protocol had no judge).
     JudgeOnPhysics judgeOnPhysics;
+    ClosedLoopSplit closedLoop; // FidelityOptions::inPhysicsProtocol's split (empty without)
 };
 
 // One of [benchmark-fidelity]'s goals, stated beside its anchors, and whether this report meets

@@ -16,21 +16,27 @@ std::pair<std::string, nlohmann::json> adapterAndSettings(const std::string &lab
     return {c.adapterId, c.config};
 }
 
-OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
-                          const std::vector<LatestRun> &runs,
-                          const std::map<std::string, std::uint64_t> &policySeedOf, int horizon)
+namespace {
+
+// The replay document of `label`'s runs among `runs`, each start named by `lineageOf(run)`.
+template<typename LineageOf>
+OpenLoopTwin replayDocument(Ledger &ledger, const std::string &label,
+                            const std::vector<LatestRun> &runs,
+                            const std::map<std::string, std::uint64_t> &policySeedOf, int horizon,
+                            LineageOf lineageOf, const char *actionsFrom)
 {
+    const bool imagined = std::string(actionsFrom) == "imagined";
     nlohmann::json contract;
     nlohmann::json recorded = nlohmann::json::array();
     for (const LatestRun &run : runs) {
         if (run.policyLabel != label)
             continue;
-        const std::string lineage = run.task + "#" + std::to_string(run.episodeIndex);
+        const std::string lineage = lineageOf(run);
         const auto seed = policySeedOf.find(lineage);
         if (seed == policySeedOf.end())
-            continue; // no imagined task: a run without frames
+            continue; // no run to replay it in: a start without frames
         const RolloutView view = loadRollout(ledger, run.runId);
-        // Every step's action, or the replay could not go as far as the imagined horizon.
+        // Every step's action, or the replay could not go as far as the horizon.
         if (static_cast<int>(view.actions.size()) < horizon || view.policyActionContract.is_null())
             continue;
         if (contract.is_null())
@@ -45,22 +51,48 @@ OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
         recorded.push_back({{"policy_seed", std::to_string(seed->second)},
                             {"lineage", lineage},
                             {"instruction", run.instruction.value_or("")},
-                            {"physics_run", run.runId},
+                            {imagined ? "imagined_run" : "physics_run", run.runId},
                             {"policy_actions", std::move(actions)}});
     }
     if (recorded.empty())
         throw Error(ErrorCode::InvalidInput,
                     label +
-                        ": its imagined twin replays its physics actions, and no run of it "
-                        "recorded all " +
-                        std::to_string(horizon) + " actions and its contract");
+                        (imagined ? ": its actions in the world model are replayed in physics"
+                                  : ": its imagined twin replays its physics actions") +
+                        ", and no run of it recorded all " + std::to_string(horizon) +
+                        " actions and its contract");
     OpenLoopTwin twin;
     twin.episodes = static_cast<int>(recorded.size());
     twin.document = {{"format", "kosmos.replay_by_seed/1"},
                      {"replays", label},
                      {"action_contract", contract},
                      {"episodes", std::move(recorded)}};
+    if (imagined) // an open-loop twin's document is as it always was (the same SHA-256)
+        twin.document["actions_from"] = actionsFrom;
     return twin;
+}
+
+} // namespace
+
+OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
+                          const std::vector<LatestRun> &runs,
+                          const std::map<std::string, std::uint64_t> &policySeedOf, int horizon)
+{
+    return replayDocument(
+        ledger, label, runs, policySeedOf, horizon,
+        [](const LatestRun &run) { return run.task + "#" + std::to_string(run.episodeIndex); },
+        "physics");
+}
+
+OpenLoopTwin imaginedActionsTwin(Ledger &ledger, const std::string &label,
+                                 const std::vector<LatestRun> &imaginedRuns,
+                                 const std::map<std::string, std::uint64_t> &policySeedOf,
+                                 int horizon)
+{
+    // An imagined task is named by its physics start ("<task>#<episode>", one episode each).
+    return replayDocument(
+        ledger, label, imaginedRuns, policySeedOf, horizon,
+        [](const LatestRun &run) { return run.task; }, "imagined");
 }
 
 } // namespace kosmos

@@ -41,4 +41,17 @@ OpenLoopTwin openLoopTwin(Ledger &ledger, const std::string &label,
                           const std::vector<LatestRun> &runs,
                           const std::map<std::string, std::uint64_t> &policySeedOf, int horizon);
 
+// The other way (kosmos-cli fidelity prepare --in-physics): the actions `label` took in the world
+// model, closed loop, replayed in physics from the same start. `imaginedRuns` are an imagined
+// protocol's latest runs, each named `label` (an open-loop twin's runs named by the policy they
+// replay); `policySeedOf` keys each start ("<task>#<episode>", an imagined task's id) by the seed
+// the physics replay's policy is reset with. The document says "actions_from": "imagined", and
+// each episode its "imagined_run". Physics then says whether the very actions the world model
+// was judged on succeed: the world model's and judge's errors on the closed loop's own actions,
+// apart from how differently the policy acted on imagined frames. Throws as openLoopTwin does.
+OpenLoopTwin imaginedActionsTwin(Ledger &ledger, const std::string &label,
+                                 const std::vector<LatestRun> &imaginedRuns,
+                                 const std::map<std::string, std::uint64_t> &policySeedOf,
+                                 int horizon);
+
 } // namespace kosmos

@@ -118,6 +118,21 @@ TEST(SeededReplay, GivesTheEpisodeOfTheSeedStepByStepAndRefusesWhatItWasNotPrepa
     // Settings that name another replayed policy than the file's.
     m = message([&] { replay::SeededReplayPolicy(file, "physics.scripted_policy {}"); });
     EXPECT_NE(m.find("not what settings.replays names"), std::string::npos) << m;
+    // Settings that say the actions came from the world model, of a file of physics actions, and
+    // the other way round (fidelity prepare --in-physics).
+    m = message([&] { replay::SeededReplayPolicy(file, doc["replays"], "imagined"); });
+    EXPECT_NE(m.find("holds actions from \"physics\""), std::string::npos) << m;
+    {
+        nlohmann::json imagined = doc;
+        imagined["actions_from"] = "imagined";
+        std::ofstream(dir / "in-physics.json") << imagined.dump();
+        EXPECT_EQ(replay::SeededReplayPolicy(dir / "in-physics.json", doc["replays"], "imagined")
+                      .episodes(),
+                  2u);
+        m = message([&] { replay::SeededReplayPolicy(dir / "in-physics.json", doc["replays"]); });
+        EXPECT_NE(m.find("holds actions from \"imagined\""), std::string::npos) << m;
+        EXPECT_NE(m.find("in-physics.json"), std::string::npos) << m;
+    }
     // Broken files: each named with where.
     const std::vector<std::pair<std::function<void(nlohmann::json &)>, std::string>> broken = {
         {[](nlohmann::json &d) { d["format"] = "kosmos.replay_by_seed/2"; }, "is not a"},

@@ -700,6 +700,123 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
             }
         EXPECT_EQ(compared, 2);
     }
+    // --in-physics: the actions each policy took in the world model, closed loop, replayed in
+    // physics from the same starts; the report splits the disagreement by them.
+    r = runProcess({test::cliPath(), "fidelity", "prepare", bundle, "--protocol", "phys",
+                    "--in-physics", "phys-imagined", "--to", (dir / "in-physics").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find(expert + ": its actions in phys-imagined (2 starts)"),
+              std::string::npos)
+        << r.output;
+    const auto inPhysics =
+        nlohmann::json::parse(std::ifstream(dir / "in-physics" / "in-physics.json"));
+    EXPECT_EQ(inPhysics["name"], "phys-imagined-in-physics");
+    for (const char *same : {"seed", "tasks", "episodes_per_task", "world_model", "judge"})
+        EXPECT_EQ(inPhysics[same], physics[same]) << same;
+    ASSERT_EQ(inPhysics["policies"].size(), 3u);
+    for (const auto &policy : inPhysics["policies"]) {
+        EXPECT_EQ(policy["plugin"], "replay.actions") << policy;
+        EXPECT_EQ(policy["settings"]["actions_from"], "imagined") << policy;
+    }
+    EXPECT_EQ(inPhysics["policies"][2]["settings"]["replays"], expert)
+        << "an open-loop twin's runs replay the policy it stands for";
+    r = runProcess({test::cliPath(), "run", (dir / "in-physics" / "in-physics.json").string(),
+                    "--ledger", bundle});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    {
+        // A learned policy's replay in physics gave, step by step, its actions in the world model.
+        Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
+        std::string learned;
+        for (const auto &p : report["policies"])
+            if (p["policy"] != expert)
+                learned = p["policy"];
+        std::map<std::string, std::vector<std::vector<double>>> imaginedActions;
+        for (const LatestRun &run : latestRuns(
+                 ledger, {findRolloutProtocol(ledger, "phys-imagined").second, true, std::nullopt}))
+            if (run.policyLabel == learned)
+                imaginedActions[run.task] = loadRollout(ledger, run.runId).actions;
+        ASSERT_EQ(imaginedActions.size(), 2u);
+        int compared = 0;
+        for (const LatestRun &run :
+             latestRuns(ledger, {findRolloutProtocol(ledger, "phys-imagined-in-physics").second,
+                                 true, std::nullopt}))
+            if (adapterAndSettings(run.policyLabel).second.value("replays", "") == learned) {
+                EXPECT_EQ(run.status, "completed");
+                EXPECT_EQ(loadRollout(ledger, run.runId).actions,
+                          imaginedActions.at(run.task + "#" + std::to_string(run.episodeIndex)));
+                ++compared;
+            }
+        EXPECT_EQ(compared, 2);
+    }
+    r = runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                    "phys-imagined", "--in-physics", "phys-imagined-in-physics", "--replays", "0",
+                    "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const auto split = nlohmann::json::parse(r.output)["closed_loop_split"];
+    ASSERT_TRUE(split.is_object()) << r.output;
+    EXPECT_EQ(split["protocol"]["name"], "phys-imagined-in-physics");
+    const int both = report["episodes"]["agreement"]["n"];
+    EXPECT_EQ(split["decisive_in_all_three"].get<int>() + split["without_replay"].get<int>(), both);
+    EXPECT_EQ(split["agree"].get<int>() + split["cancelled"].get<int>() +
+                  split["reaction"].get<int>() + split["world_model_and_judge"].get<int>(),
+              split["decisive_in_all_three"].get<int>());
+    EXPECT_EQ(split["world_model_and_judge_lenient"].get<int>() +
+                  split["world_model_and_judge_harsh"].get<int>(),
+              split["world_model_and_judge"].get<int>());
+    // Every pair decisive in both worlds has a replay here: each disagreement is a reaction or an
+    // error of the world model and judge.
+    EXPECT_EQ(split["without_replay"], 0);
+    int disagree = 0;
+    for (const auto &p : report["policies"])
+        disagree += p["lenient"].get<int>() + p["harsh"].get<int>();
+    EXPECT_EQ(split["reaction"].get<int>() + split["world_model_and_judge"].get<int>(), disagree)
+        << split;
+    ASSERT_EQ(split["policies"].size(), 3u);
+    int expertRows = 0;
+    for (const auto &p : split["policies"]) {
+        EXPECT_EQ(p["in_physics"]["n"], 2) << p;
+        if (p["policy"] != expert)
+            continue;
+        // Its imagined actions are its physics actions (open loop): no reaction, and in physics
+        // they do what they did there.
+        ++expertRows;
+        EXPECT_EQ(p["reaction"], 0) << p;
+        for (const auto &q : report["policies"])
+            if (q["policy"] == expert) {
+                EXPECT_EQ(p["in_physics"]["successes"], q["physics"]["successes"]);
+            }
+    }
+    EXPECT_EQ(expertRows, 1);
+    r = runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                    "phys-imagined", "--in-physics", "phys-imagined-in-physics", "--replays", "0"});
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("Where the disagreement comes from"), std::string::npos) << r.output;
+    // Wrong protocols for --in-physics: named, nothing written. (stderr with stdout)
+    auto withErrors = [](const std::vector<std::string> &args) {
+        std::string command;
+        for (const auto &a : args)
+            command += "'" + a + "' ";
+        return runProcess({"/bin/sh", "-c", command + "2>&1"});
+    };
+    for (const auto &[wrong, why] : std::vector<std::pair<std::string, std::string>>{
+             {"phys", "--in-physics names the physics protocol phys"},
+             {"phys-imagined", "--in-physics names the imagined protocol"},
+             {"phys-open-loop", "need the physics protocol's starts"}}) {
+        r = withErrors({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
+                        "phys-imagined", "--in-physics", wrong, "--replays", "0"});
+        EXPECT_NE(r.exitCode, 0) << wrong;
+        EXPECT_NE(r.output.find(why), std::string::npos) << wrong << ": " << r.output;
+    }
+    r = withErrors({test::cliPath(), "fidelity", "prepare", bundle, "--protocol", "phys",
+                    "--in-physics", "phys", "--to", (dir / "in-physics-2").string()});
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_NE(r.output.find("names the physics protocol phys itself"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(dir / "in-physics-2" / "in-physics.json"));
+    r = withErrors({test::cliPath(), "fidelity", "prepare", bundle, "--protocol", "phys",
+                    "--in-physics", "phys-imagined", "--to", (dir / "in-physics").string()});
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_NE(r.output.find("exists and is not empty"), std::string::npos) << r.output;
     // A protocol that is not there: a named error, nothing written.
     r = runProcess(
         {test::cliPath(), "fidelity", bundle, "--physics", "nope", "--imagined", "phys-imagined"});
