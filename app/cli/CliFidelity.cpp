@@ -142,8 +142,10 @@ int prepareInPhysics(const FidelityPrepareOptions &o)
         lines.push_back(*label + ": its actions in " + imaginedName + " (" +
                         std::to_string(twin.episodes) + " starts)");
     }
-    // The imagined horizon: the replays hold that many actions.
+    // The imagined horizon: the replays hold that many actions. No judge: physics labels each run,
+    // which is all the split reads.
     replay["horizon"] = imaginedDoc->value("horizon", 0);
+    replay.erase("judge");
     const fs::path out = dir / "in-physics.json";
     writeFileAtomically(out, replay.dump(2) + "\n");
     for (const std::string &line : lines)
