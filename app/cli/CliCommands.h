@@ -78,7 +78,9 @@ struct FidelityOptionsCli
     std::vector<std::string> imaginedProtocols;
     int replays = 20;
     std::string judgeConfig; // its number or key; empty: the protocols' own judge
-    std::string inPhysics;   // --in-physics: the imagined runs' actions replayed in physics
+    // --in-physics (again for each imagined protocol joined): the imagined runs' actions
+    // replayed in physics
+    std::vector<std::string> inPhysics;
     bool json = false;
 };
 int runFidelity(const FidelityOptionsCli &options);

@@ -139,7 +139,7 @@ int prepareInPhysics(const FidelityPrepareOptions &o)
         entry = {{"plugin", "replay.actions"},
                  {"settings",
                   {{"by_seed", file.string()}, {"replays", *label}, {"actions_from", "imagined"}}}};
-        lines.push_back(*label + ": its actions in " + imaginedName + " (" +
+        lines.push_back(policyDisplayName(*label) + ": its actions in " + imaginedName + " (" +
                         std::to_string(twin.episodes) + " starts)");
     }
     // The imagined horizon: the replays hold that many actions. No judge: physics labels each run,
@@ -289,7 +289,7 @@ int runFidelity(const FidelityOptionsCli &o)
         options.alsoImagined.assign(o.imaginedProtocols.begin() + 1, o.imaginedProtocols.end());
         if (!o.judgeConfig.empty())
             options.judgeConfig = resolveJudgeConfig(judgeConfigs(ledger), o.judgeConfig);
-        options.inPhysicsProtocol = o.inPhysics;
+        options.inPhysicsProtocols = o.inPhysics;
         const FidelityReport report = fidelityReport(ledger, options);
         // Frame fidelity: the physics episodes' actions replayed open loop in the imagined
         // protocol's world model (in this process; nothing is written), from the same start.

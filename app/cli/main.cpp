@@ -439,7 +439,7 @@ const std::vector<Verb> &verbs()
          }},
         {"fidelity",
          "fidelity BUNDLE --physics P [--physics P2] --imagined I [--imagined I2] [--config N] "
-         "[--in-physics R] | "
+         "[--in-physics R [--in-physics R2]] | "
          "fidelity prepare BUNDLE --protocol P "
          "--world-model WM.json --judge J.json --to DIR [--open-loop] | fidelity prepare BUNDLE "
          "--protocol P --in-physics I --to DIR | fidelity replay DATASET "
@@ -486,8 +486,7 @@ const std::vector<Verb> &verbs()
                  return out;
              };
              return runFidelity({c.exeDir, c.str(1), list("physics"), list("imagined"), *replays,
-                                 c.value("config").toStdString(),
-                                 c.value("in-physics").toStdString(), c.json});
+                                 c.value("config").toStdString(), list("in-physics"), c.json});
          }},
         {"serve-world",
          "serve-world ENV_ID [--import PKG] [--kwargs JSON] | serve-world --model "
@@ -810,9 +809,10 @@ constexpr OptionSpec kOptions[] = {
     {"in-physics",
      "fidelity prepare: the imagined protocol whose runs' actions are replayed in the physics "
      "protocol's world from the same starts (protocol I-in-physics), each policy's closed-loop "
-     "actions judged by physics; fidelity: that replay protocol, which splits the report's "
-     "per-episode disagreement into the world model's and judge's errors on the very actions "
-     "and the policies acting otherwise on imagined frames.",
+     "actions judged by physics; fidelity: that replay protocol (again: one per imagined "
+     "protocol joined), which splits the report's per-episode disagreement into the world "
+     "model's and judge's errors on the very actions and the policies acting otherwise on "
+     "imagined frames.",
      "protocol", nullptr, false},
     {"world-model",
      "fidelity prepare, fidelity replay: the world model configuration (JSON: plugin, settings).",

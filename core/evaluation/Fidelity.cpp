@@ -649,38 +649,48 @@ std::string joinedName(const std::vector<NamedProtocol> &protocols)
 // The split of the per-episode disagreement by the imagined actions replayed in physics
 // (ClosedLoopSplit). `physicsSide` fixes the starts the replay protocol must share.
 void closedLoopSplit(Ledger &ledger, FidelityReport &report,
-                     const std::vector<NamedProtocol> &physicsSide, const std::string &protocol)
+                     const std::vector<NamedProtocol> &physicsSide,
+                     const std::vector<std::string> &protocols)
 {
-    const NamedProtocol replay = findRolloutProtocol(ledger, protocol);
-    for (const auto &sha : report.physicsProtocols)
-        if (sha == replay.second)
-            throw Error(ErrorCode::InvalidInput,
-                        "fidelity: --in-physics names the physics protocol " + replay.first);
-    if (replay.second == report.imaginedProtocol)
-        throw Error(ErrorCode::InvalidInput,
-                    "fidelity: --in-physics names the imagined protocol " + replay.first);
-    checkJoinable(ledger, {physicsSide.front(), replay},
-                  {"seed", "tasks", "episodes_per_task", "world_model"},
-                  "the imagined actions replayed in physics need the physics protocol's starts "
-                  "(the same seed, tasks, episodes per task and world)");
     ClosedLoopSplit &split = report.closedLoop;
-    split.name = replay.first;
-    split.protocol = replay.second;
     std::map<std::pair<std::string, std::string>, std::optional<bool>> outcomeOf;
-    for (EpisodeRow &e : episodeRows(ledger, replay.second, "physics", nullptr)) {
-        const auto [adapter, settings] = adapterAndSettings(e.policy);
-        if (adapter != "replay.actions" || !settings.is_object() ||
-            settings.value("actions_from", std::string()) != "imagined" ||
-            !settings.contains("replays") || !settings["replays"].is_string())
-            throw Error(ErrorCode::InvalidInput,
-                        "fidelity: " + replay.first + " has a run of " +
-                            policyDisplayName(e.policy) +
-                            ", not of imagined actions replayed in physics (replay.actions with "
-                            "actions_from \"imagined\", as kosmos-cli fidelity prepare "
-                            "--in-physics writes it)");
-        outcomeOf[{settings["replays"].get<std::string>(),
-                   e.task + "#" + std::to_string(e.episode)}] = e.outcome;
+    const auto replays =
+        resolveProtocols(ledger, protocols.front(), {protocols.begin() + 1, protocols.end()});
+    for (const NamedProtocol &replay : replays) {
+        for (const auto &sha : report.physicsProtocols)
+            if (sha == replay.second)
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: --in-physics names the physics protocol " + replay.first);
+        for (const auto &sha : report.imaginedProtocols)
+            if (sha == replay.second)
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: --in-physics names the imagined protocol " + replay.first);
+        checkJoinable(ledger, {physicsSide.front(), replay},
+                      {"seed", "tasks", "episodes_per_task", "world_model"},
+                      "the imagined actions replayed in physics need the physics protocol's "
+                      "starts (the same seed, tasks, episodes per task and world)");
+        split.protocols.push_back(replay.second);
+        for (EpisodeRow &e : episodeRows(ledger, replay.second, "physics", nullptr)) {
+            const auto [adapter, settings] = adapterAndSettings(e.policy);
+            if (adapter != "replay.actions" || !settings.is_object() ||
+                settings.value("actions_from", std::string()) != "imagined" ||
+                !settings.contains("replays") || !settings["replays"].is_string())
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: " + replay.first + " has a run of " +
+                                policyDisplayName(e.policy) +
+                                ", not of imagined actions replayed in physics (replay.actions "
+                                "with actions_from \"imagined\", as kosmos-cli fidelity prepare "
+                                "--in-physics writes it)");
+            const auto key = std::pair{settings["replays"].get<std::string>(),
+                                       e.task + "#" + std::to_string(e.episode)};
+            if (!outcomeOf.emplace(key, e.outcome).second)
+                throw Error(ErrorCode::InvalidInput,
+                            "fidelity: " + policyDisplayName(key.first) + " from " + key.second +
+                                " is replayed in two of the --in-physics protocols (" +
+                                replay.first + ")");
+        }
     }
+    split.name = joinedName(replays);
     std::map<std::string, std::array<int, 4>> perPolicy; // successes, n, reaction, world
     for (const auto &[key, outcome] : outcomeOf)
         if (outcome) {
@@ -739,7 +749,7 @@ void closedLoopSplit(Ledger &ledger, FidelityReport &report,
     if (split.triples == 0)
         throw Error(ErrorCode::InvalidInput,
                     "fidelity: no pair decisive in both worlds has a decisive run in " +
-                        replay.first + " (its runs replay " + report.imaginedName +
+                        split.name + " (its runs replay " + report.imaginedName +
                         "'s actions from " + report.physicsName + "'s starts, by policy)");
 }
 
@@ -800,8 +810,8 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
                         joinedRows(ledger, physicsSide, "judge", nullptr, byConfig));
     if (verdicts)
         report.physicsNotJudgedByConfig = verdicts->missing;
-    if (!options.inPhysicsProtocol.empty())
-        closedLoopSplit(ledger, report, physicsSide, options.inPhysicsProtocol);
+    if (!options.inPhysicsProtocols.empty())
+        closedLoopSplit(ledger, report, physicsSide, options.inPhysicsProtocols);
     return report;
 }
 
@@ -1064,10 +1074,10 @@ nlohmann::json needsJson(const std::vector<FidelityReport::SeparationNeed> &need
     return out;
 }
 
-// null when the report has no split (FidelityOptions::inPhysicsProtocol).
+// null when the report has no split (FidelityOptions::inPhysicsProtocols).
 nlohmann::json closedLoopJson(const ClosedLoopSplit &cl)
 {
-    if (cl.protocol.empty())
+    if (cl.protocols.empty())
         return nullptr;
     auto kappa = [](const KappaResult &k) {
         return k.kappa ? nlohmann::json(*k.kappa) : nlohmann::json();
@@ -1078,7 +1088,7 @@ nlohmann::json closedLoopJson(const ClosedLoopSplit &cl)
                             {"in_physics", proportionJson(p.inPhysics)},
                             {"reaction", p.reaction},
                             {"world_model_and_judge", p.worldJudge}});
-    return {{"protocol", {{"name", cl.name}, {"sha256", cl.protocol}}},
+    return {{"protocols", {{"name", cl.name}, {"sha256", cl.protocols}}},
             {"decisive_in_all_three", cl.triples},
             {"agree", cl.agree},
             {"cancelled", cl.cancelled},
@@ -1300,7 +1310,7 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
         o << ", kappa " << std::fixed << std::setprecision(3) << *r.kappa.kappa;
     o << "\n";
     const ClosedLoopSplit &cl = r.closedLoop;
-    if (!cl.protocol.empty()) {
+    if (!cl.protocols.empty()) {
         o << "\nWhere the disagreement comes from (the imagined runs' actions replayed in physics "
              "from the same starts: "
           << cl.name << "): of " << cl.triples << " pairs decisive in all three, " << cl.agree

@@ -43,11 +43,11 @@ struct FidelityOptions
     // or a re-judgment of its recorded rollout (`kosmos-cli judge`). Empty: each run's own judge
     // (the protocols'). Unknown: Error(NotFound).
     std::string judgeConfig;
-    // A protocol of the imagined runs' actions replayed in physics from the same starts
+    // Protocols of the imagined runs' actions replayed in physics from the same starts
     // (kosmos-cli fidelity prepare --in-physics; replay.actions with actions_from "imagined"),
-    // name or SHA-256: the report then splits the per-episode disagreement (ClosedLoopSplit).
-    // Empty: no split.
-    std::string inPhysicsProtocol;
+    // names or SHA-256s, one per imagined protocol joined: the report then splits the per-episode
+    // disagreement (ClosedLoopSplit). Empty: no split.
+    std::vector<std::string> inPhysicsProtocols;
 };
 
 // One start, one policy: physics ground truth and the world model's judged outcome.
@@ -106,10 +106,10 @@ struct ClosedLoopSplitPolicy
 
 struct ClosedLoopSplit
 {
-    std::string protocol; // SHA-256 (empty: no split asked for)
-    std::string name;
-    int triples = 0;       // pairs decisive in all three
-    int agree = 0;         // physics == imagined, and in-physics the same
+    std::vector<std::string> protocols; // SHA-256s (empty: no split asked for)
+    std::string name;                   // their names, joined with " + "
+    int triples = 0;                    // pairs decisive in all three
+    int agree = 0;                      // physics == imagined, and in-physics the same
     int cancelled = 0;     // physics == imagined, in-physics differs from both (two errors cancel)
     int reaction = 0;      // physics != imagined == in-physics
     int worldJudge = 0;    // physics == in-physics != imagined
@@ -207,7 +207,7 @@ struct FidelityReport
     std::optional<int> startsForPearsonTarget; // nullopt: r at or below the target, or no interval
     // The judge against physics on the physics rollouts (empty when that protocol had no judge).
     JudgeOnPhysics judgeOnPhysics;
-    ClosedLoopSplit closedLoop; // FidelityOptions::inPhysicsProtocol's split (empty without)
+    ClosedLoopSplit closedLoop; // FidelityOptions::inPhysicsProtocols' split (empty without)
 };
 
 // One of [benchmark-fidelity]'s goals, stated beside its anchors, and whether this report meets

@@ -755,7 +755,7 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     ASSERT_EQ(r.exitCode, 0) << r.output;
     const auto split = nlohmann::json::parse(r.output)["closed_loop_split"];
     ASSERT_TRUE(split.is_object()) << r.output;
-    EXPECT_EQ(split["protocol"]["name"], "phys-imagined-in-physics");
+    EXPECT_EQ(split["protocols"]["name"], "phys-imagined-in-physics");
     const int both = report["episodes"]["agreement"]["n"];
     EXPECT_EQ(split["decisive_in_all_three"].get<int>() + split["without_replay"].get<int>(), both);
     EXPECT_EQ(split["agree"].get<int>() + split["cancelled"].get<int>() +
