@@ -8,7 +8,7 @@
 #   tools/fidelity-study.sh [--benchmark tabletop|aloha] [--work DIR] [--episodes N]
 #                           [--seeds "SEED SEED"] [--protocol FILE] [--replays N] [--workers N]
 #                           [--judge JUDGE.json] [--world-model WORLD.json] [--add FILE]...
-#                           [--rejudge JUDGE.json] [--open-loop]
+#                           [--rejudge JUDGE.json] [--open-loop] [--in-physics]
 #
 # --add FILE: policies evaluated later on the same starts, without running the study's again
 # ({"name": N, "description": "... {seed} ...", "policies": [...]}): the study's protocol with
@@ -27,6 +27,12 @@
 # model's and judge's errors alone, apart from how the policies act on imagined frames. A diagnosis
 # for the study's reports, not one of them (docs/fidelity.md, "The workflow": "Every policy open
 # loop").
+#
+# --in-physics: also each policy's actions in the world model replayed in physics from the same
+# starts (kosmos-cli fidelity prepare --in-physics: <benchmark>-study-SEED-imagined-in-physics),
+# given to the reports, which then say where each disagreement comes from: the policy acting
+# otherwise on imagined frames, or the world model and judge erring on the very actions
+# (docs/fidelity.md, "The workflow"). On a finished study's --work it runs only the replays.
 #
 # tabletop (default): examples/fidelity-tabletop-study.json (eight learned policies and the
 # scripted expert, whose imagined twin replays its physics actions open loop), seeds 20261303
@@ -49,6 +55,7 @@ judge=""
 world=""
 rejudge=""
 open_loop=0
+in_physics=0
 adds=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -66,7 +73,8 @@ while [ $# -gt 0 ]; do
     --add) [ -f "$2" ] || { echo "fidelity-study: no file $2 (--add)" >&2; exit 2; }
         adds+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
     --open-loop) open_loop=1; shift ;;
-    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
+    --in-physics) in_physics=1; shift ;;
+    -h | --help) sed -n '2,42p' "$0"; exit 0 ;;
     *) echo "fidelity-study: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -199,6 +207,21 @@ if not found:
     sys.exit(f"fidelity-study: no judgment of this ledger has the configuration of {sys.argv[1]}")
 print(max(found, key=lambda c: c["judgments"])["key"])' "$rejudge")
         config=(--config "$key")
+    fi
+    if [ "$in_physics" -eq 1 ]; then
+        # After --rejudge: physics labels the replays, no judge reads them.
+        for physics in "${names[@]}"; do
+            part="${physics#"$benchmark-study-"}"
+            [ -f "$work/in-physics-$part/in-physics.json" ] ||
+                "$cli" fidelity prepare "$ledger" --protocol "$physics" \
+                    --in-physics "$physics-imagined" --to "$work/in-physics-$part"
+            echo "== $physics: the imagined actions in physics" >&2
+            status=0
+            "$cli" run "$work/in-physics-$part/in-physics.json" --ledger "$ledger" \
+                --workers "$workers" >"$work/$physics-in-physics.run.txt" || status=$?
+            [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
+            joined+=(--in-physics "$physics-imagined-in-physics")
+        done
     fi
     "$cli" fidelity "$ledger" "${joined[@]}" "${config[@]}" --replays "$replays" \
         >"$work/report-$seed.txt"

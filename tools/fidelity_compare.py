@@ -118,6 +118,23 @@ def main(argv):
                 rb = tasks_b.get(task, {}).get(side)
                 print(f"| judge {side}, {task} | {rate(ra)} | {rate(rb)} | "
                       f"{difference((ra or {}).get('rate'), (rb or {}).get('rate'))} |")
+    # Where the disagreement comes from (reports made with --in-physics; older ones have none).
+    ca, cb = a.get("closed_loop_split"), b.get("closed_loop_split")
+    if ca or cb:
+        def split(c):
+            if not c:
+                return "-"
+            return (f"{c['reaction']} reaction / {c['world_model_and_judge']} world model and judge "
+                    f"({c['world_model_and_judge_lenient']} lenient) of "
+                    f"{c['decisive_in_all_three']}")
+        print(f"| disagreements: the policy reacting / the world model and judge on its actions | "
+              f"{split(ca)} | {split(cb)} | |")
+        for key, label in (("kappa", "kappa, imagined verdict vs its actions in physics"),
+                           ("actions_kappa", "kappa, physics on own vs on imagined actions")):
+            ka = (ca or {}).get(key)
+            kb = (cb or {}).get(key)
+            print(f"| {label} | {'-' if ka is None else f'{ka:.3f}'} | "
+                  f"{'-' if kb is None else f'{kb:.3f}'} | {difference(ka, kb)} |")
     sa, sb = a["spread"], b["spread"]
     print(f"| distinguishable levels in physics | {sa['distinguishable_levels']} | "
           f"{sb['distinguishable_levels']} | {sb['distinguishable_levels'] - sa['distinguishable_levels']:+d} |")

@@ -123,6 +123,102 @@ TEST_F(FidelityTest, AnOpenLoopTwinIsPairedWithThePolicyItReplaysAndMarked)
     EXPECT_EQ(j["policies"][1]["open_loop_replay"], false);
 }
 
+// The imagined actions replayed in physics (kosmos-cli fidelity prepare --in-physics) split the
+// per-episode disagreement: worked out by hand. Per pair (physics, imagined, in-physics):
+// A: 111 110 101 000 -> agree, cancelled, world model and judge (harsh), agree;
+// B: 111 011 110 000 -> agree, reaction, cancelled, agree;
+// C: 000 000 010 01- -> agree, agree, world model and judge (lenient), without a replay.
+// Imagined against in-physics over 11 pairs: [in-physics][imagined] 00: 4, 01: 3, 10: 1, 11: 3,
+// agreement 7/11, kappa (77 - 59) / (121 - 59) = 18/62; physics against in-physics: 8/11,
+// kappa (88 - 62) / (121 - 62) = 26/59.
+TEST_F(FidelityTest, TheImaginedActionsInPhysicsSplitTheDisagreement)
+{
+    std::tie(m_physics, m_imagined) = test::writeFidelityFixture(
+        *m_ledger, {{"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}},
+        {{"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, 1}}});
+    test::writeInPhysicsRuns(*m_ledger, "imag-in-physics",
+                             {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}});
+    FidelityOptions options;
+    options.physicsProtocol = m_physics;
+    options.imaginedProtocol = m_imagined;
+    options.replicates = 100;
+    EXPECT_TRUE(fidelityReport(*m_ledger, options).closedLoop.protocols.empty());
+    options.inPhysicsProtocols = {"imag-in-physics"};
+    const FidelityReport r = fidelityReport(*m_ledger, options);
+    const ClosedLoopSplit &s = r.closedLoop;
+    ASSERT_EQ(s.protocols.size(), 1u);
+    EXPECT_EQ(s.name, "imag-in-physics");
+    EXPECT_EQ(s.triples, 11);
+    EXPECT_EQ(s.agree, 6);
+    EXPECT_EQ(s.cancelled, 2);
+    EXPECT_EQ(s.reaction, 1);
+    EXPECT_EQ(s.worldJudge, 2);
+    EXPECT_EQ(s.worldLenient, 1);
+    EXPECT_EQ(s.worldHarsh, 1);
+    EXPECT_EQ(s.withoutReplay, 1);
+    EXPECT_EQ(s.confusion[0][0], 4);
+    EXPECT_EQ(s.confusion[0][1], 3);
+    EXPECT_EQ(s.confusion[1][0], 1);
+    EXPECT_EQ(s.confusion[1][1], 3);
+    EXPECT_EQ(s.agreement.successes, 7);
+    EXPECT_EQ(s.agreement.n, 11);
+    ASSERT_TRUE(s.kappa.kappa);
+    EXPECT_NEAR(*s.kappa.kappa, 18.0 / 62.0, 1e-12);
+    EXPECT_EQ(s.actionsAgreement.successes, 8);
+    EXPECT_EQ(s.actionsAgreement.n, 11);
+    ASSERT_TRUE(s.actionsKappa.kappa);
+    EXPECT_NEAR(*s.actionsKappa.kappa, 26.0 / 59.0, 1e-12);
+    ASSERT_EQ(s.policies.size(), 3u); // the report's order: A, B, C
+    EXPECT_EQ(s.policies[0].policy, r.policies[0].policy);
+    EXPECT_EQ(s.policies[0].inPhysics.successes, 2);
+    EXPECT_EQ(s.policies[0].inPhysics.n, 4);
+    EXPECT_EQ(s.policies[0].worldJudge, 1);
+    EXPECT_EQ(s.policies[1].reaction, 1);
+    EXPECT_EQ(s.policies[1].worldJudge, 0);
+    EXPECT_EQ(s.policies[2].inPhysics.n, 3);
+    EXPECT_EQ(s.policies[2].worldJudge, 1);
+    // Every disagreement of the report is a reaction, an error on the actions, or unsplit.
+    int disagree = 0;
+    for (const auto &p : r.policies)
+        disagree += p.lenient + p.harsh;
+    EXPECT_EQ(s.reaction + s.worldJudge + s.withoutReplay, disagree);
+    const std::string text = toText(r, nullptr);
+    EXPECT_NE(text.find("of 11 pairs decisive in all three, 6 agree; 1 the policy acted otherwise"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("2 the world model or the judge erred on the very actions (1 lenient, 1 "
+                        "harsh)"),
+              std::string::npos)
+        << text;
+    const nlohmann::json j = toJson(r)["closed_loop_split"];
+    EXPECT_EQ(j["reaction"], 1);
+    EXPECT_EQ(j["world_model_and_judge"], 2);
+    EXPECT_EQ(j["without_replay"], 1);
+    EXPECT_EQ(j["policies"][2]["in_physics"]["n"], 3);
+    options.inPhysicsProtocols.clear();
+    EXPECT_TRUE(toJson(fidelityReport(*m_ledger, options))["closed_loop_split"].is_null());
+    options.inPhysicsProtocols = {"imag-in-physics"};
+
+    // What cannot be the replays: named, nothing changed.
+    auto refused = [&](std::vector<std::string> protocols, const std::string &why) {
+        FidelityOptions o = options;
+        o.inPhysicsProtocols = std::move(protocols);
+        try {
+            fidelityReport(*m_ledger, o);
+            ADD_FAILURE() << "accepted: " << why;
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    refused({"phys"}, "--in-physics names the physics protocol phys");
+    refused({"imag"}, "--in-physics names the imagined protocol imag");
+    test::writeInPhysicsRuns(*m_ledger, "not-replays", {{"synthetic.policy:A", {1}}});
+    refused({"not-replays"}, "not-replays has a run of ");
+    test::writeInPhysicsRuns(*m_ledger, "again", {{"A", {1}}});
+    refused({"imag-in-physics", "again"}, "is replayed in two of the --in-physics protocols");
+    refused({"nope"}, "nope");
+}
+
 // A policy evaluated later on the same starts (its own physics protocol with the same seed,
 // tasks, episodes, horizon and world, and its imagined protocol from the same start frames)
 // joins the study: one report over every policy, the protocols named together. What cannot be

@@ -265,6 +265,14 @@ struct FidelityWriter
             spec.policy->config = {{"by_seed", "replays/policy-0.json"},
                                    {"replays", replayed.adapterId + " " + replayed.config.dump()}};
         }
+        if (policy.rfind("inphys:", 0) ==
+            0) { // fidelity prepare --in-physics: X's imagined actions
+            const ComponentIdentity replayed = testPolicy(policy.substr(7));
+            spec.policy->adapterId = "replay.actions";
+            spec.policy->config = {{"by_seed", "in-physics/replays/policy-0.json"},
+                                   {"replays", replayed.adapterId + " " + replayed.config.dump()},
+                                   {"actions_from", "imagined"}};
+        }
         spec.task = task;
         spec.seeds = {{"start", task}}; // tasks differ only here, as the engine's keys do
         const auto submitted = ledger.submitRun(spec);
@@ -387,6 +395,19 @@ void rejudgeRun(Ledger &ledger, std::int64_t runId, bool success)
     j.progress = success ? 5 : 1;
     ledger.recordJudgment(*lease, j);
     ledger.finishAttempt(*lease, AttemptOutcome::completed());
+}
+
+std::string writeInPhysicsRuns(Ledger &ledger, const std::string &name,
+                               const std::map<std::string, std::vector<int>> &outcomes)
+{
+    FidelityWriter w{ledger, ledger.freezeProtocol(name, {{"name", name}, {"world", "physics"}}),
+                     ""};
+    for (const auto &[policy, runs] : outcomes)
+        for (std::size_t e = 0; e < runs.size(); ++e)
+            if (runs[e] >= 0)
+                w.physicsRun(policy.find(':') == std::string::npos ? "inphys:" + policy : policy,
+                             static_cast<int>(e), runs[e] == 1);
+    return w.physics;
 }
 
 std::pair<std::string, std::string> writeFidelityFixture(Ledger &ledger)

@@ -59,6 +59,13 @@ writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int
                      const std::map<std::string, std::vector<int>> &imagined,
                      const std::map<std::string, std::vector<int>> &judgedPhysics = {},
                      int tasks = 1);
+// A protocol `name` of the fidelity fixture's starts whose runs replay, in physics, policy X's
+// imagined actions (kosmos-cli fidelity prepare --in-physics: replay.actions, actions_from
+// "imagined", replaying X), per start 1/0 (the physics label) or -1 (no run); a policy named
+// with a prefix ("A:B") is written as that adapter label instead (a run of something else).
+// Returns its SHA.
+std::string writeInPhysicsRuns(Ledger &ledger, const std::string &name,
+                               const std::map<std::string, std::vector<int>> &outcomes);
 // A re-judgment as `kosmos-cli judge` records it (core/pipeline/Rejudge.cpp): a run of the source
 // run's protocol, policy, world model and seeds with rejudge_of, whose judgment ("judge-2":
 // testJudge() at temperature 0.25) says `success`.
