@@ -6,8 +6,8 @@
 # --in-physics). The replays show the world model what physics does with the actions the policies
 # take inside it, which its training data (the policies' physics actions) does not hold; as DAgger
 # labels a learner's own states with the expert, this labels the world model's own closed loop
-# with physics. Writes DIR/train.kosmos (the ledger), DIR/physics and DIR/in-physics (the two
-# exports), DIR/dataset (one dataset listing both: what the trainer reads), and DIR/split.txt (the
+# with physics. Writes DIR/train.kosmos (the ledger), DIR/export-physics and
+# DIR/export-in-physics (the two exports), DIR/dataset (one dataset listing both: what the trainer reads), and DIR/split.txt (the
 # fidelity report with its split, on training starts: for the record, nothing is chosen on it).
 # Not run in CI (about 25 minutes on two cores).
 #
@@ -68,11 +68,18 @@ echo "== the dataset: both physics protocols' runs"
 # The two physics protocols' SHA-256 (dataset export takes a SHA-256 or a prefix), from the report.
 "$cli" fidelity "$ledger" --physics "$name" --imagined "$name-imagined" \
     --in-physics "$name-imagined-in-physics" --replays 0 --json > "$work/split.json"
-sha() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["physics_protocol"]["sha256"] if sys.argv[2]=="physics" else r["closed_loop_split"]["protocols"]["sha256"][0])' "$work/split.json" "$1"; }
+sha() {
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["physics_protocol"]["sha256"] if sys.argv[2] == "physics"
+      else r["closed_loop_split"]["protocols"]["sha256"][0])' "$work/split.json" "$1"
+}
 for part in physics in-physics; do
-    [ -f "$work/$part/dataset.json" ] && continue
-    rm -rf "$work/$part"
-    "$cli" dataset export "$ledger" --to "$work/$part" --protocol "$(sha "$part")"
+    [ -f "$work/export-$part/dataset.json" ] && continue
+    rm -rf "$work/export-$part"
+    protocol_sha="$(sha "$part")"
+    [ -n "$protocol_sha" ] || { echo "world-dagger: no $part protocol in $work/split.json" >&2; exit 1; }
+    "$cli" dataset export "$ledger" --to "$work/export-$part" --protocol "$protocol_sha"
 done
 python3 - "$work" <<'PY'
 import json, os, sys
@@ -80,7 +87,7 @@ work = sys.argv[1]
 out = os.path.join(work, "dataset")
 os.makedirs(out, exist_ok=True)
 episodes = []
-for part in ("physics", "in-physics"):
+for part in ("export-physics", "export-in-physics"):
     with open(os.path.join(work, part, "dataset.json")) as f:
         index = json.load(f)
     for e in index["episodes"]:
