@@ -839,6 +839,42 @@ DE = {
         '%1: %2',
     '%1: %2; needs %3':
         '%1: %2; braucht %3',
+    'Judged by':
+        'Beurteilt von',
+    "Whose verdicts count, on both sides: the protocols' own judge, or another judge configuration of this ledger, whether the runs' own or re-judging their recorded rollouts (kosmos-cli judge --all ... --judge J.json; kosmos-cli fidelity --config)":
+        'Wessen Urteile zählen, auf beiden Seiten: der eigene Richter der Protokolle oder eine andere Richterkonfiguration dieses Ledgers, ob die der Läufe selbst oder eine, die ihre aufgezeichneten Rollouts neu beurteilt (kosmos-cli judge --all ... --judge J.json; kosmos-cli fidelity --config)',
+    "the protocols' own judge":
+        'der eigene Richter der Protokolle',
+    'Choose the physics protocol (ground truth) and the imagined one (world model, judged).':
+        'Wählen Sie das Physikprotokoll (Grundwahrheit) und das imaginierte (Weltmodell, beurteilt).',
+    '[open loop] ':
+        '[offene Schleife] ',
+    "\n\nIn the world model, the actions this policy took in physics from each start were replayed open loop: it reads the simulator's state, which a world model does not give, or the imagined protocol was prepared with --open-loop. Its world-model rate says whether the world model and judge see success in those actions, not how it would react to imagined frames.":
+        '\n\nIm Weltmodell wurden die Aktionen, die diese Policy in der Physik von jedem Start aus ausführte, in offener Schleife abgespielt: Sie liest den Zustand des Simulators, den ein Weltmodell nicht liefert, oder das imaginierte Protokoll wurde mit --open-loop vorbereitet. Ihre Weltmodell-Rate sagt, ob Weltmodell und Richter in diesen Aktionen Erfolg sehen, nicht wie sie auf imaginierte Frames reagieren würde.',
+    "<b>Judged by %1</b> (each run's latest judgment by it, its own or a re-judgment of the recorded rollout); rollouts it has not judged, without a verdict: %2 imagined, %3 physics.<br>":
+        '<b>Beurteilt von %1</b> (das jüngste Urteil dieser Konfiguration je Lauf, sein eigenes oder eine Neubeurteilung des aufgezeichneten Rollouts); Rollouts, die sie nicht beurteilt hat, ohne Urteil: %2 imaginiert, %3 Physik.<br>',
+    'The imagined actions replayed in physics cannot split this comparison: %1':
+        'Die in der Physik abgespielten imaginierten Aktionen können diesen Vergleich nicht aufteilen: %1',
+    'n/a':
+        'k. A.',
+    "<b>Where the disagreement comes from</b> (%1: each policy's actions in the world model replayed in physics): of %2 pairs, %3 the policy acted otherwise on imagined frames, %4 the world model or the judge erred on the very actions (%5 lenient, %6 harsh), %7 agree by two errors that cancel; on its own actions the world model agrees with physics %8 (kappa %9). A diagnosis, counted for no goal.":
+        '<b>Woher die Abweichung kommt</b> (%1: die Aktionen jeder Policy im Weltmodell, in der Physik abgespielt): von %2 Paaren handelte in %3 die Policy auf imaginierten Frames anders, in %4 irrten Weltmodell oder Richter bei genau diesen Aktionen (%5 nachsichtig, %6 streng), %7 stimmen durch zwei sich aufhebende Fehler überein; bei seinen eigenen Aktionen stimmt das Weltmodell mit der Physik %8 überein (Kappa %9). Eine Diagnose, für kein Ziel gezählt.',
+    'Goals':
+        'Ziele',
+    '(docs/fidelity.md; hover for each goal and its anchors):':
+        '(docs/fidelity.md; für jedes Ziel und seine Referenzwerte mit der Maus darüberfahren):',
+    'undecided':
+        'unentschieden',
+    'anchors:':
+        'Referenzwerte:',
+    'Episodes each worker runs in lockstep: one call of a batched policy or world model (torch.generic_*) for all of them; the others are called per episode. The runs are the same as with 1.':
+        'Episoden, die jeder Worker im Gleichschritt ausführt: ein Aufruf einer gebündelten Policy oder eines gebündelten Weltmodells (torch.generic_*) für alle; die anderen werden je Episode aufgerufen. Die Läufe sind dieselben wie mit 1.',
+    'Episodes in lockstep per worker':
+        'Episoden im Gleichschritt je Worker',
+    "Throughput per worker (each stage's share of the work; store runs beside the rollout):\n%1":
+        'Durchsatz je Worker (Anteil jeder Stufe an der Arbeit; das Speichern läuft neben dem Rollout):\n%1',
+    'Choose a folder: %1':
+        'Wählen Sie einen Ordner: %1',
 }
 
 

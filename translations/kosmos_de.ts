@@ -1080,6 +1080,78 @@ Weltmodell: %2</translation>
         <source>%1 recorded episodes of %2: PSNR %3 dB [%4, %5] after the first step, %6 dB [%7, %8] at step %9 (mean, 95% interval over episodes); how well the world model predicts recorded video, not evidence of success.</source>
         <translation>%1 aufgezeichnete Episoden von %2: PSNR %3 dB [%4, %5] nach dem ersten Schritt, %6 dB [%7, %8] bei Schritt %9 (Mittel, 95-%-Intervall über Episoden); wie gut das Weltmodell aufgezeichnetes Video vorhersagt, kein Beleg für Erfolg.</translation>
     </message>
+    <message>
+        <source>Judged by</source>
+        <translation>Beurteilt von</translation>
+    </message>
+    <message>
+        <source>Whose verdicts count, on both sides: the protocols' own judge, or another judge configuration of this ledger, whether the runs' own or re-judging their recorded rollouts (kosmos-cli judge --all ... --judge J.json; kosmos-cli fidelity --config)</source>
+        <translation>Wessen Urteile zählen, auf beiden Seiten: der eigene Richter der Protokolle oder eine andere Richterkonfiguration dieses Ledgers, ob die der Läufe selbst oder eine, die ihre aufgezeichneten Rollouts neu beurteilt (kosmos-cli judge --all ... --judge J.json; kosmos-cli fidelity --config)</translation>
+    </message>
+    <message>
+        <source>the protocols' own judge</source>
+        <translation>der eigene Richter der Protokolle</translation>
+    </message>
+    <message>
+        <source>%1: %2 (%3 judgments)</source>
+        <translation>%1: %2 (%3 Urteile)</translation>
+    </message>
+    <message>
+        <source>Choose the physics protocol (ground truth) and the imagined one (world model, judged).</source>
+        <translation>Wählen Sie das Physikprotokoll (Grundwahrheit) und das imaginierte (Weltmodell, beurteilt).</translation>
+    </message>
+    <message>
+        <source>[open loop] </source>
+        <translation>[offene Schleife] </translation>
+    </message>
+    <message>
+        <source>
+
+In the world model, the actions this policy took in physics from each start were replayed open loop: it reads the simulator's state, which a world model does not give, or the imagined protocol was prepared with --open-loop. Its world-model rate says whether the world model and judge see success in those actions, not how it would react to imagined frames.</source>
+        <translation>
+
+Im Weltmodell wurden die Aktionen, die diese Policy in der Physik von jedem Start aus ausführte, in offener Schleife abgespielt: Sie liest den Zustand des Simulators, den ein Weltmodell nicht liefert, oder das imaginierte Protokoll wurde mit --open-loop vorbereitet. Ihre Weltmodell-Rate sagt, ob Weltmodell und Richter in diesen Aktionen Erfolg sehen, nicht wie sie auf imaginierte Frames reagieren würde.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Judged by %1&lt;/b&gt; (each run's latest judgment by it, its own or a re-judgment of the recorded rollout); rollouts it has not judged, without a verdict: %2 imagined, %3 physics.&lt;br&gt;</source>
+        <translation>&lt;b&gt;Beurteilt von %1&lt;/b&gt; (das jüngste Urteil dieser Konfiguration je Lauf, sein eigenes oder eine Neubeurteilung des aufgezeichneten Rollouts); Rollouts, die sie nicht beurteilt hat, ohne Urteil: %2 imaginiert, %3 Physik.&lt;br&gt;</translation>
+    </message>
+    <message>
+        <source>The imagined actions replayed in physics cannot split this comparison: %1</source>
+        <translation>Die in der Physik abgespielten imaginierten Aktionen können diesen Vergleich nicht aufteilen: %1</translation>
+    </message>
+    <message>
+        <source>n/a</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Where the disagreement comes from&lt;/b&gt; (%1: each policy's actions in the world model replayed in physics): of %2 pairs, %3 the policy acted otherwise on imagined frames, %4 the world model or the judge erred on the very actions (%5 lenient, %6 harsh), %7 agree by two errors that cancel; on its own actions the world model agrees with physics %8 (kappa %9). A diagnosis, counted for no goal.</source>
+        <translation>&lt;b&gt;Woher die Abweichung kommt&lt;/b&gt; (%1: die Aktionen jeder Policy im Weltmodell, in der Physik abgespielt): von %2 Paaren handelte in %3 die Policy auf imaginierten Frames anders, in %4 irrten Weltmodell oder Richter bei genau diesen Aktionen (%5 nachsichtig, %6 streng), %7 stimmen durch zwei sich aufhebende Fehler überein; bei seinen eigenen Aktionen stimmt das Weltmodell mit der Physik %8 überein (Kappa %9). Eine Diagnose, für kein Ziel gezählt.</translation>
+    </message>
+    <message>
+        <source>Goals</source>
+        <translation>Ziele</translation>
+    </message>
+    <message>
+        <source>(docs/fidelity.md; hover for each goal and its anchors):</source>
+        <translation>(docs/fidelity.md; für jedes Ziel und seine Referenzwerte mit der Maus darüberfahren):</translation>
+    </message>
+    <message>
+        <source>undecided</source>
+        <translation>unentschieden</translation>
+    </message>
+    <message>
+        <source>met</source>
+        <translation>erfüllt</translation>
+    </message>
+    <message>
+        <source>not met</source>
+        <translation>nicht erfüllt</translation>
+    </message>
+    <message>
+        <source>anchors:</source>
+        <translation>Referenzwerte:</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::FramePlayer</name>
@@ -1459,6 +1531,14 @@ Weltmodell: %2</translation>
     <message>
         <source>task %1: the start state must be a JSON object, such as {}</source>
         <translation>Aufgabe %1: der Startzustand muss ein JSON-Objekt sein, etwa {}</translation>
+    </message>
+    <message>
+        <source>Episodes each worker runs in lockstep: one call of a batched policy or world model (torch.generic_*) for all of them; the others are called per episode. The runs are the same as with 1.</source>
+        <translation>Episoden, die jeder Worker im Gleichschritt ausführt: ein Aufruf einer gebündelten Policy oder eines gebündelten Weltmodells (torch.generic_*) für alle; die anderen werden je Episode aufgerufen. Die Läufe sind dieselben wie mit 1.</translation>
+    </message>
+    <message>
+        <source>Episodes in lockstep per worker</source>
+        <translation>Episoden im Gleichschritt je Worker</translation>
     </message>
 </context>
 <context>
@@ -1943,6 +2023,12 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
     <message>
         <source>, %1 cancelled</source>
         <translation>, %1 abgebrochen</translation>
+    </message>
+    <message>
+        <source>Throughput per worker (each stage's share of the work; store runs beside the rollout):
+%1</source>
+        <translation>Durchsatz je Worker (Anteil jeder Stufe an der Arbeit; das Speichern läuft neben dem Rollout):
+%1</translation>
     </message>
 </context>
 <context>
@@ -2489,12 +2575,12 @@ Gezeigt: %1 von %2 Läufen: die laufenden, die nächsten wartenden, die zuletzt 
         <translation>Anderer Ordner ...</translation>
     </message>
     <message>
-        <source>Choose a model package folder</source>
-        <translation>Ordner eines Modellpakets wählen</translation>
-    </message>
-    <message>
         <source>(default)</source>
         <translation>(Standard)</translation>
+    </message>
+    <message>
+        <source>Choose a folder: %1</source>
+        <translation>Wählen Sie einen Ordner: %1</translation>
     </message>
 </context>
 <context>

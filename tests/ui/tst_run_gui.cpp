@@ -313,6 +313,34 @@ private slots:
         QCOMPARE(panel->table()->rowCount(), 3);
         QVERIFY2(panel->summary()->text().contains(QStringLiteral("6 paired episodes")),
                  qPrintable(panel->summary()->text()));
+        QVERIFY(!panel->summary()->text().contains(QStringLiteral("Where the disagreement")));
+        // The imagined actions replayed in physics ("<imagined>-in-physics", kosmos-cli fidelity
+        // prepare --in-physics): found and read, the split said (tst_fidelity works it out).
+        Ledger split = Ledger::create(dir / "split.kosmos");
+        test::writeFidelityFixture(split,
+                                   {{"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}},
+                                   {{"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, 1}}});
+        test::writeInPhysicsRuns(split, "imag-in-physics",
+                                 {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}});
+        view.setLedger(&split);
+        // (Nothing chosen on a side: said, nothing computed.)
+        panel->imaginedProtocol()->setCurrentIndex(-1);
+        QVERIFY2(panel->summary()->text().startsWith(QStringLiteral("Choose the physics")),
+                 qPrintable(panel->summary()->text()));
+        panel->physicsProtocol()->setCurrentIndex(
+            panel->physicsProtocol()->findText(QStringLiteral("phys  ("), Qt::MatchStartsWith));
+        panel->imaginedProtocol()->setCurrentIndex(
+            panel->imaginedProtocol()->findText(QStringLiteral("imag  ("), Qt::MatchStartsWith));
+        const QString text = panel->summary()->text();
+        QVERIFY2(text.contains(QStringLiteral("Where the disagreement comes from</b> "
+                                              "(imag-in-physics")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("of 11 pairs, 1 the policy acted otherwise")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("2 the world model or the judge erred on the very "
+                                              "actions (1 lenient, 1 harsh)")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("(kappa 0.290)")), qPrintable(text));
     }
 
     // Against recordings: a LeRobot dataset's recorded actions replayed in a world model by

@@ -4,6 +4,7 @@
 #include "evaluation/Fidelity.h"
 #include "ledger/Ledger.h"
 #include "plots/EvaluationPlots.h"
+#include "queries/LedgerFacts.h"
 #include "util/BoundedJson.h"
 
 #include <QComboBox>
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace kosmos::ui {
 
@@ -239,6 +241,11 @@ void FidelityPanel::update()
     }
     const QStringList physics = m_physics->currentData().toStringList();
     const QStringList imagined = m_imagined->currentData().toStringList();
+    if (physics.isEmpty() || imagined.isEmpty()) { // nothing chosen on a side
+        m_summary->setText(tr("Choose the physics protocol (ground truth) and the imagined one "
+                              "(world model, judged)."));
+        return;
+    }
     if (std::any_of(physics.begin(), physics.end(),
                     [&](const QString &sha) { return imagined.contains(sha); })) {
         m_summary->setText(tr("Choose two different protocols: the physics one (ground truth) and "
@@ -253,8 +260,39 @@ void FidelityPanel::update()
     for (qsizetype i = 1; i < imagined.size(); ++i)
         options.alsoImagined.push_back(imagined[i].toStdString());
     options.judgeConfig = m_judge->currentData().toString().toStdString();
+    // The imagined runs' actions replayed in physics (kosmos-cli fidelity prepare --in-physics:
+    // "<imagined>-in-physics"), when every imagined protocol chosen has them: the report then
+    // splits its disagreement. Replays it refuses leave the report without the split, said so.
+    std::map<std::string, std::string> byName; // name -> SHA-256
+    std::map<std::string, std::string> nameOf;
+    for (const auto &[name, sha] : rolloutProtocols(*m_ledger)) {
+        byName.emplace(name, sha);
+        nameOf.emplace(sha, name);
+    }
+    for (const QString &sha : imagined) {
+        const auto name = nameOf.find(sha.toStdString());
+        const auto replay =
+            name == nameOf.end() ? byName.end() : byName.find(name->second + "-in-physics");
+        if (replay == byName.end()) {
+            options.inPhysicsProtocols.clear();
+            break;
+        }
+        options.inPhysicsProtocols.push_back(replay->second);
+    }
+    QString splitError;
+    auto report = [&] {
+        try {
+            return fidelityReport(*m_ledger, options);
+        } catch (const std::exception &e) {
+            if (options.inPhysicsProtocols.empty())
+                throw;
+            splitError = QString::fromUtf8(e.what());
+            options.inPhysicsProtocols.clear();
+            return fidelityReport(*m_ledger, options);
+        }
+    };
     try {
-        const FidelityReport r = fidelityReport(*m_ledger, options);
+        const FidelityReport r = report();
         m_table->setRowCount(static_cast<int>(r.policies.size()));
         for (std::size_t i = 0; i < r.policies.size(); ++i) {
             const auto &p = r.policies[i];
@@ -339,12 +377,38 @@ void FidelityPanel::update()
                 .arg(r.agreement.n)
                 .arg(r.confusion[0][1])
                 .arg(r.confusion[1][0]) +
-            goalsText(r));
+            splitText(r, splitError) + goalsText(r));
         m_framesButton->setEnabled(!m_cliPath.isEmpty());
     } catch (const std::exception &e) {
         m_summary->setText(tr("Cannot compare these protocols: %1")
                                .arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
     }
+}
+
+QString FidelityPanel::splitText(const FidelityReport &r, const QString &error)
+{
+    if (!error.isEmpty())
+        return QStringLiteral("<br>") +
+               tr("The imagined actions replayed in physics cannot split this comparison: %1")
+                   .arg(error.toHtmlEscaped());
+    const ClosedLoopSplit &s = r.closedLoop;
+    if (s.protocols.empty())
+        return QString();
+    const QString kappa = s.kappa.kappa ? QString::number(*s.kappa.kappa, 'f', 3) : tr("n/a");
+    return QStringLiteral("<br>") +
+           tr("<b>Where the disagreement comes from</b> (%1: each policy's actions in the world "
+              "model replayed in physics): of %2 pairs, %3 the policy acted otherwise on imagined "
+              "frames, %4 the world model or the judge erred on the very actions (%5 lenient, %6 "
+              "harsh), %7 agree by two errors that cancel; on its own actions the world model "
+              "agrees with physics %8 (kappa %9). A diagnosis, counted for no goal.")
+               .arg(QString::fromStdString(s.name).toHtmlEscaped())
+               .arg(s.triples)
+               .arg(s.reaction)
+               .arg(s.worldJudge)
+               .arg(s.worldLenient)
+               .arg(s.worldHarsh)
+               .arg(s.cancelled)
+               .arg(QString::fromStdString(intervalText(s.agreement)), kappa);
 }
 
 QString FidelityPanel::goalsText(const FidelityReport &r)

@@ -63,6 +63,8 @@ signals:
 
 private:
     // The goals docs/fidelity.md states, each met or not, as rich text for the summary.
+    // The closed-loop split's line (FidelityReport::closedLoop), or why there is none.
+    QString splitText(const FidelityReport &report, const QString &error);
     QString goalsText(const FidelityReport &report); // sets the summary's tooltip
 
     Ledger *m_ledger = nullptr;
