@@ -9,7 +9,7 @@
 # with physics. Writes DIR/train.kosmos (the ledger), DIR/export-physics and
 # DIR/export-in-physics (the two exports), DIR/dataset (one dataset listing both: what the trainer reads), and DIR/split.txt (the
 # fidelity report with its split, on training starts: for the record, nothing is chosen on it).
-# Not run in CI (about 25 minutes on two cores).
+# Not run in CI (about 12 minutes on two cores).
 #
 #   tools/train/world-dagger.sh --work DIR [--world-model WORLD.json] [--judge JUDGE.json]
 #                               [--protocol PHYSICS.json] [--workers N]
