@@ -815,6 +815,27 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     return report;
 }
 
+std::vector<std::string> inPhysicsReplaysOf(Ledger &ledger,
+                                            const std::vector<std::string> &imaginedSha256s)
+{
+    std::map<std::string, std::string> byName; // name -> SHA-256, the newest of a name
+    std::map<std::string, std::string> nameOf;
+    for (const auto &[name, sha] : rolloutProtocols(ledger)) {
+        byName[name] = sha;
+        nameOf.emplace(sha, name);
+    }
+    std::vector<std::string> out;
+    for (const std::string &sha : imaginedSha256s) {
+        const auto name = nameOf.find(sha);
+        const auto replay =
+            name == nameOf.end() ? byName.end() : byName.find(name->second + "-in-physics");
+        if (replay == byName.end())
+            return {};
+        out.push_back(replay->second);
+    }
+    return out;
+}
+
 std::vector<FidelityGroup> fidelityGroups(Ledger &ledger)
 {
     const auto rollouts = rolloutProtocols(ledger);

@@ -231,6 +231,13 @@ struct FidelityGroup
 };
 std::vector<FidelityGroup> fidelityGroups(Ledger &ledger);
 
+// The protocols of each imagined protocol's runs replayed in physics, as kosmos-cli fidelity
+// prepare --in-physics names them ("<imagined name>-in-physics", the newest of that name), in the
+// order of `imaginedSha256s`; empty unless every one has them. For FidelityOptions::
+// inPhysicsProtocols wherever the split is offered without being asked for (the Fidelity tab).
+std::vector<std::string> inPhysicsReplaysOf(Ledger &ledger,
+                                            const std::vector<std::string> &imaginedSha256s);
+
 // The goals docs/fidelity.md states, decided on this report.
 std::vector<FidelityGoal> fidelityGoals(const FidelityReport &report);
 

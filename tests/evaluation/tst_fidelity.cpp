@@ -136,8 +136,14 @@ TEST_F(FidelityTest, TheImaginedActionsInPhysicsSplitTheDisagreement)
     std::tie(m_physics, m_imagined) = test::writeFidelityFixture(
         *m_ledger, {{"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}},
         {{"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, 1}}});
-    test::writeInPhysicsRuns(*m_ledger, "imag-in-physics",
-                             {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}});
+    EXPECT_TRUE(inPhysicsReplaysOf(*m_ledger, {m_imagined}).empty());
+    const std::string replays =
+        test::writeInPhysicsRuns(*m_ledger, "imag-in-physics",
+                                 {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}});
+    // Found by name ("<imagined>-in-physics"), as the Fidelity tab offers it; not for a protocol
+    // without them.
+    EXPECT_EQ(inPhysicsReplaysOf(*m_ledger, {m_imagined}), std::vector<std::string>{replays});
+    EXPECT_TRUE(inPhysicsReplaysOf(*m_ledger, {m_imagined, m_physics}).empty());
     FidelityOptions options;
     options.physicsProtocol = m_physics;
     options.imaginedProtocol = m_imagined;

@@ -4,7 +4,6 @@
 #include "evaluation/Fidelity.h"
 #include "ledger/Ledger.h"
 #include "plots/EvaluationPlots.h"
-#include "queries/LedgerFacts.h"
 #include "util/BoundedJson.h"
 
 #include <QComboBox>
@@ -27,7 +26,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace kosmos::ui {
 
@@ -260,25 +258,13 @@ void FidelityPanel::update()
     for (qsizetype i = 1; i < imagined.size(); ++i)
         options.alsoImagined.push_back(imagined[i].toStdString());
     options.judgeConfig = m_judge->currentData().toString().toStdString();
-    // The imagined runs' actions replayed in physics (kosmos-cli fidelity prepare --in-physics:
-    // "<imagined>-in-physics"), when every imagined protocol chosen has them: the report then
-    // splits its disagreement. Replays it refuses leave the report without the split, said so.
-    std::map<std::string, std::string> byName; // name -> SHA-256
-    std::map<std::string, std::string> nameOf;
-    for (const auto &[name, sha] : rolloutProtocols(*m_ledger)) {
-        byName.emplace(name, sha);
-        nameOf.emplace(sha, name);
-    }
-    for (const QString &sha : imagined) {
-        const auto name = nameOf.find(sha.toStdString());
-        const auto replay =
-            name == nameOf.end() ? byName.end() : byName.find(name->second + "-in-physics");
-        if (replay == byName.end()) {
-            options.inPhysicsProtocols.clear();
-            break;
-        }
-        options.inPhysicsProtocols.push_back(replay->second);
-    }
+    // The imagined runs' actions replayed in physics (kosmos-cli fidelity prepare --in-physics),
+    // when every imagined protocol chosen has them: the report then splits its disagreement.
+    // Replays it refuses leave the report without the split, said so.
+    std::vector<std::string> imaginedShas;
+    for (const QString &sha : imagined)
+        imaginedShas.push_back(sha.toStdString());
+    options.inPhysicsProtocols = inPhysicsReplaysOf(*m_ledger, imaginedShas);
     QString splitError;
     auto report = [&] {
         try {
