@@ -142,10 +142,10 @@ int prepareInPhysics(const FidelityPrepareOptions &o)
         lines.push_back(policyDisplayName(*label) + ": its actions in " + imaginedName + " (" +
                         std::to_string(twin.episodes) + " starts)");
     }
-    // The imagined horizon: the replays hold that many actions. No judge: physics labels each run,
-    // which is all the split reads.
+    // The imagined horizon: the replays hold that many actions. The physics protocol's judge, if
+    // it has one, stays: its verdicts on the replays' physics frames say whether an error on the
+    // very actions is the judge's or the world model's frames'.
     replay["horizon"] = imaginedDoc->value("horizon", 0);
-    replay.erase("judge");
     const fs::path out = dir / "in-physics.json";
     writeFileAtomically(out, replay.dump(2) + "\n");
     for (const std::string &line : lines)

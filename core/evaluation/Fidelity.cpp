@@ -650,10 +650,12 @@ std::string joinedName(const std::vector<NamedProtocol> &protocols)
 // (ClosedLoopSplit). `physicsSide` fixes the starts the replay protocol must share.
 void closedLoopSplit(Ledger &ledger, FidelityReport &report,
                      const std::vector<NamedProtocol> &physicsSide,
-                     const std::vector<std::string> &protocols)
+                     const std::vector<std::string> &protocols, ConfigVerdicts *verdicts)
 {
     ClosedLoopSplit &split = report.closedLoop;
     std::map<std::pair<std::string, std::string>, std::optional<bool>> outcomeOf;
+    // The judge's verdicts on the replays' physics frames, where it judged them.
+    std::map<std::pair<std::string, std::string>, std::optional<bool>> judgedOf;
     const auto replays =
         resolveProtocols(ledger, protocols.front(), {protocols.begin() + 1, protocols.end()});
     for (const NamedProtocol &replay : replays) {
@@ -688,6 +690,11 @@ void closedLoopSplit(Ledger &ledger, FidelityReport &report,
                             "fidelity: " + policyDisplayName(key.first) + " from " + key.second +
                                 " is replayed in two of the --in-physics protocols (" +
                                 replay.first + ")");
+        }
+        for (EpisodeRow &e : episodeRows(ledger, replay.second, "judge", verdicts)) {
+            const auto [adapter, settings] = adapterAndSettings(e.policy);
+            judgedOf[{settings.value("replays", std::string()),
+                      e.task + "#" + std::to_string(e.episode)}] = e.outcome;
         }
     }
     split.name = joinedName(replays);
@@ -732,6 +739,14 @@ void closedLoopSplit(Ledger &ledger, FidelityReport &report,
             ++split.worldJudge;
             ++(imagined ? split.worldLenient : split.worldHarsh);
             ++counts[3];
+            // The judge on the physics frames of the same actions: the same call as on the
+            // imagined frames (its own error) or the physics label (the imagined frames showed
+            // another outcome).
+            const auto judged = judgedOf.find({p.policy, p.lineage});
+            if (judged != judgedOf.end() && judged->second) {
+                ++split.worldJudgeJudged;
+                split.judgeRepeats += *judged->second == imagined;
+            }
         }
     }
     const int agree = split.confusion[0][0] + split.confusion[1][1];
@@ -811,7 +826,7 @@ FidelityReport fidelityReport(Ledger &ledger, const FidelityOptions &options)
     if (verdicts)
         report.physicsNotJudgedByConfig = verdicts->missing;
     if (!options.inPhysicsProtocols.empty())
-        closedLoopSplit(ledger, report, physicsSide, options.inPhysicsProtocols);
+        closedLoopSplit(ledger, report, physicsSide, options.inPhysicsProtocols, byConfig);
     return report;
 }
 
@@ -1118,6 +1133,8 @@ nlohmann::json closedLoopJson(const ClosedLoopSplit &cl)
             {"world_model_and_judge_lenient", cl.worldLenient},
             {"world_model_and_judge_harsh", cl.worldHarsh},
             {"without_replay", cl.withoutReplay},
+            {"world_model_and_judge_judged_in_physics", cl.worldJudgeJudged},
+            {"judge_repeats_in_physics", cl.judgeRepeats},
             {"confusion_in_physics_by_world_model",
              {{"in_physics_failure", {cl.confusion[0][0], cl.confusion[0][1]}},
               {"in_physics_success", {cl.confusion[1][0], cl.confusion[1][1]}}}},
@@ -1341,8 +1358,16 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
           << cl.worldJudge << " the world model or the judge erred on the very actions ("
           << cl.worldLenient << " lenient, " << cl.worldHarsh << " harsh); " << cl.cancelled
           << " agree by two errors that cancel; " << cl.withoutReplay
-          << " pairs decisive in both worlds have no decisive replay\n"
-          << "  the world model and judge on the closed loop's own actions (imagined verdict vs "
+          << " pairs decisive in both worlds have no decisive replay\n";
+        if (cl.worldJudgeJudged > 0)
+            o << "  of the world model's and judge's " << cl.worldJudge << ", the judge read "
+              << cl.worldJudgeJudged
+              << " replays' physics frames: the same call as on the "
+                 "imagined frames in "
+              << cl.judgeRepeats << " (the judge's error), the physics label in "
+              << cl.worldJudgeJudged - cl.judgeRepeats
+              << " (the imagined frames showed another outcome)\n";
+        o << "  the world model and judge on the closed loop's own actions (imagined verdict vs "
              "physics on those actions): agreement "
           << intervalText(cl.agreement) << " n=" << cl.agreement.n;
         if (cl.kappa.kappa)

@@ -116,6 +116,12 @@ struct ClosedLoopSplit
     int worldLenient = 0;  // of worldJudge: imagined success where the actions fail in physics
     int worldHarsh = 0;    // of worldJudge: imagined failure where the actions succeed in physics
     int withoutReplay = 0; // pairs decisive in both worlds without a decisive in-physics outcome
+    // Of worldJudge: the replays the judge also read (the in-physics protocol has a judge, or
+    // `kosmos-cli judge` re-judged them; FidelityOptions::judgeConfig's verdicts where given), and
+    // of those, how often it made on the physics frames the call it made on the imagined ones: the
+    // judge's own error. The rest it read right: the world model's frames showed another outcome.
+    int worldJudgeJudged = 0;
+    int judgeRepeats = 0;
     // The world model and judge on the closed loop's own actions: imagined verdict against
     // in-physics, over the pairs decisive in both ([in-physics][imagined], 0 = failure).
     int confusion[2][2] = {{0, 0}, {0, 0}};

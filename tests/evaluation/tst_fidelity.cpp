@@ -137,9 +137,13 @@ TEST_F(FidelityTest, TheImaginedActionsInPhysicsSplitTheDisagreement)
         *m_ledger, {{"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}},
         {{"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, 1}}});
     EXPECT_TRUE(inPhysicsReplaysOf(*m_ledger, {m_imagined}).empty());
+    // The judge read A's and C's replays: on A's third (a harsh error of the world model and
+    // judge) it says failure again, as on the imagined frames (its own error); on C's third (a
+    // lenient one) failure, the physics label (the imagined frames showed a success).
     const std::string replays =
         test::writeInPhysicsRuns(*m_ledger, "imag-in-physics",
-                                 {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}});
+                                 {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}},
+                                 {{"A", {1, 0, 0, 0}}, {"C", {0, 0, 0, -1}}});
     // Found by name ("<imagined>-in-physics"), as the Fidelity tab offers it; not for a protocol
     // without them.
     EXPECT_EQ(inPhysicsReplaysOf(*m_ledger, {m_imagined}), std::vector<std::string>{replays});
@@ -162,6 +166,8 @@ TEST_F(FidelityTest, TheImaginedActionsInPhysicsSplitTheDisagreement)
     EXPECT_EQ(s.worldLenient, 1);
     EXPECT_EQ(s.worldHarsh, 1);
     EXPECT_EQ(s.withoutReplay, 1);
+    EXPECT_EQ(s.worldJudgeJudged, 2);
+    EXPECT_EQ(s.judgeRepeats, 1);
     EXPECT_EQ(s.confusion[0][0], 4);
     EXPECT_EQ(s.confusion[0][1], 3);
     EXPECT_EQ(s.confusion[1][0], 1);
@@ -200,6 +206,11 @@ TEST_F(FidelityTest, TheImaginedActionsInPhysicsSplitTheDisagreement)
     EXPECT_EQ(j["reaction"], 1);
     EXPECT_EQ(j["world_model_and_judge"], 2);
     EXPECT_EQ(j["without_replay"], 1);
+    EXPECT_EQ(j["judge_repeats_in_physics"], 1);
+    EXPECT_NE(text.find("the same call as on the imagined frames in 1 (the judge's error), the "
+                        "physics label in 1"),
+              std::string::npos)
+        << text;
     EXPECT_EQ(j["policies"][2]["in_physics"]["n"], 3);
     options.inPhysicsProtocols.clear();
     EXPECT_TRUE(toJson(fidelityReport(*m_ledger, options))["closed_loop_split"].is_null());

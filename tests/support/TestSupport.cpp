@@ -398,15 +398,19 @@ void rejudgeRun(Ledger &ledger, std::int64_t runId, bool success)
 }
 
 std::string writeInPhysicsRuns(Ledger &ledger, const std::string &name,
-                               const std::map<std::string, std::vector<int>> &outcomes)
+                               const std::map<std::string, std::vector<int>> &outcomes,
+                               const std::map<std::string, std::vector<int>> &judged)
 {
     FidelityWriter w{ledger, ledger.freezeProtocol(name, {{"name", name}, {"world", "physics"}}),
                      ""};
-    for (const auto &[policy, runs] : outcomes)
+    for (const auto &[policy, runs] : outcomes) {
+        const auto verdicts = judged.find(policy);
         for (std::size_t e = 0; e < runs.size(); ++e)
             if (runs[e] >= 0)
                 w.physicsRun(policy.find(':') == std::string::npos ? "inphys:" + policy : policy,
-                             static_cast<int>(e), runs[e] == 1);
+                             static_cast<int>(e), runs[e] == 1,
+                             verdicts == judged.end() ? -1 : verdicts->second.at(e));
+    }
     return w.physics;
 }
 

@@ -64,8 +64,10 @@ writeFidelityFixture(Ledger &ledger, const std::map<std::string, std::vector<int
 // "imagined", replaying X), per start 1/0 (the physics label) or -1 (no run); a policy named
 // with a prefix ("A:B") is written as that adapter label instead (a run of something else).
 // Returns its SHA.
+// `judged`: the protocol's judge on a policy's replays, per start 1/0 (-1 none).
 std::string writeInPhysicsRuns(Ledger &ledger, const std::string &name,
-                               const std::map<std::string, std::vector<int>> &outcomes);
+                               const std::map<std::string, std::vector<int>> &outcomes,
+                               const std::map<std::string, std::vector<int>> &judged = {});
 // A re-judgment as `kosmos-cli judge` records it (core/pipeline/Rejudge.cpp): a run of the source
 // run's protocol, policy, world model and seeds with rejudge_of, whose judgment ("judge-2":
 // testJudge() at temperature 0.25) says `success`.

@@ -711,9 +711,8 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     const auto inPhysics =
         nlohmann::json::parse(std::ifstream(dir / "in-physics" / "in-physics.json"));
     EXPECT_EQ(inPhysics["name"], "phys-imagined-in-physics");
-    for (const char *same : {"seed", "tasks", "episodes_per_task", "world_model"})
+    for (const char *same : {"seed", "tasks", "episodes_per_task", "world_model", "judge"})
         EXPECT_EQ(inPhysics[same], physics[same]) << same;
-    EXPECT_FALSE(inPhysics.contains("judge")) << "physics labels the replays";
     ASSERT_EQ(inPhysics["policies"].size(), 3u);
     for (const auto &policy : inPhysics["policies"]) {
         EXPECT_EQ(policy["plugin"], "replay.actions") << policy;
@@ -763,6 +762,11 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
               split["decisive_in_all_three"].get<int>());
     EXPECT_EQ(split["world_model_and_judge_lenient"].get<int>() +
                   split["world_model_and_judge_harsh"].get<int>(),
+              split["world_model_and_judge"].get<int>());
+    // The physics protocol's judge read every replay: each error on the very actions is the
+    // judge's or the world model's frames'.
+    EXPECT_EQ(split["world_model_and_judge_judged_in_physics"], split["world_model_and_judge"]);
+    EXPECT_LE(split["judge_repeats_in_physics"].get<int>(),
               split["world_model_and_judge"].get<int>());
     // Every pair decisive in both worlds has a replay here: each disagreement is a reaction or an
     // error of the world model and judge.
