@@ -181,6 +181,22 @@ PY
             open+=(--physics "$physics" --imagined "$physics-open-loop")
         done
     fi
+    if [ "$in_physics" -eq 1 ]; then
+        # Before --rejudge, so that its judge reads these rollouts too (the report's split says
+        # of each error on the very actions whether the judge repeats it on the physics frames).
+        for physics in "${names[@]}"; do
+            part="${physics#"$benchmark-study-"}"
+            [ -f "$work/in-physics-$part/in-physics.json" ] ||
+                "$cli" fidelity prepare "$ledger" --protocol "$physics" \
+                    --in-physics "$physics-imagined" --to "$work/in-physics-$part"
+            echo "== $physics: the imagined actions in physics" >&2
+            status=0
+            "$cli" run "$work/in-physics-$part/in-physics.json" --ledger "$ledger" \
+                --workers "$workers" >"$work/$physics-in-physics.run.txt" || status=$?
+            [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
+            joined+=(--in-physics "$physics-imagined-in-physics")
+        done
+    fi
     config=()
     if [ -n "$rejudge" ]; then
         echo "== $name: judged again by $rejudge" >&2
@@ -207,21 +223,6 @@ if not found:
     sys.exit(f"fidelity-study: no judgment of this ledger has the configuration of {sys.argv[1]}")
 print(max(found, key=lambda c: c["judgments"])["key"])' "$rejudge")
         config=(--config "$key")
-    fi
-    if [ "$in_physics" -eq 1 ]; then
-        # After --rejudge: physics labels the replays, no judge reads them.
-        for physics in "${names[@]}"; do
-            part="${physics#"$benchmark-study-"}"
-            [ -f "$work/in-physics-$part/in-physics.json" ] ||
-                "$cli" fidelity prepare "$ledger" --protocol "$physics" \
-                    --in-physics "$physics-imagined" --to "$work/in-physics-$part"
-            echo "== $physics: the imagined actions in physics" >&2
-            status=0
-            "$cli" run "$work/in-physics-$part/in-physics.json" --ledger "$ledger" \
-                --workers "$workers" >"$work/$physics-in-physics.run.txt" || status=$?
-            [ "$status" -eq 0 ] || [ "$status" -eq 5 ] || exit "$status"
-            joined+=(--in-physics "$physics-imagined-in-physics")
-        done
     fi
     "$cli" fidelity "$ledger" "${joined[@]}" "${config[@]}" --replays "$replays" \
         >"$work/report-$seed.txt"

@@ -1366,7 +1366,8 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
                  "imagined frames in "
               << cl.judgeRepeats << " (the judge's error), the physics label in "
               << cl.worldJudgeJudged - cl.judgeRepeats
-              << " (the imagined frames showed another outcome)\n";
+              << " (not the judge on real frames: the imagined frames, or its reading of them "
+                 "alone)\n";
         o << "  the world model and judge on the closed loop's own actions (imagined verdict vs "
              "physics on those actions): agreement "
           << intervalText(cl.agreement) << " n=" << cl.agreement.n;

@@ -119,7 +119,8 @@ struct ClosedLoopSplit
     // Of worldJudge: the replays the judge also read (the in-physics protocol has a judge, or
     // `kosmos-cli judge` re-judged them; FidelityOptions::judgeConfig's verdicts where given), and
     // of those, how often it made on the physics frames the call it made on the imagined ones: the
-    // judge's own error. The rest it read right: the world model's frames showed another outcome.
+    // judge's own error. The rest it read right: the error is in the imagined frames, or in the
+    // judge's reading of them alone.
     int worldJudgeJudged = 0;
     int judgeRepeats = 0;
     // The world model and judge on the closed loop's own actions: imagined verdict against
