@@ -875,6 +875,8 @@ DE = {
         'Durchsatz je Worker (Anteil jeder Stufe an der Arbeit; das Speichern läuft neben dem Rollout):\n%1',
     'Choose a folder: %1':
         'Wählen Sie einen Ordner: %1',
+    'Of those errors on the very actions, the judge makes the same call on the physics frames of the actions in %1 of %2 (its own error on real frames).':
+        'Von diesen Fehlern bei genau diesen Aktionen trifft der Richter auf den Physik-Frames der Aktionen in %1 von %2 dasselbe Urteil (sein eigener Fehler auf echten Frames).',
 }
 
 

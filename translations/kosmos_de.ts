@@ -1152,6 +1152,10 @@ Im Weltmodell wurden die Aktionen, die diese Policy in der Physik von jedem Star
         <source>anchors:</source>
         <translation>Referenzwerte:</translation>
     </message>
+    <message>
+        <source>Of those errors on the very actions, the judge makes the same call on the physics frames of the actions in %1 of %2 (its own error on real frames).</source>
+        <translation>Von diesen Fehlern bei genau diesen Aktionen trifft der Richter auf den Physik-Frames der Aktionen in %1 von %2 dasselbe Urteil (sein eigener Fehler auf echten Frames).</translation>
+    </message>
 </context>
 <context>
     <name>kosmos::ui::FramePlayer</name>

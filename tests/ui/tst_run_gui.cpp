@@ -321,7 +321,8 @@ private slots:
                                    {{"A", {1, 1, 1, 0}}, {"B", {1, 0, 1, 0}}, {"C", {0, 0, 0, 0}}},
                                    {{"A", {1, 1, 0, 0}}, {"B", {1, 1, 1, 0}}, {"C", {0, 0, 1, 1}}});
         test::writeInPhysicsRuns(split, "imag-in-physics",
-                                 {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}});
+                                 {{"A", {1, 0, 1, 0}}, {"B", {1, 1, 0, 0}}, {"C", {0, 0, 0, -1}}},
+                                 {{"A", {1, 0, 0, 0}}, {"C", {0, 0, 0, -1}}});
         view.setLedger(&split);
         // (Nothing chosen on a side: said, nothing computed.)
         panel->imaginedProtocol()->setCurrentIndex(-1);
@@ -341,6 +342,9 @@ private slots:
                                               "actions (1 lenient, 1 harsh)")),
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("(kappa 0.290)")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("the judge makes the same call on the physics frames "
+                                              "of the actions in 1 of 2")),
+                 qPrintable(text));
     }
 
     // Against recordings: a LeRobot dataset's recorded actions replayed in a world model by

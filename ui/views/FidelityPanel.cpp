@@ -394,7 +394,15 @@ QString FidelityPanel::splitText(const FidelityReport &r, const QString &error)
                .arg(s.worldLenient)
                .arg(s.worldHarsh)
                .arg(s.cancelled)
-               .arg(QString::fromStdString(intervalText(s.agreement)), kappa);
+               .arg(QString::fromStdString(intervalText(s.agreement)), kappa) +
+           (s.worldJudgeJudged > 0
+                ? QStringLiteral(" ") +
+                      tr("Of those errors on the very actions, the judge makes the same call on "
+                         "the physics frames of the actions in %1 of %2 (its own error on real "
+                         "frames).")
+                          .arg(s.judgeRepeats)
+                          .arg(s.worldJudgeJudged)
+                : QString());
 }
 
 QString FidelityPanel::goalsText(const FidelityReport &r)
