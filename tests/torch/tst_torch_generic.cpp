@@ -24,6 +24,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -533,6 +534,39 @@ TEST(TorchGeneric, AModuleExportedForBatchOneRefusesABatchAndEachEpisodeGoesOnAl
 }
 
 #ifdef KOSMOS_TEST_PHYSICS
+namespace {
+
+// The actions of a protocol's latest runs that `keep` accepts, by start ("<task>#<episode>"; an
+// imagined task's id already is one).
+using ActionsByStart = std::map<std::string, std::vector<std::vector<double>>>;
+ActionsByStart actionsByStart(Ledger &ledger, const std::string &protocol,
+                              const std::function<bool(const LatestRun &)> &keep)
+{
+    ActionsByStart out;
+    for (const LatestRun &run :
+         latestRuns(ledger, {findRolloutProtocol(ledger, protocol).second, true, std::nullopt}))
+        if (keep(run))
+            out[run.task.find('#') == std::string::npos
+                    ? run.task + "#" + std::to_string(run.episodeIndex)
+                    : run.task] = loadRollout(ledger, run.runId).actions;
+    return out;
+}
+
+// Runs of the policy labelled so; runs of replay.actions replaying it.
+std::function<bool(const LatestRun &)> labelled(const std::string &label)
+{
+    return [label](const LatestRun &run) { return run.policyLabel == label; };
+}
+std::function<bool(const LatestRun &)> replaying(const std::string &label)
+{
+    return [label](const LatestRun &run) {
+        const auto [adapter, settings] = adapterAndSettings(run.policyLabel);
+        return adapter == "replay.actions" && settings.value("replays", "") == label;
+    };
+}
+
+} // namespace
+
 // The fidelity workflow end to end: policies in the physics world (labels from the simulator,
 // judged by the learned judge), `fidelity prepare` (one imagined task per physics start, the
 // physics frame 0 as its start frame), the same policies in a world model from those frames,
@@ -618,23 +652,13 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
     // start.
     {
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-        std::map<std::string, std::vector<std::vector<double>>> physicsActions;
-        int compared = 0;
-        for (const auto &protocol : {std::string("phys"), std::string("phys-imagined")}) {
-            const auto sha = findRolloutProtocol(ledger, protocol).second;
-            for (const LatestRun &run : latestRuns(ledger, {sha, true, std::nullopt})) {
-                if (run.policyLabel.rfind("physics.scripted_policy", 0) == 0)
-                    physicsActions[run.task + "#" + std::to_string(run.episodeIndex)] =
-                        loadRollout(ledger, run.runId).actions;
-                else if (run.policyLabel.rfind("replay.actions", 0) == 0) {
-                    const auto actions = loadRollout(ledger, run.runId).actions;
-                    EXPECT_EQ(actions.size(), 16u);
-                    EXPECT_EQ(actions, physicsActions.at(run.task)) << run.task;
-                    ++compared;
-                }
-            }
+        const auto physicsActions = actionsByStart(ledger, "phys", labelled(expert));
+        const auto twin = actionsByStart(ledger, "phys-imagined", replaying(expert));
+        ASSERT_EQ(twin.size(), 2u);
+        for (const auto &[start, actions] : twin) {
+            EXPECT_EQ(actions.size(), 16u);
+            EXPECT_EQ(actions, physicsActions.at(start)) << start;
         }
-        EXPECT_EQ(compared, 2);
     }
     EXPECT_EQ(report["frame_fidelity"]["episodes"], 2);
     EXPECT_EQ(report["frame_fidelity"]["psnr_db"].size(), 16u);
@@ -680,25 +704,12 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
         EXPECT_EQ(openReport["policies"][i]["physics"], report["policies"][i]["physics"]);
     }
     {
-        // A learned policy's twin gave the actions it took in physics, step by step.
+        // A policy's twin gave the actions it took in physics, step by step.
         Ledger ledger = Ledger::open(bundle, {OpenMode::ReadOnly});
-        const std::string learned = openReport["policies"][0]["policy"];
-        std::map<std::string, std::vector<std::vector<double>>> physicsActions;
-        for (const LatestRun &run :
-             latestRuns(ledger, {findRolloutProtocol(ledger, "phys").second, true, std::nullopt}))
-            if (run.policyLabel == learned)
-                physicsActions[run.task + "#" + std::to_string(run.episodeIndex)] =
-                    loadRollout(ledger, run.runId).actions;
+        const std::string policy = openReport["policies"][0]["policy"];
+        const auto physicsActions = actionsByStart(ledger, "phys", labelled(policy));
         ASSERT_EQ(physicsActions.size(), 2u);
-        int compared = 0;
-        for (const LatestRun &run :
-             latestRuns(ledger,
-                        {findRolloutProtocol(ledger, "phys-open-loop").second, true, std::nullopt}))
-            if (adapterAndSettings(run.policyLabel).second.value("replays", "") == learned) {
-                EXPECT_EQ(loadRollout(ledger, run.runId).actions, physicsActions.at(run.task));
-                ++compared;
-            }
-        EXPECT_EQ(compared, 2);
+        EXPECT_EQ(actionsByStart(ledger, "phys-open-loop", replaying(policy)), physicsActions);
     }
     // --in-physics: the actions each policy took in the world model, closed loop, replayed in
     // physics from the same starts; the report splits the disagreement by them.
@@ -730,23 +741,10 @@ TEST(TorchGeneric, TheFidelityWorkflowPairsPhysicsAndImaginedRunsFromTheSameStar
         for (const auto &p : report["policies"])
             if (p["policy"] != expert)
                 learned = p["policy"];
-        std::map<std::string, std::vector<std::vector<double>>> imaginedActions;
-        for (const LatestRun &run : latestRuns(
-                 ledger, {findRolloutProtocol(ledger, "phys-imagined").second, true, std::nullopt}))
-            if (run.policyLabel == learned)
-                imaginedActions[run.task] = loadRollout(ledger, run.runId).actions;
+        const auto imaginedActions = actionsByStart(ledger, "phys-imagined", labelled(learned));
         ASSERT_EQ(imaginedActions.size(), 2u);
-        int compared = 0;
-        for (const LatestRun &run :
-             latestRuns(ledger, {findRolloutProtocol(ledger, "phys-imagined-in-physics").second,
-                                 true, std::nullopt}))
-            if (adapterAndSettings(run.policyLabel).second.value("replays", "") == learned) {
-                EXPECT_EQ(run.status, "completed");
-                EXPECT_EQ(loadRollout(ledger, run.runId).actions,
-                          imaginedActions.at(run.task + "#" + std::to_string(run.episodeIndex)));
-                ++compared;
-            }
-        EXPECT_EQ(compared, 2);
+        EXPECT_EQ(actionsByStart(ledger, "phys-imagined-in-physics", replaying(learned)),
+                  imaginedActions);
     }
     r = runProcess({test::cliPath(), "fidelity", bundle, "--physics", "phys", "--imagined",
                     "phys-imagined", "--in-physics", "phys-imagined-in-physics", "--replays", "0",
