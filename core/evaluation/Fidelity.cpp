@@ -704,22 +704,18 @@ void closedLoopSplit(Ledger &ledger, FidelityReport &report,
             perPolicy[key.first][0] += *outcome ? 1 : 0;
             ++perPolicy[key.first][1];
         }
-    auto word = [](bool v) { return std::string(v ? "success" : "failure"); };
-    std::vector<std::string> a, b, c, d;
+    // Per pair: the imagined verdict, physics on the policy's own actions, physics on its imagined
+    // ones (binaryAgreement leaves out the undecided).
+    std::vector<std::optional<bool>> imaginedVerdicts, ownInPhysics, replayedInPhysics;
     for (const FidelityPair &p : report.pairs) {
         const auto it = outcomeOf.find({p.policy, p.lineage});
         // -1: no decisive replay of this start
         const int replayed = it == outcomeOf.end() || !it->second ? -1 : (*it->second ? 1 : 0);
         auto &counts = perPolicy[p.policy];
-        if (replayed >= 0 && p.imagined) {
-            ++split.confusion[replayed][*p.imagined ? 1 : 0];
-            a.push_back(word(replayed == 1));
-            b.push_back(word(*p.imagined));
-        }
-        if (replayed >= 0 && p.physics) {
-            c.push_back(word(*p.physics));
-            d.push_back(word(replayed == 1));
-        }
+        imaginedVerdicts.push_back(p.imagined);
+        ownInPhysics.push_back(p.physics);
+        replayedInPhysics.push_back(replayed < 0 ? std::nullopt
+                                                 : std::optional<bool>(replayed == 1));
         if (!p.physics || !p.imagined)
             continue;
         if (replayed < 0) {
@@ -740,8 +736,8 @@ void closedLoopSplit(Ledger &ledger, FidelityReport &report,
             ++(imagined ? split.worldLenient : split.worldHarsh);
             ++counts[3];
             // The judge on the physics frames of the same actions: the same call as on the
-            // imagined frames (its own error) or the physics label (the imagined frames showed
-            // another outcome).
+            // imagined frames (its own error on real frames) or the physics label (the error is
+            // in the imagined frames, or in its reading of them alone).
             const auto judged = judgedOf.find({p.policy, p.lineage});
             if (judged != judgedOf.end() && judged->second) {
                 ++split.worldJudgeJudged;
@@ -749,14 +745,18 @@ void closedLoopSplit(Ledger &ledger, FidelityReport &report,
             }
         }
     }
-    const int agree = split.confusion[0][0] + split.confusion[1][1];
-    split.agreement = wilson(agree, static_cast<int>(a.size()));
-    split.kappa = cohensKappa(a, b);
-    int same = 0;
-    for (std::size_t i = 0; i < c.size(); ++i)
-        same += c[i] == d[i];
-    split.actionsAgreement = wilson(same, static_cast<int>(c.size()));
-    split.actionsKappa = cohensKappa(c, d);
+    // The world model and judge against physics on the same actions: [in-physics][imagined].
+    const BinaryAgreement own = binaryAgreement(imaginedVerdicts, replayedInPhysics);
+    split.confusion[1][1] = own.truePositive;
+    split.confusion[0][1] = own.falsePositive;
+    split.confusion[1][0] = own.falseNegative;
+    split.confusion[0][0] = own.trueNegative;
+    split.agreement = own.agreement;
+    split.kappa = own.kappa;
+    // The policies' reaction: physics on their own actions against on their imagined ones.
+    const BinaryAgreement reaction = binaryAgreement(ownInPhysics, replayedInPhysics);
+    split.actionsAgreement = reaction.agreement;
+    split.actionsKappa = reaction.kappa;
     for (const FidelityPolicy &p : report.policies) {
         const auto &counts = perPolicy[p.policy];
         split.policies.push_back({p.policy, wilson(counts[0], counts[1]), counts[2], counts[3]});
@@ -1098,6 +1098,19 @@ std::string policyDisplayName(const std::string &policy)
 
 namespace {
 
+// A policy's display name cut to fit the text report's 60-character column.
+std::string columnName(const std::string &policy)
+{
+    std::string name = policyDisplayName(policy);
+    if (name.size() > 60)
+        name = name.substr(0, 57) + "...";
+    return name;
+}
+
+} // namespace
+
+namespace {
+
 nlohmann::json needsJson(const std::vector<FidelityReport::SeparationNeed> &needs)
 {
     nlohmann::json out = nlohmann::json::array();
@@ -1277,9 +1290,7 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
     o << std::left << std::setw(51) << "policy" << std::setw(36) << "physics"
       << "world model\n";
     for (const auto &p : r.policies) {
-        std::string name = policyDisplayName(p.policy);
-        if (name.size() > 60)
-            name = name.substr(0, 57) + "...";
+        const std::string name = columnName(p.policy);
         o << std::left << std::setw(60) << name << "  " << std::setw(34)
           << (intervalText(p.physics) + " n=" + std::to_string(p.physics.n)) << "  "
           << intervalText(p.imagined) << " n=" << p.imagined.n;
@@ -1380,9 +1391,7 @@ std::string toText(const FidelityReport &r, const FrameFidelityCurve *frames)
             o << ", kappa " << std::fixed << std::setprecision(3) << *cl.actionsKappa.kappa;
         o << "\n";
         for (const auto &p : cl.policies) {
-            std::string name = policyDisplayName(p.policy);
-            if (name.size() > 60)
-                name = name.substr(0, 57) + "...";
+            const std::string name = columnName(p.policy);
             o << "  " << std::left << std::setw(60) << name << "  in physics on its imagined "
               << "actions " << intervalText(p.inPhysics) << " n=" << p.inPhysics.n << "; reaction "
               << p.reaction << ", world model and judge " << p.worldJudge << "\n";
